@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+func newInfoCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "info TRACE",
+		Short: "Summarise a recording: program, machine, threads, events, size",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInfo(os.Stdout, args[0])
+		},
+	}
+}
+
+var kindNames = map[trace.Kind]string{
+	trace.KindExec: "exec", trace.KindSyscall: "syscall", trace.KindSyscallEntry: "syscall (blocking entry)",
+	trace.KindSyscallExit: "syscall (blocking exit)", trace.KindSignal: "signal", trace.KindRdtsc: "rdtsc",
+	trace.KindPreempt: "preemption", trace.KindThreadExit: "thread exit", trace.KindExit: "exit",
+}
+
+func runInfo(w io.Writer, path string) error {
+	rd, err := trace.Open(path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	h := rd.Header()
+	var (
+		events   int64
+		kinds    = map[trace.Kind]int64{}
+		calls    = map[int32]int64{}
+		threads  = map[int32]bool{}
+		approx   int64
+		exitStat *int32
+		duration int64
+	)
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		events++
+		kinds[e.Kind]++
+		threads[e.Tid] = true
+		duration = e.Time
+		if e.Kind == trace.KindSyscall || e.Kind == trace.KindSyscallEntry {
+			calls[e.Syscall]++
+		}
+		if e.Kind == trace.KindPreempt && e.Flags&trace.FlagApprox != 0 {
+			approx++
+		}
+		if e.Kind == trace.KindExit {
+			s := e.Status
+			exitStat = &s
+		}
+	}
+	fmt.Fprintf(w, "trace:     %s\n", path)
+	if st, err := os.Stat(path); err == nil {
+		per := ""
+		if events > 0 {
+			per = fmt.Sprintf(", %.1f bytes/event", float64(st.Size())/float64(events))
+		}
+		fmt.Fprintf(w, "size:      %d bytes%s\n", st.Size(), per)
+	}
+	fmt.Fprintf(w, "program:   %s\n", h.Program)
+	fmt.Fprintf(w, "args:      %s\n", strings.Join(quoteArgs(h.Args), " "))
+	fmt.Fprintf(w, "cwd:       %s\n", h.Cwd)
+	fmt.Fprintf(w, "recorded:  %s by rewind %s (format %d), pid %d\n", h.Created.Format("2006-01-02 15:04:05 MST"), h.RewindVersion, h.FormatVersion, h.Pid)
+	fmt.Fprintf(w, "machine:   %s, kernel %s, %s\n", h.Hostname, h.Kernel, h.CPUModel)
+	if h.ExeBuildID != "" {
+		fmt.Fprintf(w, "build-id:  %s\n", h.ExeBuildID)
+	}
+	fmt.Fprintf(w, "sha256:    %s\n", h.ExeSHA256)
+	fmt.Fprintf(w, "duration:  %.3fs\n", float64(duration)/1e9)
+	if exitStat != nil {
+		fmt.Fprintf(w, "exit:      %s\n", describeStatus(*exitStat))
+	}
+	fmt.Fprintf(w, "threads:   %d\n", len(threads))
+	fmt.Fprintf(w, "events:    %d\n", events)
+	for _, k := range sortedKinds(kinds) {
+		fmt.Fprintf(w, "  %-26s %d\n", kindNames[k], kinds[k])
+	}
+	if approx > 0 {
+		fmt.Fprintf(w, "  (%d preemptions are approximate: matched by fingerprint in replay)\n", approx)
+	}
+	fmt.Fprintf(w, "files:     %d mapped files stored\n", rd.Blobs())
+	if len(calls) > 0 {
+		fmt.Fprintf(w, "top system calls:\n")
+		type kv struct {
+			nr int32
+			n  int64
+		}
+		var list []kv
+		for nr, n := range calls {
+			list = append(list, kv{nr, n})
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].n > list[j].n || list[i].n == list[j].n && list[i].nr < list[j].nr })
+		for i, c := range list {
+			if i == 10 {
+				break
+			}
+			fmt.Fprintf(w, "  %-20s %d\n", syscalls.Name(int(c.nr)), c.n)
+		}
+	}
+	if warn := rd.Truncated(); warn != "" {
+		fmt.Fprintf(w, "warning:   %s\n", warn)
+	}
+	if f := rd.Footer(); f != nil {
+		for _, m := range f.Warnings {
+			fmt.Fprintf(w, "warning:   %s\n", m)
+		}
+	}
+	return nil
+}
+
+func sortedKinds(m map[trace.Kind]int64) []trace.Kind {
+	var ks []trace.Kind
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// describeStatus renders a wait status like a shell would report it.
+func describeStatus(st int32) string {
+	ws := uint32(st)
+	if ws&0x7f == 0 {
+		return fmt.Sprintf("exited with status %d", (ws>>8)&0xff)
+	}
+	sig := int(ws & 0x7f)
+	return fmt.Sprintf("killed by %s (status %d)", syscalls.SignalName(sig), 128+sig)
+}

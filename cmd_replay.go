@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+)
+
+func newReplayCmd() *cobra.Command {
+	var check, batch, jsonOut bool
+	var exprs []string
+	var file string
+	cmd := &cobra.Command{
+		Use:   "replay [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
+		Short: "Replay a recording",
+		Long: `Without flags, opens the recording in the terminal UI (not implemented yet).
+--check replays to the end without a UI, re-emitting the program's output as
+the replaying process produces it, verifies every event and prints
+"replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case check:
+				return runCheck(args[0])
+			case batch || len(exprs) > 0 || file != "":
+				return errNotImplemented("batch mode (rewind replay --batch)")
+			}
+			return errNotImplemented("the terminal UI (rewind replay TRACE); use rewind replay --check TRACE")
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
+	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
+	cmd.Flags().StringArrayVarP(&exprs, "ex", "e", nil, "with --batch, a command to run (repeatable)")
+	cmd.Flags().StringVarP(&file, "x", "x", "", "with --batch, a file of commands")
+	return cmd
+}
+
+// runCheck implements replay --check.
+func runCheck(path string) error {
+	s, err := replay.Open(path, replay.Options{Stdout: os.Stdout, Stderr: os.Stderr})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if w := s.Truncated(); w != "" {
+		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", w)
+	}
+	err = s.Run()
+	if err != nil {
+		var d *replay.Divergence
+		if errors.As(err, &d) {
+			fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+			return &exitError{1}
+		}
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "replay OK: %d events\n", s.Next())
+	return nil
+}

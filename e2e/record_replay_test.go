@@ -1,0 +1,407 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// rrCase is one program to record and replay.
+type rrCase struct {
+	name string
+	// setup returns the program (a path, or a name looked up in PATH by
+	// rewind) and its arguments; it may build it or create input files.
+	setup func(t *testing.T) (prog string, args []string)
+	// tool, if set, is a program that must be in PATH; the case is skipped
+	// if it is not installed.
+	tool  string
+	stdin []byte
+	code  int      // expected exit status (the native one)
+	want  []string // regular expressions the recorded stdout must match
+	// check, if set, checks the recorded stdout further.
+	check func(t *testing.T, stdout []byte)
+	// quiet: the program writes nothing to stderr, so record's stderr must be
+	// exactly its one summary line.
+	quiet bool
+}
+
+func cProg(src string, args ...string) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) { return buildC(t, src), args }
+}
+
+func goProg(dir string) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) { return buildGo(t, dir), nil }
+}
+
+func tool(name string, args ...string) func(t *testing.T) (string, []string) {
+	return func(t *testing.T) (string, []string) { return name, args }
+}
+
+// testdataCases are the programs of testdata/.
+var testdataCases = []rrCase{
+	{
+		name:  "nondet",
+		setup: cProg("nondet.c"),
+		quiet: true,
+		want: []string{
+			`(?m)^random: [0-9a-f]{32}$`,
+			`(?m)^monotonic: \d+\.\d{9}$`,
+			`(?m)^realtime: \d+\.\d{9}$`,
+			`(?m)^gettimeofday: \d+\.\d{6}$`,
+			`(?m)^rdtsc: \d+$`,
+			`(?m)^rdtscp: \d+ aux=\d+$`,
+			`(?m)^pid: \d+$`,
+			`(?m)^tid: \d+$`,
+			`(?m)^tempfile: /tmp/rewind-nondet-\S{6}$`,
+			`(?m)^digest: [0-9a-f]{16}$`,
+		},
+	},
+	{
+		name:  "crash",
+		setup: cProg("crash.c"),
+		quiet: true,
+		code:  139,
+		want:  []string{`(?m)^sum before corruption: 10$`, `(?m)^about to crash$`},
+		check: func(t *testing.T, stdout []byte) {
+			if strings.Contains(string(stdout), "sum after corruption") {
+				t.Errorf("crash.c did not crash:\n%s", stdout)
+			}
+		},
+	},
+	{
+		name:  "exit3",
+		setup: cProg("exit3.c"),
+		quiet: true,
+		code:  3,
+		want:  []string{`(?m)^exiting with 3$`},
+	},
+	{
+		name:  "threads",
+		setup: cProg("threads.c"),
+		quiet: true,
+		want:  []string{`(?m)^count: 200$`, `(?m)^order: [0-3]{200}$`},
+		check: func(t *testing.T, stdout []byte) {
+			m := regexp.MustCompile(`(?m)^order: ([0-3]+)$`).FindSubmatch(stdout)
+			if m == nil {
+				return
+			}
+			for _, id := range "0123" {
+				if n := strings.Count(string(m[1]), string(id)); n != 50 {
+					t.Errorf("thread %c appended %d times, want 50", id, n)
+				}
+			}
+		},
+	},
+	{
+		name:  "spin",
+		setup: cProg("spin.c"),
+		quiet: true,
+		want:  []string{`(?m)^flag seen$`, `(?m)^random: [0-9a-f]{8}$`},
+	},
+	{
+		name:  "alarm",
+		setup: cProg("alarm.c"),
+		quiet: true,
+		want:  []string{`(?m)^ticks: 2\d$`, `(?m)^iterations: \d+$`},
+	},
+	{
+		name:  "popen",
+		setup: cProg("popen.c"),
+		quiet: true,
+		want: []string{
+			`(?m)^popen: hello from child$`,
+			`(?m)^popen: \d{9}$`,
+			`(?m)^pclose status: 0 \(exit 0\)$`,
+			`(?m)^child exited: 7$`,
+		},
+	},
+	{
+		name:  "tcp",
+		setup: cProg("tcp.c"),
+		quiet: true,
+		want:  []string{`(?m)^port: \d+$`, `(?m)^reply: HELLO SERVER \d+$`},
+	},
+	{
+		name:  "cxx",
+		setup: func(t *testing.T) (string, []string) { return buildCXX(t, "cxx.cpp"), nil },
+		quiet: true,
+		want:  []string{`(?m)^key\d+ = -?\d+$`, `(?m)^outer caught: outer$`},
+	},
+	{
+		name:  "go-goroutines",
+		setup: goProg("goroutines"),
+		quiet: true,
+		want: []string{
+			`(?m)^pipeline sum: 338350$`,
+			`(?m)^map order: k\d\d( k\d\d){11}$`,
+			`(?m)^random: [0-9a-f]{32}$`,
+			`(?m)^now: \d+$`,
+		},
+	},
+	{
+		name:  "go-httpserve",
+		setup: goProg("httpserve"),
+		quiet: true,
+		want:  []string{`(?m)^status: 200$`, `(?m)^body: hello from server, path /rewind, random \d+$`},
+	},
+	{
+		name:  "go-spin",
+		setup: goProg("spin"),
+		quiet: true,
+		want:  []string{`(?m)^spin done$`},
+	},
+}
+
+// realCases are ordinary programs installed on the system, looked up in PATH
+// by rewind itself.
+var realCases = []rrCase{
+	{
+		name:  "ls",
+		tool:  "ls",
+		setup: tool("ls", "-la", "/usr/lib"),
+		want:  []string{`(?m)^total \d+$`, `(?m) \.\.?$`},
+	},
+	{
+		name: "sort-R",
+		tool: "sort",
+		setup: func(t *testing.T) (string, []string) {
+			return "sort", []string{"-R", writeLines(t)}
+		},
+		check: func(t *testing.T, stdout []byte) {
+			got := lines(stdout)
+			want := lines([]byte(linesContent()))
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("sort -R output is not a permutation of its input:\n%s", tail(stdout))
+			}
+		},
+	},
+	{
+		name: "python3",
+		tool: "python3",
+		setup: tool("python3", "-c",
+			`import random,time,hashlib; print(random.random(), time.time(), hashlib.sha256(str(random.random()).encode()).hexdigest())`),
+		want: []string{`^\S+ \d+\.\d+ [0-9a-f]{64}\n$`},
+	},
+	{
+		name: "gofmt",
+		tool: "gofmt",
+		setup: func(t *testing.T) (string, []string) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "good.go"), "package p\n\nfunc F() int { return 1 }\n")
+			writeFile(t, filepath.Join(dir, "bad.go"), "package p\nfunc  G( )int{\nreturn 2}\n")
+			return "gofmt", []string{"-l", dir}
+		},
+		check: func(t *testing.T, stdout []byte) {
+			if got := lines(stdout); len(got) != 1 || filepath.Base(got[0]) != "bad.go" {
+				t.Errorf("gofmt -l printed %q, want only the path of bad.go", stdout)
+			}
+		},
+	},
+	{
+		name:  "sqlite3",
+		tool:  "sqlite3",
+		setup: tool("sqlite3", ":memory:", "select hex(randomblob(8)), datetime('now');"),
+		want:  []string{`^[0-9A-F]{16}\|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$`},
+	},
+	{
+		// Standard input is passed through to the recorded program; replay
+		// must not need it.
+		name:  "cat-stdin",
+		tool:  "cat",
+		setup: tool("cat"),
+		stdin: []byte("line one\nline two from stdin\n"),
+		want:  []string{`^line one\nline two from stdin\n$`},
+	},
+}
+
+// stretchCases are harder real programs (JITs, big runtimes).
+var stretchCases = []rrCase{
+	{
+		name:  "perl",
+		tool:  "perl",
+		setup: tool("perl", "-e", `print rand(), "\n"`),
+		want:  []string{`^0(\.\d+)?(e-\d+)?\n$`},
+	},
+	{
+		name:  "jq",
+		tool:  "jq",
+		setup: tool("jq", "-n", "now"),
+		want:  []string{`^\d+(\.\d+)?\n$`},
+	},
+	{
+		name:  "node",
+		tool:  "node",
+		setup: tool("node", "-e", "console.log(Math.random())"),
+		want:  []string{`^0(\.\d+)?(e-\d+)?\n$`},
+	},
+}
+
+func TestRecordReplay(t *testing.T) {
+	t.Parallel()
+	for _, c := range append(slices.Clone(testdataCases), realCases...) {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			recordReplay(t, c)
+		})
+	}
+}
+
+func TestRecordReplayStretch(t *testing.T) {
+	t.Parallel()
+	for _, c := range stretchCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			recordReplay(t, c)
+		})
+	}
+}
+
+// recordReplay records c, checks the recording, replays it with --check and
+// checks that the replay reproduces it.
+func recordReplay(t *testing.T, c rrCase) {
+	if c.tool != "" {
+		if _, err := exec.LookPath(c.tool); err != nil {
+			t.Skipf("%s not installed", c.tool)
+		}
+	}
+	rewind(t) // fail early, before building anything, if there is no binary
+	prog, args := c.setup(t)
+	trace := filepath.Join(t.TempDir(), c.name+".rwd")
+
+	r := recordOpts(t, runOpts{Stdin: c.stdin}, trace, prog, args...)
+	if r.Code != c.code {
+		t.Fatalf("record exited %d, want %d (the native status)\nstdout:\n%s\nstderr:\n%s",
+			r.Code, c.code, tail(r.Stdout), tail(r.Stderr))
+	}
+	events, progStderr := checkRecorded(t, r.Stderr, trace, "")
+	if c.quiet && len(progStderr) != 0 {
+		t.Errorf("record printed more than its summary line on stderr:\n%s", tail(r.Stderr))
+	}
+	for _, re := range c.want {
+		if !regexp.MustCompile(re).Match(r.Stdout) {
+			t.Errorf("recorded stdout does not match %s:\n%s", re, tail(r.Stdout))
+		}
+	}
+	if c.check != nil {
+		c.check(t, r.Stdout)
+	}
+
+	stdout, stderr, code := replayCheck(t, trace)
+	checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
+}
+
+func TestRecordExitStatus(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		src  string
+		code int
+		out  string
+	}{
+		{"crash.c", 139, "about to crash\n"},
+		{"exit3.c", 3, "exiting with 3\n"},
+	} {
+		t.Run(c.src, func(t *testing.T) {
+			t.Parallel()
+			rewind(t)
+			prog := buildC(t, c.src)
+			if _, _, code := runNative(t, prog); code != c.code {
+				t.Fatalf("native run of %s exited %d, want %d", c.src, code, c.code)
+			}
+			trace := filepath.Join(t.TempDir(), "t.rwd")
+			stdout, stderr, code := record(t, trace, prog)
+			if code != c.code {
+				t.Errorf("record exited %d, want %d\nstderr:\n%s", code, c.code, tail(stderr))
+			}
+			if !strings.Contains(string(stdout), c.out) {
+				t.Errorf("recorded stdout %q does not contain %q", stdout, c.out)
+			}
+			checkRecorded(t, stderr, trace, "")
+		})
+	}
+}
+
+// TestRecordDefaultTraceName records without -o (and without --): the trace
+// is ./PROG-N.rwd in the working directory.
+func TestRecordDefaultTraceName(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "exit3.c")
+	dir := t.TempDir()
+	r := run(t, runOpts{Dir: dir}, bin, "record", prog)
+	if r.Code != 3 {
+		t.Fatalf("record exited %d, want 3\nstderr:\n%s", r.Code, tail(r.Stderr))
+	}
+	checkRecorded(t, r.Stderr, "", dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || !regexp.MustCompile(`^exit3-\d+\.rwd$`).MatchString(names[0]) {
+		t.Fatalf("working directory holds %q, want one trace named exit3-N.rwd", names)
+	}
+	last, _ := lastLine(r.Stderr)
+	if !strings.HasSuffix(last, names[0]) {
+		t.Errorf("record's summary %q does not name %s", last, names[0])
+	}
+}
+
+// TestInfo checks the summary of a complete trace.
+func TestInfo(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "exit3.c")
+	trace := filepath.Join(t.TempDir(), "info.rwd")
+	_, stderr, code := record(t, trace, prog, "alpha", "beta-arg")
+	if code != 3 {
+		t.Fatalf("record exited %d, want 3\nstderr:\n%s", code, tail(stderr))
+	}
+	events, _ := checkRecorded(t, stderr, trace, "")
+	r := run(t, runOpts{}, bin, "info", trace)
+	out := string(r.Stdout) + string(r.Stderr)
+	checkNoPanic(t, "rewind info", r.Stdout, r.Stderr)
+	if r.Code != 0 {
+		t.Fatalf("info exited %d, want 0\n%s", r.Code, tail([]byte(out)))
+	}
+	for _, want := range []string{"exit3", "alpha", "beta-arg", fmt.Sprint(events)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info output does not mention %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(strings.ToLower(out), "truncated") {
+		t.Errorf("info calls a complete trace truncated:\n%s", out)
+	}
+}
+
+// writeFile writes a file or fails the test.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// linesContent is the input of sort -R: 200 distinct lines.
+func linesContent() string {
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "line %03d %x\n", i, i*2654435761%1000003)
+	}
+	return b.String()
+}
+
+func writeLines(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "lines.txt")
+	writeFile(t, p, linesContent())
+	return p
+}

@@ -1,0 +1,233 @@
+package ptrace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperArg is argv[1] of the rewind binary when it runs as the exec helper.
+const helperArg = "__rewind_exec_helper"
+
+// addrNoRandomize is ADDR_NO_RANDOMIZE from <sys/personality.h>.
+const addrNoRandomize = 0x0040000
+
+func init() {
+	// The helper must exec from the main thread: only the thread that was
+	// seized is traced, and an exec from it keeps the tracee's pid. Locking
+	// in init keeps main() on the main thread.
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		runtime.LockOSThread()
+	}
+}
+
+// Spec says how to start a program, identically in recording and replay:
+// the same path, argv, environment, working directory and stack limit give
+// the same initial stack and address-space layout once ASLR is off.
+type Spec struct {
+	Path       string   // absolute path of the executable
+	Args       []string // argv, including argv[0]
+	Env        []string
+	Dir        string
+	StackLimit uint64 // RLIMIT_STACK soft limit (0: leave as is)
+	Stdin      *os.File
+	Stdout     *os.File
+	Stderr     *os.File
+}
+
+// Options are the ptrace options every recorded or replayed task gets.
+const Options = OptTraceSysGood | OptTraceClone | OptTraceExec | OptExitKill
+
+// MaybeRunHelper turns the process into the exec helper when it was started
+// as one, and never returns in that case. main (and TestMain of packages that
+// launch programs) must call it first.
+func MaybeRunHelper() {
+	if len(os.Args) < 2 || os.Args[1] != helperArg {
+		return
+	}
+	err := runHelper(os.Args[2:])
+	fmt.Fprintf(os.Stderr, "rewind: %v\n", err)
+	os.Exit(127)
+}
+
+func runHelper(args []string) error {
+	if len(args) < 3 {
+		return errors.New("exec helper: bad arguments")
+	}
+	stack, err := strconv.ParseUint(args[0], 10, 64)
+	if err != nil {
+		return fmt.Errorf("exec helper: %w", err)
+	}
+	path, argv := args[1], args[2:]
+	if stack != 0 {
+		var lim unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_STACK, &lim); err == nil {
+			lim.Cur = stack
+			if lim.Max < stack {
+				lim.Max = stack
+			}
+			_ = unix.Setrlimit(unix.RLIMIT_STACK, &lim)
+		}
+	}
+	// Disable ASLR for what this process execs: 0xffffffff queries the persona.
+	persona, _, _ := unix.Syscall(unix.SYS_PERSONALITY, 0xffffffff, 0, 0)
+	if _, _, e := unix.Syscall(unix.SYS_PERSONALITY, persona|addrNoRandomize, 0, 0); e != 0 {
+		return fmt.Errorf("personality(ADDR_NO_RANDOMIZE): %w", e)
+	}
+	// Wait until the tracer has seized us: it closes the pipe.
+	sync := os.NewFile(3, "sync")
+	var b [1]byte
+	sync.Read(b[:])
+	sync.Close()
+	// rdtsc and rdtscp now fault, so the recorder can log their values. The
+	// flag survives exec and is inherited by threads.
+	if err := unix.Prctl(unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_TSC): %w", err)
+	}
+	err = unix.Exec(path, argv, os.Environ())
+	return fmt.Errorf("exec %s: %w", path, err)
+}
+
+// Start starts the program described by s, seizes it from the calling
+// thread (which must be the session's Thread) and returns at its exec stop.
+func Start(s *Spec) (pid int, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("launch: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("launch: %w", err)
+	}
+	defer r.Close()
+	defer w.Close()
+	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10), s.Path}, s.Args...)...)
+	cmd.Env = s.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = s.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.ExtraFiles = []*os.File{r}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("launch %s: %w", s.Path, err)
+	}
+	pid = cmd.Process.Pid
+	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, nil, unix.WALL, nil) }
+	// Only exec is followed until the program starts: the helper's own
+	// runtime threads must not be attached.
+	if err := Seize(pid, OptTraceExec|OptExitKill); err != nil {
+		kill()
+		if errors.Is(err, unix.EPERM) {
+			return 0, fmt.Errorf("ptrace is not permitted here (%w): run as root, or allow it with `sysctl kernel.yama.ptrace_scope=0` or the CAP_SYS_PTRACE capability", unix.EPERM)
+		}
+		return 0, fmt.Errorf("launch: %w", err)
+	}
+	w.Close()
+	for {
+		st, _, err := Wait(pid, false)
+		if err != nil {
+			kill()
+			return 0, fmt.Errorf("launch: %w", err)
+		}
+		switch st.Kind {
+		case StopEvent:
+			if st.Event == unix.PTRACE_EVENT_EXEC {
+				if err := SetOptions(pid, Options); err != nil {
+					kill()
+					return 0, fmt.Errorf("launch: %w", err)
+				}
+				return pid, nil
+			}
+			err = Cont(pid, 0)
+		case StopSignal:
+			// The helper's own runtime signals (SIGURG…) before the exec.
+			err = Cont(pid, st.Sig)
+		case StopGroup, StopSyscall:
+			err = Cont(pid, 0)
+		case Exited:
+			return 0, fmt.Errorf("could not start %s (exit status %d)", s.Path, st.Code)
+		case Killed:
+			return 0, fmt.Errorf("could not start %s (killed by signal %d)", s.Path, st.Sig)
+		}
+		if err != nil {
+			kill()
+			return 0, fmt.Errorf("launch: %w", err)
+		}
+	}
+}
+
+// Auxv entry types Rewind rewrites or records.
+const (
+	atNull        = 0
+	atIgnore      = 1
+	atRandom      = 25
+	atSysinfoEhdr = 33
+)
+
+// StartState is what the exec stop tells about the new image.
+type StartState struct {
+	AtRandom uint64 // address of the 16 AT_RANDOM bytes
+	Auxv     uint64 // address of the auxv vector on the stack
+}
+
+// HideVDSO rewrites the AT_SYSINFO_EHDR auxv entry to AT_IGNORE, so that
+// glibc and the Go runtime make real (recordable) system calls for clocks,
+// and returns where AT_RANDOM lives. rsp is the stack pointer at the exec stop.
+func HideVDSO(m *Mem, rsp uint64) (StartState, error) {
+	var st StartState
+	word := func(addr uint64) (uint64, error) {
+		var b [8]byte
+		if _, err := m.ReadAt(b[:], addr); err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint64(b[:]), nil
+	}
+	argc, err := word(rsp)
+	if err != nil {
+		return st, fmt.Errorf("read initial stack: %w", err)
+	}
+	p := rsp + 8 + 8*(argc+1)
+	for { // skip envp
+		v, err := word(p)
+		if err != nil {
+			return st, fmt.Errorf("read initial stack: %w", err)
+		}
+		p += 8
+		if v == 0 {
+			break
+		}
+	}
+	st.Auxv = p
+	for i := 0; i < 64; i++ {
+		typ, err := word(p)
+		if err != nil {
+			return st, fmt.Errorf("read auxv: %w", err)
+		}
+		if typ == atNull {
+			return st, nil
+		}
+		val, err := word(p + 8)
+		if err != nil {
+			return st, fmt.Errorf("read auxv: %w", err)
+		}
+		switch typ {
+		case atSysinfoEhdr:
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], atIgnore)
+			if _, err := m.WriteAt(b[:], p); err != nil {
+				return st, fmt.Errorf("hide vDSO: %w", err)
+			}
+		case atRandom:
+			st.AtRandom = val
+		}
+		p += 16
+	}
+	return st, errors.New("auxv: no AT_NULL")
+}

@@ -1,0 +1,139 @@
+package ptrace
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Options Rewind sets on every tracee: follow threads, exec and (briefly)
+// forked children, distinguish syscall stops, and kill the tracees if the
+// tracer dies so that nothing is left running after a crash of rewind.
+const (
+	OptTraceSysGood = unix.PTRACE_O_TRACESYSGOOD
+	OptTraceClone   = unix.PTRACE_O_TRACECLONE
+	OptTraceFork    = unix.PTRACE_O_TRACEFORK
+	OptTraceVfork   = unix.PTRACE_O_TRACEVFORK
+	OptTraceExec    = unix.PTRACE_O_TRACEEXEC
+	OptTraceExit    = unix.PTRACE_O_TRACEEXIT
+	OptExitKill     = unix.PTRACE_O_EXITKILL
+)
+
+func ptrace(req int, pid int, addr, data uintptr) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(pid), addr, data, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func wrap(op string, tid int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("ptrace %s tid %d: %w", op, tid, err)
+}
+
+// Seize attaches to a running task without stopping it, with options.
+func Seize(tid int, opts int) error {
+	return wrap("seize", tid, ptrace(unix.PTRACE_SEIZE, tid, 0, uintptr(opts)))
+}
+
+// SetOptions changes the ptrace options of a stopped tracee.
+func SetOptions(tid int, opts int) error {
+	return wrap("setoptions", tid, ptrace(unix.PTRACE_SETOPTIONS, tid, 0, uintptr(opts)))
+}
+
+// Interrupt asks a seized tracee to stop (PTRACE_EVENT_STOP).
+func Interrupt(tid int) error {
+	return wrap("interrupt", tid, ptrace(unix.PTRACE_INTERRUPT, tid, 0, 0))
+}
+
+// Syscall resumes the tracee until its next system call entry or exit,
+// delivering sig (0 for none).
+func Syscall(tid, sig int) error {
+	return wrap("syscall", tid, ptrace(unix.PTRACE_SYSCALL, tid, 0, uintptr(sig)))
+}
+
+// Sysemu resumes the tracee until its next system call entry, which the
+// kernel then skips: replay injects the results itself.
+func Sysemu(tid, sig int) error {
+	return wrap("sysemu", tid, ptrace(unix.PTRACE_SYSEMU, tid, 0, uintptr(sig)))
+}
+
+// SysemuStep executes one instruction; a system call instruction stops at
+// its entry and is skipped, as with Sysemu.
+func SysemuStep(tid, sig int) error {
+	return wrap("sysemu_singlestep", tid, ptrace(unix.PTRACE_SYSEMU_SINGLESTEP, tid, 0, uintptr(sig)))
+}
+
+// Step executes one instruction (system calls are not reported).
+func Step(tid, sig int) error {
+	return wrap("singlestep", tid, ptrace(unix.PTRACE_SINGLESTEP, tid, 0, uintptr(sig)))
+}
+
+// Cont resumes the tracee without syscall stops.
+func Cont(tid, sig int) error {
+	return wrap("cont", tid, ptrace(unix.PTRACE_CONT, tid, 0, uintptr(sig)))
+}
+
+// Detach lets the tracee go, delivering sig.
+func Detach(tid, sig int) error {
+	return wrap("detach", tid, ptrace(unix.PTRACE_DETACH, tid, 0, uintptr(sig)))
+}
+
+// GetRegs reads the general registers.
+func GetRegs(tid int, r *trace.Regs) error {
+	return wrap("getregs", tid, ptrace(unix.PTRACE_GETREGS, tid, 0, uintptr(unsafe.Pointer(r))))
+}
+
+// SetRegs writes the general registers.
+func SetRegs(tid int, r *trace.Regs) error {
+	return wrap("setregs", tid, ptrace(unix.PTRACE_SETREGS, tid, 0, uintptr(unsafe.Pointer(r))))
+}
+
+// SiginfoSize is the size of the kernel's siginfo_t.
+const SiginfoSize = 128
+
+// GetSiginfo reads the siginfo of the signal the tracee is stopped for.
+func GetSiginfo(tid int) ([]byte, error) {
+	buf := make([]byte, SiginfoSize)
+	err := ptrace(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&buf[0])))
+	return buf, wrap("getsiginfo", tid, err)
+}
+
+// SetSiginfo replaces the siginfo that will be delivered.
+func SetSiginfo(tid int, info []byte) error {
+	if len(info) < SiginfoSize {
+		return fmt.Errorf("ptrace setsiginfo tid %d: siginfo of %d bytes", tid, len(info))
+	}
+	return wrap("setsiginfo", tid, ptrace(unix.PTRACE_SETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&info[0]))))
+}
+
+// EventMsg returns the message of a PTRACE_EVENT stop (a new tid, an exit status).
+func EventMsg(tid int) (uint64, error) {
+	var msg uint64
+	err := ptrace(unix.PTRACE_GETEVENTMSG, tid, 0, uintptr(unsafe.Pointer(&msg)))
+	return msg, wrap("geteventmsg", tid, err)
+}
+
+// debugRegOffset is offsetof(struct user, u_debugreg) on x86-64.
+const debugRegOffset = 848
+
+// GetDebugReg reads debug register n (0-7).
+func GetDebugReg(tid, n int) (uint64, error) {
+	var v uint64
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_PEEKUSR, uintptr(tid), uintptr(debugRegOffset+8*n), uintptr(unsafe.Pointer(&v)), 0, 0)
+	if e != 0 {
+		return 0, wrap("peekuser", tid, e)
+	}
+	return v, nil
+}
+
+// SetDebugReg writes debug register n (0-7).
+func SetDebugReg(tid, n int, v uint64) error {
+	return wrap("pokeuser", tid, ptrace(unix.PTRACE_POKEUSR, tid, uintptr(debugRegOffset+8*n), uintptr(v)))
+}

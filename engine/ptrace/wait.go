@@ -1,0 +1,101 @@
+package ptrace
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// StopKind classifies what a wait returned.
+type StopKind int
+
+// Stop kinds, after the ptrace(2) manual's vocabulary.
+const (
+	StopSyscall StopKind = iota + 1 // syscall-enter-stop or syscall-exit-stop
+	StopSignal                      // signal-delivery-stop
+	StopEvent                       // PTRACE_EVENT_* stop (clone, exec, exit, stop…)
+	StopGroup                       // group-stop of a seized tracee
+	Exited                          // the task exited
+	Killed                          // the task was killed by a signal
+)
+
+// Status is a decoded wait status of one task.
+type Status struct {
+	Tid   int
+	Kind  StopKind
+	Sig   int // the stop signal, or the killing signal
+	Event int // PTRACE_EVENT_* for StopEvent
+	Code  int // exit code for Exited
+	Raw   unix.WaitStatus
+}
+
+func (s Status) String() string {
+	switch s.Kind {
+	case StopSyscall:
+		return fmt.Sprintf("tid %d syscall-stop", s.Tid)
+	case StopSignal:
+		return fmt.Sprintf("tid %d signal-stop %d", s.Tid, s.Sig)
+	case StopEvent:
+		return fmt.Sprintf("tid %d event-stop %d", s.Tid, s.Event)
+	case StopGroup:
+		return fmt.Sprintf("tid %d group-stop %d", s.Tid, s.Sig)
+	case Exited:
+		return fmt.Sprintf("tid %d exited %d", s.Tid, s.Code)
+	case Killed:
+		return fmt.Sprintf("tid %d killed by %d", s.Tid, s.Sig)
+	}
+	return fmt.Sprintf("tid %d status %#x", s.Tid, uint32(s.Raw))
+}
+
+// Decode classifies a raw wait status.
+func Decode(tid int, ws unix.WaitStatus) Status {
+	s := Status{Tid: tid, Raw: ws}
+	switch {
+	case ws.Exited():
+		s.Kind, s.Code = Exited, ws.ExitStatus()
+	case ws.Signaled():
+		s.Kind, s.Sig = Killed, int(ws.Signal())
+	case ws.Stopped():
+		sig := int(ws.StopSignal())
+		event := int(ws) >> 16 & 0xff
+		switch {
+		case sig == int(unix.SIGTRAP)|0x80:
+			s.Kind, s.Sig = StopSyscall, int(unix.SIGTRAP)
+		case event == unix.PTRACE_EVENT_STOP:
+			s.Sig = sig
+			if sig == int(unix.SIGSTOP) || sig == int(unix.SIGTSTP) || sig == int(unix.SIGTTIN) || sig == int(unix.SIGTTOU) {
+				s.Kind = StopGroup
+			} else {
+				s.Kind, s.Event = StopEvent, event
+			}
+		case event != 0:
+			s.Kind, s.Sig, s.Event = StopEvent, sig, event
+		default:
+			s.Kind, s.Sig = StopSignal, sig
+		}
+	}
+	return s
+}
+
+// Wait waits for any traced task (pid -1) or one task, threads included.
+// With nohang it returns ok=false when nothing is ready.
+func Wait(pid int, nohang bool) (st Status, ok bool, err error) {
+	var ws unix.WaitStatus
+	opts := unix.WALL
+	if nohang {
+		opts |= unix.WNOHANG
+	}
+	for {
+		tid, err := unix.Wait4(pid, &ws, opts, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return Status{}, false, fmt.Errorf("wait4 %d: %w", pid, err)
+		}
+		if tid == 0 {
+			return Status{}, false, nil
+		}
+		return Decode(tid, ws), true, nil
+	}
+}

@@ -1,0 +1,109 @@
+package record
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// maxBlob caps the size of one mapped file stored in a trace.
+const maxBlob = 2 << 30
+
+type fileKey struct {
+	dev, ino, size uint64
+	mtime          int64
+}
+
+// fileStore saves the contents of mmap'ed files once per trace, so that a
+// trace replays after the files change or disappear.
+type fileStore struct {
+	w     *trace.Writer
+	blobs map[fileKey]uint32
+}
+
+func newFileStore(w *trace.Writer) *fileStore {
+	return &fileStore{w: w, blobs: map[fileKey]uint32{}}
+}
+
+func (s *fileStore) count() int { return len(s.blobs) }
+
+// capture stores the file behind fd of tid (if not yet stored) and returns
+// how replay fills the mapping. A nil result means the mapping needs no
+// contents (/dev/zero).
+func (s *fileStore) capture(tid, fd int, offset, length uint64) (*trace.MapFile, error) {
+	path := fmt.Sprintf("/proc/%d/fd/%d", tid, fd)
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, fmt.Errorf("stat mapped file: %w", err)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFCHR:
+		if unix.Major(st.Rdev) == 1 && unix.Minor(st.Rdev) == 5 { // /dev/zero
+			return nil, nil
+		}
+		return nil, fmt.Errorf("mapping of a device is not supported")
+	default:
+		return nil, fmt.Errorf("mapping of file type %#o is not supported", st.Mode&unix.S_IFMT)
+	}
+	key := fileKey{st.Dev, st.Ino, uint64(st.Size), st.Mtim.Nano()}
+	id, ok := s.blobs[key]
+	if !ok {
+		if st.Size > maxBlob {
+			return nil, fmt.Errorf("mapped file of %d bytes is too large to store", st.Size)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read mapped file: %w", err)
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read mapped file: %w", err)
+		}
+		if id, err = s.w.AddBlob(data); err != nil {
+			return nil, err
+		}
+		s.blobs[key] = id
+	}
+	return &trace.MapFile{Blob: id, Offset: offset, Length: length}, nil
+}
+
+// fileID identifies an open file to tell when the tracee writes to the
+// streams rewind passed it.
+type fileID struct {
+	dev, ino uint64
+	ok       bool
+}
+
+func identify(f *os.File) fileID {
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil {
+		return fileID{}
+	}
+	return fileID{st.Dev, st.Ino, true}
+}
+
+// streamOf says whether fd of tid is the program's standard output (1) or
+// error (2) as rewind passed them, or neither (0).
+func (r *Recorder) streamOf(tid, fd int) int {
+	if fd != 1 && fd != 2 {
+		return 0
+	}
+	want := r.stdoutID
+	if fd == 2 {
+		want = r.stderrID
+	}
+	var st unix.Stat_t
+	if !want.ok || unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), &st) != nil {
+		return 0
+	}
+	if st.Dev == want.dev && st.Ino == want.ino {
+		return fd
+	}
+	return 0
+}

@@ -1,0 +1,7 @@
+package record
+
+// rdtsc reads the time-stamp counter for a trapped rdtsc of the tracee.
+func rdtsc() uint64
+
+// rdtscp reads the time-stamp counter and TSC_AUX for a trapped rdtscp.
+func rdtscp() (tsc uint64, aux uint32)

@@ -1,0 +1,548 @@
+// Package record records one run of a program under ptrace into a trace.
+//
+// The recorder serializes the tracee's threads: exactly one runs user code at
+// a time, and switches happen at system calls (or at a proven spin). A
+// blocking system call stays in the kernel while another thread runs; its
+// result is logged when its thread is next scheduled. The log is therefore the
+// global order of these intervals, which replay reproduces. See DESIGN.md §2.
+package record
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Options configure a recording.
+type Options struct {
+	Path   string   // absolute path of the executable (see ResolveProgram)
+	Args   []string // argv including argv[0]
+	Env    []string
+	Dir    string
+	Output string // trace path
+	// Slice is how long a thread may run while others wait before the
+	// recorder tries to switch (default 10ms).
+	Slice time.Duration
+	// Warn receives one-line warnings (unsupported system calls…).
+	Warn io.Writer
+	// Stdin, Stdout, Stderr of the program (default: rewind's own).
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Result summarizes a finished recording.
+type Result struct {
+	Events int64
+	Status unix.WaitStatus // the program's wait status
+	Trace  string
+}
+
+// ExitCode is the shell-style status: the exit code, or 128+signal.
+func (r *Result) ExitCode() int {
+	if r.Status.Signaled() {
+		return 128 + int(r.Status.Signal())
+	}
+	return r.Status.ExitStatus()
+}
+
+// threadState is where a recorded thread is.
+type threadState int
+
+const (
+	// parked: stopped by ptrace and waiting for the CPU; park says at what.
+	parked threadState = iota
+	// running: resumed in user code or in a short system call.
+	running
+	// inKernel: resumed into a system call that may block; its exit stop
+	// will park it (parkBlockedExit).
+	inKernel
+	// gone: exited.
+	gone
+)
+
+// parkKind says what a parked thread will do when resumed.
+type parkKind int
+
+const (
+	parkResume      parkKind = iota // resume as is (after a logged event, a new thread, a preemption)
+	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
+)
+
+type thread struct {
+	tid   int
+	state threadState
+	park  parkKind
+
+	// System call in progress (between entry and exit stops).
+	inSyscall bool
+	split     bool // its entry was logged as KindSyscallEntry
+	nr        int
+	entry     trace.Regs
+	in        []trace.Mem
+	refused   bool
+	restartNr int  // the call restart_syscall would resume
+	vfork     bool // a process clone sharing memory: capture the parent's stack
+
+	// resumeRegs are the registers the thread had when last resumed: an
+	// asynchronous signal that stops it with these registers arrived before it
+	// ran any instruction, so it is delivered there and logged.
+	resumeRegs trace.Regs
+	haveRegs   bool
+
+	// Signals held back to be delivered at a deterministic point.
+	held      []heldSignal
+	injecting *heldSignal
+
+	sliceStart time.Time
+	spin       spinState
+}
+
+type heldSignal struct {
+	sig  int
+	info []byte
+}
+
+// Recorder is one recording in progress. All its methods run on the ptrace
+// thread.
+type Recorder struct {
+	opts   Options
+	w      *trace.Writer
+	pid    int
+	mem    *ptrace.Mem
+	start  time.Time
+	status unix.WaitStatus
+	done   bool
+
+	threads  map[int]*thread
+	current  *thread
+	ready    []*thread
+	children map[int]bool // forked children to release (tid → seen)
+	pending  map[int]ptrace.Status
+
+	files    *fileStore
+	warned   map[int]bool
+	sigchld  chan os.Signal
+	timer    *time.Timer
+	stdoutID fileID
+	stderrID fileID
+	killed   bool
+}
+
+// Record runs the program and writes the trace. The program's exit status is
+// in the result even when err is non-nil for a problem after it started.
+func Record(opts Options) (*Result, error) {
+	if opts.Slice == 0 {
+		opts.Slice = 10 * time.Millisecond
+	}
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
+	}
+	if opts.Stdin == nil {
+		opts.Stdin = os.Stdin
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	var stack uint64
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_STACK, &lim) == nil {
+		stack = lim.Cur
+	}
+	r := &Recorder{
+		opts:     opts,
+		threads:  map[int]*thread{},
+		children: map[int]bool{},
+		pending:  map[int]ptrace.Status{},
+		warned:   map[int]bool{},
+		sigchld:  make(chan os.Signal, 1),
+		stdoutID: identify(opts.Stdout),
+		stderrID: identify(opts.Stderr),
+	}
+
+	// The program shares our terminal: Ctrl-C reaches it directly, and it is
+	// recorded as the signal it is. rewind itself keeps going to save the trace.
+	signal.Notify(r.sigchld, unix.SIGCHLD)
+	defer signal.Stop(r.sigchld)
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	defer signal.Stop(stop)
+
+	th := ptrace.NewThread()
+	defer th.Close()
+	var runErr error
+	th.Do(func() {
+		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
+			StackLimit: stack, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+		r.start = time.Now()
+		if r.pid, runErr = ptrace.Start(spec); runErr != nil {
+			return
+		}
+		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
+		h.Pid = r.pid
+		if r.w, runErr = trace.Create(opts.Output, h); runErr != nil {
+			unix.Kill(r.pid, unix.SIGKILL)
+			ptrace.Wait(r.pid, false)
+			r.pid = 0
+			return
+		}
+		r.files = newFileStore(r.w)
+		runErr = r.run(stop)
+	})
+	if r.pid == 0 {
+		return nil, runErr
+	}
+	w := r.w
+	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output}
+	if runErr != nil {
+		if !r.done {
+			unix.Kill(r.pid, unix.SIGKILL)
+		}
+		w.Abort()
+		return res, fmt.Errorf("record: %w (partial trace left in %s.partial)", runErr, opts.Output)
+	}
+	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: true, Blobs: r.files.count()}
+	if err := w.Close(foot); err != nil {
+		return res, fmt.Errorf("record: %w", err)
+	}
+	res.Events = foot.Events
+	return res, nil
+}
+
+func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
+
+// log appends an event stamped with the time.
+func (r *Recorder) log(e *trace.Event) error {
+	e.Time = r.now()
+	if err := r.w.Append(e); err != nil {
+		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
+	}
+	return nil
+}
+
+// run is the recording loop, from the exec stop of the program to its end.
+func (r *Recorder) run(stop chan os.Signal) error {
+	var err error
+	if r.mem, err = ptrace.OpenMem(r.pid); err != nil {
+		return err
+	}
+	defer func() { r.mem.Close() }()
+	leader := &thread{tid: r.pid, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
+	r.threads[r.pid] = leader
+	if err := r.onExec(leader); err != nil {
+		return err
+	}
+	leader.split = true // the exit of the initial execve is logged as an exit
+	r.current = leader
+	if err := r.resume(leader, 0); err != nil {
+		return err
+	}
+	for !r.done {
+		select {
+		case <-stop:
+			// rewind was asked to stop (SIGTERM, SIGHUP, a second Ctrl-C
+			// through our own terminal is the program's business): end the
+			// program so the trace up to here is saved.
+			if !r.killed {
+				r.killed = true
+				unix.Kill(r.pid, unix.SIGKILL)
+			}
+		default:
+		}
+		st, ok, err := r.wait()
+		if err != nil {
+			if errors.Is(err, unix.ECHILD) {
+				return errors.New("lost track of the program (no traced task left)")
+			}
+			return err
+		}
+		if !ok {
+			if err := r.deadline(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.handle(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deadlineAt returns when the recorder must step in: the current thread has
+// used its slice while others wait, or holds a signal back. Zero: never.
+func (r *Recorder) deadlineAt() time.Time {
+	t := r.current
+	if t == nil || t.state == gone {
+		return time.Time{}
+	}
+	if len(r.ready) == 0 && len(t.held) == 0 {
+		return time.Time{}
+	}
+	return t.sliceStart.Add(r.opts.Slice << min(t.spin.backoff, 8))
+}
+
+// wait returns the next stop, or ok=false when the deadline passed first.
+func (r *Recorder) wait() (ptrace.Status, bool, error) {
+	dl := r.deadlineAt()
+	if dl.IsZero() {
+		return ptrace.Wait(-1, false)
+	}
+	for {
+		st, ok, err := ptrace.Wait(-1, true)
+		if ok || err != nil {
+			return st, ok, err
+		}
+		d := time.Until(dl)
+		if d <= 0 {
+			return ptrace.Status{}, false, nil
+		}
+		if r.timer == nil {
+			r.timer = time.NewTimer(d)
+		} else {
+			r.timer.Reset(d)
+		}
+		select {
+		case <-r.sigchld:
+			if !r.timer.Stop() {
+				<-r.timer.C
+			}
+		case <-r.timer.C:
+		}
+	}
+}
+
+// handle dispatches one stop.
+func (r *Recorder) handle(st ptrace.Status) error {
+	t := r.threads[st.Tid]
+	if t == nil {
+		return r.handleStranger(st)
+	}
+	switch st.Kind {
+	case ptrace.Exited, ptrace.Killed:
+		return r.onDeath(t, st)
+	case ptrace.StopSyscall:
+		if t.spin.active() {
+			r.cancelSpin(t)
+		}
+		if t.inSyscall {
+			return r.onSyscallExit(t)
+		}
+		return r.onSyscallEntry(t)
+	case ptrace.StopSignal:
+		return r.onSignal(t, st.Sig)
+	case ptrace.StopEvent:
+		return r.onEvent(t, st)
+	case ptrace.StopGroup:
+		// Job control stops are not modelled: keep the thread going.
+		return ptrace.Syscall(t.tid, 0)
+	}
+	return fmt.Errorf("unexpected %v", st)
+}
+
+// handleStranger deals with a task we have not registered: a new thread or
+// child whose first stop arrived before its parent's clone event.
+func (r *Recorder) handleStranger(st ptrace.Status) error {
+	if r.children[st.Tid] {
+		return r.releaseChild(st)
+	}
+	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+		return nil
+	}
+	r.pending[st.Tid] = st
+	return nil
+}
+
+// onEvent handles PTRACE_EVENT stops.
+func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
+	switch st.Event {
+	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		msg, err := ptrace.EventMsg(t.tid)
+		if err != nil {
+			return err
+		}
+		child := int(msg)
+		if st.Event == unix.PTRACE_EVENT_CLONE {
+			nt := &thread{tid: child, state: parked, park: parkResume}
+			r.threads[child] = nt
+			if p, ok := r.pending[child]; ok {
+				delete(r.pending, child)
+				if err := r.newThreadStop(nt, p); err != nil {
+					return err
+				}
+			} else {
+				nt.state = running // until its first stop arrives
+				nt.spin.starting = true
+			}
+		} else {
+			r.children[child] = true
+			if p, ok := r.pending[child]; ok {
+				delete(r.pending, child)
+				if err := r.releaseChild(p); err != nil {
+					return err
+				}
+			}
+		}
+		return ptrace.Syscall(t.tid, 0)
+	case unix.PTRACE_EVENT_EXEC:
+		return r.onExecEvent(t)
+	case unix.PTRACE_EVENT_STOP:
+		if t.spin.starting {
+			return r.newThreadStop(t, st)
+		}
+		return r.onInterrupt(t)
+	}
+	return ptrace.Syscall(t.tid, 0)
+}
+
+// newThreadStop parks a new thread at its first stop until it is scheduled.
+func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
+	t.spin.starting = false
+	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+		return r.onDeath(t, st)
+	}
+	t.state, t.park = parked, parkResume
+	r.ready = append(r.ready, t)
+	return r.scheduleIfIdle()
+}
+
+// releaseChild lets a forked child go unrecorded: its effects reach the
+// recorded process through system calls. It inherited rdtsc trapping, which
+// would kill it on its first rdtsc, so the trap is turned off first by
+// making the child run prctl(PR_SET_TSC, PR_TSC_ENABLE) on the system call
+// instruction it just returned from.
+func (r *Recorder) releaseChild(st ptrace.Status) error {
+	tid := st.Tid
+	delete(r.children, tid)
+	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+		return nil
+	}
+	var saved, regs trace.Regs
+	if err := ptrace.GetRegs(tid, &saved); err != nil {
+		return ptrace.Detach(tid, 0)
+	}
+	regs = saved
+	regs[trace.RAX] = unix.SYS_PRCTL
+	regs[trace.OrigRAX] = unix.SYS_PRCTL
+	regs[trace.RDI] = unix.PR_SET_TSC
+	regs[trace.RSI] = unix.PR_TSC_ENABLE
+	regs[trace.RIP] -= 2
+	if err := ptrace.SetRegs(tid, &regs); err == nil {
+		for i := 0; i < 2; i++ { // entry and exit of the injected prctl
+			if ptrace.Syscall(tid, 0) != nil {
+				break
+			}
+			if s, _, err := ptrace.Wait(tid, false); err != nil || s.Kind != ptrace.StopSyscall {
+				break
+			}
+		}
+		ptrace.SetRegs(tid, &saved)
+	}
+	return ptrace.Detach(tid, 0)
+}
+
+// onDeath records the end of a thread or of the whole program.
+func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
+	wasCurrent := r.current == t
+	t.state = gone
+	r.dropReady(t)
+	delete(r.threads, t.tid)
+	if t.tid == r.pid {
+		r.status = st.Raw
+		if err := r.log(&trace.Event{Kind: trace.KindExit, Tid: int32(t.tid), Status: int32(st.Raw)}); err != nil {
+			return err
+		}
+		r.done = true
+		return nil
+	}
+	if err := r.log(&trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}); err != nil {
+		return err
+	}
+	if wasCurrent {
+		r.current = nil
+		return r.scheduleIfIdle()
+	}
+	return nil
+}
+
+func (r *Recorder) dropReady(t *thread) {
+	for i, x := range r.ready {
+		if x == t {
+			r.ready = append(r.ready[:i], r.ready[i+1:]...)
+			return
+		}
+	}
+}
+
+// resume lets t run until its next stop, delivering sig.
+func (r *Recorder) resume(t *thread, sig int) error {
+	t.state = running
+	return ptrace.Syscall(t.tid, sig)
+}
+
+// park stops considering t as running; it will be resumed when scheduled.
+func (r *Recorder) parkReady(t *thread, k parkKind) {
+	t.state, t.park = parked, k
+	r.ready = append(r.ready, t)
+}
+
+// scheduleIfIdle gives the CPU to the next ready thread when none runs.
+func (r *Recorder) scheduleIfIdle() error {
+	if r.current != nil && r.current.state != gone && r.current.state != inKernel && r.current.state != parked {
+		return nil
+	}
+	if len(r.ready) == 0 {
+		r.current = nil
+		return nil
+	}
+	t := r.ready[0]
+	r.ready = r.ready[1:]
+	return r.switchTo(t)
+}
+
+// switchTo makes t the running thread.
+func (r *Recorder) switchTo(t *thread) error {
+	r.current = t
+	t.sliceStart = time.Now()
+	if t.park == parkBlockedExit {
+		t.park = parkResume
+		return r.finishSyscall(t)
+	}
+	return r.resumeLogged(t)
+}
+
+// resumeLogged resumes a thread whose last event is logged, first delivering
+// a held signal if there is one to deliver here.
+func (r *Recorder) resumeLogged(t *thread) error {
+	if !t.haveRegs {
+		if err := ptrace.GetRegs(t.tid, &t.resumeRegs); err != nil {
+			return err
+		}
+		t.haveRegs = true
+	}
+	if err := r.injectHeld(t); err != nil {
+		return err
+	}
+	return r.resume(t, 0)
+}
+
+// yield ends t's turn at a point where its last event is logged, if others
+// wait and its slice is used up. It reports whether it switched.
+func (r *Recorder) yield(t *thread) (bool, error) {
+	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.opts.Slice {
+		return false, nil
+	}
+	r.parkReady(t, parkResume)
+	next := r.ready[0]
+	r.ready = r.ready[1:]
+	return true, r.switchTo(next)
+}

@@ -1,0 +1,160 @@
+package record
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// siKernel is SI_KERNEL: the si_code of a SIGSEGV raised by a trapped rdtsc.
+const siKernel = 0x80
+
+// siCode extracts si_code from a raw siginfo.
+func siCode(info []byte) int32 { return int32(binary.LittleEndian.Uint32(info[8:12])) }
+
+// isSyncSignal reports whether the signal was caused by the instruction the
+// thread stopped at, so that it recurs by itself in replay.
+func isSyncSignal(sig int, info []byte) bool {
+	switch unix.Signal(sig) {
+	case unix.SIGSEGV, unix.SIGBUS, unix.SIGILL, unix.SIGFPE, unix.SIGTRAP:
+		return siCode(info) > 0
+	}
+	return false
+}
+
+// onSignal handles a signal-delivery-stop.
+func (r *Recorder) onSignal(t *thread, sig int) error {
+	info, err := ptrace.GetSiginfo(t.tid)
+	if err != nil {
+		return err
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return err
+	}
+	if sig == int(unix.SIGTRAP) && t.spin.active() {
+		return r.spinTrap(t, &regs)
+	}
+	if sig == int(unix.SIGSEGV) && siCode(info) == siKernel {
+		if done, err := r.emulateRdtsc(t, &regs); done || err != nil {
+			return err
+		}
+	}
+	if isSyncSignal(sig, info) {
+		e := &trace.Event{Kind: trace.KindSignal, Flags: trace.FlagSyncSignal, Tid: int32(t.tid),
+			Regs: regs, Signo: int32(sig), Siginfo: info}
+		if err := r.log(e); err != nil {
+			return err
+		}
+		t.resumeRegs, t.haveRegs = regs, true
+		return r.resume(t, sig)
+	}
+	if t.injecting != nil && t.injecting.sig == sig {
+		// The signal we re-sent ourselves: deliver it with its original siginfo.
+		info = t.injecting.info
+		t.injecting = nil
+		if err := ptrace.SetSiginfo(t.tid, info); err != nil {
+			return err
+		}
+	}
+	if t.haveRegs && regs == t.resumeRegs {
+		// Nothing ran since the thread's last event: this point is
+		// deterministic, deliver here.
+		e := &trace.Event{Kind: trace.KindSignal, Tid: int32(t.tid), Regs: regs, Signo: int32(sig), Siginfo: info}
+		if err := r.log(e); err != nil {
+			return err
+		}
+		return r.resume(t, sig)
+	}
+	// Arrived in the middle of user code: hold it for the next system call
+	// exit (or spin preemption) of this thread.
+	r.hold(t, sig, info)
+	return r.resume(t, 0)
+}
+
+func (r *Recorder) hold(t *thread, sig int, info []byte) {
+	if sig < 32 {
+		for _, h := range t.held {
+			if h.sig == sig {
+				return // standard signals do not queue
+			}
+		}
+	}
+	t.held = append(t.held, heldSignal{sig: sig, info: info})
+}
+
+// injectHeld re-sends the first held signal the thread does not block, so
+// that it is delivered as soon as the thread resumes.
+func (r *Recorder) injectHeld(t *thread) error {
+	if t.injecting != nil || len(t.held) == 0 {
+		return nil
+	}
+	blocked := blockedSignals(r.pid, t.tid)
+	for i, h := range t.held {
+		if blocked&(1<<(h.sig-1)) != 0 {
+			continue
+		}
+		t.held = append(t.held[:i], t.held[i+1:]...)
+		hh := h
+		t.injecting = &hh
+		return ptrace.Tgkill(r.pid, t.tid, h.sig)
+	}
+	return nil
+}
+
+// kickHeld injects a held signal before a blocking system call runs, so the
+// call is interrupted instead of waiting for a signal the recorder holds.
+func (r *Recorder) kickHeld(t *thread) error { return r.injectHeld(t) }
+
+// blockedSignals reads the thread's blocked mask (SigBlk).
+func blockedSignals(pid, tid int) uint64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "SigBlk:"); ok {
+			m, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return m
+		}
+	}
+	return 0
+}
+
+// emulateRdtsc completes a trapped rdtsc/rdtscp with the real counter and
+// logs the value for replay.
+func (r *Recorder) emulateRdtsc(t *thread, regs *trace.Regs) (bool, error) {
+	var insn [3]byte
+	if n, _ := r.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 {
+		return false, nil
+	}
+	e := &trace.Event{Kind: trace.KindRdtsc, Tid: int32(t.tid), Regs: *regs}
+	switch {
+	case insn[0] == 0x0f && insn[1] == 0x31:
+		e.Value = rdtsc()
+	case insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9:
+		tsc, aux := rdtscp()
+		e.Value, e.Aux, e.Flags = tsc, uint64(aux), trace.FlagRdtscp
+	default:
+		return false, nil
+	}
+	e.ApplyRdtsc(regs)
+	if err := ptrace.SetRegs(t.tid, regs); err != nil {
+		return true, err
+	}
+	if err := r.log(e); err != nil {
+		return true, err
+	}
+	t.resumeRegs, t.haveRegs = *regs, true
+	return true, r.resumeLogged(t)
+}

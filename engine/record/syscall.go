@@ -1,0 +1,338 @@
+package record
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Linux clone flags the recorder looks at.
+const (
+	cloneVM        = 0x100
+	cloneVfork     = 0x4000
+	cloneParentTid = 0x100000
+	cloneChildTid  = 0x1000000
+)
+
+// vforkStackBelow and vforkStackAbove bound the parent's stack saved after a
+// vfork-like clone: the child ran on (or next to) it before exec, and replay
+// has no child to do those writes again.
+const (
+	vforkStackBelow = 64 << 10
+	vforkStackAbove = 4 << 10
+)
+
+// maxHashed caps how many bytes of a write are read to hash it.
+const maxHashed = 1 << 20
+
+// errRestartBlock is -ERESTART_RESTARTBLOCK: the call will be resumed by
+// restart_syscall, which has the interrupted call's arguments and outputs.
+const errRestartBlock = -516
+
+// effective returns the call as the table should see it: restart_syscall
+// continues the thread's interrupted call.
+func (t *thread) effective(c syscalls.Call) syscalls.Call {
+	if c.Nr == unix.SYS_RESTART_SYSCALL && t.restartNr != 0 {
+		c.Nr = t.restartNr
+	}
+	return c
+}
+
+func callOf(regs *trace.Regs) syscalls.Call {
+	return syscalls.Call{
+		Nr:   int(int64(regs[trace.OrigRAX])),
+		Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]},
+	}
+}
+
+// onSyscallEntry handles a syscall-enter-stop of the running thread.
+func (r *Recorder) onSyscallEntry(t *thread) error {
+	t.inSyscall = true
+	t.split, t.refused, t.vfork, t.in = false, false, false, nil
+	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
+		return err
+	}
+	raw := callOf(&t.entry)
+	t.nr = raw.Nr
+	c := t.effective(raw)
+	spec, known := syscalls.Lookup(c.Nr)
+	if !known && !r.warned[c.Nr] {
+		r.warned[c.Nr] = true
+		fmt.Fprintf(r.opts.Warn, "rewind: warning: system call %d (%s) at event %d is not supported; replay will stop there\n",
+			c.Nr, syscalls.Name(c.Nr), r.w.Events())
+	}
+	if known {
+		if spec.Policy == syscalls.Refuse {
+			// Skip it in the kernel: the thread sees -ENOSYS and falls back.
+			t.refused = true
+			regs := t.entry
+			regs[trace.OrigRAX] = ^uint64(0)
+			if err := ptrace.SetRegs(t.tid, &regs); err != nil {
+				return err
+			}
+		}
+		if ranges, err := syscalls.InputRanges(&c, r.mem); err == nil {
+			t.in = r.readRanges(ranges, t.in)
+		}
+		switch c.Nr {
+		case unix.SYS_CLONE:
+			t.vfork = c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork != 0
+		case unix.SYS_VFORK:
+			t.vfork = true
+		}
+	}
+	switch c.Nr {
+	case unix.SYS_EXIT, unix.SYS_EXIT_GROUP:
+		// No exit stop follows: log it now. Others run only once the
+		// thread is gone, so its exit (and the tid clearing the kernel does
+		// then) happens at this point of the log in replay too.
+		t.inSyscall = false
+		t.spin.exiting = true
+		e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagNoReturn, Tid: int32(t.tid),
+			Syscall: int32(c.Nr), Regs: t.entry, ExitRegs: t.entry, In: t.in}
+		if err := r.log(e); err != nil {
+			return err
+		}
+		return r.resume(t, 0)
+	case unix.SYS_EXECVE, unix.SYS_EXECVEAT:
+		// The exec stop comes between entry and exit: log the entry first.
+		return r.logEntryAndRun(t, false)
+	}
+	if len(t.held) > 0 && syscalls.MayBlock(&c) {
+		// A signal is held for this thread: let it interrupt the wait rather
+		// than block forever on something the signal should end.
+		if err := r.kickHeld(t); err != nil {
+			return err
+		}
+	}
+	if len(r.ready) > 0 && syscalls.MayBlock(&c) {
+		return r.logEntryAndRun(t, true)
+	}
+	return r.resume(t, 0)
+}
+
+// logEntryAndRun logs t's entry as a split system call, lets it continue in
+// the kernel and, if switch is set, gives the CPU to another thread.
+func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
+	t.split = true
+	e := &trace.Event{Kind: trace.KindSyscallEntry, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in}
+	if err := r.log(e); err != nil {
+		return err
+	}
+	if err := r.resume(t, 0); err != nil {
+		return err
+	}
+	if !switchAway {
+		return nil
+	}
+	t.state = inKernel
+	return r.scheduleIfIdle()
+}
+
+// onSyscallExit handles a syscall-exit-stop.
+func (r *Recorder) onSyscallExit(t *thread) error {
+	if t.state == inKernel {
+		// A blocking call returned while another thread runs: its exit is
+		// logged when the thread is next scheduled.
+		t.park = parkBlockedExit
+		t.state = parked
+		r.ready = append(r.ready, t)
+		return r.scheduleIfIdle()
+	}
+	return r.finishSyscall(t)
+}
+
+// finishSyscall logs the exit of t's current system call (t is at its exit
+// stop and is the running thread) and lets it go on.
+func (r *Recorder) finishSyscall(t *thread) error {
+	t.inSyscall = false
+	t.spin.backoff = 0
+	var exit trace.Regs
+	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
+		return err
+	}
+	e := &trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
+	if t.split {
+		e.Kind = trace.KindSyscallExit
+		e.Regs, e.In = trace.Regs{}, nil
+	}
+	c := t.effective(callOf(&t.entry))
+	c.Ret = int64(exit[trace.RAX])
+	if _, known := syscalls.Lookup(c.Nr); !known {
+		e.Flags |= trace.FlagUnsupported
+	}
+	t.restartNr = 0
+	if c.Ret == errRestartBlock {
+		t.restartNr = c.Nr
+	}
+	if err := r.captureOutputs(t, &c, e); err != nil {
+		return err
+	}
+	if err := r.log(e); err != nil {
+		return err
+	}
+	t.resumeRegs, t.haveRegs = exit, true
+	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
+		t.split = false
+	}
+	if switched, err := r.yield(t); switched || err != nil {
+		return err
+	}
+	return r.resumeLogged(t)
+}
+
+// captureOutputs fills e with what replay needs to reproduce the call.
+func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) error {
+	if t.refused {
+		return nil
+	}
+	ranges, err := syscalls.OutputRanges(c, r.mem)
+	if err == nil {
+		e.Mem = r.readRanges(ranges, nil)
+	}
+	ok := c.Ret >= 0 || c.Ret < -4095
+	switch c.Nr {
+	case unix.SYS_MMAP:
+		if ok && c.Args[3]&unix.MAP_ANONYMOUS == 0 {
+			m, err := r.files.capture(t.tid, int(int32(c.Args[4])), c.Args[5], c.Args[1])
+			if err != nil {
+				r.warnOnce(-c.Nr, "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.w.Events(), err)
+			}
+			e.Map = m
+		}
+	case unix.SYS_CLONE, unix.SYS_FORK, unix.SYS_VFORK:
+		if ok {
+			e.NewTid = int32(c.Ret)
+		}
+		if ok && t.vfork {
+			sp := e.Regs[trace.RSP]
+			if t.split {
+				sp = t.entry[trace.RSP]
+			}
+			e.Mem = append(e.Mem, r.readRanges([]syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)...)
+		}
+	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2,
+		unix.SYS_SENDTO:
+		if c.Ret > 0 {
+			data := r.writtenBytes(c)
+			h := fnv.New64a()
+			h.Write(data)
+			e.Hash = h.Sum64() | 1
+			switch r.streamOf(t.tid, int(int32(c.Args[0]))) {
+			case 1:
+				e.Flags |= trace.FlagStdout
+				e.Data = data
+			case 2:
+				e.Flags |= trace.FlagStderr
+				e.Data = data
+			}
+		}
+	}
+	return nil
+}
+
+// writtenBytes reads the bytes a successful write-like call wrote.
+func (r *Recorder) writtenBytes(c *syscalls.Call) []byte {
+	n := int(min(c.Ret, maxHashed))
+	switch c.Nr {
+	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
+		return gatherIovecs(r.mem, c.Args[1], int(c.Args[2]), n)
+	}
+	buf := make([]byte, n)
+	got, _ := r.mem.ReadAt(buf, c.Args[1])
+	return buf[:got]
+}
+
+// gatherIovecs reads up to n bytes from an iovec array.
+func gatherIovecs(m syscalls.Memory, iov uint64, cnt, n int) []byte {
+	out := make([]byte, 0, n)
+	var vec [16]byte
+	for i := 0; i < cnt && len(out) < n; i++ {
+		if _, err := m.ReadAt(vec[:], iov+uint64(16*i)); err != nil {
+			break
+		}
+		base := le64(vec[:8])
+		l := int(min(le64(vec[8:]), uint64(n-len(out))))
+		buf := make([]byte, l)
+		got, _ := m.ReadAt(buf, base)
+		out = append(out, buf[:got]...)
+	}
+	return out
+}
+
+func le64(b []byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// readRanges reads each range (strings up to their NUL) and appends what
+// could be read.
+func (r *Recorder) readRanges(ranges []syscalls.Range, out []trace.Mem) []trace.Mem {
+	for _, rg := range ranges {
+		if rg.Addr == 0 || rg.Len <= 0 {
+			continue
+		}
+		if rg.CString {
+			s, _ := r.mem.ReadString(rg.Addr, rg.Len)
+			out = append(out, trace.Mem{Addr: rg.Addr, Data: append(s, 0)})
+			continue
+		}
+		buf := make([]byte, rg.Len)
+		n, _ := r.mem.ReadAt(buf, rg.Addr)
+		if n > 0 {
+			out = append(out, trace.Mem{Addr: rg.Addr, Data: buf[:n]})
+		}
+	}
+	return out
+}
+
+func (r *Recorder) warnOnce(key int, format string, args ...any) {
+	if r.warned[key] {
+		return
+	}
+	r.warned[key] = true
+	fmt.Fprintf(r.opts.Warn, format, args...)
+}
+
+// onExecEvent handles the exec stop of an execve in the recorded process.
+func (r *Recorder) onExecEvent(t *thread) error {
+	msg, err := ptrace.EventMsg(t.tid)
+	if err == nil && int(msg) != t.tid {
+		// A non-leader thread exec'd: it now has the leader's tid.
+		delete(r.threads, t.tid)
+		t.tid = int(msg)
+		r.threads[t.tid] = t
+	}
+	r.mem.Close()
+	if r.mem, err = ptrace.OpenMem(r.pid); err != nil {
+		return err
+	}
+	if err := r.onExec(t); err != nil {
+		return err
+	}
+	return r.resume(t, 0)
+}
+
+// onExec prepares a new image at its exec stop (hide the vDSO, note
+// AT_RANDOM) and logs it.
+func (r *Recorder) onExec(t *thread) error {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return err
+	}
+	st, err := ptrace.HideVDSO(r.mem, regs[trace.RSP])
+	if err != nil {
+		return fmt.Errorf("exec stop: %w", err)
+	}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs}
+	if st.AtRandom != 0 {
+		e.Mem = r.readRanges([]syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
+	}
+	t.resumeRegs, t.haveRegs = regs, true
+	return r.log(e)
+}

@@ -1,0 +1,434 @@
+// Package replay re-runs a recorded program deterministically from its
+// trace: the same executable is started the same way, each thread is resumed
+// only when the log says it ran, most system calls are emulated (skipped in
+// the kernel with PTRACE_SYSEMU, their results and memory injected), and those
+// that shape the address space or the threads are executed again. Every event
+// is checked against the live registers; a mismatch is a Divergence.
+package replay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Divergence reports that the replaying process did not do what the
+// recording says.
+type Divergence struct {
+	Event int64
+	Tid   int32
+	Msg   string
+}
+
+func (d *Divergence) Error() string {
+	return fmt.Sprintf("divergence at event %d (tid %d): %s", d.Event, d.Tid, d.Msg)
+}
+
+// Options configure a replay.
+type Options struct {
+	// Stdout and Stderr receive what the replaying program writes to its
+	// standard output and error, read from its memory. Nil discards.
+	Stdout, Stderr io.Writer
+}
+
+// lookahead bounds how far the session reads ahead for a thread's next event.
+const lookahead = 1 << 14
+
+// Session is a replay in progress. Its methods must be called from one
+// goroutine; the ptrace work runs on the session's own locked thread.
+type Session struct {
+	opts    Options
+	rd      *trace.Reader
+	hdr     *trace.Header
+	th      *ptrace.Thread
+	pid     int // real pid of the replaying process
+	mem     *ptrace.Mem
+	threads map[int32]*rthread
+	queue   []*trace.Event // events read ahead
+	eof     bool
+	next    int64 // index of the next event
+	done    bool
+	status  unix.WaitStatus
+
+	blobID   uint32
+	blobData []byte
+}
+
+// rthread is one thread of the replaying process.
+type rthread struct {
+	rec  int32 // tid in the recording
+	real int   // tid now
+	// resumeSig is the signal to deliver when the thread is next resumed
+	// (it is stopped at that signal's delivery).
+	resumeSig int
+	// injected is a signal already sent for the thread's next event.
+	injected int
+	// atEntry: parked at the entry of an emulated call whose exit is a later event.
+	atEntry bool
+	// atExec: parked at the exec stop of a re-executed execve.
+	atExec bool
+	dead   bool
+}
+
+// Open starts replaying the trace at path: the program is launched as it was
+// recorded and stopped at its exec.
+func Open(path string, opts Options) (*Session, error) {
+	rd, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}}
+	if err := s.checkProgram(); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	s.th = ptrace.NewThread()
+	s.th.Do(func() { err = s.launch() })
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Header returns the trace header.
+func (s *Session) Header() *trace.Header { return s.hdr }
+
+// Truncated returns the reader's warning about an incomplete trace.
+func (s *Session) Truncated() string { return s.rd.Truncated() }
+
+// Next returns the index of the next event to replay.
+func (s *Session) Next() int64 { return s.next }
+
+// Done reports whether the recorded program has ended in replay.
+func (s *Session) Done() bool { return s.done }
+
+// checkProgram refuses to replay a program that changed since recording.
+func (s *Session) checkProgram() error {
+	f, err := os.Open(s.hdr.Program)
+	if err != nil {
+		return fmt.Errorf("replay needs the recorded program: %w", err)
+	}
+	defer f.Close()
+	if s.hdr.ExeSHA256 == "" {
+		return nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("read %s: %w", s.hdr.Program, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != s.hdr.ExeSHA256 {
+		return fmt.Errorf("%s changed since it was recorded (different SHA-256); replay needs the same executable", s.hdr.Program)
+	}
+	return nil
+}
+
+func (s *Session) launch() error {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
+		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], Stdin: null, Stdout: null, Stderr: null}
+	if s.pid, err = ptrace.Start(spec); err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	if s.mem, err = ptrace.OpenMem(s.pid); err != nil {
+		return err
+	}
+	e, err := s.peek(0)
+	if err != nil {
+		return err
+	}
+	if e == nil || e.Kind != trace.KindExec {
+		return errors.New("replay: trace does not start with an exec event")
+	}
+	s.threads[e.Tid] = &rthread{rec: e.Tid, real: s.pid, atExec: true}
+	return nil
+}
+
+// Close kills the replaying process and releases the session.
+func (s *Session) Close() {
+	if s.th != nil {
+		s.th.Do(func() {
+			if s.pid != 0 && !s.done {
+				unix.Kill(s.pid, unix.SIGKILL)
+				for {
+					if _, _, err := ptrace.Wait(-1, false); err != nil {
+						break
+					}
+				}
+			}
+			if s.mem != nil {
+				s.mem.Close()
+			}
+		})
+		s.th.Close()
+	}
+	s.rd.Close()
+}
+
+// peek returns the i-th event ahead (0: the next), or nil at the end.
+func (s *Session) peek(i int) (*trace.Event, error) {
+	for len(s.queue) <= i && !s.eof {
+		e, err := s.rd.Next()
+		if errors.Is(err, io.EOF) {
+			s.eof = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.queue = append(s.queue, e)
+	}
+	if i < len(s.queue) {
+		return s.queue[i], nil
+	}
+	return nil, nil
+}
+
+// peekThread returns the next event of thread tid after the one being
+// replayed, or nil if there is none within the lookahead.
+func (s *Session) peekThread(tid int32) *trace.Event {
+	for i := 1; i < lookahead; i++ {
+		e, err := s.peek(i)
+		if err != nil || e == nil {
+			return nil
+		}
+		if e.Tid == tid {
+			return e
+		}
+	}
+	return nil
+}
+
+// Step replays the next event and returns it; io.EOF after the last.
+func (s *Session) Step() (*trace.Event, error) {
+	e, err := s.peek(0)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		if s.done {
+			return nil, io.EOF
+		}
+		if w := s.rd.Truncated(); w != "" {
+			return nil, fmt.Errorf("replay stopped at event %d: %s", s.next, w)
+		}
+		return nil, io.EOF
+	}
+	s.th.Do(func() { err = s.apply(e) })
+	if err != nil {
+		var d *Divergence
+		if errors.As(err, &d) {
+			return e, err
+		}
+		return e, fmt.Errorf("replay: event %d (tid %d): %w", s.next, e.Tid, err)
+	}
+	s.queue = s.queue[1:]
+	s.next++
+	return e, nil
+}
+
+// Run replays to the end of the recording.
+func (s *Session) Run() error {
+	for {
+		_, err := s.Step()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// diverge builds a Divergence for the event being replayed.
+func (s *Session) diverge(e *trace.Event, format string, args ...any) error {
+	return &Divergence{Event: s.next, Tid: e.Tid, Msg: fmt.Sprintf(format, args...)}
+}
+
+// apply replays one event. It runs on the ptrace thread.
+func (s *Session) apply(e *trace.Event) error {
+	t := s.threads[e.Tid]
+	if t == nil {
+		return s.diverge(e, "no thread %d in the replay", e.Tid)
+	}
+	if t.dead && e.Kind != trace.KindThreadExit && e.Kind != trace.KindExit {
+		return s.diverge(e, "thread %d has already exited", e.Tid)
+	}
+	switch e.Kind {
+	case trace.KindExec:
+		return s.applyExec(t, e)
+	case trace.KindSyscall, trace.KindSyscallEntry:
+		return s.applySyscall(t, e)
+	case trace.KindSyscallExit:
+		return s.applySyscallExit(t, e)
+	case trace.KindSignal:
+		return s.applySignal(t, e)
+	case trace.KindRdtsc:
+		return s.applyRdtsc(t, e)
+	case trace.KindPreempt:
+		return s.applyPreempt(t, e)
+	case trace.KindThreadExit:
+		return s.applyThreadExit(t, e)
+	case trace.KindExit:
+		return s.applyExit(t, e)
+	}
+	return fmt.Errorf("unknown event kind %d", e.Kind)
+}
+
+// resume lets t run to its next stop (system calls stop at entry and are
+// skipped) and returns that stop.
+func (s *Session) resume(t *rthread) (ptrace.Status, error) {
+	sig := t.resumeSig
+	t.resumeSig = 0
+	if err := ptrace.Sysemu(t.real, sig); err != nil {
+		return ptrace.Status{}, err
+	}
+	return s.waitFor(t)
+}
+
+// waitFor waits for the next stop of t.
+func (s *Session) waitFor(t *rthread) (ptrace.Status, error) {
+	st, _, err := ptrace.Wait(t.real, false)
+	if err != nil {
+		return st, err
+	}
+	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+		t.dead = true
+		if t.real == s.pid {
+			s.status = st.Raw
+		}
+	}
+	return st, nil
+}
+
+// describe says in words what a stop was, for divergence messages.
+func describe(st ptrace.Status) string {
+	switch st.Kind {
+	case ptrace.StopSyscall:
+		return "a system call"
+	case ptrace.StopSignal:
+		return fmt.Sprintf("signal %s", unix.SignalName(unix.Signal(st.Sig)))
+	case ptrace.Exited:
+		return fmt.Sprintf("thread exit (status %d)", st.Code)
+	case ptrace.Killed:
+		return fmt.Sprintf("death by %s", unix.SignalName(unix.Signal(st.Sig)))
+	}
+	return st.String()
+}
+
+// compareRegs checks live registers against recorded ones.
+func (s *Session) compareRegs(e *trace.Event, what string, want, got *trace.Regs) error {
+	if *want == *got {
+		return nil
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			return s.diverge(e, "%s: expected %s=%#x, got %#x (rip %#x, recorded rip %#x)",
+				what, trace.RegNames[i], want[i], got[i], got[trace.RIP], want[trace.RIP])
+		}
+	}
+	return nil
+}
+
+// writeMem writes recorded memory into the replaying process.
+func (s *Session) writeMem(mems []trace.Mem) error {
+	for _, m := range mems {
+		if _, err := s.mem.WriteAt(m.Data, m.Addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) applyExec(t *rthread, e *trace.Event) error {
+	if !t.atExec {
+		return s.diverge(e, "expected an exec")
+	}
+	if s.next > 0 {
+		// A new image: the old memory file refers to the old address space.
+		s.mem.Close()
+		var err error
+		if s.mem, err = ptrace.OpenMem(s.pid); err != nil {
+			return err
+		}
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	if err := s.compareRegs(e, "exec", &e.Regs, &regs); err != nil {
+		return err
+	}
+	if _, err := ptrace.HideVDSO(s.mem, regs[trace.RSP]); err != nil {
+		return err
+	}
+	return s.writeMem(e.Mem)
+}
+
+func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
+	for !t.dead {
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if !t.dead {
+			// Stopped on its way out (a signal the kernel reports): let it go.
+			if err := ptrace.Cont(t.real, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("thread exit: %v: %w", st, err)
+			}
+		}
+	}
+	delete(s.threads, e.Tid)
+	return nil
+}
+
+func (s *Session) applyExit(t *rthread, e *trace.Event) error {
+	for !t.dead {
+		if t.resumeSig != 0 {
+			// A fatal signal waits at its delivery stop.
+			sig := t.resumeSig
+			t.resumeSig = 0
+			if err := ptrace.Cont(t.real, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+				return err
+			}
+		}
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if !t.dead && st.Kind == ptrace.StopEvent {
+			ptrace.Cont(t.real, 0)
+		}
+	}
+	s.done = true
+	if int32(s.status) != e.Status {
+		return s.diverge(e, "program ended with status %#x, recorded %#x", uint32(s.status), uint32(e.Status))
+	}
+	return nil
+}
+
+// blob returns the contents of a stored file, keeping the last one because
+// a library is mapped several times in a row.
+func (s *Session) blob(id uint32) ([]byte, error) {
+	if s.blobData != nil && s.blobID == id {
+		return s.blobData, nil
+	}
+	data, err := s.rd.Blob(id)
+	if err != nil {
+		return nil, err
+	}
+	s.blobID, s.blobData = id, data
+	return data, nil
+}

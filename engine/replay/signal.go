@@ -1,0 +1,133 @@
+package replay
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// applySignal replays a signal delivery. A synchronous signal recurs by
+// itself; an asynchronous one is sent again so that it is delivered at the
+// same point, before the thread runs any instruction, with the recorded siginfo.
+func (s *Session) applySignal(t *rthread, e *trace.Event) error {
+	sig := int(e.Signo)
+	sync := e.Flags&trace.FlagSyncSignal != 0
+	if !sync && t.injected != sig {
+		if err := ptrace.Tgkill(s.pid, t.real, sig); err != nil {
+			return err
+		}
+	}
+	t.injected = 0
+	var st ptrace.Status
+	var err error
+	if t.atExec || t.atEntry {
+		return s.diverge(e, "signal %s while the thread is inside a system call", unix.SignalName(unix.Signal(sig)))
+	}
+	if st, err = s.resume(t); err != nil {
+		return err
+	}
+	if st.Kind == ptrace.StopSyscall {
+		// An emulated call that completed while the signal was pending
+		// returns through the exit path first on some kernels.
+		if st, err = s.resume(t); err != nil {
+			return err
+		}
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != sig {
+		return s.diverge(e, "expected signal %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	if err := s.compareRegs(e, "at signal "+unix.SignalName(unix.Signal(sig)), &e.Regs, &regs); err != nil {
+		return err
+	}
+	if !sync && len(e.Siginfo) >= ptrace.SiginfoSize {
+		if err := ptrace.SetSiginfo(t.real, e.Siginfo); err != nil {
+			return err
+		}
+	}
+	t.resumeSig = sig
+	return nil
+}
+
+// applyRdtsc replays a trapped rdtsc/rdtscp with the recorded value.
+func (s *Session) applyRdtsc(t *rthread, e *trace.Event) error {
+	st, err := s.resume(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGSEGV) {
+		return s.diverge(e, "expected rdtsc at %#x, got %s", e.Regs[trace.RIP], describe(st))
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	if err := s.compareRegs(e, "at rdtsc", &e.Regs, &regs); err != nil {
+		return err
+	}
+	e.ApplyRdtsc(&regs)
+	return ptrace.SetRegs(t.real, &regs)
+}
+
+// applyPreempt runs t to the first time it reaches the recorded pc with the
+// recorded registers and stack window: a breakpoint at the pc is checked at
+// each pass.
+func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
+	pc := e.Regs[trace.RIP]
+	var orig [1]byte
+	if _, err := s.mem.ReadAt(orig[:], pc); err != nil {
+		return err
+	}
+	arm := func(on bool) error {
+		b := []byte{orig[0]}
+		if on {
+			b[0] = 0xcc
+		}
+		_, err := s.mem.WriteAt(b, pc)
+		return err
+	}
+	if err := arm(true); err != nil {
+		return err
+	}
+	defer arm(false)
+	for passes := 0; ; passes++ {
+		st, err := s.resume(t)
+		if err != nil {
+			return err
+		}
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc+1 {
+			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes", pc, describe(st), passes)
+		}
+		regs[trace.RIP] = pc
+		if err := ptrace.SetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		if regs == e.Regs && s.mem.StackHash(regs[trace.RSP]) == e.StackHash {
+			return nil
+		}
+		// Not this pass: step over the breakpoint and go on.
+		if err := arm(false); err != nil {
+			return err
+		}
+		if err := ptrace.SysemuStep(t.real, 0); err != nil {
+			return err
+		}
+		if st, err = s.waitFor(t); err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+			return s.diverge(e, "stepping over %#x: got %s", pc, describe(st))
+		}
+		if err := arm(true); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,383 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Kernel-internal restart codes a tracer sees at syscall exit when a signal
+// interrupted the call.
+const (
+	errRestartSys     = 512
+	errRestartNoIntr  = 513
+	errRestartNoHand  = 514
+	errRestartBlock   = 516
+	sysRestartSyscall = 219
+	mapFixedNoReplace = 0x100000
+	mremapMayMove     = 1
+	mremapFixed       = 2
+	cloneChildSetTid  = 0x1000000
+)
+
+func callOf(regs *trace.Regs) syscalls.Call {
+	return syscalls.Call{
+		Nr:   int(int64(regs[trace.OrigRAX])),
+		Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]},
+	}
+}
+
+func isErr(ret uint64) bool { return int64(ret) < 0 && int64(ret) >= -4095 }
+
+// toEntry runs t to the entry of its next system call and checks it is the
+// recorded one.
+func (s *Session) toEntry(t *rthread, e *trace.Event) error {
+	st, err := s.resume(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSyscall {
+		return s.diverge(e, "expected system call %s, got %s", syscalls.Name(int(e.Syscall)), describe(st))
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	return s.compareRegs(e, "at "+syscalls.Name(int(e.Syscall)), &e.Regs, &regs)
+}
+
+// applySyscall replays a complete system call or the entry of a split one.
+func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
+	if err := s.toEntry(t, e); err != nil {
+		return err
+	}
+	if e.Flags&trace.FlagUnsupported != 0 {
+		return fmt.Errorf("system call %d (%s) is not supported by rewind yet; the recording warned about it",
+			e.Syscall, syscalls.Name(int(e.Syscall)))
+	}
+	c := callOf(&e.Regs)
+	policy := syscalls.Emulate
+	if spec, ok := syscalls.Lookup(c.Nr); ok {
+		policy = spec.PolicyFor(&c)
+	}
+	split := e.Kind == trace.KindSyscallEntry
+	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 {
+		// It failed when recorded: the failure is all there is to replay.
+		policy = syscalls.Emulate
+	}
+	if policy != syscalls.Reexec {
+		if split {
+			t.atEntry = true
+			return nil
+		}
+		return s.finishEmulated(t, e, &e.Regs)
+	}
+	return s.reexec(t, e, c)
+}
+
+// applySyscallExit replays the exit of a split system call.
+func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
+	switch {
+	case t.atExec:
+		// The exit of an execve (or of the initial exec).
+		t.atExec = false
+		if err := ptrace.Syscall(t.real, 0); err != nil {
+			return err
+		}
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSyscall {
+			return s.diverge(e, "expected the end of execve, got %s", describe(st))
+		}
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		return s.compareRegs(e, "after execve", &e.ExitRegs, &regs)
+	case t.atEntry:
+		t.atEntry = false
+		var entry trace.Regs
+		if err := ptrace.GetRegs(t.real, &entry); err != nil {
+			return err
+		}
+		return s.finishEmulated(t, e, &entry)
+	}
+	return s.diverge(e, "exit of %s without its entry", syscalls.Name(int(e.Syscall)))
+}
+
+// finishEmulated completes an emulated call: t is at its entry, skipped by
+// the kernel; the recorded outputs and result registers are put in place.
+func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) error {
+	c := callOf(entry)
+	c.Ret = int64(e.ExitRegs[trace.RAX])
+	if err := s.checkWrite(e, &c); err != nil {
+		return err
+	}
+	if err := s.writeMem(e.Mem); err != nil {
+		return err
+	}
+	regs := e.ExitRegs
+	s.restartIfNoSignal(t, &regs)
+	return ptrace.SetRegs(t.real, &regs)
+}
+
+// restartIfNoSignal handles a call interrupted for the recorder's own
+// purposes: the kernel restarted it because no handler ran. An emulated call
+// sees no pending signal, so replay does the restart itself, unless the
+// thread's next event is the signal whose delivery decides.
+func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs) {
+	ret := -int64(regs[trace.RAX])
+	switch ret {
+	case errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartBlock:
+	default:
+		return
+	}
+	if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindSignal && next.Flags&trace.FlagSyncSignal == 0 {
+		return
+	}
+	regs[trace.RIP] -= 2
+	if ret == errRestartBlock {
+		regs[trace.RAX] = sysRestartSyscall
+	} else {
+		regs[trace.RAX] = regs[trace.OrigRAX]
+	}
+}
+
+// checkWrite re-emits what the program writes to its standard output and
+// error, read from the replaying process, and checks any write's bytes
+// against the recording.
+func (s *Session) checkWrite(e *trace.Event, c *syscalls.Call) error {
+	if e.Hash == 0 || c.Ret <= 0 {
+		return nil
+	}
+	var data []byte
+	n := int(min(c.Ret, 1<<20))
+	switch c.Nr {
+	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
+		data = gatherIovecs(s.mem, c.Args[1], int(c.Args[2]), n)
+	default:
+		data = make([]byte, n)
+		got, _ := s.mem.ReadAt(data, c.Args[1])
+		data = data[:got]
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	if h.Sum64()|1 != e.Hash {
+		return s.diverge(e, "%s wrote different bytes than recorded", syscalls.Name(c.Nr))
+	}
+	if e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 && !bytes.Equal(data, e.Data) {
+		return s.diverge(e, "output bytes differ from the recording")
+	}
+	w := s.opts.Stdout
+	if e.Flags&trace.FlagStderr != 0 {
+		w = s.opts.Stderr
+	}
+	if w != nil && e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("re-emit output: %w", err)
+		}
+	}
+	return nil
+}
+
+// gatherIovecs reads up to n bytes from an iovec array.
+func gatherIovecs(m *ptrace.Mem, iov uint64, cnt, n int) []byte {
+	out := make([]byte, 0, n)
+	var vec [16]byte
+	for i := 0; i < cnt && len(out) < n; i++ {
+		if _, err := m.ReadAt(vec[:], iov+uint64(16*i)); err != nil {
+			break
+		}
+		base := binary.LittleEndian.Uint64(vec[:8])
+		l := int(min(binary.LittleEndian.Uint64(vec[8:]), uint64(n-len(out))))
+		buf := make([]byte, l)
+		got, _ := m.ReadAt(buf, base)
+		out = append(out, buf[:got]...)
+	}
+	return out
+}
+
+// reexec executes t's current system call again in the kernel. t is at the
+// (skipped) entry; it is moved back onto the syscall instruction and run
+// with PTRACE_SYSCALL, with the arguments adjusted so that the kernel's
+// answer is the recorded one (mappings at the recorded addresses, file
+// mappings made anonymous and filled from the trace).
+func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
+	regs := e.Regs
+	var fill *trace.MapFile
+	switch c.Nr {
+	case unix.SYS_MMAP:
+		want := e.ExitRegs[trace.RAX]
+		flags := c.Args[3]
+		if flags&unix.MAP_FIXED == 0 {
+			flags |= mapFixedNoReplace
+			regs[trace.RDI] = want
+		}
+		if flags&unix.MAP_ANONYMOUS == 0 {
+			// The file may be gone or changed: map memory and fill it.
+			flags = flags&^(unix.MAP_SHARED|unix.MAP_SHARED_VALIDATE) | unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
+			regs[trace.R8] = ^uint64(0)
+			regs[trace.R9] = 0
+			fill = e.Map
+		}
+		regs[trace.R10] = flags
+	case unix.SYS_MREMAP:
+		if want := e.ExitRegs[trace.RAX]; c.Args[3]&mremapMayMove != 0 && want != c.Args[0] {
+			regs[trace.R10] = c.Args[3] | mremapFixed
+			regs[trace.R8] = want
+		}
+	case unix.SYS_RT_SIGSUSPEND:
+		// It waits for a signal with a temporary mask: send the signal the
+		// recording delivered next, so it returns as it did.
+		if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindSignal {
+			if err := ptrace.Tgkill(s.pid, t.real, int(next.Signo)); err != nil {
+				return err
+			}
+			t.injected = int(next.Signo)
+		}
+	}
+	regs[trace.RIP] -= 2
+	regs[trace.RAX] = regs[trace.OrigRAX]
+	if err := ptrace.SetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
+	// exit of the skipped call (at the rewound rip), then the real entry.
+	for {
+		if err := ptrace.Syscall(t.real, 0); err != nil {
+			return err
+		}
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSyscall {
+			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+		}
+		var now trace.Regs
+		if err := ptrace.GetRegs(t.real, &now); err != nil {
+			return err
+		}
+		if now[trace.RIP] != regs[trace.RIP] {
+			break
+		}
+	}
+	if err := ptrace.Syscall(t.real, 0); err != nil {
+		return err
+	}
+	if e.Flags&trace.FlagNoReturn != 0 {
+		return nil // exit, exit_group: the thread is going away
+	}
+	var newTid int
+	for {
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		switch {
+		case st.Kind == ptrace.StopSyscall:
+		case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_CLONE:
+			msg, err := ptrace.EventMsg(t.real)
+			if err != nil {
+				return err
+			}
+			newTid = int(msg)
+			if err := ptrace.Syscall(t.real, 0); err != nil {
+				return err
+			}
+			continue
+		case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_EXEC:
+			t.atExec = true
+			return nil
+		default:
+			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+		}
+		break
+	}
+	var got trace.Regs
+	if err := ptrace.GetRegs(t.real, &got); err != nil {
+		return err
+	}
+	if newTid != 0 {
+		if err := s.adoptThread(e, c, newTid); err != nil {
+			return err
+		}
+	} else if addressResult(c.Nr) && got[trace.RAX] != e.ExitRegs[trace.RAX] && e.Kind == trace.KindSyscall {
+		return s.diverge(e, "%s returned %#x, recorded %#x", syscalls.Name(c.Nr), got[trace.RAX], e.ExitRegs[trace.RAX])
+	}
+	if fill != nil {
+		if err := s.fillMapping(e, fill); err != nil {
+			return err
+		}
+	}
+	if err := s.writeMem(e.Mem); err != nil {
+		return err
+	}
+	if e.Kind == trace.KindSyscallEntry {
+		// The exit event will set the recorded registers.
+		t.atEntry = true
+		return nil
+	}
+	exit := e.ExitRegs
+	s.restartIfNoSignal(t, &exit)
+	return ptrace.SetRegs(t.real, &exit)
+}
+
+// addressResult tells the re-executed calls whose result must be what was
+// recorded (an address, or success): others return ids (set_tid_address
+// returns the tid) that differ in replay and are replaced by the recorded ones.
+func addressResult(nr int) bool {
+	switch nr {
+	case unix.SYS_MMAP, unix.SYS_MREMAP, unix.SYS_BRK, unix.SYS_MUNMAP, unix.SYS_MPROTECT:
+		return true
+	}
+	return false
+}
+
+// adoptThread registers the thread a re-executed clone created under its
+// recorded tid, and gives it the recorded tid where the kernel wrote the new one.
+func (s *Session) adoptThread(e *trace.Event, c syscalls.Call, real int) error {
+	rec := int32(e.ExitRegs[trace.RAX])
+	nt := &rthread{rec: rec, real: real}
+	s.threads[rec] = nt
+	st, err := s.waitFor(nt)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopEvent {
+		return s.diverge(e, "new thread %d: expected its first stop, got %s", rec, describe(st))
+	}
+	if c.Args[0]&cloneChildSetTid != 0 && c.Args[3] != 0 {
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(rec))
+		if _, err := s.mem.WriteAt(b[:], c.Args[3]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillMapping writes the recorded file contents into a replayed mapping.
+func (s *Session) fillMapping(e *trace.Event, m *trace.MapFile) error {
+	data, err := s.blob(m.Blob)
+	if err != nil {
+		return err
+	}
+	if m.Offset >= uint64(len(data)) {
+		return nil
+	}
+	end := min(m.Offset+m.Length, uint64(len(data)))
+	if _, err := s.mem.WriteAt(data[m.Offset:end], e.ExitRegs[trace.RAX]); err != nil {
+		return fmt.Errorf("fill mapping: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package syscalls
+
+import (
+	"fmt"
+	"strconv"
+)
+
+var (
+	byNr     [len(names)]*Spec
+	byName   = map[string]*Spec{}
+	numberOf = map[string]int{}
+)
+
+func init() {
+	for nr, n := range names {
+		if n != "" {
+			numberOf[n] = nr
+		}
+	}
+	for i := range table {
+		s := &table[i]
+		nr, ok := numberOf[s.Name]
+		if !ok || byNr[nr] != nil {
+			panic(fmt.Sprintf("syscalls: table entry %q is unknown or repeated", s.Name))
+		}
+		s.Nr = nr
+		byNr[nr] = s
+		byName[s.Name] = s
+	}
+}
+
+// Lookup returns the full description of system call nr. Calls that only
+// have a name report false, so the recorder can flag them as unsupported
+// rather than guess at the memory they write.
+func Lookup(nr int) (*Spec, bool) {
+	if nr < 0 || nr >= len(byNr) || byNr[nr] == nil {
+		return nil, false
+	}
+	return byNr[nr], true
+}
+
+// ByName is Lookup by Linux name ("openat"), for command-line filters.
+func ByName(name string) (*Spec, bool) {
+	s, ok := byName[name]
+	return s, ok
+}
+
+// Number returns the x86-64 number of any named call, described or not.
+func Number(name string) (int, bool) {
+	nr, ok := numberOf[name]
+	return nr, ok
+}
+
+// Name returns the Linux name of any x86-64 system call number, or
+// "syscall_N" for numbers no kernel assigns, so displays never go blank.
+func Name(nr int) string {
+	if nr >= 0 && nr < len(names) && names[nr] != "" {
+		return names[nr]
+	}
+	return "syscall_" + strconv.Itoa(nr)
+}
+
+// Count returns how many calls have a full description.
+func Count() int { return len(table) }
+
+// PolicyFor refines s.Policy with the arguments: a clone that creates a
+// thread must really happen in replay, while a clone that creates a process
+// (fork-like, or posix_spawn's CLONE_VM|CLONE_VFORK) is emulated because the
+// child runs unrecorded.
+func (s *Spec) PolicyFor(c *Call) Policy {
+	if s.Name == "clone" {
+		if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
+			return Reexec
+		}
+		return Emulate
+	}
+	return s.Policy
+}
+
+// MayBlock reports whether the call may wait for another thread or the
+// outside world. Calls with a timeout pointer (select, ppoll, pselect6,
+// epoll_pwait2, rt_sigtimedwait) count as blocking because the timeout's
+// value is in memory; MayBlockMem reads it.
+func MayBlock(c *Call) bool {
+	s, ok := Lookup(c.Nr)
+	if !ok || s.Blocks == nil {
+		return false
+	}
+	return s.Blocks(c)
+}
+
+// timeoutArg gives the argument holding a timeout pointer (timeval for
+// select, timespec otherwise) whose all-zero value makes the call a poll.
+var timeoutArg = map[string]int{"select": 4, "pselect6": 4, "ppoll": 2, "epoll_pwait2": 3, "rt_sigtimedwait": 2}
+
+// MayBlockMem is MayBlock refined with the tracee's memory at entry: a
+// non-NULL zero timeout means the call only polls. When the timeout cannot
+// be read it answers like MayBlock, the safe side.
+func MayBlockMem(c *Call, m Memory) bool {
+	if !MayBlock(c) {
+		return false
+	}
+	i, ok := timeoutArg[Name(c.Nr)]
+	if !ok || c.Args[i] == 0 || m == nil {
+		return true
+	}
+	b, err := readFull(m, c.Args[i], 16)
+	if err != nil {
+		return true
+	}
+	return le64(b) != 0 || le64(b[8:]) != 0
+}
+
+// OutputRanges lists the memory the call wrote, which the recorder saves
+// and the replayer injects. Unknown calls and calls without outputs give none.
+func OutputRanges(c *Call, m Memory) ([]Range, error) {
+	s, ok := Lookup(c.Nr)
+	if !ok || s.Outputs == nil {
+		return nil, nil
+	}
+	return s.Outputs(c, m)
+}
+
+// InputRanges lists memory worth capturing at entry (paths, addresses, the
+// first bytes written). Unknown calls give none.
+func InputRanges(c *Call, m Memory) ([]Range, error) {
+	s, ok := Lookup(c.Nr)
+	if !ok || s.Inputs == nil {
+		return nil, nil
+	}
+	return s.Inputs(c, m)
+}

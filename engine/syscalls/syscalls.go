@@ -1,0 +1,90 @@
+// Package syscalls is the x86-64 Linux system call table of Rewind: names,
+// argument decoding, the memory each call writes (what the recorder saves and
+// the replayer injects), the memory worth capturing from its inputs, and the
+// replay policy (emulate or re-execute).
+package syscalls
+
+// Policy says how replay treats a system call.
+type Policy uint8
+
+const (
+	// Emulate: replay skips the kernel call and injects the recorded result
+	// registers and output memory.
+	Emulate Policy = iota
+	// Reexec: replay lets the kernel execute it again because it shapes the
+	// address space, the threads or the signal state (mmap, clone, rt_sigaction…).
+	Reexec
+	// Refuse: the call answers ENOSYS in recording and replay, so libraries
+	// fall back to something recordable (io_uring, rseq, clone3).
+	Refuse
+)
+
+// ArgType says how to decode an argument for display.
+type ArgType uint8
+
+// Argument types.
+const (
+	Int       ArgType = iota // signed decimal
+	Uint                     // unsigned decimal
+	Hex                      // hexadecimal
+	Ptr                      // pointer (hex, NULL for 0)
+	Fd                       // file descriptor (AT_FDCWD for dirfd -100)
+	Path                     // NUL-terminated string
+	Buf                      // buffer whose length is the next argument (shown as a quoted prefix)
+	OpenFlags                // O_RDONLY|O_CLOEXEC…
+	Mode                     // octal
+	Prot                     // PROT_READ|…
+	MapFlags                 // MAP_PRIVATE|…
+	Signal                   // SIGSEGV…
+	FutexOp                  // FUTEX_WAIT_PRIVATE…
+	Sockaddr                 // struct sockaddr, length is the next argument
+	ClockID                  // CLOCK_MONOTONIC…
+	AtFlags                  // AT_SYMLINK_NOFOLLOW|…
+)
+
+// Arg names and types one argument.
+type Arg struct {
+	Name string
+	Type ArgType
+}
+
+// Range is a span of tracee memory. CString ranges are NUL-terminated strings
+// of at most Len bytes (the NUL excluded).
+type Range struct {
+	Addr    uint64
+	Len     int
+	CString bool
+}
+
+// Memory reads the tracee's memory (live during recording, or rebuilt from
+// the recorded inputs and outputs when listing events).
+type Memory interface {
+	ReadAt(p []byte, addr uint64) (int, error)
+}
+
+// Call is one system call: number, the six argument registers (rdi, rsi,
+// rdx, r10, r8, r9) and, after it returned, the raw return value (negative
+// errno on failure).
+type Call struct {
+	Nr   int
+	Args [6]uint64
+	Ret  int64
+}
+
+// Spec describes one system call.
+type Spec struct {
+	Nr     int
+	Name   string
+	Args   []Arg
+	Policy Policy
+	// Blocks reports whether the call may wait in the kernel for another
+	// thread or the outside world (futex wait, read on a pipe, nanosleep…),
+	// so the recorder lets other threads run meanwhile. Nil means never.
+	Blocks func(c *Call) bool
+	// Outputs lists the memory the call wrote, given its arguments and
+	// result; it may read the tracee's memory (iovecs, msghdr). Nil: none.
+	Outputs func(c *Call, m Memory) ([]Range, error)
+	// Inputs lists memory worth capturing at entry (paths, socket
+	// addresses, the first bytes written). Nil: none.
+	Inputs func(c *Call, m Memory) ([]Range, error)
+}

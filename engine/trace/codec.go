@@ -1,0 +1,445 @@
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Presence bits of an encoded event, in encoding order. The fields a
+// KindSyscall event nearly always has come first, so that its presence mask
+// fits in one byte.
+const (
+	pTime = 1 << iota
+	pTid
+	pRegs
+	pExitRegs
+	pSyscall
+	pFlags
+	pMem
+	pIn
+	pMap
+	pData
+	pHash
+	pSigno
+	pSiginfo
+	pValue
+	pAux
+	pStackHash
+	pStatus
+	pNewTid
+
+	pAll = 1<<iota - 1
+)
+
+// regOrder maps a bit of a register mask to a Regs index: the registers that
+// change most often between two events of a thread get the low bits.
+var regOrder = [len(Regs{})]uint8{
+	RAX, RIP, RCX, R11, OrigRAX, RDX, RSI, RDI, R10, R8, R9, RSP, RBP, RBX,
+	R12, R13, R14, R15, EFLAGS, FSBase, GSBase, CS, SS, DS, ES, FS, GS,
+}
+
+// codec is the delta state shared by consecutive events. The encoder and the
+// decoder keep identical copies of it.
+type codec struct {
+	time  int64
+	tid   int32
+	value uint64
+	regs  map[int32]*Regs
+}
+
+func newCodec() *codec { return &codec{regs: make(map[int32]*Regs)} }
+
+// base returns the thread's current delta base (zero for a new thread).
+func (c *codec) base(tid int32) *Regs {
+	if r := c.regs[tid]; r != nil {
+		return r
+	}
+	return &Regs{}
+}
+
+// update records the state after event e.
+func (c *codec) update(e *Event, hasRegs bool) {
+	c.time = e.Time
+	c.tid = e.Tid
+	if e.Value != 0 {
+		c.value = e.Value
+	}
+	switch {
+	case e.Kind == KindThreadExit:
+		delete(c.regs, e.Tid)
+	case hasRegs:
+		r := c.regs[e.Tid]
+		if r == nil {
+			r = new(Regs)
+			c.regs[e.Tid] = r
+		}
+		*r = e.Regs
+	}
+}
+
+// appendEvent appends the encoding of e to b and advances the state.
+func (c *codec) appendEvent(b []byte, e *Event) []byte {
+	var p uint64
+	if e.Time != c.time {
+		p |= pTime
+	}
+	hasRegs := e.Regs != Regs{}
+	if hasRegs {
+		p |= pRegs
+	}
+	if e.ExitRegs != (Regs{}) {
+		p |= pExitRegs
+	}
+	if e.Syscall != 0 {
+		p |= pSyscall
+	}
+	if e.Tid != c.tid {
+		p |= pTid
+	}
+	if e.Flags != 0 {
+		p |= pFlags
+	}
+	if len(e.Mem) > 0 {
+		p |= pMem
+	}
+	if len(e.In) > 0 {
+		p |= pIn
+	}
+	if e.Map != nil {
+		p |= pMap
+	}
+	if len(e.Data) > 0 {
+		p |= pData
+	}
+	if e.Hash != 0 {
+		p |= pHash
+	}
+	if e.Signo != 0 {
+		p |= pSigno
+	}
+	if len(e.Siginfo) > 0 {
+		p |= pSiginfo
+	}
+	if e.Value != 0 {
+		p |= pValue
+	}
+	if e.Aux != 0 {
+		p |= pAux
+	}
+	if e.StackHash != 0 {
+		p |= pStackHash
+	}
+	if e.Status != 0 {
+		p |= pStatus
+	}
+	if e.NewTid != 0 {
+		p |= pNewTid
+	}
+
+	b = append(b, byte(e.Kind))
+	b = binary.AppendUvarint(b, p)
+	if p&pTime != 0 {
+		b = binary.AppendVarint(b, e.Time-c.time)
+	}
+	if p&pTid != 0 {
+		b = binary.AppendVarint(b, int64(e.Tid))
+	}
+	base := c.base(e.Tid)
+	if p&pRegs != 0 {
+		b = appendRegs(b, &e.Regs, base)
+		base = &e.Regs
+	}
+	if p&pExitRegs != 0 {
+		b = appendRegs(b, &e.ExitRegs, base)
+	}
+	if p&pSyscall != 0 {
+		b = binary.AppendVarint(b, int64(e.Syscall))
+	}
+	if p&pFlags != 0 {
+		b = binary.AppendUvarint(b, uint64(e.Flags))
+	}
+	if p&pMem != 0 {
+		b = appendMems(b, e.Mem)
+	}
+	if p&pIn != 0 {
+		b = appendMems(b, e.In)
+	}
+	if p&pMap != 0 {
+		b = binary.AppendUvarint(b, uint64(e.Map.Blob))
+		b = binary.AppendUvarint(b, e.Map.Offset)
+		b = binary.AppendUvarint(b, e.Map.Length)
+	}
+	if p&pData != 0 {
+		b = appendBytes(b, e.Data)
+	}
+	if p&pHash != 0 {
+		b = binary.LittleEndian.AppendUint64(b, e.Hash)
+	}
+	if p&pSigno != 0 {
+		b = binary.AppendVarint(b, int64(e.Signo))
+	}
+	if p&pSiginfo != 0 {
+		b = appendBytes(b, e.Siginfo)
+	}
+	if p&pValue != 0 {
+		b = binary.AppendVarint(b, int64(e.Value-c.value))
+	}
+	if p&pAux != 0 {
+		b = binary.AppendUvarint(b, e.Aux)
+	}
+	if p&pStackHash != 0 {
+		b = binary.LittleEndian.AppendUint64(b, e.StackHash)
+	}
+	if p&pStatus != 0 {
+		b = binary.AppendVarint(b, int64(e.Status))
+	}
+	if p&pNewTid != 0 {
+		b = binary.AppendVarint(b, int64(e.NewTid))
+	}
+	c.update(e, hasRegs)
+	return b
+}
+
+func appendRegs(b []byte, r, base *Regs) []byte {
+	var mask uint64
+	for i, ri := range regOrder {
+		if r[ri] != base[ri] {
+			mask |= 1 << i
+		}
+	}
+	b = binary.AppendUvarint(b, mask)
+	for i, ri := range regOrder {
+		if mask&(1<<i) != 0 {
+			b = binary.AppendVarint(b, int64(r[ri]-base[ri]))
+		}
+	}
+	return b
+}
+
+func appendMems(b []byte, ms []Mem) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ms)))
+	for _, m := range ms {
+		b = binary.AppendUvarint(b, m.Addr)
+		b = appendBytes(b, m.Data)
+	}
+	return b
+}
+
+func appendBytes(b, data []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(data)))
+	return append(b, data...)
+}
+
+// errShort is the decoding error for a payload that ends inside an event.
+var errShort = errors.New("event data ends early")
+
+// dec reads encoded events from one frame payload. The first error sticks.
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(errShort, n)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(errShort, n)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) fail(err error, n int) {
+	if n < 0 {
+		err = errors.New("varint overflows 64 bits")
+	}
+	d.err = err
+}
+
+func (d *dec) u64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 8 {
+		d.err = errShort
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *dec) u8() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 1 {
+		d.err = errShort
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *dec) int32(v int64, what string) int32 {
+	if d.err == nil && int64(int32(v)) != v {
+		d.err = fmt.Errorf("%s %d out of range", what, v)
+	}
+	return int32(v)
+}
+
+// bytes returns a copy of the next length-prefixed byte string (nil if empty).
+func (d *dec) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errShort
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]byte, n)
+	copy(out, d.b)
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *dec) mems() []Mem {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	// Each entry takes at least two bytes: bound the allocation by the data.
+	if n == 0 || n > uint64(len(d.b))/2 {
+		d.err = fmt.Errorf("bad memory range count %d", n)
+		return nil
+	}
+	ms := make([]Mem, n)
+	for i := range ms {
+		ms[i].Addr = d.uvarint()
+		ms[i].Data = d.bytes()
+	}
+	return ms
+}
+
+func (d *dec) regs(r, base *Regs) {
+	mask := d.uvarint()
+	if d.err == nil && mask>>len(regOrder) != 0 {
+		d.err = fmt.Errorf("bad register mask %#x", mask)
+	}
+	*r = *base
+	if d.err != nil {
+		return
+	}
+	for i, ri := range regOrder {
+		if mask&(1<<i) != 0 {
+			r[ri] = base[ri] + uint64(d.varint())
+		}
+	}
+}
+
+// decodeEvent decodes the next event of d and advances the state. On error
+// (d.err set) it returns nil and the state is no longer usable.
+func (c *codec) decodeEvent(d *dec) *Event {
+	e := &Event{Kind: Kind(d.u8())}
+	p := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if p&^pAll != 0 {
+		d.err = fmt.Errorf("unknown field bits %#x", p&^pAll)
+		return nil
+	}
+	e.Time = c.time
+	if p&pTime != 0 {
+		e.Time += d.varint()
+	}
+	e.Tid = c.tid
+	if p&pTid != 0 {
+		e.Tid = d.int32(d.varint(), "tid")
+	}
+	base := c.base(e.Tid)
+	if p&pRegs != 0 {
+		d.regs(&e.Regs, base)
+		base = &e.Regs
+	}
+	if p&pExitRegs != 0 {
+		d.regs(&e.ExitRegs, base)
+	}
+	if p&pSyscall != 0 {
+		e.Syscall = d.int32(d.varint(), "syscall")
+	}
+	if p&pFlags != 0 {
+		v := d.uvarint()
+		if d.err == nil && v > 1<<32-1 {
+			d.err = fmt.Errorf("flags %#x out of range", v)
+		}
+		e.Flags = uint32(v)
+	}
+	if p&pMem != 0 {
+		e.Mem = d.mems()
+	}
+	if p&pIn != 0 {
+		e.In = d.mems()
+	}
+	if p&pMap != 0 {
+		blob := d.uvarint()
+		if d.err == nil && blob > 1<<32-1 {
+			d.err = fmt.Errorf("blob id %d out of range", blob)
+		}
+		e.Map = &MapFile{Blob: uint32(blob), Offset: d.uvarint(), Length: d.uvarint()}
+	}
+	if p&pData != 0 {
+		e.Data = d.bytes()
+	}
+	if p&pHash != 0 {
+		e.Hash = d.u64()
+	}
+	if p&pSigno != 0 {
+		e.Signo = d.int32(d.varint(), "signal")
+	}
+	if p&pSiginfo != 0 {
+		e.Siginfo = d.bytes()
+	}
+	if p&pValue != 0 {
+		e.Value = c.value + uint64(d.varint())
+	}
+	if p&pAux != 0 {
+		e.Aux = d.uvarint()
+	}
+	if p&pStackHash != 0 {
+		e.StackHash = d.u64()
+	}
+	if p&pStatus != 0 {
+		e.Status = d.int32(d.varint(), "status")
+	}
+	if p&pNewTid != 0 {
+		e.NewTid = d.int32(d.varint(), "new tid")
+	}
+	if d.err != nil {
+		return nil
+	}
+	c.update(e, p&pRegs != 0)
+	return e
+}

@@ -1,0 +1,154 @@
+// Package trace defines the Rewind trace file: a versioned header followed by
+// zstd-compressed frames of events and file blobs. The recorder writes it, the
+// replayer and every inspection command read it.
+package trace
+
+// Kind says what an event is. The numeric values are part of the file format.
+type Kind uint8
+
+// Event kinds. Each event belongs to one thread (Tid) and carries the
+// registers of that thread at the point where it happened, so that replay can
+// check it is at the same place (divergence detection).
+const (
+	// KindExec: a program image starts (the first exec, or an execve in the
+	// recorded process). Regs are those at the exec stop; Mem holds the
+	// AT_RANDOM bytes and the rewritten auxv entries as they must be written back.
+	KindExec Kind = 1
+	// KindSyscall: a complete system call. Regs at entry, ExitRegs at exit,
+	// Mem the memory the kernel wrote.
+	KindSyscall Kind = 2
+	// KindSyscallEntry: a system call that was left blocking in the kernel
+	// while other threads ran; its KindSyscallExit comes later in the log.
+	KindSyscallEntry Kind = 3
+	// KindSyscallExit: the end of a blocking system call, logged when the
+	// thread was next scheduled. ExitRegs and Mem as for KindSyscall.
+	KindSyscallExit Kind = 4
+	// KindSignal: a signal delivered to the thread. Synchronous signals (a
+	// fault at Regs.Rip) recur by themselves in replay; asynchronous ones are
+	// injected at the same point: right after the previous event of the thread.
+	KindSignal Kind = 5
+	// KindRdtsc: an rdtsc or rdtscp instruction trapped and emulated; Value
+	// is the counter, Aux the rdtscp TSC_AUX.
+	KindRdtsc Kind = 6
+	// KindPreempt: the thread was stopped in user code (a spin, or a long run
+	// while others waited). Replay stops it at the first time it reaches
+	// Regs.Rip with identical registers and StackHash.
+	KindPreempt Kind = 7
+	// KindThreadExit: the thread ended (its exit or the process's).
+	KindThreadExit Kind = 8
+	// KindExit: the process ended with Status (a wait status).
+	KindExit Kind = 9
+)
+
+// Event flags.
+const (
+	// FlagApprox marks a preemption that was not a proven spin: the match in
+	// replay is by fingerprint only.
+	FlagApprox uint32 = 1 << iota
+	// FlagSyncSignal marks a signal caused by the instruction at Regs.Rip.
+	FlagSyncSignal
+	// FlagUnsupported marks a system call the table does not know; replay
+	// stops there with a clear message.
+	FlagUnsupported
+	// FlagRdtscp marks an rdtscp (as opposed to rdtsc).
+	FlagRdtscp
+	// FlagStdout and FlagStderr mark writes to the program's standard output
+	// or error; Data holds the bytes written.
+	FlagStdout
+	FlagStderr
+	// FlagNoReturn marks a system call that never returned to this thread
+	// (exit, a successful execve, exit_group): ExitRegs are meaningless.
+	FlagNoReturn
+)
+
+// Regs is the x86-64 user_regs_struct in kernel order (27 words).
+type Regs [27]uint64
+
+// Register indexes into Regs, in struct user_regs_struct order.
+const (
+	R15 = iota
+	R14
+	R13
+	R12
+	RBP
+	RBX
+	R11
+	R10
+	R9
+	R8
+	RAX
+	RCX
+	RDX
+	RSI
+	RDI
+	OrigRAX
+	RIP
+	CS
+	EFLAGS
+	RSP
+	SS
+	FSBase
+	GSBase
+	DS
+	ES
+	FS
+	GS
+)
+
+// RegNames are the lower-case register names, indexed like Regs.
+var RegNames = [27]string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
+	"fs_base", "gs_base", "ds", "es", "fs", "gs"}
+
+// Mem is a range of memory and its contents.
+type Mem struct {
+	Addr uint64
+	Data []byte
+}
+
+// MapFile says that a successful mmap of a file must be filled, in replay,
+// with bytes of a blob stored in the trace: Length bytes of blob Blob from
+// Offset (fewer if the file was shorter).
+type MapFile struct {
+	Blob   uint32
+	Offset uint64
+	Length uint64
+}
+
+// Event is one entry of the recording. Fields not meaningful for a Kind are
+// zero and not stored.
+type Event struct {
+	Kind  Kind
+	Flags uint32
+	Tid   int32
+	// Time is nanoseconds since the recording started.
+	Time int64
+	// Regs are the thread's registers at the event (syscall entry, signal
+	// stop, trap, preemption point, exec stop).
+	Regs Regs
+	// ExitRegs are the registers at system call exit.
+	ExitRegs Regs
+	// Syscall is the system call number (KindSyscall, Entry, Exit).
+	Syscall int32
+	// Mem is memory written by the kernel (syscall outputs, AT_RANDOM).
+	Mem []Mem
+	// In is memory the call read, captured for display and checks: path
+	// strings, socket addresses, the first bytes of a write.
+	In []Mem
+	// Map is set for an mmap of a file.
+	Map *MapFile
+	// Data holds the bytes a write to stdout/stderr wrote; Hash a 64-bit
+	// hash of the bytes any write-like call wrote (0 if none).
+	Data []byte
+	Hash uint64
+	// Signal number and the 128-byte siginfo (KindSignal).
+	Signo   int32
+	Siginfo []byte
+	// Value and Aux: rdtsc results; StackHash: preemption fingerprint;
+	// Status: exit wait status; NewTid: the thread a clone created.
+	Value     uint64
+	Aux       uint64
+	StackHash uint64
+	Status    int32
+	NewTid    int32
+}

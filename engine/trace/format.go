@@ -1,0 +1,265 @@
+// # Trace file format, version 1
+//
+// All integers in fixed-size fields are little-endian. A trace file is:
+//
+//	magic    8 bytes  "RWNDTRC\x00"
+//	version  uint32   format version (CurrentVersion)
+//	frames   ...      until the end of the file
+//
+// Each frame is:
+//
+//	type     1 byte   FrameHeader, FrameEvents, FrameBlob or FrameFooter
+//	clen     uint32   length of the compressed payload
+//	ulen     uint32   length of the payload once decompressed
+//	crc      uint32   CRC-32C (Castagnoli) of the compressed payload
+//	payload  clen bytes, one or more zstd frames
+//
+// The first frame is always the header frame, the footer frame (when present)
+// is always the last one. Frames are appended in order and never rewritten, so
+// that a file cut anywhere (a crash, a full disk, a recording still under way)
+// is readable up to its last complete frame.
+//
+// Frame payloads, once decompressed:
+//
+//   - FrameHeader (1): the JSON encoding of Header.
+//   - FrameEvents (2): a batch of encoded events, back to back (see below).
+//   - FrameBlob (3): a uint32 blob id followed by the raw bytes of the blob
+//     (typically the contents of a file the program mapped). Blob ids are
+//     0, 1, 2, … in the order of the blob frames in the file; a blob frame
+//     always comes before the events that refer to it.
+//   - FrameFooter (4): the JSON encoding of Footer, written by Writer.Close.
+//
+// # Event encoding
+//
+// "uvarint" and "varint" are the encodings of encoding/binary (varint is
+// zig-zag encoded). An event is:
+//
+//	kind      1 byte   Event.Kind
+//	presence  uvarint  a bitmask of the fields that follow
+//	fields    the fields whose presence bit is set, in the order of the bits
+//
+// Absent fields are zero: a field is present when it is non-zero (non-empty for
+// slices, non-nil for Map), except Time and Tid, present when they differ from
+// the previous event's. The fields are:
+//
+//	bit  field      encoding
+//	0    Time       varint: Time minus the previous event's Time (any thread)
+//	1    Tid        varint; present when it differs from the previous event's
+//	2    Regs       regs: delta against the thread's previous Regs
+//	3    ExitRegs   regs: delta against this event's Regs, or against the
+//	                thread's previous Regs if this event has no Regs
+//	4    Syscall    varint
+//	5    Flags      uvarint
+//	6    Mem        mems: uvarint count, then count × (uvarint Addr,
+//	                uvarint length, bytes)
+//	7    In         mems
+//	8    Map        3 × uvarint: Blob, Offset, Length
+//	9    Data       uvarint length, bytes
+//	10   Hash       8 bytes
+//	11   Signo      varint
+//	12   Siginfo    uvarint length, bytes
+//	13   Value      varint: Value minus the Value of the previous event that had one
+//	14   Aux        uvarint
+//	15   StackHash  8 bytes
+//	16   Status     varint
+//	17   NewTid     varint
+//
+// A register set ("regs") is a uvarint bitmask of the registers that differ
+// from the base registers, then for each of them, in bit order, the varint of
+// the wrapping difference new−base. The bits stand for, from bit 0 (the
+// registers that change most often first): rax rip rcx r11 orig_rax rdx rsi
+// rdi r10 r8 r9 rsp rbp rbx r12 r13 r14 r15 eflags fs_base gs_base cs ss ds es
+// fs gs.
+//
+// A thread's base registers start at zero, become the Regs of each of its
+// events that has Regs, and are forgotten at its KindThreadExit. The delta
+// state (previous Time, previous Tid, previous Value, per-thread registers)
+// runs across frames: event frames must be decoded in file order, from the
+// first one.
+//
+// The KindSyscall event of a getpid loop thus takes about 14 bytes before
+// compression and about 2 after (see TestSize).
+//
+// # Canonical form
+//
+// Because absent means zero, empty slices (Mem, In, Data, Siginfo and each
+// Mem.Data) are read back as nil. Writers may pass either nil or empty.
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// CurrentVersion is the trace format version this package writes, and the
+// newest one it reads.
+const CurrentVersion = 1
+
+// Magic is the first 8 bytes of every trace file.
+const Magic = "RWNDTRC\x00"
+
+// Frame types (the first byte of a frame).
+const (
+	// FrameHeader holds the JSON encoding of Header; it is always the first frame.
+	FrameHeader byte = 1
+	// FrameEvents holds a batch of encoded events.
+	FrameEvents byte = 2
+	// FrameBlob holds a uint32 blob id followed by the blob's bytes.
+	FrameBlob byte = 3
+	// FrameFooter holds the JSON encoding of Footer; it is always the last frame.
+	FrameFooter byte = 4
+)
+
+const (
+	// preambleSize is the size of the magic and the version.
+	preambleSize = len(Magic) + 4
+	// frameHeaderSize is the size of a frame's type, lengths and CRC.
+	frameHeaderSize = 1 + 4 + 4 + 4
+	// frameTarget is the uncompressed size above which the writer closes an
+	// events frame.
+	frameTarget = 256 << 10
+	// maxFrameLen is the largest payload a frame can describe.
+	maxFrameLen = 1<<32 - 1
+)
+
+// Header describes a recording. It is the first frame of the file.
+type Header struct {
+	// FormatVersion is the trace format version (CurrentVersion when written).
+	FormatVersion int `json:"format_version"`
+	// RewindVersion is the version of the rewind that recorded the trace.
+	RewindVersion string `json:"rewind_version"`
+	// Program is the absolute path of the recorded executable.
+	Program string `json:"program"`
+	// Args is the argument vector, argv[0] included.
+	Args []string `json:"args"`
+	// Env is the environment, as "NAME=value" strings.
+	Env []string `json:"env"`
+	// Cwd is the working directory the program started in.
+	Cwd string `json:"cwd"`
+	// ExeBuildID is the executable's GNU build ID, in hex (empty if none).
+	ExeBuildID string `json:"exe_build_id,omitempty"`
+	// ExeSHA256 is the hex SHA-256 of the executable file.
+	ExeSHA256 string `json:"exe_sha256,omitempty"`
+	// CPUModel is the CPU model name of the recording machine.
+	CPUModel string `json:"cpu_model,omitempty"`
+	// CPUFlags are the CPU feature flags of the recording machine.
+	CPUFlags []string `json:"cpu_flags,omitempty"`
+	// Kernel is the kernel release of the recording machine.
+	Kernel string `json:"kernel,omitempty"`
+	// Hostname is the recording machine's host name.
+	Hostname string `json:"hostname,omitempty"`
+	// Rlimits maps a resource limit name (such as "RLIMIT_STACK") to its
+	// soft and hard values.
+	Rlimits map[string][2]uint64 `json:"rlimits,omitempty"`
+	// Created is when the recording started.
+	Created time.Time `json:"created"`
+	// Pid is the process id of the recorded program.
+	Pid int `json:"pid"`
+}
+
+// Footer closes a complete recording. It is the last frame of the file.
+type Footer struct {
+	// Events is the number of events in the trace (Writer.Close sets it).
+	Events int64 `json:"events"`
+	// ExitStatus is the wait status of the program (meaningful if Exited).
+	ExitStatus int `json:"exit_status"`
+	// Exited says that the program ended while it was recorded (as opposed
+	// to a recording stopped or detached early).
+	Exited bool `json:"exited"`
+	// Blobs is the number of blobs in the trace (Writer.Close sets it).
+	Blobs int `json:"blobs"`
+	// Warnings are messages from the recorder worth showing with the trace.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Errors that can be tested with errors.Is.
+var (
+	// ErrNotTrace is returned by Open for a file that is not a trace.
+	ErrNotTrace = errors.New("not a rewind trace")
+	// ErrNewerVersion is returned by Open for a trace written by a newer rewind.
+	ErrNewerVersion = errors.New("trace format version is newer than this rewind supports")
+	// ErrClosed is returned by a Writer used after Close or Abort.
+	ErrClosed = errors.New("trace: writer closed")
+
+	errIncomplete = errors.New("incomplete")
+	errCRC        = errors.New("crc mismatch")
+)
+
+// versionError reports a trace whose format version this package cannot read.
+type versionError struct {
+	path    string
+	version uint32
+}
+
+func (e *versionError) Error() string {
+	if e.version == 0 {
+		return fmt.Sprintf("%s: invalid trace format version 0", e.path)
+	}
+	return fmt.Sprintf("%s: trace format version %d is newer than this rewind supports (%d); upgrade rewind",
+		e.path, e.version, CurrentVersion)
+}
+
+func (e *versionError) Unwrap() error {
+	if e.version == 0 {
+		return nil
+	}
+	return ErrNewerVersion
+}
+
+// frameError locates a problem with one frame.
+type frameError struct {
+	frame  int
+	offset int64
+	err    error
+}
+
+func (e *frameError) Error() string {
+	if e.err == errIncomplete {
+		return fmt.Sprintf("frame %d at offset %d incomplete", e.frame, e.offset)
+	}
+	return fmt.Sprintf("frame %d at offset %d: %v", e.frame, e.offset, e.err)
+}
+
+func (e *frameError) Unwrap() error { return e.err }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// appendPreamble appends the magic and the current version.
+func appendPreamble(b []byte) []byte {
+	b = append(b, Magic...)
+	return binary.LittleEndian.AppendUint32(b, CurrentVersion)
+}
+
+// appendFrame compresses payload with enc and appends the complete frame.
+func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte {
+	start := len(dst)
+	dst = append(dst, make([]byte, frameHeaderSize)...)
+	dst = enc.EncodeAll(payload, dst)
+	comp := dst[start+frameHeaderSize:]
+	h := dst[start : start+frameHeaderSize]
+	h[0] = typ
+	binary.LittleEndian.PutUint32(h[1:], uint32(len(comp)))
+	binary.LittleEndian.PutUint32(h[5:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[9:], crc32.Checksum(comp, castagnoli))
+	return dst
+}
+
+// newEncoder returns a zstd encoder for EncodeAll use by one goroutine.
+func newEncoder() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderLevel(zstd.SpeedDefault))
+}
+
+// decoder is shared by all readers: DecodeAll is safe for concurrent use.
+var decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(4),
+		zstd.WithDecoderMaxMemory(maxFrameLen))
+})

@@ -1,0 +1,365 @@
+package trace
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+)
+
+// frameInfo is the header of one frame, found by the scan of Open.
+type frameInfo struct {
+	typ  byte
+	off  int64 // offset of the frame's type byte
+	clen uint32
+	ulen uint32
+	crc  uint32
+}
+
+// Reader reads a trace file. Open scans the frame headers (without reading
+// the payloads) to find the blobs and the footer; Next then decodes the event
+// frames in order.
+//
+// A damaged or unfinished file is read up to its first bad frame: Next
+// returns io.EOF there and Truncated says why. Frames are checked (CRC,
+// decompression) before any of their events is returned; an event that
+// cannot be decoded in a frame that passed these checks (a bug, or a crafted
+// file) ends the stream at that event. Next is not safe for
+// concurrent use; Blob, Header and Footer are.
+type Reader struct {
+	path   string
+	f      *os.File
+	ra     io.ReaderAt
+	header *Header
+	footer *Footer
+	frames []frameInfo
+	blobs  []int // frame index of each blob id
+
+	codec *codec
+	next  int // next frame index for Next
+	cur   dec // the rest of the current events frame
+	curFr int // index of the current events frame
+	nread int64
+	done  bool
+
+	// scanStop is a problem found by the scan (an incomplete or unreadable
+	// frame, or a bad footer); it ends the stream once Next gets there.
+	scanStop error
+	// stop is the problem that ended the stream, once Next has returned
+	// io.EOF because of it.
+	stop error
+
+	cbuf, ubuf []byte
+}
+
+// Open opens a trace file, checks its magic and version, reads its header and
+// footer and indexes its frames.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	r, err := newReader(f, st.Size(), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.f = f
+	return r, nil
+}
+
+// newReader reads a trace of size bytes from ra; path is used in messages.
+func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
+	var pre [preambleSize]byte
+	n, err := ra.ReadAt(pre[:], 0)
+	if n < len(Magic) || string(pre[:len(Magic)]) != Magic {
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("trace: %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNotTrace, path)
+	}
+	if n < preambleSize {
+		return nil, fmt.Errorf("trace: %s: file ends before the format version", path)
+	}
+	if v := binary.LittleEndian.Uint32(pre[len(Magic):]); v == 0 || v > CurrentVersion {
+		return nil, &versionError{path: path, version: v}
+	}
+	r := &Reader{path: path, ra: ra, codec: newCodec()}
+	if err := r.scan(size); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// scan reads the frame headers, and the header and footer frames.
+func (r *Reader) scan(size int64) error {
+	off := int64(preambleSize)
+	var hb [frameHeaderSize]byte
+	for off < size {
+		idx := len(r.frames)
+		fe := func(err error) error { return &frameError{frame: idx, offset: off, err: err} }
+		if size-off < frameHeaderSize {
+			r.scanStop = fe(errIncomplete)
+			break
+		}
+		if _, err := r.ra.ReadAt(hb[:], off); err != nil {
+			r.scanStop = fe(err)
+			break
+		}
+		fi := frameInfo{
+			typ:  hb[0],
+			off:  off,
+			clen: binary.LittleEndian.Uint32(hb[1:]),
+			ulen: binary.LittleEndian.Uint32(hb[5:]),
+			crc:  binary.LittleEndian.Uint32(hb[9:]),
+		}
+		if fi.typ < FrameHeader || fi.typ > FrameFooter {
+			r.scanStop = fe(fmt.Errorf("unknown frame type %d", fi.typ))
+			break
+		}
+		if (fi.typ == FrameHeader) != (idx == 0) {
+			if idx == 0 {
+				r.scanStop = fe(errors.New("first frame is not a header"))
+			} else {
+				r.scanStop = fe(errors.New("unexpected header frame"))
+			}
+			break
+		}
+		if fi.typ == FrameBlob && fi.ulen < 4 {
+			r.scanStop = fe(fmt.Errorf("blob frame of %d bytes", fi.ulen))
+			break
+		}
+		if int64(fi.clen) > size-off-frameHeaderSize {
+			r.scanStop = fe(errIncomplete)
+			break
+		}
+		r.frames = append(r.frames, fi)
+		if fi.typ == FrameBlob {
+			r.blobs = append(r.blobs, idx)
+		}
+		off += frameHeaderSize + int64(fi.clen)
+		if fi.typ == FrameFooter {
+			break // anything after the footer is not part of the trace
+		}
+	}
+
+	if len(r.frames) == 0 {
+		if r.scanStop != nil {
+			return fmt.Errorf("trace: %s: no header: %w", r.path, r.scanStop)
+		}
+		return fmt.Errorf("trace: %s: no header: file ends after the format version", r.path)
+	}
+	var h Header
+	if err := r.readJSON(0, &h); err != nil {
+		return fmt.Errorf("trace: %s: header: %w", r.path, err)
+	}
+	r.header = &h
+
+	if last := len(r.frames) - 1; r.frames[last].typ == FrameFooter {
+		var ft Footer
+		if err := r.readJSON(last, &ft); err != nil {
+			r.scanStop = err
+		} else {
+			r.footer = &ft
+		}
+		r.frames = r.frames[:last]
+	}
+	return nil
+}
+
+// readJSON decodes the JSON payload of frame idx into v.
+func (r *Reader) readJSON(idx int, v any) error {
+	data, err := r.readFrame(idx, nil, nil)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return &frameError{frame: idx, offset: r.frames[idx].off, err: err}
+	}
+	return nil
+}
+
+// readFrame reads, checks and decompresses the payload of frame idx. It
+// uses cbuf and ubuf as buffers if they are large enough; the result is
+// ubuf or a new slice.
+func (r *Reader) readFrame(idx int, cbuf, ubuf []byte) ([]byte, error) {
+	fi := r.frames[idx]
+	fe := func(err error) error { return &frameError{frame: idx, offset: fi.off, err: err} }
+	if cap(cbuf) < int(fi.clen) {
+		cbuf = make([]byte, fi.clen)
+	}
+	cbuf = cbuf[:fi.clen]
+	if _, err := r.ra.ReadAt(cbuf, fi.off+frameHeaderSize); err != nil {
+		if err == io.EOF {
+			return nil, fe(errIncomplete)
+		}
+		return nil, fe(err)
+	}
+	if crc32.Checksum(cbuf, castagnoli) != fi.crc {
+		return nil, fe(errCRC)
+	}
+	dec, err := decoder()
+	if err != nil {
+		return nil, fe(err)
+	}
+	out, err := dec.DecodeAll(cbuf, ubuf[:0])
+	if err != nil {
+		return nil, fe(fmt.Errorf("zstd: %w", err))
+	}
+	if len(out) != int(fi.ulen) {
+		return nil, fe(fmt.Errorf("decompressed to %d bytes, frame header says %d", len(out), fi.ulen))
+	}
+	return out, nil
+}
+
+// Header returns the trace's header.
+func (r *Reader) Header() *Header { return r.header }
+
+// Footer returns the trace's footer, or nil if the recording did not finish
+// (or the footer is damaged).
+func (r *Reader) Footer() *Footer { return r.footer }
+
+// Next returns the next event, or io.EOF after the last one. The event and
+// its slices belong to the caller. A damaged frame ends the stream early:
+// Next returns io.EOF, and Truncated says what happened. Next returns no
+// other error.
+func (r *Reader) Next() (*Event, error) {
+	for {
+		if len(r.cur.b) > 0 {
+			e := r.codec.decodeEvent(&r.cur)
+			if r.cur.err != nil {
+				r.stopAt(&frameError{frame: r.curFr, offset: r.frames[r.curFr].off,
+					err: fmt.Errorf("event %d: %w", r.nread, r.cur.err)})
+				continue
+			}
+			r.nread++
+			return e, nil
+		}
+		if r.done {
+			return nil, io.EOF
+		}
+		if r.next >= len(r.frames) {
+			r.stopAt(r.scanStop)
+			continue
+		}
+		idx := r.next
+		r.next++
+		if r.frames[idx].typ != FrameEvents {
+			continue
+		}
+		// Do not keep the buffers of an outsized frame.
+		if cap(r.cbuf) > 4*frameTarget {
+			r.cbuf = nil
+		}
+		if cap(r.ubuf) > 4*frameTarget {
+			r.ubuf = nil
+		}
+		if c := int(r.frames[idx].clen); cap(r.cbuf) < c {
+			r.cbuf = make([]byte, c)
+		}
+		data, err := r.readFrame(idx, r.cbuf, r.ubuf)
+		if err != nil {
+			r.stopAt(err)
+			continue
+		}
+		r.ubuf = data
+		r.cur, r.curFr = dec{b: data}, idx
+	}
+}
+
+// stopAt ends the stream; err (nil for a normal end) says why.
+func (r *Reader) stopAt(err error) {
+	r.stop = err
+	r.done = true
+	r.cur = dec{}
+}
+
+// Truncated returns a one-line warning when the trace is incomplete: a
+// damaged or missing frame ends it early, or it has no footer because the
+// recording did not finish. It returns "" for a complete trace.
+//
+// Once Next has returned io.EOF, the warning is final and ends with the number
+// of events read, as in "trace truncated: frame 7 at offset 123456
+// incomplete; read 1234 events". Before that, it reports what Open found (an
+// incomplete or unreadable frame, a missing footer) without a count; damage
+// inside event frames is only found by Next.
+func (r *Reader) Truncated() string {
+	stop, count := r.stop, ""
+	if r.done {
+		count = fmt.Sprintf("; read %d events", r.nread)
+	} else {
+		stop = r.scanStop
+	}
+	switch {
+	case stop != nil:
+		return fmt.Sprintf("trace truncated: %v%s", stop, count)
+	case r.footer == nil:
+		return "trace has no footer: the recording did not finish" + count
+	case r.done && r.footer.Events != r.nread:
+		return fmt.Sprintf("trace footer counts %d events but %d were read", r.footer.Events, r.nread)
+	}
+	return ""
+}
+
+// Blobs returns the number of blobs in the trace.
+func (r *Reader) Blobs() int { return len(r.blobs) }
+
+// Blob returns the contents of blob id, read from the file (nothing is
+// cached). The slice belongs to the caller. Blob may be called at any time,
+// also concurrently with Next.
+func (r *Reader) Blob(id uint32) ([]byte, error) {
+	if uint64(id) >= uint64(len(r.blobs)) {
+		return nil, fmt.Errorf("trace: %s: no blob %d (the trace has %d)", r.path, id, len(r.blobs))
+	}
+	idx := r.blobs[id]
+	data, err := r.readFrame(idx, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %s: blob %d: %w", r.path, id, err)
+	}
+	if got := binary.LittleEndian.Uint32(data); got != id {
+		return nil, fmt.Errorf("trace: %s: blob %d: %w", r.path, id,
+			&frameError{frame: idx, offset: r.frames[idx].off, err: fmt.Errorf("holds blob %d", got)})
+	}
+	return data[4:len(data):len(data)], nil
+}
+
+// Close closes the file.
+func (r *Reader) Close() error {
+	r.cur = dec{}
+	r.ubuf, r.cbuf = nil, nil
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+// ReadAll reads a whole trace: its header, all its events, its footer (nil
+// if missing) and the warning of Truncated ("" if the trace is complete).
+func ReadAll(path string) (h *Header, events []*Event, f *Footer, warning string, err error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r.Header(), events, r.Footer(), "", err
+		}
+		events = append(events, e)
+	}
+	return r.Header(), events, r.Footer(), r.Truncated(), nil
+}

@@ -1,0 +1,80 @@
+// Command rewind records one run of a Linux x86-64 program and replays it
+// deterministically, forwards and backwards, in a terminal UI. This file is
+// the command line: record, replay, events, info, mcp, demo.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/record"
+)
+
+// exitError carries a process exit status through cobra without printing.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// errNotImplemented is the answer of every command whose feature is not built yet.
+func errNotImplemented(what string) error {
+	return fmt.Errorf("%s is not implemented yet", what)
+}
+
+func main() {
+	ptrace.MaybeRunHelper()
+	root := newRoot()
+	err := root.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	default:
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+// oneLine keeps error reports to one line, as users' scripts expect.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rewind [PROG [ARGS...]]",
+		Short: "Record a program once, then debug the recording forwards and backwards",
+		Long: `Rewind records one run of a Linux x86-64 program (C, C++, Rust, Go) without
+hardware performance counters, and replays it deterministically.
+
+  rewind record ./prog args     record a run into prog-1.rwd
+  rewind replay --check TRACE   replay it and verify every event
+  rewind info TRACE             summarise a recording`,
+		Version:       record.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return errNotImplemented("recording then opening the terminal UI (rewind PROG)")
+		},
+	}
+	root.Flags().SetInterspersed(false)
+	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newEventsCmd(),
+		&cobra.Command{Use: "mcp TRACE", Short: "MCP server on stdio (not implemented yet)", Args: cobra.ExactArgs(1),
+			RunE: func(*cobra.Command, []string) error { return errNotImplemented("rewind mcp") }},
+		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it (not implemented yet)", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return errNotImplemented("rewind demo") }},
+	)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%s: %w (see rewind %s --help)", c.Name(), err, c.Name())
+	})
+	return root
+}

@@ -1,0 +1,3 @@
+module testprogs
+
+go 1.26
