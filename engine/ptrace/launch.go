@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,7 +44,10 @@ type Spec struct {
 }
 
 // Options are the ptrace options every recorded or replayed task gets.
-const Options = OptTraceSysGood | OptTraceClone | OptTraceExec | OptExitKill
+//
+// Forks are followed only for as long as it takes to turn rdtsc trapping off
+// in the child and let it go unrecorded.
+const Options = OptTraceSysGood | OptTraceClone | OptTraceFork | OptTraceVfork | OptTraceExec | OptExitKill
 
 // MaybeRunHelper turns the process into the exec helper when it was started
 // as one, and never returns in that case. main (and TestMain of packages that
@@ -65,6 +70,24 @@ func runHelper(args []string) error {
 		return fmt.Errorf("exec helper: %w", err)
 	}
 	path, argv := args[1], args[2:]
+	// The program's environment comes through the sync pipe, so that the
+	// helper itself runs with an environment that keeps its runtime quiet:
+	// no SIGURG preemption signal may be pending when it execs.
+	// Say we are running our own code: the tracer must not seize us while
+	// our own exec is still completing, or it would see that exec's stop.
+	ready := os.NewFile(4, "ready")
+	ready.Write([]byte{'R'})
+	ready.Close()
+	sync := os.NewFile(3, "sync")
+	blob, err := io.ReadAll(sync)
+	sync.Close()
+	if err != nil {
+		return fmt.Errorf("exec helper: %w", err)
+	}
+	env := []string{}
+	if len(blob) > 0 {
+		env = strings.Split(strings.TrimSuffix(string(blob), "\x00"), "\x00")
+	}
 	if stack != 0 {
 		var lim unix.Rlimit
 		if err := unix.Getrlimit(unix.RLIMIT_STACK, &lim); err == nil {
@@ -80,17 +103,12 @@ func runHelper(args []string) error {
 	if _, _, e := unix.Syscall(unix.SYS_PERSONALITY, persona|addrNoRandomize, 0, 0); e != 0 {
 		return fmt.Errorf("personality(ADDR_NO_RANDOMIZE): %w", e)
 	}
-	// Wait until the tracer has seized us: it closes the pipe.
-	sync := os.NewFile(3, "sync")
-	var b [1]byte
-	sync.Read(b[:])
-	sync.Close()
 	// rdtsc and rdtscp now fault, so the recorder can log their values. The
 	// flag survives exec and is inherited by threads.
 	if err := unix.Prctl(unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_TSC): %w", err)
 	}
-	err = unix.Exec(path, argv, os.Environ())
+	err = unix.Exec(path, argv, env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }
 
@@ -107,19 +125,28 @@ func Start(s *Spec) (pid int, err error) {
 	}
 	defer r.Close()
 	defer w.Close()
-	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10), s.Path}, s.Args...)...)
-	cmd.Env = s.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("launch: %w", err)
 	}
+	defer readyR.Close()
+	defer readyW.Close()
+	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10), s.Path}, s.Args...)...)
+	cmd.Env = []string{"GODEBUG=asyncpreemptoff=1"}
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{r, readyW}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("launch %s: %w", s.Path, err)
 	}
 	pid = cmd.Process.Pid
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, nil, unix.WALL, nil) }
+	readyW.Close()
+	var b [1]byte
+	if n, _ := readyR.Read(b[:]); n != 1 {
+		kill()
+		return 0, fmt.Errorf("launch %s: the exec helper did not start", s.Path)
+	}
 	// Only exec is followed until the program starts: the helper's own
 	// runtime threads must not be attached.
 	if err := Seize(pid, OptTraceExec|OptExitKill); err != nil {
@@ -127,6 +154,14 @@ func Start(s *Spec) (pid int, err error) {
 		if errors.Is(err, unix.EPERM) {
 			return 0, fmt.Errorf("ptrace is not permitted here (%w): run as root, or allow it with `sysctl kernel.yama.ptrace_scope=0` or the CAP_SYS_PTRACE capability", unix.EPERM)
 		}
+		return 0, fmt.Errorf("launch: %w", err)
+	}
+	var blob []byte
+	for _, kv := range s.Env {
+		blob = append(append(blob, kv...), 0)
+	}
+	if _, err := w.Write(blob); err != nil {
+		kill()
 		return 0, fmt.Errorf("launch: %w", err)
 	}
 	w.Close()
@@ -139,6 +174,10 @@ func Start(s *Spec) (pid int, err error) {
 		switch st.Kind {
 		case StopEvent:
 			if st.Event == unix.PTRACE_EVENT_EXEC {
+				if err := checkPersonality(pid); err != nil {
+					kill()
+					return 0, fmt.Errorf("launch: %w", err)
+				}
 				if err := SetOptions(pid, Options); err != nil {
 					kill()
 					return 0, fmt.Errorf("launch: %w", err)
@@ -161,6 +200,23 @@ func Start(s *Spec) (pid int, err error) {
 			return 0, fmt.Errorf("launch: %w", err)
 		}
 	}
+}
+
+// checkPersonality makes sure the new image runs without address space
+// randomization: everything downstream (replayed addresses, moments) needs it.
+func checkPersonality(pid int) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/personality", pid))
+	if err != nil {
+		return err
+	}
+	p, err := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 32)
+	if err != nil {
+		return fmt.Errorf("personality of %d: %w", pid, err)
+	}
+	if p&addrNoRandomize == 0 {
+		return fmt.Errorf("address space randomization is still on for %d (personality %#x)", pid, p)
+	}
+	return nil
 }
 
 // Auxv entry types Rewind rewrites or records.

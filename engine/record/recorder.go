@@ -266,12 +266,17 @@ func (r *Recorder) run(stop chan os.Signal) error {
 			return err
 		}
 		if !ok {
-			if err := r.deadline(); err != nil {
+			if err := r.deadline(); err != nil && !errors.Is(err, unix.ESRCH) {
 				return err
 			}
 			continue
 		}
 		if err := r.handle(st); err != nil {
+			if errors.Is(err, unix.ESRCH) {
+				// The thread vanished under us (killed by an exit_group or
+				// a fatal signal): its death notice follows.
+				continue
+			}
 			return err
 		}
 	}
