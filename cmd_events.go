@@ -113,6 +113,9 @@ func describeEvent(e, entry *trace.Event) string {
 			name = "rdtscp"
 		}
 		return fmt.Sprintf("%s at rip %#x = %#x", name, e.Regs[trace.RIP], e.Value)
+	case trace.KindCpuid:
+		return fmt.Sprintf("cpuid(%#x, %#x) at rip %#x = %#x %#x %#x %#x", uint32(e.Regs[trace.RAX]), uint32(e.Regs[trace.RCX]),
+			e.Regs[trace.RIP], uint32(e.Value), e.Value>>32, uint32(e.Aux), e.Aux>>32)
 	case trace.KindPreempt:
 		how := "spin"
 		if e.Flags&trace.FlagApprox != 0 {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -133,6 +134,8 @@ type Recorder struct {
 	stdoutID fileID
 	stderrID fileID
 	killed   bool
+	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
+	cpuidFaulting bool
 }
 
 // Record runs the program and writes the trace. The program's exit status is
@@ -189,6 +192,8 @@ func Record(opts Options) (*Result, error) {
 		}
 		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
 		h.Pid = r.pid
+		h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
+		r.cpuidFaulting = h.CPUIDFaulting
 		if r.w, runErr = trace.Create(opts.Output, h); runErr != nil {
 			unix.Kill(r.pid, unix.SIGKILL)
 			ptrace.Wait(r.pid, false)

@@ -14,7 +14,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// siKernel is SI_KERNEL: the si_code of a SIGSEGV raised by a trapped rdtsc.
+// siKernel is SI_KERNEL: the si_code of a SIGSEGV raised by a trapped rdtsc or cpuid.
 const siKernel = 0x80
 
 // siCode extracts si_code from a raw siginfo.
@@ -44,7 +44,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 		return r.spinTrap(t, &regs)
 	}
 	if sig == int(unix.SIGSEGV) && siCode(info) == siKernel {
-		if done, err := r.emulateRdtsc(t, &regs); done || err != nil {
+		if done, err := r.emulateTrap(t, &regs); done || err != nil {
 			return err
 		}
 	}
@@ -131,9 +131,19 @@ func blockedSignals(pid, tid int) uint64 {
 	return 0
 }
 
-// emulateRdtsc completes a trapped rdtsc/rdtscp with the real counter and
-// logs the value for replay.
-func (r *Recorder) emulateRdtsc(t *thread, regs *trace.Regs) (bool, error) {
+// CPUID bits hidden from the program so that it uses something recordable:
+// RDRAND and RDSEED (random numbers from an instruction that cannot be
+// trapped) and HLE/RTM (transactions that abort nondeterministically).
+const (
+	cpuid1EcxRdrand = 1 << 30
+	cpuid7EbxHLE    = 1 << 4
+	cpuid7EbxRTM    = 1 << 11
+	cpuid7EbxRdseed = 1 << 18
+)
+
+// emulateTrap completes a trapped rdtsc, rdtscp or cpuid with the real
+// answer (cpuid's masked) and logs it for replay.
+func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	var insn [3]byte
 	if n, _ := r.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 {
 		return false, nil
@@ -145,10 +155,21 @@ func (r *Recorder) emulateRdtsc(t *thread, regs *trace.Regs) (bool, error) {
 	case insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9:
 		tsc, aux := rdtscp()
 		e.Value, e.Aux, e.Flags = tsc, uint64(aux), trace.FlagRdtscp
+	case insn[0] == 0x0f && insn[1] == 0xa2:
+		leaf, sub := uint32(regs[trace.RAX]), uint32(regs[trace.RCX])
+		a, b, c, d := cpuid(leaf, sub)
+		switch {
+		case leaf == 1:
+			c &^= cpuid1EcxRdrand
+		case leaf == 7 && sub == 0:
+			b &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
+		}
+		e.Kind = trace.KindCpuid
+		e.Value, e.Aux = uint64(a)|uint64(b)<<32, uint64(c)|uint64(d)<<32
 	default:
 		return false, nil
 	}
-	e.ApplyRdtsc(regs)
+	e.ApplyTrap(regs)
 	if err := ptrace.SetRegs(t.tid, regs); err != nil {
 		return true, err
 	}

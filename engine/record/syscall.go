@@ -177,8 +177,14 @@ func (r *Recorder) finishSyscall(t *thread) error {
 		return err
 	}
 	t.resumeRegs, t.haveRegs = exit, true
-	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
+	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
+		if c.Ret == 0 && r.cpuidFaulting {
+			// Reset by execve; on before the new image runs its first cpuid.
+			if err := ptrace.TrapCPUID(t.tid, r.mem); err != nil {
+				return fmt.Errorf("trap cpuid: %w", err)
+			}
+		}
 	}
 	if switched, err := r.yield(t); switched || err != nil {
 		return err

@@ -7,6 +7,7 @@
 package replay
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -118,6 +119,11 @@ func (s *Session) checkProgram() error {
 		return fmt.Errorf("replay needs the recorded program: %w", err)
 	}
 	defer f.Close()
+	if s.hdr.CPUIDFaulting {
+		if b, err := os.ReadFile("/proc/cpuinfo"); err == nil && !bytes.Contains(b, []byte(" cpuid_fault")) {
+			return errors.New("this trace was recorded with CPUID faulting, which this machine's CPU or hypervisor does not offer")
+		}
+	}
 	if s.hdr.ExeSHA256 == "" {
 		return nil
 	}
@@ -275,8 +281,8 @@ func (s *Session) apply(e *trace.Event) error {
 		return s.applySyscallExit(t, e)
 	case trace.KindSignal:
 		return s.applySignal(t, e)
-	case trace.KindRdtsc:
-		return s.applyRdtsc(t, e)
+	case trace.KindRdtsc, trace.KindCpuid:
+		return s.applyTrap(t, e)
 	case trace.KindPreempt:
 		return s.applyPreempt(t, e)
 	case trace.KindThreadExit:

@@ -53,23 +53,27 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 	return nil
 }
 
-// applyRdtsc replays a trapped rdtsc/rdtscp with the recorded value.
-func (s *Session) applyRdtsc(t *rthread, e *trace.Event) error {
+// applyTrap replays a trapped rdtsc, rdtscp or cpuid with the recorded answer.
+func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
+	what := "rdtsc"
+	if e.Kind == trace.KindCpuid {
+		what = "cpuid"
+	}
 	st, err := s.resume(t)
 	if err != nil {
 		return err
 	}
 	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGSEGV) {
-		return s.diverge(e, "expected rdtsc at %#x, got %s", e.Regs[trace.RIP], describe(st))
+		return s.diverge(e, "expected %s at %#x, got %s", what, e.Regs[trace.RIP], describe(st))
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return err
 	}
-	if err := s.compareRegs(e, "at rdtsc", &e.Regs, &regs); err != nil {
+	if err := s.compareRegs(e, "at "+what, &e.Regs, &regs); err != nil {
 		return err
 	}
-	e.ApplyRdtsc(&regs)
+	e.ApplyTrap(&regs)
 	return ptrace.SetRegs(t.real, &regs)
 }
 

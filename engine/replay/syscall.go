@@ -102,7 +102,13 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
 			return err
 		}
-		return s.compareRegs(e, "after execve", &e.ExitRegs, &regs)
+		if err := s.compareRegs(e, "after execve", &e.ExitRegs, &regs); err != nil {
+			return err
+		}
+		if s.hdr.CPUIDFaulting && !isErr(regs[trace.RAX]) {
+			return ptrace.TrapCPUID(t.real, s.mem)
+		}
+		return nil
 	case t.atEntry:
 		t.atEntry = false
 		var entry trace.Regs

@@ -38,6 +38,9 @@ const (
 	KindThreadExit Kind = 8
 	// KindExit: the process ended with Status (a wait status).
 	KindExit Kind = 9
+	// KindCpuid: a cpuid instruction trapped (CPUID faulting) and emulated:
+	// Value is eax | ebx<<32 and Aux is ecx | edx<<32 of the answer.
+	KindCpuid Kind = 10
 )
 
 // Event flags.

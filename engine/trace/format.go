@@ -161,6 +161,9 @@ type Header struct {
 	Created time.Time `json:"created"`
 	// Pid is the process id of the recorded program.
 	Pid int `json:"pid"`
+	// CPUIDFaulting says cpuid was trapped and its answers logged; replay
+	// must trap it too.
+	CPUIDFaulting bool `json:"cpuid_faulting,omitempty"`
 }
 
 // Footer closes a complete recording. It is the last frame of the file.

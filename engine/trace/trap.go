@@ -1,0 +1,31 @@
+package trace
+
+// Instruction lengths of the trapped instructions.
+const (
+	rdtscLen  = 2 // 0f 31
+	rdtscpLen = 3 // 0f 01 f9
+	cpuidLen  = 2 // 0f a2
+)
+
+// ApplyTrap sets regs as the trapped instruction of a KindRdtsc or KindCpuid
+// event did: the results in their registers (upper halves cleared) and rip
+// past the instruction. Recording and replay share it so that they cannot
+// disagree.
+func (e *Event) ApplyTrap(regs *Regs) {
+	if e.Kind == KindCpuid {
+		regs[RAX] = e.Value & 0xffffffff
+		regs[RBX] = e.Value >> 32
+		regs[RCX] = e.Aux & 0xffffffff
+		regs[RDX] = e.Aux >> 32
+		regs[RIP] += cpuidLen
+		return
+	}
+	regs[RAX] = e.Value & 0xffffffff
+	regs[RDX] = e.Value >> 32
+	if e.Flags&FlagRdtscp != 0 {
+		regs[RCX] = e.Aux & 0xffffffff
+		regs[RIP] += rdtscpLen
+	} else {
+		regs[RIP] += rdtscLen
+	}
+}
