@@ -59,12 +59,24 @@ func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
 	return int64(out[trace.RAX]), nil
 }
 
-// TrapCPUID turns on CPUID faulting for the thread (inherited by its future
-// threads, reset by execve): cpuid then raises SIGSEGV so the recorder can log
-// its answer, which differs between cores (APIC ids) and machines.
-func TrapCPUID(tid int, m *Mem) error {
-	ret, err := InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 0)
+// TrapInstructions makes the thread's rdtsc and rdtscp fault (PR_SET_TSC),
+// and its cpuid too when withCPUID is set (CPUID faulting): their answers
+// differ between runs, cores and machines, so the recorder logs them from
+// the SIGSEGV they raise. Both settings are inherited by new threads;
+// CPUID faulting is reset by execve, so this runs at every execve exit,
+// before the new image executes its first instruction.
+func TrapInstructions(tid int, m *Mem, withCPUID bool) error {
+	ret, err := InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV)
 	if err != nil {
+		return err
+	}
+	if ret < 0 {
+		return fmt.Errorf("prctl(PR_SET_TSC): %w", unix.Errno(-ret))
+	}
+	if !withCPUID {
+		return nil
+	}
+	if ret, err = InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 0); err != nil {
 		return err
 	}
 	if ret < 0 {

@@ -103,11 +103,6 @@ func runHelper(args []string) error {
 	if _, _, e := unix.Syscall(unix.SYS_PERSONALITY, persona|addrNoRandomize, 0, 0); e != 0 {
 		return fmt.Errorf("personality(ADDR_NO_RANDOMIZE): %w", e)
 	}
-	// rdtsc and rdtscp now fault, so the recorder can log their values. The
-	// flag survives exec and is inherited by threads.
-	if err := unix.Prctl(unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_TSC): %w", err)
-	}
 	err = unix.Exec(path, argv, env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }

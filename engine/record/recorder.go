@@ -22,6 +22,9 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// archSetCPUID is ARCH_SET_CPUID for arch_prctl.
+const archSetCPUID = 0x1012
+
 // Options configure a recording.
 type Options struct {
 	Path   string   // absolute path of the executable (see ResolveProgram)
@@ -426,36 +429,21 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 }
 
 // releaseChild lets a forked child go unrecorded: its effects reach the
-// recorded process through system calls. It inherited rdtsc trapping, which
-// would kill it on its first rdtsc, so the trap is turned off first by
-// making the child run prctl(PR_SET_TSC, PR_TSC_ENABLE) on the system call
-// instruction it just returned from.
+// recorded process through system calls. It inherited rdtsc trapping and
+// CPUID faulting, which would kill it on its first rdtsc or cpuid, so both are
+// turned off first, from the system call exit it is stopped at.
 func (r *Recorder) releaseChild(st ptrace.Status) error {
 	tid := st.Tid
 	delete(r.children, tid)
 	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
 		return nil
 	}
-	var saved, regs trace.Regs
-	if err := ptrace.GetRegs(tid, &saved); err != nil {
-		return ptrace.Detach(tid, 0)
-	}
-	regs = saved
-	regs[trace.RAX] = unix.SYS_PRCTL
-	regs[trace.OrigRAX] = unix.SYS_PRCTL
-	regs[trace.RDI] = unix.PR_SET_TSC
-	regs[trace.RSI] = unix.PR_TSC_ENABLE
-	regs[trace.RIP] -= 2
-	if err := ptrace.SetRegs(tid, &regs); err == nil {
-		for i := 0; i < 2; i++ { // entry and exit of the injected prctl
-			if ptrace.Syscall(tid, 0) != nil {
-				break
-			}
-			if s, _, err := ptrace.Wait(tid, false); err != nil || s.Kind != ptrace.StopSyscall {
-				break
-			}
+	if m, err := ptrace.OpenMem(tid); err == nil {
+		ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, unix.PR_TSC_ENABLE)
+		if r.cpuidFaulting {
+			ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1)
 		}
-		ptrace.SetRegs(tid, &saved)
+		m.Close()
 	}
 	return ptrace.Detach(tid, 0)
 }

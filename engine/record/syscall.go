@@ -179,10 +179,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	t.resumeRegs, t.haveRegs = exit, true
 	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
-		if c.Ret == 0 && r.cpuidFaulting {
-			// Reset by execve; on before the new image runs its first cpuid.
-			if err := ptrace.TrapCPUID(t.tid, r.mem); err != nil {
-				return fmt.Errorf("trap cpuid: %w", err)
+		if c.Ret == 0 {
+			if err := ptrace.TrapInstructions(t.tid, r.mem, r.cpuidFaulting); err != nil {
+				return fmt.Errorf("trap rdtsc/cpuid: %w", err)
 			}
 		}
 	}

@@ -27,13 +27,6 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 	if st, err = s.resume(t); err != nil {
 		return err
 	}
-	if st.Kind == ptrace.StopSyscall {
-		// An emulated call that completed while the signal was pending
-		// returns through the exit path first on some kernels.
-		if st, err = s.resume(t); err != nil {
-			return err
-		}
-	}
 	if st.Kind != ptrace.StopSignal || st.Sig != sig {
 		return s.diverge(e, "expected signal %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
 	}

@@ -68,8 +68,11 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		policy = spec.PolicyFor(&c)
 	}
 	split := e.Kind == trace.KindSyscallEntry
-	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 {
+	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 &&
+		c.Nr != unix.SYS_RT_SIGRETURN && c.Nr != unix.SYS_RT_SIGSUSPEND {
 		// It failed when recorded: the failure is all there is to replay.
+		// (rt_sigreturn "returns" the restored rax and rt_sigsuspend always
+		// returns an error: both must run again.)
 		policy = syscalls.Emulate
 	}
 	if policy != syscalls.Reexec {
@@ -105,8 +108,8 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if err := s.compareRegs(e, "after execve", &e.ExitRegs, &regs); err != nil {
 			return err
 		}
-		if s.hdr.CPUIDFaulting && !isErr(regs[trace.RAX]) {
-			return ptrace.TrapCPUID(t.real, s.mem)
+		if !isErr(regs[trace.RAX]) {
+			return ptrace.TrapInstructions(t.real, s.mem, s.hdr.CPUIDFaulting)
 		}
 		return nil
 	case t.atEntry:
