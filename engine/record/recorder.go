@@ -22,6 +22,9 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// debug traces every stop on stderr (REWIND_DEBUG=1).
+var debug = os.Getenv("REWIND_DEBUG") != ""
+
 // archSetCPUID is ARCH_SET_CPUID for arch_prctl.
 const archSetCPUID = 0x1012
 
@@ -91,6 +94,7 @@ type thread struct {
 	entry     trace.Regs
 	in        []trace.Mem
 	refused   bool
+	birth     bool // new thread: its clone's exit stop is still to come
 	restartNr int  // the call restart_syscall would resume
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 
@@ -336,6 +340,9 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 
 // handle dispatches one stop.
 func (r *Recorder) handle(st ptrace.Status) error {
+	if debug {
+		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, r.current != nil && r.current.tid == st.Tid)
+	}
 	t := r.threads[st.Tid]
 	if t == nil {
 		return r.handleStranger(st)
@@ -346,6 +353,19 @@ func (r *Recorder) handle(st ptrace.Status) error {
 	case ptrace.StopSyscall:
 		if t.spin.active() {
 			r.cancelSpin(t)
+		}
+		if t.birth {
+			// A new thread's first syscall stop is the exit of the clone
+			// that made it (reported from ret_from_fork): not an event.
+			t.birth = false
+			var regs trace.Regs
+			if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+				return err
+			}
+			if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3) {
+				t.resumeRegs, t.haveRegs = regs, true
+				return r.resume(t, 0)
+			}
 		}
 		if t.inSyscall {
 			return r.onSyscallExit(t)
@@ -385,7 +405,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 		}
 		child := int(msg)
 		if st.Event == unix.PTRACE_EVENT_CLONE {
-			nt := &thread{tid: child, state: parked, park: parkResume}
+			nt := &thread{tid: child, state: parked, park: parkResume, birth: true}
 			r.threads[child] = nt
 			if p, ok := r.pending[child]; ok {
 				delete(r.pending, child)
