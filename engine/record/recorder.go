@@ -270,6 +270,9 @@ func (r *Recorder) run(stop chan os.Signal) error {
 			}
 		default:
 		}
+		if debug {
+			r.dumpState()
+		}
 		st, ok, err := r.wait()
 		if err != nil {
 			if errors.Is(err, unix.ECHILD) {
@@ -499,6 +502,18 @@ func (r *Recorder) dropReady(t *thread) {
 			return
 		}
 	}
+}
+
+func (r *Recorder) dumpState() {
+	cur := "nil"
+	if r.current != nil {
+		cur = fmt.Sprintf("%d(state %d inSys %v split %v spin %d)", r.current.tid, r.current.state, r.current.inSyscall, r.current.split, r.current.spin.phase)
+	}
+	var rd []int
+	for _, t := range r.ready {
+		rd = append(rd, t.tid)
+	}
+	fmt.Fprintf(os.Stderr, "   current %s ready %v deadline %v\n", cur, rd, r.deadlineAt())
 }
 
 // resume lets t run until its next stop, delivering sig.

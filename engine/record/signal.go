@@ -77,7 +77,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	// Arrived in the middle of user code: hold it for the next system call
 	// exit (or spin preemption) of this thread.
 	r.hold(t, sig, info)
-	return r.resume(t, 0)
+	return ptrace.Syscall(t.tid, 0)
 }
 
 func (r *Recorder) hold(t *thread, sig int, info []byte) {

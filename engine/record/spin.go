@@ -66,7 +66,11 @@ func (r *Recorder) deadline() error {
 		}
 		spec, known := syscalls.Lookup(t.nr)
 		if len(r.ready) > 0 && !t.split && t.state == running && known && spec.Policy == syscalls.Emulate {
-			return r.logEntryAndRun(t, true)
+			// Already running in the kernel: log the entry and switch.
+			if err := r.logEntry(t); err != nil {
+				return err
+			}
+			return r.leaveInKernel(t)
 		}
 		return nil
 	}
@@ -80,7 +84,10 @@ func (r *Recorder) deadline() error {
 // onInterrupt handles the PTRACE_EVENT_STOP our interrupt caused.
 func (r *Recorder) onInterrupt(t *thread) error {
 	if t.spin.phase != spinInterrupting {
-		return r.resume(t, 0)
+		// A late stop from an interrupt the detector no longer wants (the
+		// thread reached a system call meanwhile): the thread may be blocked
+		// in the kernel, so only let it go on, keeping its scheduling state.
+		return ptrace.Syscall(t.tid, 0)
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {

@@ -117,11 +117,9 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 }
 
 // logEntryAndRun logs t's entry as a split system call, lets it continue in
-// the kernel and, if switch is set, gives the CPU to another thread.
+// the kernel and, if switchAway is set, gives the CPU to another thread.
 func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
-	t.split = true
-	e := &trace.Event{Kind: trace.KindSyscallEntry, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in}
-	if err := r.log(e); err != nil {
+	if err := r.logEntry(t); err != nil {
 		return err
 	}
 	if err := r.resume(t, 0); err != nil {
@@ -130,6 +128,18 @@ func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
 	if !switchAway {
 		return nil
 	}
+	return r.leaveInKernel(t)
+}
+
+// logEntry logs t's current call as the entry of a split system call.
+func (r *Recorder) logEntry(t *thread) error {
+	t.split = true
+	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
+}
+
+// leaveInKernel marks t, resumed inside a system call, as blocked there and
+// runs another thread.
+func (r *Recorder) leaveInKernel(t *thread) error {
 	t.state = inKernel
 	return r.scheduleIfIdle()
 }
