@@ -219,6 +219,32 @@ func (s *Session) peekThread(tid int32) *trace.Event {
 
 // Step replays the next event and returns it; io.EOF after the last.
 func (s *Session) Step() (*trace.Event, error) {
+	var e *trace.Event
+	var err error
+	s.th.Do(func() { e, err = s.step() })
+	return e, err
+}
+
+// Run replays to the end of the recording.
+func (s *Session) Run() error {
+	var err error
+	// One trip to the ptrace thread for the whole run: a hop per event
+	// would cost as much as the event's ptrace stop.
+	s.th.Do(func() {
+		for {
+			if _, err = s.step(); err != nil {
+				return
+			}
+		}
+	})
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// step replays one event on the ptrace thread.
+func (s *Session) step() (*trace.Event, error) {
 	e, err := s.peek(0)
 	if err != nil {
 		return nil, err
@@ -232,30 +258,17 @@ func (s *Session) Step() (*trace.Event, error) {
 		}
 		return nil, io.EOF
 	}
-	s.th.Do(func() { err = s.apply(e) })
-	if err != nil {
+	if err := s.apply(e); err != nil {
 		var d *Divergence
 		if errors.As(err, &d) {
 			return e, err
 		}
 		return e, fmt.Errorf("replay: event %d (tid %d): %w", s.next, e.Tid, err)
 	}
+	s.queue[0] = nil
 	s.queue = s.queue[1:]
 	s.next++
 	return e, nil
-}
-
-// Run replays to the end of the recording.
-func (s *Session) Run() error {
-	for {
-		_, err := s.Step()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // diverge builds a Divergence for the event being replayed.

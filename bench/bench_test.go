@@ -1,0 +1,179 @@
+// Package bench measures what recording and replay cost against native runs
+// of the same program, and against the floor of any ptrace recorder: a bare
+// PTRACE_SYSCALL loop that stops at every system call and does nothing else.
+//
+//	go test -run XXX -bench . -benchtime 3x ./bench/
+//
+// Each benchmark reports ratios (record/native, replay/native, and for the
+// system call loop record/bare and replay/bare) and the trace size per event.
+package bench
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/engine/replay"
+)
+
+func TestMain(m *testing.M) {
+	ptrace.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+// build compiles a benchmark program from testdata/bench.
+func build(b *testing.B, name string) string {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), name)
+	src := filepath.Join("..", "testdata", "bench", name+".c")
+	if msg, err := exec.Command("gcc", "-O1", "-o", out, src).CombinedOutput(); err != nil {
+		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
+	}
+	return out
+}
+
+func native(b *testing.B, prog string, args []string) time.Duration {
+	start := time.Now()
+	cmd := exec.Command(prog, args...)
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("native %s: %v", prog, err)
+	}
+	return time.Since(start)
+}
+
+func devNull(b *testing.B) *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return f
+}
+
+func recordRun(b *testing.B, prog string, args []string, out string) (time.Duration, int64) {
+	null := devNull(b)
+	start := time.Now()
+	res, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: os.Environ(),
+		Dir: "/", Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null})
+	if err != nil {
+		b.Fatalf("record: %v", err)
+	}
+	return time.Since(start), res.Events
+}
+
+func replayRun(b *testing.B, trace string) time.Duration {
+	start := time.Now()
+	s, err := replay.Open(trace, replay.Options{})
+	if err != nil {
+		b.Fatalf("replay: %v", err)
+	}
+	defer s.Close()
+	if err := s.Run(); err != nil {
+		b.Fatalf("replay: %v", err)
+	}
+	return time.Since(start)
+}
+
+// bare runs prog under the cheapest possible ptrace loop: stop at every
+// system call entry and exit, look at nothing, resume.
+func bare(b *testing.B, prog string, args []string) time.Duration {
+	null := devNull(b)
+	var elapsed time.Duration
+	th := ptrace.NewThread()
+	defer th.Close()
+	th.Do(func() {
+		start := time.Now()
+		pid, err := ptrace.Start(&ptrace.Spec{Path: prog, Args: append([]string{prog}, args...), Env: os.Environ(), Dir: "/",
+			Stdin: null, Stdout: null, Stderr: null})
+		if err != nil {
+			b.Errorf("bare: %v", err)
+			return
+		}
+		// rdtsc is not trapped here: the floor does not log anything.
+		if err := ptrace.Syscall(pid, 0); err != nil {
+			b.Errorf("bare: %v", err)
+			return
+		}
+		for {
+			st, _, err := ptrace.Wait(-1, false)
+			if err != nil {
+				if errors.Is(err, unix.ECHILD) {
+					break
+				}
+				b.Errorf("bare: %v", err)
+				return
+			}
+			if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+				if st.Tid == pid {
+					break
+				}
+				continue
+			}
+			sig := 0
+			if st.Kind == ptrace.StopSignal {
+				sig = st.Sig
+			}
+			ptrace.Syscall(st.Tid, sig)
+		}
+		elapsed = time.Since(start)
+	})
+	return elapsed
+}
+
+func traceSize(b *testing.B, path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st.Size()
+}
+
+// BenchmarkCPULoop: a ~1 s compute loop without system calls.
+func BenchmarkCPULoop(b *testing.B) {
+	prog := build(b, "cpuloop")
+	args := []string{"400000000"}
+	out := filepath.Join(b.TempDir(), "cpu.rwd")
+	var nat, rec, rep time.Duration
+	for i := 0; i < b.N; i++ {
+		nat += native(b, prog, args)
+		d, _ := recordRun(b, prog, args, out)
+		rec += d
+		rep += replayRun(b, out)
+	}
+	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+}
+
+// BenchmarkSyscallLoop: 20k getppid calls.
+func BenchmarkSyscallLoop(b *testing.B) {
+	prog := build(b, "syscalls")
+	args := []string{"20000"}
+	out := filepath.Join(b.TempDir(), "sys.rwd")
+	var nat, flo, rec, rep time.Duration
+	var events int64
+	runtime.GC()
+	for i := 0; i < b.N; i++ {
+		nat += native(b, prog, args)
+		flo += bare(b, prog, args)
+		d, n := recordRun(b, prog, args, out)
+		rec += d
+		events = n
+		rep += replayRun(b, out)
+	}
+	b.ReportMetric(float64(nat.Microseconds())/float64(b.N)/1000, "native-ms")
+	b.ReportMetric(float64(flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
+	b.ReportMetric(float64(rec)/float64(flo), "record/bare")
+	b.ReportMetric(float64(rep)/float64(flo), "replay/bare")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	b.ReportMetric(float64(traceSize(b, out))/float64(events), "bytes/event")
+}
