@@ -110,6 +110,17 @@ var testdataCases = []rrCase{
 		want:  []string{`(?m)^ticks: 2\d$`, `(?m)^iterations: \d+$`},
 	},
 	{
+		name:  "children",
+		setup: cProg("children.c"),
+		quiet: true,
+		want: []string{
+			`(?m)^vfork child: exit 0$`,
+			`(?m)^posix_spawn child: exit 0$`,
+			`(?m)^fork child: exit 7$`,
+			`(?m)^sigchld handled: 1$`,
+		},
+	},
+	{
 		name:  "popen",
 		setup: cProg("popen.c"),
 		quiet: true,
