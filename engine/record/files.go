@@ -70,7 +70,8 @@ func (s *fileStore) capture(tid, fd int, offset, length uint64) (*trace.MapFile,
 		}
 		s.blobs[key] = id
 	}
-	return &trace.MapFile{Blob: id, Offset: offset, Length: length}, nil
+	target, _ := os.Readlink(path)
+	return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: target}, nil
 }
 
 // fileID identifies an open file to tell when the tracee writes to the

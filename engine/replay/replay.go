@@ -61,6 +61,16 @@ type Session struct {
 
 	blobID   uint32
 	blobData []byte
+
+	// Debugging state: breakpoints (inserted only while a thread runs),
+	// hardware watchpoints, the preemption point being sought, the last
+	// user stop.
+	bps       map[uint64]byte
+	inserted  []insertedBP
+	preemptPC uint64
+	watches   []Watchpoint
+	watchGen  int
+	stop      *Stop
 }
 
 // rthread is one thread of the replaying process.
@@ -77,6 +87,14 @@ type rthread struct {
 	// atExec: parked at the exec stop of a re-executed execve.
 	atExec bool
 	dead   bool
+	// pending is a stop already obtained (by a single-step) for the event
+	// about to be applied.
+	pending *ptrace.Status
+	// stopEvent and stopPC: where the thread last stopped for the user, so
+	// that resuming there steps over a breakpoint instead of reporting it.
+	stopEvent int64
+	stopPC    uint64
+	watchGen  int
 }
 
 // Open starts replaying the trace at path: the program is launched as it was
@@ -221,7 +239,13 @@ func (s *Session) peekThread(tid int32) *trace.Event {
 func (s *Session) Step() (*trace.Event, error) {
 	var e *trace.Event
 	var err error
-	s.th.Do(func() { e, err = s.step() })
+	s.th.Do(func() {
+		e, err = s.step()
+		if err == errStopped {
+			err = nil
+		}
+		s.stop = nil
+	})
 	return e, err
 }
 
@@ -232,9 +256,10 @@ func (s *Session) Run() error {
 	// would cost as much as the event's ptrace stop.
 	s.th.Do(func() {
 		for {
-			if _, err = s.step(); err != nil {
+			if _, err = s.step(); err != nil && err != errStopped {
 				return
 			}
+			s.stop = nil
 		}
 	})
 	if errors.Is(err, io.EOF) {
@@ -258,9 +283,10 @@ func (s *Session) step() (*trace.Event, error) {
 		}
 		return nil, io.EOF
 	}
+	before := s.watchedValues()
 	if err := s.apply(e); err != nil {
 		var d *Divergence
-		if errors.As(err, &d) {
+		if errors.As(err, &d) || err == errStopped {
 			return e, err
 		}
 		return e, fmt.Errorf("replay: event %d (tid %d): %w", s.next, e.Tid, err)
@@ -268,6 +294,23 @@ func (s *Session) step() (*trace.Event, error) {
 	s.queue[0] = nil
 	s.queue = s.queue[1:]
 	s.next++
+	if before != nil && s.stop == nil {
+		after := s.watchedValues()
+		for i := range before {
+			if before[i] != after[i] {
+				// The kernel wrote it (a system call's output).
+				t := s.threads[e.Tid]
+				var pc uint64
+				if t != nil && !t.dead {
+					var regs trace.Regs
+					ptrace.GetRegs(t.real, &regs)
+					pc = regs[trace.RIP]
+				}
+				s.stop = &Stop{Kind: StopWatchpoint, Tid: e.Tid, PC: pc, Watch: i, Event: true}
+				break
+			}
+		}
+	}
 	return e, nil
 }
 
@@ -304,17 +347,6 @@ func (s *Session) apply(e *trace.Event) error {
 		return s.applyExit(t, e)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
-}
-
-// resume lets t run to its next stop (system calls stop at entry and are
-// skipped) and returns that stop.
-func (s *Session) resume(t *rthread) (ptrace.Status, error) {
-	sig := t.resumeSig
-	t.resumeSig = 0
-	if err := ptrace.Sysemu(t.real, sig); err != nil {
-		return ptrace.Status{}, err
-	}
-	return s.waitFor(t)
 }
 
 // waitFor waits for the next stop of t.

@@ -17,16 +17,17 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 		if err := ptrace.Tgkill(s.pid, t.real, sig); err != nil {
 			return err
 		}
+		t.injected = sig
 	}
-	t.injected = 0
 	var st ptrace.Status
 	var err error
 	if t.atExec || t.atEntry {
 		return s.diverge(e, "signal %s while the thread is inside a system call", unix.SignalName(unix.Signal(sig)))
 	}
-	if st, err = s.resume(t); err != nil {
+	if st, err = s.run(t); err != nil {
 		return err
 	}
+	t.injected = 0
 	if st.Kind != ptrace.StopSignal || st.Sig != sig {
 		return s.diverge(e, "expected signal %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
 	}
@@ -52,7 +53,7 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 	if e.Kind == trace.KindCpuid {
 		what = "cpuid"
 	}
-	st, err := s.resume(t)
+	st, err := s.run(t)
 	if err != nil {
 		return err
 	}
@@ -75,24 +76,10 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 // each pass.
 func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
 	pc := e.Regs[trace.RIP]
-	var orig [1]byte
-	if _, err := s.mem.ReadAt(orig[:], pc); err != nil {
-		return err
-	}
-	arm := func(on bool) error {
-		b := []byte{orig[0]}
-		if on {
-			b[0] = 0xcc
-		}
-		_, err := s.mem.WriteAt(b, pc)
-		return err
-	}
-	if err := arm(true); err != nil {
-		return err
-	}
-	defer arm(false)
+	s.preemptPC = pc
+	defer func() { s.preemptPC = 0 }()
 	for passes := 0; ; passes++ {
-		st, err := s.resume(t)
+		st, err := s.run(t)
 		if err != nil {
 			return err
 		}
@@ -100,31 +87,30 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
 			return err
 		}
-		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc+1 {
+		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc {
 			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes", pc, describe(st), passes)
-		}
-		regs[trace.RIP] = pc
-		if err := ptrace.SetRegs(t.real, &regs); err != nil {
-			return err
 		}
 		if regs == e.Regs && s.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 			return nil
 		}
+		if _, ok := s.bps[pc]; ok {
+			return s.userStop(t, StopBreakpoint, pc, 0)
+		}
 		// Not this pass: step over the breakpoint and go on.
-		if err := arm(false); err != nil {
+		st, stepped, err := s.stepRaw(t)
+		if err != nil {
 			return err
 		}
-		if err := ptrace.SysemuStep(t.real, 0); err != nil {
-			return err
-		}
-		if st, err = s.waitFor(t); err != nil {
-			return err
-		}
-		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+		if !stepped {
 			return s.diverge(e, "stepping over %#x: got %s", pc, describe(st))
 		}
-		if err := arm(true); err != nil {
-			return err
-		}
 	}
+}
+
+// Linux si_code values the replayer looks at.
+const siKernel = 0x80
+
+// siCode extracts si_code from a raw siginfo.
+func siCode(info []byte) int32 {
+	return int32(uint32(info[8]) | uint32(info[9])<<8 | uint32(info[10])<<16 | uint32(info[11])<<24)
 }

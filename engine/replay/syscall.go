@@ -39,7 +39,7 @@ func isErr(ret uint64) bool { return int64(ret) < 0 && int64(ret) >= -4095 }
 // toEntry runs t to the entry of its next system call and checks it is the
 // recorded one.
 func (s *Session) toEntry(t *rthread, e *trace.Event) error {
-	st, err := s.resume(t)
+	st, err := s.run(t)
 	if err != nil {
 		return err
 	}

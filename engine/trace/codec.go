@@ -169,6 +169,7 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 		b = binary.AppendUvarint(b, uint64(e.Map.Blob))
 		b = binary.AppendUvarint(b, e.Map.Offset)
 		b = binary.AppendUvarint(b, e.Map.Length)
+		b = appendBytes(b, []byte(e.Map.Path))
 	}
 	if p&pData != 0 {
 		b = appendBytes(b, e.Data)
@@ -409,6 +410,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 			d.err = fmt.Errorf("blob id %d out of range", blob)
 		}
 		e.Map = &MapFile{Blob: uint32(blob), Offset: d.uvarint(), Length: d.uvarint()}
+		e.Map.Path = string(d.bytes())
 	}
 	if p&pData != 0 {
 		e.Data = d.bytes()

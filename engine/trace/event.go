@@ -116,6 +116,8 @@ type MapFile struct {
 	Blob   uint32
 	Offset uint64
 	Length uint64
+	// Path is the file's path when it was mapped, for symbol lookup.
+	Path string
 }
 
 // Event is one entry of the recording. Fields not meaningful for a Kind are

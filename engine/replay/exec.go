@@ -1,0 +1,447 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// StopKind says why a replay stopped between events.
+type StopKind int
+
+// Stop kinds.
+const (
+	StopBreakpoint StopKind = iota + 1 // a thread reached a breakpoint address
+	StopWatchpoint                     // a watched location was written (or read)
+	StopStep                           // one instruction was executed
+)
+
+// Stop is a place where the replay stopped inside the run of a thread
+// towards its next event (or just after an event that wrote watched memory).
+type Stop struct {
+	Kind  StopKind
+	Tid   int32  // recorded tid
+	PC    uint64 // the thread's rip now
+	Watch int    // index into the session's watchpoints (StopWatchpoint)
+	// Event is set when the stop is at an event boundary: a system call's
+	// kernel write hit a watchpoint.
+	Event bool
+}
+
+// Watchpoint is a hardware watchpoint: Len is 1, 2, 4 or 8 and Addr must be
+// aligned to it.
+type Watchpoint struct {
+	Addr      uint64
+	Len       int
+	ReadWrite bool // trap on reads too (otherwise writes only)
+}
+
+// MaxWatchpoints is the number of x86 debug address registers.
+const MaxWatchpoints = 4
+
+// errStopped unwinds an event's application when a user stop interrupts it;
+// the event is applied again (continuing from the stop) by the next step.
+var errStopped = errors.New("stopped")
+
+// Linux si_code values of SIGTRAP.
+const (
+	trapTrace  = 2 // TRAP_TRACE: single-step
+	trapHWBkpt = 4 // TRAP_HWBKPT: debug register hit
+)
+
+// debug register 6 and 7 indexes.
+const (
+	dr6 = 6
+	dr7 = 7
+)
+
+// SetBreakpoints replaces the software breakpoints.
+func (s *Session) SetBreakpoints(addrs []uint64) {
+	s.bps = map[uint64]byte{}
+	for _, a := range addrs {
+		s.bps[a] = 0
+	}
+}
+
+// SetWatchpoints replaces the hardware watchpoints.
+func (s *Session) SetWatchpoints(ws []Watchpoint) error {
+	if len(ws) > MaxWatchpoints {
+		return fmt.Errorf("only %d hardware watchpoints are available (the x86 debug registers)", MaxWatchpoints)
+	}
+	for _, w := range ws {
+		switch w.Len {
+		case 1, 2, 4, 8:
+		default:
+			return fmt.Errorf("a hardware watchpoint covers 1, 2, 4 or 8 bytes, not %d", w.Len)
+		}
+		if w.Addr%uint64(w.Len) != 0 {
+			return fmt.Errorf("a %d-byte watchpoint needs an address aligned to %d (%#x is not)", w.Len, w.Len, w.Addr)
+		}
+	}
+	s.watches = append([]Watchpoint(nil), ws...)
+	s.watchGen++
+	return nil
+}
+
+// dr7For encodes the watchpoints into DR7.
+func dr7For(ws []Watchpoint) uint64 {
+	var v uint64
+	for i, w := range ws {
+		rw := uint64(1) // break on data writes
+		if w.ReadWrite {
+			rw = 3
+		}
+		var ln uint64
+		switch w.Len {
+		case 2:
+			ln = 1
+		case 4:
+			ln = 3
+		case 8:
+			ln = 2
+		}
+		v |= 1 << (2 * i) // local enable
+		v |= (rw | ln<<2) << (16 + 4*i)
+	}
+	return v
+}
+
+// syncWatch loads the current watchpoints into t's debug registers.
+func (s *Session) syncWatch(t *rthread) error {
+	if t.watchGen == s.watchGen {
+		return nil
+	}
+	if err := ptrace.SetDebugReg(t.real, dr7, 0); err != nil {
+		return err
+	}
+	for i, w := range s.watches {
+		if err := ptrace.SetDebugReg(t.real, i, w.Addr); err != nil {
+			return err
+		}
+	}
+	if err := ptrace.SetDebugReg(t.real, dr7, dr7For(s.watches)); err != nil {
+		return err
+	}
+	t.watchGen = s.watchGen
+	return nil
+}
+
+// insertBPs writes int3 at every breakpoint address (and the preemption
+// point being sought); removeBPs puts the original bytes back. Breakpoints
+// are in memory only while a thread runs, so memory reads never see them.
+func (s *Session) insertBPs() error {
+	s.inserted = s.inserted[:0]
+	ins := func(addr uint64) error {
+		for _, a := range s.inserted {
+			if a.addr == addr {
+				return nil
+			}
+		}
+		var b [1]byte
+		if _, err := s.mem.ReadAt(b[:], addr); err != nil {
+			return nil // not mapped (yet): nothing to break on
+		}
+		if _, err := s.mem.WriteAt([]byte{0xcc}, addr); err != nil {
+			return err
+		}
+		s.inserted = append(s.inserted, insertedBP{addr, b[0]})
+		return nil
+	}
+	for a := range s.bps {
+		if err := ins(a); err != nil {
+			return err
+		}
+	}
+	if s.preemptPC != 0 {
+		return ins(s.preemptPC)
+	}
+	return nil
+}
+
+func (s *Session) removeBPs() error {
+	for i := len(s.inserted) - 1; i >= 0; i-- {
+		bp := s.inserted[i]
+		if _, err := s.mem.WriteAt([]byte{bp.orig}, bp.addr); err != nil {
+			return err
+		}
+	}
+	s.inserted = s.inserted[:0]
+	return nil
+}
+
+type insertedBP struct {
+	addr uint64
+	orig byte
+}
+
+// run resumes t until its next stop that concerns the recording (a system
+// call, a signal, an exit…), or until a user stop, returned as errStopped
+// with s.stop set. A stop the caller obtained earlier (by single-stepping
+// into the event) is returned first.
+func (s *Session) run(t *rthread) (ptrace.Status, error) {
+	if t.pending != nil {
+		st := *t.pending
+		t.pending = nil
+		return st, nil
+	}
+	if err := s.syncWatch(t); err != nil {
+		return ptrace.Status{}, err
+	}
+	if len(s.bps) > 0 && t.resumeSig == 0 {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return ptrace.Status{}, err
+		}
+		if _, ok := s.bps[regs[trace.RIP]]; ok {
+			if t.stopEvent != s.next || t.stopPC != regs[trace.RIP] {
+				// It got here without executing (an event moved it):
+				// that is an arrival too.
+				return ptrace.Status{}, s.userStop(t, StopBreakpoint, regs[trace.RIP], 0)
+			}
+			// Step off the breakpoint we are stopped at.
+			st, stepped, err := s.stepRaw(t)
+			if err != nil || !stepped {
+				return st, err
+			}
+		}
+	}
+	if err := s.insertBPs(); err != nil {
+		return ptrace.Status{}, err
+	}
+	sig := t.resumeSig
+	t.resumeSig = 0
+	if err := ptrace.Sysemu(t.real, sig); err != nil {
+		s.removeBPs()
+		return ptrace.Status{}, err
+	}
+	st, err := s.waitFor(t)
+	if rerr := s.removeBPs(); err == nil && rerr != nil && !t.dead {
+		err = rerr
+	}
+	if err != nil || st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+		return st, err
+	}
+	return s.classifyTrap(t, st)
+}
+
+// classifyTrap turns a SIGTRAP into a user stop when it came from our
+// breakpoints or watchpoints; others are the program's own and returned.
+func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, error) {
+	info, err := ptrace.GetSiginfo(t.real)
+	if err != nil {
+		return st, err
+	}
+	code := siCode(info)
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return st, err
+	}
+	switch {
+	case code == siKernel && s.isBP(regs[trace.RIP]-1):
+		pc := regs[trace.RIP] - 1
+		regs[trace.RIP] = pc
+		if err := ptrace.SetRegs(t.real, &regs); err != nil {
+			return st, err
+		}
+		if pc == s.preemptPC {
+			return st, nil // applyPreempt decides
+		}
+		return st, s.userStop(t, StopBreakpoint, pc, 0)
+	case code == trapHWBkpt:
+		status, err := ptrace.GetDebugReg(t.real, dr6)
+		if err != nil {
+			return st, err
+		}
+		ptrace.SetDebugReg(t.real, dr6, 0)
+		for i := range s.watches {
+			if status&(1<<i) != 0 {
+				return st, s.userStop(t, StopWatchpoint, regs[trace.RIP], i)
+			}
+		}
+	}
+	return st, nil
+}
+
+func (s *Session) isBP(addr uint64) bool {
+	if addr == s.preemptPC && addr != 0 {
+		return true
+	}
+	_, ok := s.bps[addr]
+	return ok
+}
+
+// userStop records a user stop of t at pc and returns errStopped.
+func (s *Session) userStop(t *rthread, kind StopKind, pc uint64, watch int) error {
+	t.stopEvent, t.stopPC = s.next, pc
+	s.stop = &Stop{Kind: kind, Tid: t.rec, PC: pc, Watch: watch}
+	return errStopped
+}
+
+// stepRaw executes one instruction of t without breakpoints. stepped is
+// false when the instruction led to a stop the recording is about (a system
+// call entry, a fault, a trap): that stop is returned for the event.
+func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error) {
+	if err := s.syncWatch(t); err != nil {
+		return st, false, err
+	}
+	sig := t.resumeSig
+	t.resumeSig = 0
+	if err := ptrace.SysemuStep(t.real, sig); err != nil {
+		return st, false, err
+	}
+	if st, err = s.waitFor(t); err != nil {
+		return st, false, err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+		return st, false, nil
+	}
+	info, err := ptrace.GetSiginfo(t.real)
+	if err != nil {
+		return st, false, err
+	}
+	if code := siCode(info); code == trapTrace || code == trapHWBkpt {
+		status, _ := ptrace.GetDebugReg(t.real, dr6)
+		if status&0xf != 0 {
+			ptrace.SetDebugReg(t.real, dr6, 0)
+			for i := range s.watches {
+				if status&(1<<i) != 0 {
+					var regs trace.Regs
+					ptrace.GetRegs(t.real, &regs)
+					return st, true, s.userStop(t, StopWatchpoint, regs[trace.RIP], i)
+				}
+			}
+		}
+		ptrace.SetDebugReg(t.real, dr6, 0)
+		return st, true, nil
+	}
+	return st, false, nil
+}
+
+// StepInstruction executes one instruction of the thread that runs next in
+// the recording (events of other threads with no user code in between are
+// applied first). An instruction that is a system call or traps applies its
+// event. The result is a Stop of kind StopStep, or a watchpoint stop.
+func (s *Session) StepInstruction() (*Stop, error) {
+	var stop *Stop
+	var err error
+	s.th.Do(func() { stop, err = s.stepInstruction() })
+	return stop, err
+}
+
+func (s *Session) stepInstruction() (*Stop, error) {
+	for {
+		e, err := s.peek(0)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil || s.done {
+			return nil, io.EOF
+		}
+		t := s.threads[e.Tid]
+		if t == nil || !runsUserCode(e, t) {
+			if _, err := s.step(); err != nil {
+				if err == errStopped {
+					return s.takeStop(), nil
+				}
+				return nil, err
+			}
+			if st := s.takeStop(); st != nil {
+				return st, nil
+			}
+			continue
+		}
+		st, stepped, err := s.stepRaw(t)
+		if err == errStopped {
+			return s.takeStop(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !stepped {
+			// The instruction reached the event: apply it.
+			t.pending = &st
+			if _, err := s.step(); err != nil && err != errStopped {
+				return nil, err
+			}
+			if st := s.takeStop(); st != nil {
+				return st, nil
+			}
+		}
+		var regs trace.Regs
+		if t.dead {
+			return &Stop{Kind: StopStep, Tid: t.rec}, nil
+		}
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return nil, err
+		}
+		t.stopEvent, t.stopPC = s.next, regs[trace.RIP]
+		return &Stop{Kind: StopStep, Tid: t.rec, PC: regs[trace.RIP]}, nil
+	}
+}
+
+// runsUserCode tells whether applying e first runs t's code: the events
+// reached by running the thread, as opposed to those applied where it stands.
+func runsUserCode(e *trace.Event, t *rthread) bool {
+	switch e.Kind {
+	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindPreempt:
+		return true
+	case trace.KindSignal:
+		return e.Flags&trace.FlagSyncSignal != 0
+	}
+	return false
+}
+
+// takeStop returns and clears the pending user stop.
+func (s *Session) takeStop() *Stop {
+	st := s.stop
+	s.stop = nil
+	return st
+}
+
+// Continue replays until a user stop (breakpoint, watchpoint) or the end of
+// the recording (nil, io.EOF). limit, when > 0, is an event index not to
+// go past: the replay stops before applying event limit (nil, nil).
+func (s *Session) Continue(limit int64) (*Stop, error) {
+	var stop *Stop
+	var err error
+	s.th.Do(func() {
+		for limit <= 0 || s.next < limit {
+			if _, err = s.step(); err != nil {
+				if err == errStopped {
+					stop, err = s.takeStop(), nil
+				}
+				return
+			}
+			if stop = s.takeStop(); stop != nil {
+				return
+			}
+		}
+	})
+	return stop, err
+}
+
+// watchedValues reads the watched locations, to notice writes the kernel
+// did for an emulated or re-executed call (debug registers only see the
+// program's own writes).
+func (s *Session) watchedValues() []uint64 {
+	if len(s.watches) == 0 {
+		return nil
+	}
+	vals := make([]uint64, len(s.watches))
+	for i, w := range s.watches {
+		var b [8]byte
+		s.mem.ReadAt(b[:w.Len], w.Addr)
+		vals[i] = le64(b[:])
+	}
+	return vals
+}
+
+func le64(b []byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
