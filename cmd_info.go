@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -89,7 +90,7 @@ func runInfo(w io.Writer, path string) error {
 	fmt.Fprintf(w, "sha256:    %s\n", h.ExeSHA256)
 	fmt.Fprintf(w, "duration:  %.3fs\n", float64(duration)/1e9)
 	if exitStat != nil {
-		fmt.Fprintf(w, "exit:      %s\n", describeStatus(*exitStat))
+		fmt.Fprintf(w, "exit:      %s\n", debugger.DescribeStatus(*exitStat))
 	}
 	fmt.Fprintf(w, "threads:   %d\n", len(threads))
 	fmt.Fprintf(w, "events:    %d\n", events)
@@ -147,14 +148,4 @@ func quoteArgs(args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-// describeStatus renders a wait status like a shell would report it.
-func describeStatus(st int32) string {
-	ws := uint32(st)
-	if ws&0x7f == 0 {
-		return fmt.Sprintf("exited with status %d", (ws>>8)&0xff)
-	}
-	sig := int(ws & 0x7f)
-	return fmt.Sprintf("killed by %s (status %d)", syscalls.SignalName(sig), 128+sig)
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"strings"
+
 	"errors"
 	"fmt"
+	"github.com/rewind-debugger/rewind/debugger"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -27,7 +31,7 @@ the replaying process produces it, verifies every event and prints
 			case check:
 				return runCheck(args[0])
 			case batch || len(exprs) > 0 || file != "":
-				return errNotImplemented("batch mode (rewind replay --batch)")
+				return runBatch(args[0], exprs, file, jsonOut)
 			}
 			return errNotImplemented("the terminal UI (rewind replay TRACE); use rewind replay --check TRACE")
 		},
@@ -35,9 +39,50 @@ the replaying process produces it, verifies every event and prints
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
 	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
-	cmd.Flags().StringArrayVarP(&exprs, "ex", "e", nil, "with --batch, a command to run (repeatable)")
+	cmd.Flags().StringArrayVar(&exprs, "ex", nil, "with --batch, a command to run (repeatable)")
 	cmd.Flags().StringVarP(&file, "x", "x", "", "with --batch, a file of commands")
 	return cmd
+}
+
+// runBatch runs debugger commands without the UI: from -x FILE first, then
+// each -ex, printing one result each (one JSON object a line with --json).
+func runBatch(path string, exprs []string, file string, jsonOut bool) error {
+	var cmds []string
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				cmds = append(cmds, l)
+			}
+		}
+	}
+	cmds = append(cmds, exprs...)
+	s, err := debugger.Open(path, debugger.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	enc := json.NewEncoder(os.Stdout)
+	failed := false
+	for _, c := range cmds {
+		res := s.Execute(c)
+		failed = failed || !res.OK
+		if jsonOut {
+			if err := enc.Encode(res); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Printf("(rewind) %s\n", c)
+		if res.Text != "" {
+			fmt.Println(res.Text)
+		}
+	}
+	_ = failed
+	return nil
 }
 
 // runCheck implements replay --check.

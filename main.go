@@ -28,6 +28,7 @@ func errNotImplemented(what string) error {
 func main() {
 	ptrace.MaybeRunHelper()
 	root := newRoot()
+	root.SetArgs(gdbStyleFlags(os.Args[1:]))
 	err := root.Execute()
 	var ee *exitError
 	switch {
@@ -38,6 +39,25 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
 		os.Exit(1)
 	}
+}
+
+// gdbStyleFlags lets replay take gdb's single-dash -ex (pflag would read it
+// as -e x). Only replay's arguments are touched: record passes the program's
+// arguments through untouched.
+func gdbStyleFlags(args []string) []string {
+	if len(args) == 0 || args[0] != "replay" {
+		return args
+	}
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a == "-ex" {
+			out[i] = "--ex"
+		}
+	}
+	return out
 }
 
 // oneLine keeps error reports to one line, as users' scripts expect.

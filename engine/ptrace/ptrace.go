@@ -120,6 +120,13 @@ func EventMsg(tid int) (uint64, error) {
 	return msg, wrap("geteventmsg", tid, err)
 }
 
+// GetFPRegs reads the 512-byte FXSAVE area (x87, MMX, SSE registers).
+func GetFPRegs(tid int) ([]byte, error) {
+	buf := make([]byte, 512)
+	err := ptrace(unix.PTRACE_GETFPREGS, tid, 0, uintptr(unsafe.Pointer(&buf[0])))
+	return buf, wrap("getfpregs", tid, err)
+}
+
 // debugRegOffset is offsetof(struct user, u_debugreg) on x86-64.
 const debugRegOffset = 848
 

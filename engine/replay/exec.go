@@ -362,6 +362,7 @@ func (s *Session) stepInstruction() (*Stop, error) {
 		if err != nil {
 			return nil, err
 		}
+		applied := false
 		if !stepped {
 			// The instruction reached the event: apply it.
 			t.pending = &st
@@ -371,16 +372,31 @@ func (s *Session) stepInstruction() (*Stop, error) {
 			if st := s.takeStop(); st != nil {
 				return st, nil
 			}
+			applied = true
 		}
 		var regs trace.Regs
 		if t.dead {
-			return &Stop{Kind: StopStep, Tid: t.rec}, nil
+			return &Stop{Kind: StopStep, Tid: t.rec, Event: applied}, nil
 		}
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
 			return nil, err
 		}
 		t.stopEvent, t.stopPC = s.next, regs[trace.RIP]
-		return &Stop{Kind: StopStep, Tid: t.rec, PC: regs[trace.RIP]}, nil
+		if next, err := s.peek(0); err == nil && next != nil && !applied && next.Tid == t.rec &&
+			next.Kind == trace.KindSignal && next.Flags&trace.FlagSyncSignal != 0 && next.Regs[trace.RIP] == regs[trace.RIP] {
+			// Arrived on the faulting instruction: the fault is this same
+			// point (nothing executes before it), so report it here.
+			if _, err := s.step(); err != nil && err != errStopped {
+				return nil, err
+			}
+			s.takeStop()
+			applied = true
+			if err := ptrace.GetRegs(t.real, &regs); err != nil {
+				return nil, err
+			}
+		}
+		t.stopEvent, t.stopPC = s.next, regs[trace.RIP]
+		return &Stop{Kind: StopStep, Tid: t.rec, PC: regs[trace.RIP], Event: applied}, nil
 	}
 }
 

@@ -14,6 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -71,6 +74,9 @@ type Session struct {
 	watches   []Watchpoint
 	watchGen  int
 	stop      *Stop
+	// fileMaps are the file mappings rebuilt from the trace (the kernel
+	// sees them as anonymous memory).
+	fileMaps []Mapping
 }
 
 // rthread is one thread of the replaying process.
@@ -482,4 +488,109 @@ func (s *Session) blob(id uint32) ([]byte, error) {
 	}
 	s.blobID, s.blobData = id, data
 	return data, nil
+}
+
+// Thread describes one thread of the replay.
+type Thread struct {
+	Tid  int32 // as recorded
+	Real int   // in the replaying process
+	Dead bool
+}
+
+// Threads lists the live threads of the replay, in recorded tid order.
+func (s *Session) Threads() []Thread {
+	var out []Thread
+	for _, t := range s.threads {
+		if !t.dead {
+			out = append(out, Thread{Tid: t.rec, Real: t.real})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tid < out[j].Tid })
+	return out
+}
+
+// Regs returns the general registers of thread tid (as recorded).
+func (s *Session) Regs(tid int32) (trace.Regs, error) {
+	var regs trace.Regs
+	t := s.threads[tid]
+	if t == nil || t.dead {
+		return regs, fmt.Errorf("no thread %d at this point", tid)
+	}
+	var err error
+	s.th.Do(func() { err = ptrace.GetRegs(t.real, &regs) })
+	return regs, err
+}
+
+// FPRegs returns the x87/SSE state (the 512-byte FXSAVE area) of thread tid.
+func (s *Session) FPRegs(tid int32) ([]byte, error) {
+	t := s.threads[tid]
+	if t == nil || t.dead {
+		return nil, fmt.Errorf("no thread %d at this point", tid)
+	}
+	var out []byte
+	var err error
+	s.th.Do(func() { out, err = ptrace.GetFPRegs(t.real) })
+	return out, err
+}
+
+// ReadMem reads n bytes of the replaying process's memory at addr.
+func (s *Session) ReadMem(addr uint64, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	var got int
+	var err error
+	s.th.Do(func() { got, err = s.mem.ReadAt(buf, addr) })
+	return buf[:got], err
+}
+
+// Mapping is one region of the replaying process's address space. Path is
+// the file it was mapped from in the recording ("" for anonymous memory).
+type Mapping struct {
+	Start, End uint64
+	Offset     uint64
+	Perms      string
+	Path       string
+}
+
+// Mappings lists the address space: the kernel's view, with the file names
+// of mappings the replay rebuilt from the trace.
+func (s *Session) Mappings() ([]Mapping, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.pid))
+	if err != nil {
+		return nil, err
+	}
+	var out []Mapping
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		var m Mapping
+		lo, hi, _ := strings.Cut(f[0], "-")
+		m.Start, _ = strconv.ParseUint(lo, 16, 64)
+		m.End, _ = strconv.ParseUint(hi, 16, 64)
+		m.Perms = f[1]
+		m.Offset, _ = strconv.ParseUint(f[2], 16, 64)
+		if len(f) >= 6 {
+			m.Path = f[5]
+		}
+		for _, fm := range s.fileMaps {
+			if m.Path == "" && fm.Start <= m.Start && m.Start < fm.End {
+				m.Path = fm.Path
+				m.Offset = fm.Offset + (m.Start - fm.Start)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// TID of the thread whose event comes next, or -1 at the end.
+func (s *Session) NextThread() int32 {
+	var tid int32 = -1
+	s.th.Do(func() {
+		if e, err := s.peek(0); err == nil && e != nil {
+			tid = e.Tid
+		}
+	})
+	return tid
 }

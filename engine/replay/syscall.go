@@ -327,6 +327,8 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		if err := s.fillMapping(e, fill); err != nil {
 			return err
 		}
+		addr := e.ExitRegs[trace.RAX]
+		s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: fill.Offset, Path: fill.Path})
 	}
 	if err := s.writeMem(e.Mem); err != nil {
 		return err

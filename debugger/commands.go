@@ -1,0 +1,796 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Result is the answer to one command (DESIGN.md §4).
+type Result struct {
+	Command string    `json:"command"`
+	OK      bool      `json:"ok"`
+	Error   string    `json:"error,omitempty"`
+	Stop    *StopInfo `json:"stop,omitempty"`
+	Value   any       `json:"value,omitempty"`
+	Type    string    `json:"type,omitempty"`
+	Event   *int64    `json:"event,omitempty"`
+	// Text is the human rendering (batch mode without --json, the console).
+	Text string `json:"-"`
+}
+
+// StopInfo describes where an execution command stopped.
+type StopInfo struct {
+	Reason     string     `json:"reason"`
+	Event      int64      `json:"event"`
+	Thread     int32      `json:"thread"`
+	PC         string     `json:"pc"`
+	Function   string     `json:"function,omitempty"`
+	File       string     `json:"file,omitempty"`
+	Line       int        `json:"line,omitempty"`
+	Signal     string     `json:"signal,omitempty"`
+	Breakpoint int        `json:"breakpoint,omitempty"`
+	Watch      *WatchInfo `json:"watch,omitempty"`
+	Moment     string     `json:"moment"`
+}
+
+// WatchInfo is the watchpoint part of a stop.
+type WatchInfo struct {
+	Expr string `json:"expr"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// errNotYet marks source-level commands that come with the DWARF layer.
+func errNotYet(cmd string) error {
+	return fmt.Errorf("%s is not implemented yet (source-level debugging comes next)", cmd)
+}
+
+// Execute runs one command line and returns its result. Errors are results
+// with OK false; the session goes on.
+func (s *Session) Execute(line string) Result {
+	line = strings.TrimSpace(line)
+	res := Result{Command: line}
+	if line == "" {
+		res.OK = true
+		return res
+	}
+	name, args := splitCommand(line)
+	var err error
+	switch name {
+	case "break", "b", "br":
+		err = s.cmdBreak(args, &res)
+	case "delete", "d":
+		err = s.cmdDelete(args, &res)
+	case "watch", "rwatch", "awatch":
+		err = s.cmdWatch(name, args, &res)
+	case "continue", "c":
+		err = s.run(&res, s.tl.Continue)
+	case "reverse-continue", "rc":
+		err = s.run(&res, s.tl.ReverseContinue)
+	case "stepi", "si":
+		err = s.repeat(args, &res, s.tl.StepInstruction)
+	case "reverse-stepi", "rsi":
+		err = s.repeat(args, &res, s.tl.ReverseStepInstruction)
+	case "info", "i":
+		err = s.cmdInfo(args, &res)
+	case "thread", "t":
+		err = s.cmdThread(args, &res)
+	case "goto":
+		err = s.cmdGoto(args, &res)
+	case "when":
+		n := s.tl.When()
+		res.Value, res.Event = fmt.Sprintf("#%d", n), &n
+		res.Text = fmt.Sprintf("#%d (%v)", n, s.tl.Now())
+	case "events":
+		err = s.cmdEvents(args, &res)
+	case "history":
+		err = s.cmdHistory(args, &res)
+	case "step", "s", "next", "n", "finish", "until", "u", "reverse-step", "rs", "reverse-next", "rn",
+		"reverse-finish", "print", "p", "backtrace", "bt", "where", "frame", "f", "up", "down", "list", "l":
+		err = errNotYet(name)
+	default:
+		if strings.HasPrefix(name, "x/") || name == "x" {
+			err = s.cmdExamine(name, args, &res)
+		} else if strings.HasPrefix(name, "print/") || strings.HasPrefix(name, "p/") {
+			err = errNotYet("print")
+		} else {
+			err = fmt.Errorf("unknown command %q", name)
+		}
+	}
+	if err != nil {
+		res.OK, res.Error, res.Text = false, err.Error(), err.Error()
+		res.Stop, res.Value = nil, nil
+		return res
+	}
+	res.OK = true
+	return res
+}
+
+func splitCommand(line string) (string, string) {
+	name, args, _ := strings.Cut(line, " ")
+	return name, strings.TrimSpace(args)
+}
+
+// run executes a motion command and describes where it stopped.
+func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
+	if err := s.syncBreakpoints(); err != nil {
+		return err
+	}
+	st, err := op()
+	if err != nil {
+		if errors.Is(err, timeline.ErrAtStart) {
+			return errors.New("already at the beginning of the recording")
+		}
+		return err
+	}
+	s.last = st
+	res.Stop = s.describeStop(st)
+	res.Text = s.stopText(res.Stop)
+	return nil
+}
+
+// repeat runs a step command N times (default 1).
+func (s *Session) repeat(args string, res *Result, op func() (*timeline.Stop, error)) error {
+	n := 1
+	if args != "" {
+		v, err := strconv.Atoi(args)
+		if err != nil || v < 1 {
+			return fmt.Errorf("bad count %q", args)
+		}
+		n = v
+	}
+	for i := 0; i < n; i++ {
+		if err := s.run(res, op); err != nil {
+			return err
+		}
+		if res.Stop.Reason != string(timeline.ReasonStep) {
+			break
+		}
+	}
+	return nil
+}
+
+// describeStop fills the JSON stop object.
+func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
+	m := st.Moment
+	tid := m.Tid
+	if tid == 0 {
+		tid = s.currentThread()
+	}
+	info := &StopInfo{Reason: string(st.Reason), Event: m.Event, Thread: tid, Moment: m.String()}
+	if regs, err := s.tl.Session().Regs(tid); err == nil {
+		pc := regs[trace.RIP]
+		info.PC = fmt.Sprintf("%#x", pc)
+		info.Function, _ = s.symbolize(pc)
+		if st.Reason == timeline.ReasonBreakpoint {
+			for _, b := range s.bps {
+				if b.addr == pc {
+					info.Breakpoint = b.id
+					break
+				}
+			}
+		}
+	} else {
+		info.PC = fmt.Sprintf("%#x", m.PC)
+	}
+	if st.Reason == timeline.ReasonSignal {
+		info.Signal = syscalls.SignalName(st.Signal)
+	}
+	if st.Reason == timeline.ReasonWatchpoint && st.Watch < len(s.watches) {
+		w := s.watches[st.Watch]
+		info.Watch = &WatchInfo{Expr: w.expr, Old: fmt.Sprintf("%#x", st.Old), New: fmt.Sprintf("%#x", st.New)}
+	}
+	return info
+}
+
+func (s *Session) stopText(info *StopInfo) string {
+	where := info.PC
+	if info.Function != "" {
+		where += " in " + info.Function
+	}
+	var b strings.Builder
+	switch info.Reason {
+	case "breakpoint":
+		fmt.Fprintf(&b, "Breakpoint %d, %s", info.Breakpoint, where)
+	case "watchpoint":
+		fmt.Fprintf(&b, "Watchpoint %s: old %s new %s, at %s", info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
+	case "signal":
+		fmt.Fprintf(&b, "Program received signal %s, at %s", info.Signal, where)
+	case "start":
+		fmt.Fprintf(&b, "No more reverse-execution history: start of the recording, at %s", where)
+	case "exit", "end":
+		fmt.Fprintf(&b, "End of the recording (%s), at %s", info.Reason, where)
+	default:
+		b.WriteString(where)
+	}
+	fmt.Fprintf(&b, " [#%d, thread %d]", info.Event, info.Thread)
+	return b.String()
+}
+
+func (s *Session) cmdBreak(args string, res *Result) error {
+	if args == "" {
+		return errors.New("break needs a location: *ADDR or FUNCTION")
+	}
+	b := &breakpoint{id: s.nextID, spec: args}
+	addr, err := s.resolve(args)
+	if err != nil && strings.HasPrefix(args, "*") {
+		return err
+	}
+	b.addr = addr
+	s.nextID++
+	s.bps = append(s.bps, b)
+	if err := s.syncBreakpoints(); err != nil {
+		s.bps = s.bps[:len(s.bps)-1]
+		return err
+	}
+	if b.addr == 0 {
+		res.Value = map[string]any{"id": b.id, "pending": true}
+		res.Text = fmt.Sprintf("Breakpoint %d (%s) pending: not in the program or its libraries loaded so far", b.id, args)
+		return nil
+	}
+	res.Value = map[string]any{"id": b.id, "address": fmt.Sprintf("%#x", b.addr)}
+	res.Text = fmt.Sprintf("Breakpoint %d at %#x", b.id, b.addr)
+	if fn, off := s.symbolize(b.addr); fn != "" {
+		res.Text += fmt.Sprintf(" <%s+%d>", fn, off)
+	}
+	return nil
+}
+
+func (s *Session) cmdDelete(args string, res *Result) error {
+	if args == "" {
+		s.bps, s.watches = nil, nil
+		if err := s.syncWatches(); err != nil {
+			return err
+		}
+		res.Text = "Deleted all breakpoints and watchpoints"
+		return s.syncBreakpoints()
+	}
+	for _, f := range strings.Fields(args) {
+		id, err := strconv.Atoi(f)
+		if err != nil {
+			return fmt.Errorf("bad breakpoint number %q", f)
+		}
+		found := false
+		for i, b := range s.bps {
+			if b.id == id {
+				s.bps = append(s.bps[:i], s.bps[i+1:]...)
+				found = true
+				break
+			}
+		}
+		for i, w := range s.watches {
+			if w.id == id {
+				s.watches = append(s.watches[:i], s.watches[i+1:]...)
+				found = true
+				if err := s.syncWatches(); err != nil {
+					return err
+				}
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("no breakpoint number %d", id)
+		}
+	}
+	res.Text = "Deleted " + args
+	return s.syncBreakpoints()
+}
+
+// typeSizes are the C types a raw watch expression may cast to.
+var typeSizes = map[string]int{
+	"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "_Bool": 1,
+	"short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
+	"int": 4, "unsigned": 4, "unsigned int": 4, "int32_t": 4, "uint32_t": 4, "float": 4,
+	"long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
+	"size_t": 8, "ssize_t": 8, "double": 8, "void*": 8, "uintptr_t": 8,
+}
+
+// parseLocation reads `*ADDR`, `*(TYPE*)ADDR` or `*(TYPE *)ADDR` into an
+// address and a size (8 without a cast).
+func (s *Session) parseLocation(expr string) (uint64, int, error) {
+	e := strings.TrimSpace(expr)
+	rest, ok := strings.CutPrefix(e, "*")
+	if !ok {
+		return 0, 0, errNotYet("watching an expression")
+	}
+	rest = strings.TrimSpace(rest)
+	size := 8
+	if strings.HasPrefix(rest, "(") {
+		end := strings.Index(rest, ")")
+		if end < 0 {
+			return 0, 0, fmt.Errorf("bad cast in %q", expr)
+		}
+		typ := strings.TrimSpace(rest[1:end])
+		typ = strings.TrimSpace(strings.TrimSuffix(typ, "*"))
+		n, ok := typeSizes[strings.Join(strings.Fields(typ), " ")]
+		if !ok {
+			if strings.HasSuffix(typ, "*") {
+				n = 8
+			} else {
+				return 0, 0, fmt.Errorf("unknown type %q (raw watches know the C scalar types)", typ)
+			}
+		}
+		size = n
+		rest = strings.TrimSpace(rest[end+1:])
+	}
+	addr, err := s.evalAddress(rest)
+	return addr, size, err
+}
+
+func (s *Session) cmdWatch(name, args string, res *Result) error {
+	args = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(args, "-location"), "-l"))
+	addr, size, err := s.parseLocation(args)
+	if err != nil {
+		return err
+	}
+	w := &watch{id: s.nextID, expr: args, wp: replay.Watchpoint{Addr: addr, Len: size, ReadWrite: name != "watch"}}
+	s.watches = append(s.watches, w)
+	if err := s.syncWatches(); err != nil {
+		s.watches = s.watches[:len(s.watches)-1]
+		s.syncWatches()
+		return err
+	}
+	s.nextID++
+	kind := "Hardware watchpoint"
+	if w.wp.ReadWrite {
+		kind = "Hardware access watchpoint"
+	}
+	res.Value = map[string]any{"id": w.id, "address": fmt.Sprintf("%#x", addr), "size": size}
+	res.Text = fmt.Sprintf("%s %d: %s (%d bytes at %#x)", kind, w.id, args, size, addr)
+	return nil
+}
+
+func (s *Session) cmdGoto(args string, res *Result) error {
+	var m timeline.Moment
+	switch a := strings.TrimSpace(args); a {
+	case "start":
+		m = s.tl.Start()
+	case "end":
+		m = s.tl.End()
+	case "":
+		return errors.New("goto needs #N, start or end")
+	default:
+		n, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("bad event %q (goto #N, start or end)", a)
+		}
+		if n > s.tl.Index().Total() {
+			return fmt.Errorf("event #%d is past the end of the recording (%d events)", n, s.tl.Index().Total())
+		}
+		if n < s.tl.Index().First {
+			n = s.tl.Index().First
+		}
+		m = timeline.Moment{Event: n}
+	}
+	if err := s.syncBreakpoints(); err != nil {
+		return err
+	}
+	if err := s.tl.Goto(m); err != nil {
+		return err
+	}
+	st := &timeline.Stop{Reason: timeline.ReasonGoto, Moment: s.tl.Now()}
+	res.Stop = s.describeStop(st)
+	res.Text = s.stopText(res.Stop)
+	return nil
+}
+
+func (s *Session) cmdThread(args string, res *Result) error {
+	if args == "" {
+		res.Value = s.currentThread()
+		res.Text = fmt.Sprintf("Current thread is %d", s.currentThread())
+		return nil
+	}
+	n, err := strconv.ParseInt(args, 10, 32)
+	if err != nil {
+		return fmt.Errorf("bad thread %q", args)
+	}
+	for _, t := range s.tl.Session().Threads() {
+		if t.Tid == int32(n) {
+			s.thread = t.Tid
+			res.Value = t.Tid
+			res.Text = fmt.Sprintf("Switching to thread %d", t.Tid)
+			return nil
+		}
+	}
+	return fmt.Errorf("no thread %d at this point of the recording", n)
+}
+
+func (s *Session) cmdInfo(args string, res *Result) error {
+	what, rest := splitCommand(args)
+	switch what {
+	case "registers", "reg", "r", "all-registers":
+		return s.infoRegisters(what == "all-registers", rest, res)
+	case "threads":
+		var list []map[string]any
+		var b strings.Builder
+		cur := s.currentThread()
+		for _, t := range s.tl.Session().Threads() {
+			regs, err := s.tl.Session().Regs(t.Tid)
+			if err != nil {
+				continue
+			}
+			fn, _ := s.symbolize(regs[trace.RIP])
+			list = append(list, map[string]any{"id": t.Tid, "current": t.Tid == cur, "pc": fmt.Sprintf("%#x", regs[trace.RIP]), "function": fn})
+			mark := " "
+			if t.Tid == cur {
+				mark = "*"
+			}
+			fmt.Fprintf(&b, "%s %d  %#x %s\n", mark, t.Tid, regs[trace.RIP], fn)
+		}
+		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
+	case "breakpoints", "break", "b", "watchpoints":
+		var list []map[string]any
+		var b strings.Builder
+		for _, bp := range s.bps {
+			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec}
+			if bp.addr != 0 {
+				item["address"] = fmt.Sprintf("%#x", bp.addr)
+			} else {
+				item["pending"] = true
+			}
+			list = append(list, item)
+			fmt.Fprintf(&b, "%d  breakpoint  %s  %#x\n", bp.id, bp.spec, bp.addr)
+		}
+		for _, w := range s.watches {
+			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len})
+			fmt.Fprintf(&b, "%d  watchpoint  %s  %#x (%d bytes)\n", w.id, w.expr, w.wp.Addr, w.wp.Len)
+		}
+		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
+		if res.Text == "" {
+			res.Text = "No breakpoints or watchpoints."
+		}
+	case "locals", "args", "frame", "source", "line":
+		return errNotYet("info " + what)
+	default:
+		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints)", what)
+	}
+	return nil
+}
+
+func (s *Session) infoRegisters(all bool, which string, res *Result) error {
+	tid := s.currentThread()
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return err
+	}
+	val := map[string]string{}
+	var b strings.Builder
+	for i, name := range trace.RegNames {
+		v := regs[i]
+		val[name] = fmt.Sprintf("%#x", v)
+		if which != "" && strings.TrimPrefix(which, "$") != name {
+			continue
+		}
+		extra := ""
+		if name == "eflags" {
+			extra = "  " + decodeFlags(v)
+		}
+		if name == "rip" {
+			if fn, off := s.symbolize(v); fn != "" {
+				extra = fmt.Sprintf("  <%s+%d>", fn, off)
+			}
+		}
+		fmt.Fprintf(&b, "%-9s %#-18x %d%s\n", name, v, int64(v), extra)
+	}
+	if all {
+		fx, err := s.tl.Session().FPRegs(tid)
+		if err == nil && len(fx) >= 416 {
+			val["fcw"] = fmt.Sprintf("%#x", binary.LittleEndian.Uint16(fx[0:]))
+			val["mxcsr"] = fmt.Sprintf("%#x", binary.LittleEndian.Uint32(fx[24:]))
+			fmt.Fprintf(&b, "%-9s %s\n%-9s %s\n", "fcw", val["fcw"], "mxcsr", val["mxcsr"])
+			for i := 0; i < 16; i++ {
+				x := fx[160+16*i : 176+16*i]
+				name := fmt.Sprintf("xmm%d", i)
+				val[name] = fmt.Sprintf("0x%016x%016x", binary.LittleEndian.Uint64(x[8:]), binary.LittleEndian.Uint64(x[:8]))
+				fmt.Fprintf(&b, "%-9s %s\n", name, val[name])
+			}
+		}
+	}
+	if which != "" {
+		v, ok := val[strings.TrimPrefix(which, "$")]
+		if !ok {
+			return fmt.Errorf("no register %q", which)
+		}
+		res.Value = map[string]string{strings.TrimPrefix(which, "$"): v}
+	} else {
+		res.Value = val
+	}
+	res.Text = strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// decodeFlags names the set bits of eflags, like gdb.
+func decodeFlags(v uint64) string {
+	names := []struct {
+		bit  uint
+		name string
+	}{{0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"}, {10, "DF"}, {11, "OF"}}
+	var out []string
+	for _, n := range names {
+		if v&(1<<n.bit) != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return "[ " + strings.Join(out, " ") + " ]"
+}
+
+// evalAddress evaluates NUMBER, $REG, SYMBOL and sums/differences of them.
+func (s *Session) evalAddress(expr string) (uint64, error) {
+	expr = strings.TrimSpace(expr)
+	if expr == "" {
+		return 0, errors.New("missing address")
+	}
+	var total uint64
+	sign := uint64(1)
+	term := ""
+	flush := func() error {
+		t := strings.TrimSpace(term)
+		term = ""
+		if t == "" {
+			return errors.New("bad address expression " + strconv.Quote(expr))
+		}
+		var v uint64
+		switch {
+		case strings.HasPrefix(t, "$"):
+			regs, err := s.tl.Session().Regs(s.currentThread())
+			if err != nil {
+				return err
+			}
+			found := false
+			for i, n := range trace.RegNames {
+				if n == t[1:] || (t == "$pc" && n == "rip") || (t == "$sp" && n == "rsp") {
+					v, found = regs[i], true
+				}
+			}
+			if !found {
+				return fmt.Errorf("no register %q", t)
+			}
+		default:
+			n, err := parseNumber(t)
+			if err != nil {
+				sym, ok := s.symbols().Lookup(t)
+				if !ok {
+					return fmt.Errorf("no symbol %q", t)
+				}
+				n = sym.Addr
+			}
+			v = n
+		}
+		total += sign * v
+		return nil
+	}
+	for i, r := range expr {
+		if (r == '+' || r == '-') && i > 0 {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+			sign = 1
+			if r == '-' {
+				sign = ^uint64(0)
+			}
+			continue
+		}
+		term += string(r)
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return total, nil
+}
+
+func parseNumber(s string) (uint64, error) {
+	return strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
+}
+
+// cmdExamine implements x/NFU ADDR.
+func (s *Session) cmdExamine(name, args string, res *Result) error {
+	count, format, unit := 1, byte('x'), 0
+	if spec, ok := strings.CutPrefix(name, "x/"); ok {
+		i := 0
+		for i < len(spec) && spec[i] >= '0' && spec[i] <= '9' {
+			i++
+		}
+		if i > 0 {
+			count, _ = strconv.Atoi(spec[:i])
+		}
+		for _, c := range []byte(spec[i:]) {
+			switch c {
+			case 'b':
+				unit = 1
+			case 'h':
+				unit = 2
+			case 'w':
+				unit = 4
+			case 'g':
+				unit = 8
+			case 'x', 'd', 'u', 'o', 't', 'c', 's', 'a':
+				format = c
+			case 'i':
+				return errNotYet("x/i (disassembly)")
+			default:
+				return fmt.Errorf("bad format letter %q in %s", c, name)
+			}
+		}
+	}
+	if unit == 0 {
+		unit = 4
+		if format == 'c' || format == 's' {
+			unit = 1
+		}
+		if format == 'a' {
+			unit = 8
+		}
+	}
+	addr, err := s.evalAddress(args)
+	if err != nil {
+		return err
+	}
+	if format == 's' {
+		var out []string
+		var b strings.Builder
+		for i := 0; i < count; i++ {
+			data, _ := s.tl.Session().ReadMem(addr, 4096)
+			end := strings.IndexByte(string(data), 0)
+			if end < 0 {
+				end = len(data)
+			}
+			str := string(data[:end])
+			out = append(out, str)
+			fmt.Fprintf(&b, "%#x:\t%q\n", addr, str)
+			addr += uint64(end + 1)
+		}
+		res.Value, res.Text = out, strings.TrimRight(b.String(), "\n")
+		return nil
+	}
+	data, err := s.tl.Session().ReadMem(addr, count*unit)
+	if err != nil && len(data) < count*unit {
+		return fmt.Errorf("cannot access memory at %#x", addr+uint64(len(data)))
+	}
+	var out []string
+	var b strings.Builder
+	for i := 0; i < count; i++ {
+		if i%perLine(unit) == 0 {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			at := addr + uint64(i*unit)
+			fmt.Fprintf(&b, "%#x", at)
+			if fn, off := s.symbolize(at); fn != "" {
+				fmt.Fprintf(&b, " <%s+%d>", fn, off)
+			}
+			b.WriteByte(':')
+		}
+		chunk := data[i*unit : (i+1)*unit]
+		var v uint64
+		for j := unit - 1; j >= 0; j-- {
+			v = v<<8 | uint64(chunk[j])
+		}
+		str := formatValue(v, unit, format)
+		out = append(out, str)
+		b.WriteString("\t" + str)
+	}
+	res.Value, res.Text = out, b.String()
+	return nil
+}
+
+func perLine(unit int) int {
+	switch unit {
+	case 1:
+		return 8
+	case 8:
+		return 2
+	}
+	return 4
+}
+
+func formatValue(v uint64, unit int, f byte) string {
+	switch f {
+	case 'd':
+		shift := 64 - 8*unit
+		return strconv.FormatInt(int64(v<<shift)>>shift, 10)
+	case 'u':
+		return strconv.FormatUint(v, 10)
+	case 'o':
+		return "0" + strconv.FormatUint(v, 8)
+	case 't':
+		return strconv.FormatUint(v, 2)
+	case 'c':
+		return fmt.Sprintf("%d %q", v, rune(v))
+	case 'a':
+		return fmt.Sprintf("%#x", v)
+	}
+	return fmt.Sprintf("0x%0*x", 2*unit, v)
+}
+
+// cmdEvents lists events N..M (default: a window around now).
+func (s *Session) cmdEvents(args string, res *Result) error {
+	now := s.tl.When()
+	from, to := now-5, now+5
+	f := strings.Fields(args)
+	if len(f) >= 1 {
+		v, err := strconv.ParseInt(strings.TrimPrefix(f[0], "#"), 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad event %q", f[0])
+		}
+		from, to = v, v+10
+	}
+	if len(f) >= 2 {
+		v, err := strconv.ParseInt(strings.TrimPrefix(f[1], "#"), 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad event %q", f[1])
+		}
+		to = v
+	}
+	from = max(from, 0)
+	rd, err := trace.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	entries := map[int32]*trace.Event{}
+	var list []map[string]any
+	var b strings.Builder
+	for i := int64(0); i <= to; i++ {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if e.Kind == trace.KindSyscallEntry {
+			entries[e.Tid] = e
+		}
+		if i < from {
+			continue
+		}
+		text := DescribeEvent(e, entries[e.Tid])
+		list = append(list, map[string]any{"event": i, "thread": e.Tid, "text": text})
+		mark := " "
+		if i == now {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s#%-7d %7d %s\n", mark, i, e.Tid, text)
+	}
+	res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// cmdHistory lists every write to a raw location over the whole recording.
+func (s *Session) cmdHistory(args string, res *Result) error {
+	addr, size, err := s.parseLocation(args)
+	if err != nil {
+		return err
+	}
+	ws, err := s.tl.WatchHistory(replay.Watchpoint{Addr: addr, Len: size})
+	if err != nil {
+		return err
+	}
+	var list []map[string]any
+	var b strings.Builder
+	for i, w := range ws {
+		fn, _ := s.symbolize(w.PC)
+		item := map[string]any{"index": i + 1, "event": w.Moment.Event, "moment": w.Moment.String(), "thread": w.Tid,
+			"pc": fmt.Sprintf("%#x", w.PC), "function": fn, "old": fmt.Sprintf("%#x", w.Old), "new": fmt.Sprintf("%#x", w.New)}
+		if w.Syscall {
+			item["syscall"] = true
+		}
+		list = append(list, item)
+		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %#x %-20s %#x -> %#x\n", i+1, w.Moment.Event, w.Tid, w.PC, fn, w.Old, w.New)
+	}
+	res.Value = list
+	res.Text = fmt.Sprintf("%d writes to %s", len(ws), args)
+	if len(ws) > 0 {
+		res.Text += ":\n" + strings.TrimRight(b.String(), "\n")
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package timeline
+
+import (
+	"errors"
+	"io"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// entry is what the timeline keeps of each event: enough to find threads,
+// segments, signals and the ends of the recording without reading it again.
+type entry struct {
+	tid     int32
+	kind    trace.Kind
+	flags   uint32
+	signo   int16
+	syscall int16
+	pc      uint64 // Regs.rip at the event (entry of a system call, trap…)
+}
+
+// Index is a compact table of the events of a trace.
+type Index struct {
+	events []entry
+	// First is the first event reached by running code: the program's
+	// first instruction is the start of its segment.
+	First int64
+	// Last is the moment the program's end begins: the exit_group, or the
+	// delivery of the signal that killed it.
+	Last  int64
+	ended bool
+}
+
+// stopSignals are the signals a debugger stops at by default (gdb's list).
+var stopSignals = map[int16]bool{int16(unix.SIGSEGV): true, int16(unix.SIGBUS): true, int16(unix.SIGFPE): true,
+	int16(unix.SIGILL): true, int16(unix.SIGABRT): true, int16(unix.SIGTRAP): true}
+
+// BuildIndex reads a trace once and indexes its events.
+func BuildIndex(path string) (*Index, error) {
+	rd, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	idx := &Index{First: -1, Last: -1}
+	lastSignal := int64(-1)
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := int64(len(idx.events))
+		idx.events = append(idx.events, entry{tid: e.Tid, kind: e.Kind, flags: e.Flags, signo: int16(e.Signo),
+			syscall: int16(e.Syscall), pc: e.Regs[trace.RIP]})
+		if idx.First < 0 && runsCode(e.Kind, e.Flags) {
+			idx.First = n
+		}
+		switch {
+		case e.Kind == trace.KindSignal:
+			lastSignal = n
+		case e.Kind == trace.KindSyscall && e.Syscall == unix.SYS_EXIT_GROUP && idx.Last < 0:
+			idx.Last = n
+		case e.Kind == trace.KindExit:
+			idx.ended = true
+			ws := unix.WaitStatus(e.Status)
+			if ws.Signaled() && idx.Last < 0 && lastSignal >= 0 {
+				idx.Last = lastSignal + 1
+			}
+			if idx.Last < 0 {
+				idx.Last = n
+			}
+		}
+	}
+	if idx.First < 0 {
+		return nil, errors.New("the trace has no execution to replay")
+	}
+	if idx.Last < 0 {
+		idx.Last = int64(len(idx.events)) // truncated: the end is as far as it goes
+	}
+	return idx, nil
+}
+
+func runsCode(k trace.Kind, flags uint32) bool {
+	switch k {
+	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindPreempt:
+		return true
+	case trace.KindSignal:
+		return flags&trace.FlagSyncSignal != 0
+	}
+	return false
+}
+
+// Total is the number of events.
+func (x *Index) Total() int64 { return int64(len(x.events)) }
+
+// Ended reports whether the recording saw the program end.
+func (x *Index) Ended() bool { return x.ended }
+
+// TidAt is the thread of event n (or of the last event past the end).
+func (x *Index) TidAt(n int64) int32 {
+	if n >= int64(len(x.events)) {
+		n = int64(len(x.events)) - 1
+	}
+	if n < 0 {
+		return 0
+	}
+	return x.events[n].tid
+}
+
+// NextStopSignal returns the first event at or after from that delivers a
+// signal a debugger stops at, or -1.
+func (x *Index) NextStopSignal(from int64) int64 {
+	for n := from; n < int64(len(x.events)); n++ {
+		if e := x.events[n]; e.kind == trace.KindSignal && stopSignals[e.signo] {
+			return n
+		}
+	}
+	return -1
+}
+
+// SignalBefore reports the signal of event n-1 if it is one to stop at.
+func (x *Index) SignalBefore(n int64) (int, bool) {
+	if n <= 0 || n > int64(len(x.events)) {
+		return 0, false
+	}
+	e := x.events[n-1]
+	if e.kind == trace.KindSignal && stopSignals[e.signo] {
+		return int(e.signo), true
+	}
+	return 0, false
+}
+
+// prevCodeEvent returns the last event before n, of thread tid, that was
+// reached by running code, or -1.
+func (x *Index) prevCodeEvent(n int64, tid int32) int64 {
+	for i := n - 1; i >= 0; i-- {
+		e := x.events[i]
+		if e.tid == tid && runsCode(e.kind, e.flags) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Kind returns the kind of event n.
+func (x *Index) Kind(n int64) trace.Kind { return x.events[n].kind }

@@ -1,0 +1,302 @@
+package timeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// maxStepBack bounds the single-steps spent to find one previous instruction.
+const maxStepBack = 5_000_000
+
+// ErrAtStart is returned when there is nothing before the current moment.
+var ErrAtStart = errors.New("at the beginning of the recording")
+
+// ReverseContinue goes back to the last breakpoint or watchpoint hit before
+// now, or to the start of the recording (reason "start") when there is none.
+func (tl *Timeline) ReverseContinue() (*Stop, error) {
+	target := tl.pos
+	hits, err := tl.scan(target)
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) == 0 {
+		if err := tl.Goto(tl.Start()); err != nil {
+			return nil, err
+		}
+		return &Stop{Reason: ReasonStart, Moment: tl.pos}, nil
+	}
+	last := hits[len(hits)-1]
+	if err := tl.Goto(last.Moment); err != nil {
+		return nil, err
+	}
+	return &last, nil
+}
+
+// scan replays from the start to target with the breakpoints and
+// watchpoints armed and returns every stop strictly before target.
+func (tl *Timeline) scan(target Moment) ([]Stop, error) {
+	var hits []Stop
+	if err := tl.seek(tl.index.First); err != nil {
+		return nil, err
+	}
+	if err := tl.arm(); err != nil {
+		return nil, err
+	}
+	tl.refreshValues()
+	record := func(st *replay.Stop) {
+		tl.count(st, tl.watches)
+		tl.pos = tl.momentOf(st)
+		hits = append(hits, *tl.stopFor(st))
+	}
+	for tl.live.Next() < target.Event {
+		st, err := tl.live.Continue(target.Event)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			if tl.Progress != nil && !tl.Progress(tl.live.Next(), target.Event) {
+				return nil, ErrCancelled
+			}
+			continue
+		}
+		record(st)
+	}
+	tl.resetCounts()
+	tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}
+	if target.Hits == 0 && target.Steps == 0 {
+		return hits, nil
+	}
+	if target.Hits > 0 {
+		extra := []uint64{}
+		if target.Watch == nil {
+			extra = append(extra, target.PC)
+		}
+		if err := tl.arm(extra...); err != nil {
+			return nil, err
+		}
+		for {
+			st, err := tl.live.Continue(target.Event + 1)
+			if err != nil {
+				return nil, err
+			}
+			if st == nil || tl.live.Next() != target.Event {
+				return nil, fmt.Errorf("scan to %v: the moment was not reached", target)
+			}
+			tl.count(st, tl.watches)
+			anchor := false
+			if target.Watch == nil {
+				anchor = st.Kind == replay.StopBreakpoint && st.PC == target.PC && tl.counts[target.PC] == target.Hits
+			} else {
+				anchor = st.Kind == replay.StopWatchpoint && tl.watches[st.Watch] == *target.Watch && tl.wcounts[st.Watch] == target.Hits
+			}
+			tl.pos = tl.momentOf(st)
+			if anchor {
+				break
+			}
+			if st.Kind == replay.StopWatchpoint || tl.isUserBP(st.PC) {
+				hits = append(hits, *tl.stopFor(st))
+			}
+		}
+		tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits, Watch: target.Watch}
+		if err := tl.arm(); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < target.Steps; i++ {
+		st, err := tl.stepOnce()
+		if err != nil {
+			return nil, err
+		}
+		if i < target.Steps-1 && tl.isUserBP(st.Moment.PC) {
+			hits = append(hits, Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
+		}
+	}
+	return hits, nil
+}
+
+func (tl *Timeline) isUserBP(pc uint64) bool {
+	for _, a := range tl.bps {
+		if a == pc {
+			return true
+		}
+	}
+	return false
+}
+
+// ReverseStepInstruction goes back to the instruction the current thread
+// executed last.
+func (tl *Timeline) ReverseStepInstruction() (*Stop, error) {
+	prev, err := tl.previous(tl.pos)
+	if err != nil {
+		return nil, err
+	}
+	if err := tl.Goto(prev); err != nil {
+		return nil, err
+	}
+	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
+}
+
+// previous returns the moment one instruction of m's thread before m.
+func (tl *Timeline) previous(m Moment) (Moment, error) {
+	if m.Steps > 0 {
+		m.Steps--
+		return m, nil
+	}
+	if m.Hits > 0 {
+		anchor := m
+		anchor.Hits--
+		anchor.Steps = 0
+		if anchor.Hits == 0 {
+			anchor = Moment{Event: m.Event, Tid: m.Tid}
+		}
+		if err := tl.Goto(anchor); err != nil {
+			return m, err
+		}
+		for n := 1; n <= maxStepBack; n++ {
+			st, err := tl.live.StepInstruction()
+			if err != nil {
+				return m, err
+			}
+			// Keep the position true to the live replay for the next Goto.
+			tl.pos = anchor
+			tl.pos.Steps = n
+			arrived := (m.Watch == nil && st.PC == m.PC) || (m.Watch != nil && st.Kind == replay.StopWatchpoint)
+			if tl.live.Next() != m.Event {
+				tl.pos = Moment{Event: -1}
+				if !arrived {
+					break
+				}
+			}
+			if arrived {
+				if n == 1 {
+					if anchor.Hits == 0 && anchor.Steps == 0 {
+						return tl.previous(anchor)
+					}
+					return anchor, nil
+				}
+				anchor.Steps = n - 1
+				return anchor, nil
+			}
+		}
+		return m, fmt.Errorf("could not find the instruction before %v", m)
+	}
+	// At the start of a segment: the thread's previous instruction is the
+	// one that led to its previous event.
+	p := tl.index.prevCodeEvent(m.Event, m.Tid)
+	if p < 0 {
+		return m, ErrAtStart
+	}
+	e := tl.index.events[p]
+	pc := e.pc
+	if e.kind == trace.KindSyscall || e.kind == trace.KindSyscallEntry {
+		pc -= 2 // the syscall instruction
+	}
+	at, err := tl.lastArrival(p, pc)
+	if err != nil {
+		return m, err
+	}
+	if e.kind == trace.KindPreempt || e.kind == trace.KindSignal {
+		// Preempting, or faulting, runs no instruction: the one before is
+		// before that point.
+		return tl.previous(at)
+	}
+	return at, nil
+}
+
+// lastArrival returns the moment of the last arrival at pc in segment n.
+func (tl *Timeline) lastArrival(n int64, pc uint64) (Moment, error) {
+	if err := tl.seek(n); err != nil {
+		return Moment{}, err
+	}
+	tl.live.SetBreakpoints([]uint64{pc})
+	if err := tl.live.SetWatchpoints(nil); err != nil {
+		return Moment{}, err
+	}
+	hits := 0
+	tid := tl.index.TidAt(n)
+	for {
+		st, err := tl.live.Continue(n + 1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Moment{}, err
+		}
+		if st == nil {
+			break
+		}
+		if st.Kind == replay.StopBreakpoint && st.PC == pc && tl.live.Next() == n {
+			hits++
+		}
+	}
+	tl.resetCounts()
+	tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
+	tl.live.SetBreakpoints(nil)
+	if hits == 0 {
+		return Moment{Event: n, Tid: tid}, nil
+	}
+	return Moment{Event: n, Tid: tid, PC: pc, Hits: hits}, nil
+}
+
+// Write is one write to a watched location.
+type Write struct {
+	Moment   Moment
+	Tid      int32
+	PC       uint64 // rip after the write (the writing instruction is just before)
+	Old, New uint64
+	Syscall  bool // written by the kernel for a system call
+}
+
+// WatchHistory replays the whole recording with a watchpoint on w and
+// returns every write to it, in order; then it returns to where it was.
+func (tl *Timeline) WatchHistory(w replay.Watchpoint) ([]Write, error) {
+	back := tl.pos
+	if err := tl.seek(tl.index.First); err != nil {
+		return nil, err
+	}
+	tl.live.SetBreakpoints(nil)
+	if err := tl.live.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+		return nil, err
+	}
+	old := tl.readValue(w)
+	var out []Write
+	counts, at := 0, tl.live.Next()
+	for {
+		st, err := tl.live.Continue(0)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			if tl.live.Done() {
+				break
+			}
+			continue
+		}
+		if at != tl.live.Next() {
+			counts, at = 0, tl.live.Next()
+		}
+		nv := tl.readValue(w)
+		wr := Write{Tid: st.Tid, PC: st.PC, Old: old, New: nv, Syscall: st.Event}
+		if st.Event {
+			wr.Moment = Moment{Event: tl.live.Next(), Tid: st.Tid}
+		} else {
+			counts++
+			ww := w
+			wr.Moment = Moment{Event: tl.live.Next(), Tid: st.Tid, Hits: counts, Watch: &ww}
+		}
+		out = append(out, wr)
+		old = nv
+		if tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
+			return out, ErrCancelled
+		}
+	}
+	tl.pos = Moment{Event: -1}
+	if err := tl.Goto(back); err != nil {
+		return out, err
+	}
+	return out, nil
+}

@@ -1,0 +1,509 @@
+// Package timeline adds time travel to a replay: moments (canonical,
+// replayable points of execution), going to any moment, and continuing or
+// stepping in both directions. Going backwards follows rr's ReplayTimeline
+// idea: restore the nearest earlier checkpoint (or start over), replay
+// forwards with the relevant breakpoints armed, and stop at the last hit
+// before where we were. See DESIGN.md §3.
+package timeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Moment is a point of execution: the events before Event have been applied;
+// PC is the anchor address (meaningful when Hits > 0 without Watch);
+// then (when Hits > 0) the thread that runs towards event Event has arrived
+// Hits times at PC — or, for a watch anchor, a write to watchpoint Watch has
+// trapped Hits times — and then executed Steps more instructions. Moments
+// are canonical: the same point has the same moment whichever route
+// reached it, and going to a moment always gives the same registers and
+// memory.
+type Moment struct {
+	Event int64  `json:"event"`
+	Tid   int32  `json:"thread"`
+	PC    uint64 `json:"pc"`
+	Hits  int    `json:"hits"`
+	// Watch, when set, makes Hits count traps of that watchpoint instead of
+	// arrivals at PC.
+	Watch *replay.Watchpoint `json:"watch,omitempty"`
+	Steps int                `json:"steps"`
+}
+
+func (m Moment) String() string {
+	s := fmt.Sprintf("#%d", m.Event)
+	if m.Hits > 0 {
+		if m.Watch != nil {
+			s += fmt.Sprintf(" write %d to %#x", m.Hits, m.Watch.Addr)
+		} else {
+			s += fmt.Sprintf(" hit %d of %#x", m.Hits, m.PC)
+		}
+	}
+	if m.Steps > 0 {
+		s += fmt.Sprintf(" +%d", m.Steps)
+	}
+	return s
+}
+
+// before reports whether m comes strictly before o in the recording.
+// Moments in the same segment with different anchors are ordered by
+// replaying, so this only answers for comparable ones (ok=false otherwise).
+func (m Moment) before(o Moment) (less, ok bool) {
+	if m.Event != o.Event {
+		return m.Event < o.Event, true
+	}
+	if m.Hits == 0 && o.Hits == 0 {
+		return m.Steps < o.Steps, true
+	}
+	if m.Hits == 0 && m.Steps == 0 {
+		return !(o.Hits == 0 && o.Steps == 0), true
+	}
+	if m.Watch == nil && o.Watch == nil && m.PC == o.PC {
+		if m.Hits != o.Hits {
+			return m.Hits < o.Hits, true
+		}
+		return m.Steps < o.Steps, true
+	}
+	return false, false
+}
+
+// Reason says why an operation stopped (DESIGN.md §4).
+type Reason string
+
+// Stop reasons.
+const (
+	ReasonBreakpoint Reason = "breakpoint"
+	ReasonWatchpoint Reason = "watchpoint"
+	ReasonStep       Reason = "step"
+	ReasonSignal     Reason = "signal"
+	ReasonExit       Reason = "exit"
+	ReasonStart      Reason = "start"
+	ReasonEnd        Reason = "end"
+	ReasonGoto       Reason = "goto"
+)
+
+// Stop is where an operation left the session.
+type Stop struct {
+	Reason Reason
+	Moment Moment
+	Signal int // for ReasonSignal
+	// Watch is the index of the watchpoint that triggered, with the value
+	// before and after the write (ReasonWatchpoint).
+	Watch    int
+	Old, New uint64
+}
+
+// Breakpoint is a software breakpoint at an address.
+type Breakpoint struct {
+	ID   int
+	Addr uint64
+}
+
+// Timeline is a replay with time travel. It is not safe for concurrent use.
+type Timeline struct {
+	path  string
+	index *Index
+	live  *replay.Session
+	pos   Moment
+
+	bps     []uint64
+	watches []replay.Watchpoint
+	// Per-segment arrival counts at breakpoint addresses and trap counts of
+	// watchpoints, valid from the start of segment countsAt.
+	counts   map[uint64]int
+	wcounts  []int
+	countsAt int64
+	values   []uint64 // last known value of each watchpoint
+	cps      *checkpoints
+	// Progress, when set, is called with (events replayed, total) during
+	// long operations; returning false cancels them.
+	Progress func(done, total int64) bool
+}
+
+// ErrCancelled is returned when Progress asked to stop.
+var ErrCancelled = errors.New("cancelled")
+
+// Open prepares a timeline over the trace at path, positioned at the start.
+func Open(path string, budget int64) (*Timeline, error) {
+	idx, err := BuildIndex(path)
+	if err != nil {
+		return nil, err
+	}
+	tl := &Timeline{path: path, index: idx, counts: map[uint64]int{}}
+	tl.cps = newCheckpoints(budget)
+	if err := tl.restart(); err != nil {
+		return nil, err
+	}
+	if err := tl.Goto(tl.Start()); err != nil {
+		tl.Close()
+		return nil, err
+	}
+	return tl, nil
+}
+
+// Close ends the replay and frees the checkpoints.
+func (tl *Timeline) Close() {
+	if tl.live != nil {
+		tl.live.Close()
+		tl.live = nil
+	}
+	tl.cps.drop()
+}
+
+// Index returns the event index of the trace.
+func (tl *Timeline) Index() *Index { return tl.index }
+
+// Session returns the live replay, for inspecting registers and memory.
+func (tl *Timeline) Session() *replay.Session { return tl.live }
+
+// Now returns the current moment.
+func (tl *Timeline) Now() Moment { return tl.pos }
+
+// Start is the first moment: the program's first instruction is next.
+func (tl *Timeline) Start() Moment {
+	return Moment{Event: tl.index.First, Tid: tl.index.TidAt(tl.index.First)}
+}
+
+// End is the last moment before the program ends (at its crash, or before
+// its final exit).
+func (tl *Timeline) End() Moment {
+	return Moment{Event: tl.index.Last, Tid: tl.index.TidAt(tl.index.Last)}
+}
+
+// restart starts a fresh replay from the beginning of the recording.
+func (tl *Timeline) restart() error {
+	if tl.live != nil {
+		tl.live.Close()
+		tl.live = nil
+	}
+	s, err := replay.Open(tl.path, replay.Options{})
+	if err != nil {
+		return err
+	}
+	tl.live = s
+	tl.pos = Moment{Event: 0}
+	tl.resetCounts()
+	return nil
+}
+
+func (tl *Timeline) resetCounts() {
+	tl.counts = map[uint64]int{}
+	tl.wcounts = make([]int, len(tl.watches))
+	tl.countsAt = tl.live.Next()
+}
+
+// arm loads the user's breakpoints (plus extra addresses) and watchpoints.
+func (tl *Timeline) arm(extra ...uint64) error {
+	tl.live.SetBreakpoints(append(append([]uint64(nil), tl.bps...), extra...))
+	return tl.live.SetWatchpoints(tl.watches)
+}
+
+// runTo replays forwards without breakpoints until event n is next.
+func (tl *Timeline) runTo(n int64) error {
+	tl.live.SetBreakpoints(nil)
+	if err := tl.live.SetWatchpoints(nil); err != nil {
+		return err
+	}
+	for tl.live.Next() < n {
+		limit := n
+		if tl.Progress != nil && n-tl.live.Next() > 2000 {
+			limit = tl.live.Next() + 2000
+		}
+		if _, err := tl.live.Continue(limit); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("the recording ends before event %d", n)
+			}
+			return err
+		}
+		if tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
+			return ErrCancelled
+		}
+	}
+	return nil
+}
+
+// seek puts the live replay at the start of segment n (events < n applied),
+// from a checkpoint when one is at or before n.
+func (tl *Timeline) seek(n int64) error {
+	if tl.live == nil || tl.live.Next() > n || (tl.live.Next() == n && !tl.atSegmentStart()) {
+		if err := tl.restore(n); err != nil {
+			return err
+		}
+	} else if cp := tl.cps.best(n); cp != nil && cp.event > tl.live.Next() {
+		if err := tl.restore(n); err != nil {
+			return err
+		}
+	}
+	if err := tl.runTo(n); err != nil {
+		return err
+	}
+	tl.resetCounts()
+	tl.pos = Moment{Event: n, Tid: tl.index.TidAt(n)}
+	return nil
+}
+
+// atSegmentStart tells whether the live replay has not run any code of the
+// current segment yet.
+func (tl *Timeline) atSegmentStart() bool {
+	return tl.pos.Event == tl.live.Next() && tl.pos.Hits == 0 && tl.pos.Steps == 0
+}
+
+// Goto moves to moment m.
+func (tl *Timeline) Goto(m Moment) error {
+	if err := tl.seek(m.Event); err != nil {
+		return err
+	}
+	if m.Hits > 0 {
+		extra := []uint64{}
+		if m.Watch == nil {
+			extra = append(extra, m.PC)
+		}
+		if err := tl.arm(extra...); err != nil {
+			return err
+		}
+		ws := tl.watches
+		if m.Watch != nil && !hasWatch(ws, *m.Watch) {
+			ws = append(append([]replay.Watchpoint(nil), ws...), *m.Watch)
+			if err := tl.live.SetWatchpoints(ws); err != nil {
+				return err
+			}
+			tl.wcounts = append(tl.wcounts, 0)
+		}
+		for {
+			st, err := tl.live.Continue(m.Event + 1)
+			if err != nil {
+				return fmt.Errorf("go to %v: %w", m, err)
+			}
+			if st == nil || tl.live.Next() != m.Event {
+				return fmt.Errorf("go to %v: the moment was not reached (divergence?)", m)
+			}
+			tl.count(st, ws)
+			if m.Watch == nil && st.Kind == replay.StopBreakpoint && st.PC == m.PC && tl.counts[m.PC] == m.Hits {
+				break
+			}
+			if m.Watch != nil && st.Kind == replay.StopWatchpoint && ws[st.Watch] == *m.Watch && tl.wcounts[st.Watch] == m.Hits {
+				break
+			}
+		}
+		// Back to the user's breakpoints and watchpoints only.
+		tl.wcounts = tl.wcounts[:len(tl.watches)]
+		if err := tl.arm(); err != nil {
+			return err
+		}
+	}
+	tl.pos = Moment{Event: m.Event, Tid: m.Tid, PC: m.PC, Hits: m.Hits, Watch: m.Watch}
+	for i := 0; i < m.Steps; i++ {
+		if _, err := tl.stepOnce(); err != nil {
+			return fmt.Errorf("go to %v: step %d: %w", m, i+1, err)
+		}
+	}
+	tl.refreshValues()
+	return nil
+}
+
+func hasWatch(ws []replay.Watchpoint, w replay.Watchpoint) bool {
+	for _, x := range ws {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// count updates the per-segment counters for a stop of the live replay.
+func (tl *Timeline) count(st *replay.Stop, ws []replay.Watchpoint) {
+	if tl.countsAt != tl.live.Next() {
+		tl.counts = map[uint64]int{}
+		tl.wcounts = make([]int, len(ws))
+		tl.countsAt = tl.live.Next()
+	}
+	switch st.Kind {
+	case replay.StopBreakpoint:
+		tl.counts[st.PC]++
+	case replay.StopWatchpoint:
+		if !st.Event {
+			tl.wcounts[st.Watch]++
+		}
+	}
+}
+
+// momentOf names the position of a stop just counted.
+func (tl *Timeline) momentOf(st *replay.Stop) Moment {
+	n := tl.live.Next()
+	switch {
+	case st.Kind == replay.StopBreakpoint:
+		return Moment{Event: n, Tid: st.Tid, PC: st.PC, Hits: tl.counts[st.PC]}
+	case st.Kind == replay.StopWatchpoint && !st.Event:
+		w := tl.watches[st.Watch]
+		return Moment{Event: n, Tid: st.Tid, PC: st.PC, Hits: tl.wcounts[st.Watch], Watch: &w}
+	}
+	return Moment{Event: n, Tid: st.Tid}
+}
+
+// refreshValues reads the current value of every watchpoint.
+func (tl *Timeline) refreshValues() {
+	tl.values = make([]uint64, len(tl.watches))
+	for i, w := range tl.watches {
+		tl.values[i] = tl.readValue(w)
+	}
+}
+
+func (tl *Timeline) readValue(w replay.Watchpoint) uint64 {
+	b, _ := tl.live.ReadMem(w.Addr, w.Len)
+	var v uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// SetBreakpoints replaces the breakpoints. The current segment is replayed
+// again so that arrival counts at the new addresses are known.
+func (tl *Timeline) SetBreakpoints(addrs []uint64) error {
+	tl.bps = append([]uint64(nil), addrs...)
+	return tl.recount()
+}
+
+// SetWatchpoints replaces the watchpoints (at most 4).
+func (tl *Timeline) SetWatchpoints(ws []replay.Watchpoint) error {
+	if err := tl.live.SetWatchpoints(ws); err != nil {
+		return err
+	}
+	tl.watches = append([]replay.Watchpoint(nil), ws...)
+	tl.refreshValues()
+	return tl.recount()
+}
+
+// recount re-establishes the counters for the current segment.
+func (tl *Timeline) recount() error {
+	if tl.atSegmentStart() || tl.live.Done() {
+		tl.resetCounts()
+		return nil
+	}
+	return tl.Goto(tl.pos)
+}
+
+// Continue runs forwards to the next breakpoint or watchpoint hit, signal
+// stop, or the end.
+func (tl *Timeline) Continue() (*Stop, error) {
+	if err := tl.arm(); err != nil {
+		return nil, err
+	}
+	for {
+		limit := tl.index.NextStopSignal(tl.live.Next())
+		if limit >= 0 {
+			limit++ // apply the signal event, then stop
+		}
+		if lim := tl.live.Next() + 2000; tl.Progress != nil && (limit < 0 || limit > lim) {
+			limit = lim
+		}
+		st, err := tl.live.Continue(limit)
+		if errors.Is(err, io.EOF) || (err == nil && st == nil && tl.live.Done()) {
+			return tl.atEnd()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			if tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
+				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
+				return nil, ErrCancelled
+			}
+			if sig, ok := tl.index.SignalBefore(tl.live.Next()); ok {
+				tl.resetCounts()
+				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next() - 1)}
+				return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, nil
+			}
+			if tl.live.Next() >= tl.index.Last && tl.index.Last > 0 && tl.index.Ended() {
+				return tl.atEnd()
+			}
+			continue
+		}
+		tl.count(st, tl.watches)
+		tl.pos = tl.momentOf(st)
+		return tl.stopFor(st), nil
+	}
+}
+
+// stopFor describes a replay stop at the current position.
+func (tl *Timeline) stopFor(st *replay.Stop) *Stop {
+	out := &Stop{Moment: tl.pos}
+	switch st.Kind {
+	case replay.StopBreakpoint:
+		out.Reason = ReasonBreakpoint
+	case replay.StopWatchpoint:
+		out.Reason = ReasonWatchpoint
+		out.Watch = st.Watch
+		out.Old = tl.values[st.Watch]
+		out.New = tl.readValue(tl.watches[st.Watch])
+	default:
+		out.Reason = ReasonStep
+	}
+	tl.refreshValues()
+	return out
+}
+
+// atEnd moves to the end of the recording and reports it.
+func (tl *Timeline) atEnd() (*Stop, error) {
+	if err := tl.Goto(tl.End()); err != nil {
+		return nil, err
+	}
+	reason := ReasonEnd
+	if tl.index.Ended() {
+		reason = ReasonExit
+	}
+	return &Stop{Reason: reason, Moment: tl.pos}, nil
+}
+
+// StepInstruction executes one instruction of the thread that runs next.
+func (tl *Timeline) StepInstruction() (*Stop, error) {
+	if tl.pos.Event >= tl.index.Last {
+		return nil, errors.New("the recording ends here: no instruction to step")
+	}
+	st, err := tl.stepOnce()
+	if err != nil {
+		return nil, err
+	}
+	tl.refreshValues()
+	return st, nil
+}
+
+// stepOnce steps and updates the moment.
+func (tl *Timeline) stepOnce() (*Stop, error) {
+	before := tl.live.Next()
+	st, err := tl.live.StepInstruction()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the recording ends here: no instruction to step")
+	}
+	if err != nil {
+		return nil, err
+	}
+	after := tl.live.Next()
+	switch {
+	case after == before:
+		tl.pos.Steps++
+	case st.Event:
+		// The instruction was the event (a system call): a new segment starts.
+		tl.resetCounts()
+		tl.pos = Moment{Event: after, Tid: st.Tid}
+	default:
+		tl.resetCounts()
+		tl.pos = Moment{Event: after, Tid: st.Tid, Steps: 1}
+	}
+	if sig, ok := tl.index.SignalBefore(after); ok && after != before {
+		return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, nil
+	}
+	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
+}
+
+// When returns the current event number.
+func (tl *Timeline) When() int64 { return tl.pos.Event }
+
+// eventTid is a convenience for the index.
+func (tl *Timeline) eventTid(n int64) int32 { return tl.index.TidAt(n) }
+
+var _ = trace.KindExec
