@@ -557,7 +557,7 @@ func (s *Session) evalAddress(expr string) (uint64, error) {
 		default:
 			n, err := parseNumber(t)
 			if err != nil {
-				sym, ok := s.symbols().Lookup(t)
+				sym, ok := s.symbols().Lookup(strings.TrimPrefix(t, "&"))
 				if !ok {
 					return fmt.Errorf("no symbol %q", t)
 				}

@@ -451,7 +451,9 @@ func (s *Session) watchedValues() []uint64 {
 	vals := make([]uint64, len(s.watches))
 	for i, w := range s.watches {
 		var b [8]byte
-		s.mem.ReadAt(b[:w.Len], w.Addr)
+		if _, err := s.mem.ReadAt(b[:w.Len], w.Addr); err != nil {
+			return nil // gone (the process ended) or unmapped: nothing to compare
+		}
 		vals[i] = le64(b[:])
 	}
 	return vals

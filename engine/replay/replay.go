@@ -302,7 +302,7 @@ func (s *Session) step() (*trace.Event, error) {
 	s.next++
 	if before != nil && s.stop == nil {
 		after := s.watchedValues()
-		for i := range before {
+		for i := range after {
 			if before[i] != after[i] {
 				// The kernel wrote it (a system call's output).
 				t := s.threads[e.Tid]

@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// batch runs `rewind replay --batch --json` with cmds and decodes one
+// result per command.
+func batch(t *testing.T, trace string, cmds ...string) []map[string]any {
+	t.Helper()
+	args := []string{"replay", "--batch", "--json"}
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	args = append(args, trace)
+	r := run(t, runOpts{}, rewind(t), args...)
+	if r.Code != 0 {
+		t.Fatalf("batch exit %d: %s", r.Code, r.Stderr)
+	}
+	var out []map[string]any
+	for _, l := range lines(r.Stdout) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("bad JSON line %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	if len(out) != len(cmds) {
+		t.Fatalf("%d results for %d commands:\n%s", len(out), len(cmds), r.Stdout)
+	}
+	return out
+}
+
+// recorded compiles and records a testdata program, returning the trace.
+func recorded(t *testing.T, src string, wantCode int) string {
+	t.Helper()
+	prog := buildC(t, src)
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	_, stderr, code := record(t, trace, prog)
+	if code != wantCode {
+		t.Fatalf("record %s: exit %d, want %d: %s", src, code, wantCode, stderr)
+	}
+	return trace
+}
+
+func stopOf(t *testing.T, r map[string]any) map[string]any {
+	t.Helper()
+	if r["ok"] != true {
+		t.Fatalf("%v failed: %v", r["command"], r["error"])
+	}
+	st, _ := r["stop"].(map[string]any)
+	if st == nil {
+		t.Fatalf("%v: no stop in %v", r["command"], r)
+	}
+	return st
+}
+
+func wantOK(t *testing.T, r map[string]any) {
+	t.Helper()
+	if r["ok"] != true {
+		t.Fatalf("%v failed: %v", r["command"], r["error"])
+	}
+}
+
+func TestContinueToCrash(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "crash.c", 139)
+	rs := batch(t, trace, "continue", "info registers", "reverse-stepi", "stepi", "info registers", "stepi")
+	st := stopOf(t, rs[0])
+	if st["reason"] != "signal" || st["signal"] != "SIGSEGV" {
+		t.Fatalf("continue stopped with %v, want signal SIGSEGV", st)
+	}
+	crashPC := st["pc"]
+	if rsi := stopOf(t, rs[2]); rsi["pc"] == crashPC || rsi["reason"] != "step" {
+		t.Errorf("reverse-stepi stayed at %v (%v)", rsi["pc"], rsi["reason"])
+	}
+	if si := stopOf(t, rs[3]); si["pc"] != crashPC {
+		t.Errorf("stepi after reverse-stepi at %v, want %v", si["pc"], crashPC)
+	}
+	if !reflect.DeepEqual(rs[1]["value"], rs[4]["value"]) {
+		t.Errorf("registers differ after reverse-stepi + stepi:\n%v\n%v", rs[1]["value"], rs[4]["value"])
+	}
+	regs, _ := rs[1]["value"].(map[string]any)
+	if regs["rip"] != crashPC || regs["rsp"] == nil {
+		t.Errorf("info registers value %v: want an object with rip %v", regs, crashPC)
+	}
+	if rs[5]["ok"] != false || !strings.Contains(fmt.Sprint(rs[5]["error"]), "ends here") {
+		t.Errorf("stepi at the end: %v, want ok:false with the reason", rs[5])
+	}
+}
+
+func TestBreakReverseContinue(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "crash.c", 139)
+	rs := batch(t, trace, "break sum", "continue", "continue", "continue", "when",
+		"reverse-continue", "when", "reverse-continue", "reverse-continue", "reverse-continue", "bogus")
+	wantOK(t, rs[0])
+	first := stopOf(t, rs[1])
+	if first["reason"] != "breakpoint" || first["function"] != "sum" {
+		t.Fatalf("first continue: %v, want the breakpoint in sum", first)
+	}
+	second := stopOf(t, rs[2])
+	crash := stopOf(t, rs[3])
+	if second["reason"] != "breakpoint" || crash["reason"] != "signal" {
+		t.Fatalf("continue past the breakpoint: %v then %v, want breakpoint then the crash", second, crash)
+	}
+	back := stopOf(t, rs[5])
+	if back["reason"] != "breakpoint" || back["event"] != second["event"] || back["pc"] != second["pc"] {
+		t.Errorf("reverse-continue from the crash: %v, want the last breakpoint hit %v", back, second)
+	}
+	if rs[6]["event"] != second["event"] {
+		t.Errorf("when after reverse-continue: %v, want event %v", rs[6], second["event"])
+	}
+	if again := stopOf(t, rs[7]); again["event"] != first["event"] || again["reason"] != "breakpoint" {
+		t.Errorf("second reverse-continue: %v, want the first hit %v", again, first)
+	}
+	if start := stopOf(t, rs[8]); start["reason"] != "start" {
+		t.Errorf("third reverse-continue: %v, want reason start", start)
+	}
+	if rs[9]["ok"] != true || stopOf(t, rs[9])["reason"] != "start" {
+		t.Errorf("reverse-continue at the start: %v", rs[9])
+	}
+	if rs[10]["ok"] != false || rs[10]["error"] != `unknown command "bogus"` {
+		t.Errorf("unknown command: %v", rs[10])
+	}
+}
+
+func TestGotoSameState(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "nondet.c", 0)
+	n := 60
+	rs := batch(t, trace,
+		fmt.Sprintf("goto #%d", n), "when", "info registers", "x/8xg $rsp",
+		"goto end", fmt.Sprintf("goto #%d", n), "info registers", "x/8xg $rsp",
+		"goto start", "continue", fmt.Sprintf("goto #%d", n), "info registers")
+	wantOK(t, rs[0])
+	if rs[1]["value"] != fmt.Sprintf("#%d", n) || rs[1]["event"] != float64(n) {
+		t.Errorf("when: %v, want #%d", rs[1], n)
+	}
+	for _, i := range []int{6, 11} {
+		if !reflect.DeepEqual(rs[2]["value"], rs[i]["value"]) {
+			t.Errorf("registers at #%d differ by route (%s):\n%v\n%v", n, rs[i]["command"], rs[2]["value"], rs[i]["value"])
+		}
+	}
+	if !reflect.DeepEqual(rs[3]["value"], rs[7]["value"]) {
+		t.Errorf("stack at #%d differs from the start and from the end:\n%v\n%v", n, rs[3]["value"], rs[7]["value"])
+	}
+}
+
+func TestWatchHistory(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "counter.c", 0)
+	rs := batch(t, trace, "history *(int*)&counter", "watch -l *(int*)&counter", "continue", "continue",
+		"goto end", "reverse-continue", "reverse-continue",
+		"watch *(int*)&counter+4", "watch *(int*)&counter+8", "watch *(int*)&counter+12", "watch *(int*)&counter+16")
+	wantOK(t, rs[0])
+	hist, _ := rs[0]["value"].([]any)
+	if len(hist) != 5 {
+		t.Fatalf("history: %d writes, want 5: %v", len(hist), rs[0]["value"])
+	}
+	sum := 0
+	for i, h := range hist {
+		w := h.(map[string]any)
+		old := fmt.Sprintf("%#x", sum)
+		sum += i + 1
+		if w["old"] != old || w["new"] != fmt.Sprintf("%#x", sum) || w["function"] != "bump" {
+			t.Errorf("write %d: %v, want %s -> %#x in bump", i+1, w, old, sum)
+		}
+	}
+	w1, w2 := stopOf(t, rs[2]), stopOf(t, rs[3])
+	if w1["reason"] != "watchpoint" || w1["watch"].(map[string]any)["new"] != "0x1" || w2["watch"].(map[string]any)["new"] != "0x3" {
+		t.Errorf("watch stops: %v, %v", w1, w2)
+	}
+	last, prev := stopOf(t, rs[5]), stopOf(t, rs[6])
+	if last["reason"] != "watchpoint" || last["watch"].(map[string]any)["new"] != "0xf" || prev["watch"].(map[string]any)["new"] != "0xa" {
+		t.Errorf("reverse-continue to watch hits: %v, %v; want the writes of 15 then 10", last, prev)
+	}
+	for i := 7; i <= 9; i++ {
+		wantOK(t, rs[i])
+	}
+	if rs[10]["ok"] != false || !strings.Contains(fmt.Sprint(rs[10]["error"]), "4 hardware watchpoints") {
+		t.Errorf("fifth watchpoint: %v, want a clear error", rs[10])
+	}
+}
+
+func TestThreadsBreakpoints(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "threads.c", 0)
+	rs := batch(t, trace, "break worker", "continue", "continue", "continue", "info threads",
+		"reverse-continue", "reverse-continue")
+	wantOK(t, rs[0])
+	var hits []map[string]any
+	for i := 1; i <= 3; i++ {
+		st := stopOf(t, rs[i])
+		if st["reason"] != "breakpoint" || st["function"] != "worker" {
+			t.Fatalf("continue %d: %v, want the breakpoint in worker", i, st)
+		}
+		hits = append(hits, st)
+	}
+	if hits[0]["thread"] == hits[1]["thread"] || hits[1]["thread"] == hits[2]["thread"] {
+		t.Errorf("each worker should hit in its own thread: %v %v %v", hits[0]["thread"], hits[1]["thread"], hits[2]["thread"])
+	}
+	threads, _ := rs[4]["value"].([]any)
+	if len(threads) < 3 {
+		t.Errorf("info threads: %v, want the main thread and the workers", rs[4]["value"])
+	}
+	for i, want := range []map[string]any{hits[1], hits[0]} {
+		got := stopOf(t, rs[5+i])
+		if got["thread"] != want["thread"] || got["event"] != want["event"] || got["pc"] != want["pc"] {
+			t.Errorf("reverse-continue %d: %v, want %v", i+1, got, want)
+		}
+	}
+}
