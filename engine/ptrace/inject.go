@@ -2,6 +2,7 @@ package ptrace
 
 import (
 	"fmt"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -11,21 +12,55 @@ import (
 // archSetCPUID is ARCH_SET_CPUID for arch_prctl.
 const archSetCPUID = 0x1012
 
-// InjectSyscall makes a thread stopped at a system call exit run one more
-// system call of our choosing before it returns to its own code, and leaves
-// it as it was (registers and memory) at that exit. A `syscall` instruction is
-// written over the code at rip for the time of the call.
+// syscallInfo is the head of struct ptrace_syscall_info.
+type syscallInfo struct {
+	Op    uint8
+	_     [3]uint8
+	Arch  uint32
+	IP    uint64
+	SP    uint64
+	Nr    uint64 // entry: nr; exit: rval
+	Args  [6]uint64
+	Extra uint64
+}
+
+// Syscall info ops.
+const (
+	syscallInfoEntry = 1
+	syscallInfoExit  = 2
+)
+
+// syscallOp says whether a syscall stop is an entry or an exit.
+func syscallOp(tid int) (uint8, uint64, error) {
+	var info syscallInfo
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid), unsafe.Sizeof(info), uintptr(unsafe.Pointer(&info)), 0, 0)
+	if e != 0 {
+		return 0, 0, wrap("get_syscall_info", tid, e)
+	}
+	return info.Op, info.Nr, nil
+}
+
+// InjectSyscall makes a stopped thread run one system call of our choosing
+// and leaves it as it was (registers and memory). A `syscall` instruction is
+// written over the code at rip for the time of the call. It works from any
+// stop in user context (a system call entry or exit, a signal or event stop).
+// A fork it makes is returned as child (the child is left at its first stop).
 func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
+	ret, _, err := injectSyscall(tid, m, nr, args...)
+	return ret, err
+}
+
+func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int, err error) {
 	var saved trace.Regs
 	if err := GetRegs(tid, &saved); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var code [2]byte
 	if _, err := m.ReadAt(code[:], saved[trace.RIP]); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if _, err := m.WriteAt([]byte{0x0f, 0x05}, saved[trace.RIP]); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer m.WriteAt(code[:], saved[trace.RIP])
 	regs := saved
@@ -35,28 +70,77 @@ func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
 		regs[argRegs[i]] = a
 	}
 	if err := SetRegs(tid, &regs); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	for i := 0; i < 2; i++ { // entry, exit
+	entered := false
+	for {
 		if err := Syscall(tid, 0); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		st, _, err := Wait(tid, false)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		if st.Kind != StopSyscall {
-			return 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+		switch st.Kind {
+		case StopSyscall:
+			op, val, err := syscallOp(tid)
+			if err != nil {
+				return 0, 0, err
+			}
+			if op == syscallInfoEntry && val == nr {
+				entered = true
+			}
+			if op == syscallInfoExit && entered {
+				ret = int64(val)
+				return ret, child, SetRegs(tid, &saved)
+			}
+		case StopEvent:
+			if st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK || st.Event == unix.PTRACE_EVENT_CLONE {
+				msg, err := EventMsg(tid)
+				if err != nil {
+					return 0, 0, err
+				}
+				child = int(msg)
+			}
+		default:
+			return 0, 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 		}
 	}
-	var out trace.Regs
-	if err := GetRegs(tid, &out); err != nil {
+}
+
+// ForkCopy makes a stopped, traced copy of the process of thread tid (a
+// fork injected into it), with tid's registers and memory as they are now.
+// Only tid is copied: the copy has one thread.
+func ForkCopy(tid int, m *Mem) (int, error) {
+	var saved trace.Regs
+	if err := GetRegs(tid, &saved); err != nil {
 		return 0, err
 	}
-	if err := SetRegs(tid, &saved); err != nil {
+	var code [2]byte
+	if _, err := m.ReadAt(code[:], saved[trace.RIP]); err != nil {
 		return 0, err
 	}
-	return int64(out[trace.RAX]), nil
+	ret, child, err := injectSyscall(tid, m, unix.SYS_FORK)
+	if err != nil {
+		return 0, err
+	}
+	if ret < 0 || child == 0 {
+		return 0, fmt.Errorf("fork a copy of %d: %w", tid, unix.Errno(-ret))
+	}
+	if st, _, err := Wait(child, false); err != nil || st.Kind != StopEvent {
+		return 0, fmt.Errorf("fork a copy of %d: first stop of %d: %v %v", tid, child, st, err)
+	}
+	// The copy was made with our syscall instruction in place and stands
+	// after it: give it the original code and registers.
+	cm, err := OpenMem(child)
+	if err != nil {
+		return 0, err
+	}
+	defer cm.Close()
+	if _, err := cm.WriteAt(code[:], saved[trace.RIP]); err != nil {
+		return 0, err
+	}
+	return child, SetRegs(child, &saved)
 }
 
 // TrapInstructions makes the thread's rdtsc and rdtscp fault (PR_SET_TSC),

@@ -191,12 +191,7 @@ func (s *Session) Close() {
 	if s.th != nil {
 		s.th.Do(func() {
 			if s.pid != 0 && !s.done {
-				unix.Kill(s.pid, unix.SIGKILL)
-				for {
-					if _, _, err := ptrace.Wait(-1, false); err != nil {
-						break
-					}
-				}
+				s.killLive()
 			}
 			if s.mem != nil {
 				s.mem.Close()

@@ -1,14 +1,28 @@
 package timeline
 
+import (
+	"errors"
+	"time"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+)
+
+// checkpointEvery is the replay work between two checkpoints: going back
+// then costs at most about this much replay, plus the steps to the target.
+const checkpointEvery = 250 * time.Millisecond
+
 // checkpoint is a saved replay position to restart from.
 type checkpoint struct {
 	event int64
+	cp    *replay.Checkpoint
+	mem   int64
 }
 
-// checkpoints holds the saved positions within a memory budget.
+// checkpoints holds the saved positions within a memory budget (bytes).
 type checkpoints struct {
 	budget int64
-	list   []*checkpoint
+	list   []*checkpoint // in event order
+	last   time.Time     // when replay work since the last checkpoint began
 }
 
 func newCheckpoints(budget int64) *checkpoints { return &checkpoints{budget: budget} }
@@ -17,17 +31,96 @@ func newCheckpoints(budget int64) *checkpoints { return &checkpoints{budget: bud
 func (c *checkpoints) best(n int64) *checkpoint {
 	var out *checkpoint
 	for _, cp := range c.list {
-		if cp.event <= n && (out == nil || cp.event > out.event) {
+		if cp.event <= n {
 			out = cp
 		}
 	}
 	return out
 }
 
+// Memory returns the checkpoints' estimated memory use and how many there are.
+func (tl *Timeline) CheckpointMemory() (bytes int64, count int) {
+	for _, cp := range tl.cps.list {
+		bytes += cp.mem
+	}
+	return bytes, len(tl.cps.list)
+}
+
 func (c *checkpoints) drop() { c.list = nil }
 
-// restore puts the live replay at the best position at or before event n:
-// for now, the beginning of the recording.
+// releaseAll frees every checkpoint's process.
+func (tl *Timeline) releaseAll() {
+	if tl.live != nil {
+		for _, cp := range tl.cps.list {
+			tl.live.Release(cp.cp)
+		}
+	}
+	tl.cps.drop()
+}
+
+// restore puts the live replay at the best saved position at or before
+// event n: a checkpoint, or the beginning of the recording.
 func (tl *Timeline) restore(n int64) error {
-	return tl.restart()
+	if cp := tl.cps.best(n); cp != nil && tl.live != nil {
+		if err := tl.live.Restore(cp.cp); err == nil {
+			tl.pos = Moment{Event: cp.event, Tid: tl.index.TidAt(cp.event)}
+			tl.resetCounts()
+			tl.cps.last = time.Now()
+			return nil
+		}
+	}
+	err := tl.restart()
+	tl.cps.last = time.Now()
+	return err
+}
+
+// maybeCheckpoint saves the current position when enough replay work was
+// done since the last checkpoint and no checkpoint exists here yet.
+func (tl *Timeline) maybeCheckpoint() {
+	if tl.cps.budget <= 0 || time.Since(tl.cps.last) < checkpointEvery {
+		return
+	}
+	n := tl.live.Next()
+	if b := tl.cps.best(n); b != nil && b.event == n {
+		return
+	}
+	cp, err := tl.live.Checkpoint()
+	if errors.Is(err, replay.ErrNotCheckpointable) || err != nil {
+		return // try again at the next chunk
+	}
+	tl.cps.last = time.Now()
+	c := &checkpoint{event: n, cp: cp, mem: cp.Memory()}
+	i := 0
+	for i < len(tl.cps.list) && tl.cps.list[i].event < n {
+		i++
+	}
+	tl.cps.list = append(tl.cps.list[:i], append([]*checkpoint{c}, tl.cps.list[i:]...)...)
+	tl.enforceBudget()
+}
+
+// enforceBudget drops checkpoints until their memory fits the budget,
+// each time the one closest to its predecessor, so the survivors stay spread
+// over the recording.
+func (tl *Timeline) enforceBudget() {
+	for {
+		var total int64
+		for _, cp := range tl.cps.list {
+			total += cp.mem
+		}
+		if total <= tl.cps.budget || len(tl.cps.list) == 0 {
+			return
+		}
+		drop := len(tl.cps.list) - 1
+		if len(tl.cps.list) > 1 {
+			best := int64(-1)
+			for i := 1; i < len(tl.cps.list); i++ {
+				gap := tl.cps.list[i].event - tl.cps.list[i-1].event
+				if best < 0 || gap < best {
+					best, drop = gap, i
+				}
+			}
+		}
+		tl.live.Release(tl.cps.list[drop].cp)
+		tl.cps.list = append(tl.cps.list[:drop], tl.cps.list[drop+1:]...)
+	}
 }

@@ -147,11 +147,11 @@ func Open(path string, budget int64) (*Timeline, error) {
 
 // Close ends the replay and frees the checkpoints.
 func (tl *Timeline) Close() {
+	tl.releaseAll()
 	if tl.live != nil {
 		tl.live.Close()
 		tl.live = nil
 	}
-	tl.cps.drop()
 }
 
 // Index returns the event index of the trace.
@@ -177,6 +177,8 @@ func (tl *Timeline) End() Moment {
 // restart starts a fresh replay from the beginning of the recording.
 func (tl *Timeline) restart() error {
 	if tl.live != nil {
+		// Checkpoints belong to the session's ptrace thread: they go with it.
+		tl.releaseAll()
 		tl.live.Close()
 		tl.live = nil
 	}
@@ -209,10 +211,10 @@ func (tl *Timeline) runTo(n int64) error {
 		return err
 	}
 	for tl.live.Next() < n {
-		limit := n
-		if tl.Progress != nil && n-tl.live.Next() > 2000 {
-			limit = tl.live.Next() + 2000
-		}
+		// In chunks, so that checkpoints are taken along the way and
+		// progress can be shown and cancelled.
+		limit := min(n, tl.live.Next()+500)
+		tl.maybeCheckpoint()
 		if _, err := tl.live.Continue(limit); err != nil {
 			if errors.Is(err, io.EOF) {
 				return fmt.Errorf("the recording ends before event %d", n)

@@ -363,3 +363,6 @@ func ReadAll(path string) (h *Header, events []*Event, f *Footer, warning string
 	}
 	return r.Header(), events, r.Footer(), r.Truncated(), nil
 }
+
+// Path returns the path the trace was opened from.
+func (r *Reader) Path() string { return r.path }
