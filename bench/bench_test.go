@@ -23,6 +23,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/timeline"
 )
 
 func TestMain(m *testing.M) {
@@ -176,4 +177,51 @@ func BenchmarkSyscallLoop(b *testing.B) {
 	b.ReportMetric(float64(rep)/float64(flo), "replay/bare")
 	b.ReportMetric(float64(rec)/float64(nat), "record/native")
 	b.ReportMetric(float64(traceSize(b, out))/float64(events), "bytes/event")
+}
+
+// BenchmarkReverseStepiNearEnd: a recording of about 10 s of native run time
+// with 100k events; after replaying to the end once (which takes the
+// checkpoints), each iteration goes back one instruction from the end.
+func BenchmarkReverseStepiNearEnd(b *testing.B) {
+	prog := build(b, "longrun")
+	args := []string{"100000", "60000"}
+	out := filepath.Join(b.TempDir(), "long.rwd")
+	nat := native(b, prog, args)
+	_, events := recordRun(b, prog, args, out)
+	const budget = 256 << 20
+	tl, err := timeline.Open(out, budget)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tl.Close()
+	start := time.Now()
+	if err := tl.Goto(tl.End()); err != nil {
+		b.Fatal(err)
+	}
+	toEnd := time.Since(start)
+	b.ResetTimer()
+	var worst time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := tl.Goto(tl.End()); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := tl.ReverseStepInstruction(); err != nil {
+			b.Fatal(err)
+		}
+		worst = max(worst, time.Since(t0))
+	}
+	b.StopTimer()
+	mem, n := tl.CheckpointMemory()
+	if mem > budget {
+		b.Errorf("checkpoints use %d bytes, over the budget of %d", mem, budget)
+	}
+	b.ReportMetric(nat.Seconds(), "native-s")
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(toEnd.Seconds(), "replay-to-end-s")
+	b.ReportMetric(float64(worst.Milliseconds()), "worst-rsi-ms")
+	b.ReportMetric(float64(n), "checkpoints")
+	b.ReportMetric(float64(mem)/(1<<20), "checkpoint-MiB")
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// eflagsTF is the trap flag.
+const eflagsTF = 0x100
+
 // archSetCPUID is ARCH_SET_CPUID for arch_prctl.
 const archSetCPUID = 0x1012
 
@@ -120,7 +123,9 @@ func ForkCopy(tid int, m *Mem) (int, error) {
 	if _, err := m.ReadAt(code[:], saved[trace.RIP]); err != nil {
 		return 0, err
 	}
-	ret, child, err := injectSyscall(tid, m, unix.SYS_FORK)
+	// clone with no exit signal: the copy's death must not send SIGCHLD into
+	// the process being replayed (checkpoints come and go).
+	ret, child, err := injectSyscall(tid, m, unix.SYS_CLONE, 0, 0, 0, 0, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -140,6 +145,8 @@ func ForkCopy(tid int, m *Mem) (int, error) {
 	if _, err := cm.WriteAt(code[:], saved[trace.RIP]); err != nil {
 		return 0, err
 	}
+	// A trap flag forced by an earlier single-step must not be copied.
+	saved[trace.EFLAGS] &^= eflagsTF
 	return child, SetRegs(child, &saved)
 }
 

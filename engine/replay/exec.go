@@ -54,6 +54,9 @@ const (
 	trapHWBkpt = 4 // TRAP_HWBKPT: debug register hit
 )
 
+// eflagsTF is the trap flag.
+const eflagsTF = 0x100
+
 // debug register 6 and 7 indexes.
 const (
 	dr6 = 6
@@ -296,6 +299,20 @@ func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error
 	}
 	if st, err = s.waitFor(t); err != nil {
 		return st, false, err
+	}
+	if st.Kind == ptrace.StopSyscall {
+		// The syscall instruction copied rflags into r11 with the trap
+		// flag our single-step set: the program's own flags did not have it.
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return st, false, err
+		}
+		if regs[trace.R11]&eflagsTF != 0 {
+			regs[trace.R11] &^= eflagsTF
+			if err := ptrace.SetRegs(t.real, &regs); err != nil {
+				return st, false, err
+			}
+		}
 	}
 	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
 		return st, false, nil
