@@ -448,10 +448,23 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 		if res.Text == "" {
 			res.Text = "No breakpoints or watchpoints."
 		}
+	case "proc", "mappings":
+		maps, err := s.tl.Session().Mappings()
+		if err != nil {
+			return err
+		}
+		var list []map[string]any
+		var b strings.Builder
+		for _, m := range maps {
+			list = append(list, map[string]any{"start": fmt.Sprintf("%#x", m.Start), "end": fmt.Sprintf("%#x", m.End),
+				"perms": m.Perms, "offset": fmt.Sprintf("%#x", m.Offset), "path": m.Path})
+			fmt.Fprintf(&b, "%#18x %#18x %s %8x %s\n", m.Start, m.End, m.Perms, m.Offset, m.Path)
+		}
+		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
 	case "locals", "args", "frame", "source", "line":
 		return errNotYet("info " + what)
 	default:
-		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints)", what)
+		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings)", what)
 	}
 	return nil
 }
@@ -491,6 +504,16 @@ func (s *Session) infoRegisters(all bool, which string, res *Result) error {
 				x := fx[160+16*i : 176+16*i]
 				name := fmt.Sprintf("xmm%d", i)
 				val[name] = fmt.Sprintf("0x%016x%016x", binary.LittleEndian.Uint64(x[8:]), binary.LittleEndian.Uint64(x[:8]))
+				fmt.Fprintf(&b, "%-9s %s\n", name, val[name])
+			}
+		}
+		// AVX: the upper halves of ymm0-15 live in the XSAVE area.
+		if xs, err := s.tl.Session().XState(tid); err == nil && len(xs) >= 576+256 && len(fx) >= 416 {
+			for i := 0; i < 16; i++ {
+				hi, lo := xs[576+16*i:592+16*i], fx[160+16*i:176+16*i]
+				name := fmt.Sprintf("ymm%d", i)
+				val[name] = fmt.Sprintf("0x%016x%016x%016x%016x", binary.LittleEndian.Uint64(hi[8:]), binary.LittleEndian.Uint64(hi[:8]),
+					binary.LittleEndian.Uint64(lo[8:]), binary.LittleEndian.Uint64(lo[:8]))
 				fmt.Fprintf(&b, "%-9s %s\n", name, val[name])
 			}
 		}

@@ -56,7 +56,23 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{path: path, tl: tl, nextID: 1}, nil
+	s := &Session{path: path, tl: tl, nextID: 1}
+	tl.SetResolver(s.resolvePending)
+	return s, nil
+}
+
+// resolvePending resolves breakpoints waiting for a library to be loaded.
+func (s *Session) resolvePending() []uint64 {
+	var out []uint64
+	for _, b := range s.bps {
+		if b.addr == 0 {
+			if a, err := s.resolve(b.spec); err == nil {
+				b.addr = a
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // DefaultCheckpointBudget is the memory checkpoints may use by default.

@@ -216,3 +216,32 @@ func TestThreadsBreakpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryBreakpoint: a breakpoint on a libc function set before libc is
+// loaded resolves when the library is mapped; the registers include AVX.
+func TestLibraryBreakpoint(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "counter.c", 0)
+	rs := batch(t, trace, "break printf", "continue", "info all-registers", "info mappings")
+	wantOK(t, rs[0])
+	if v, _ := rs[0]["value"].(map[string]any); v["pending"] != true {
+		t.Errorf("break printf at the start: %v, want pending (libc is not loaded yet)", rs[0]["value"])
+	}
+	st := stopOf(t, rs[1])
+	if st["reason"] != "breakpoint" || !strings.Contains(fmt.Sprint(st["function"]), "printf") {
+		t.Errorf("continue: %v, want the breakpoint in printf", st)
+	}
+	regs, _ := rs[2]["value"].(map[string]any)
+	if regs["ymm15"] == nil || regs["xmm0"] == nil || regs["mxcsr"] == nil {
+		t.Errorf("info all-registers lacks vector registers: %v", regs)
+	}
+	found := false
+	for _, m := range rs[3]["value"].([]any) {
+		if strings.Contains(fmt.Sprint(m.(map[string]any)["path"]), "libc.so") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("info mappings does not name libc: %v", rs[3]["value"])
+	}
+}

@@ -127,6 +127,22 @@ func GetFPRegs(tid int) ([]byte, error) {
 	return buf, wrap("getfpregs", tid, err)
 }
 
+// ntX86XState is NT_X86_XSTATE, the XSAVE area regset (AVX and later).
+const ntX86XState = 0x202
+
+// GetXState reads the XSAVE area of the thread: the legacy FXSAVE part,
+// the XSAVE header, then the extended components (AVX's upper halves of
+// ymm0-15 at offset 576).
+func GetXState(tid int) ([]byte, error) {
+	buf := make([]byte, 4096)
+	iov := unix.Iovec{Base: &buf[0], Len: uint64(len(buf))}
+	err := ptrace(unix.PTRACE_GETREGSET, tid, ntX86XState, uintptr(unsafe.Pointer(&iov)))
+	if err != nil {
+		return nil, wrap("getregset xstate", tid, err)
+	}
+	return buf[:iov.Len], nil
+}
+
 // debugRegOffset is offsetof(struct user, u_debugreg) on x86-64.
 const debugRegOffset = 848
 

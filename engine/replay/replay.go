@@ -76,7 +76,8 @@ type Session struct {
 	stop      *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory).
-	fileMaps []Mapping
+	fileMaps  []Mapping
+	onMapping func()
 }
 
 // rthread is one thread of the replaying process.
@@ -527,6 +528,22 @@ func (s *Session) FPRegs(tid int32) ([]byte, error) {
 	s.th.Do(func() { out, err = ptrace.GetFPRegs(t.real) })
 	return out, err
 }
+
+// XState returns the XSAVE area of thread tid (AVX state included).
+func (s *Session) XState(tid int32) ([]byte, error) {
+	t := s.threads[tid]
+	if t == nil || t.dead {
+		return nil, fmt.Errorf("no thread %d at this point", tid)
+	}
+	var out []byte
+	var err error
+	s.th.Do(func() { out, err = ptrace.GetXState(t.real) })
+	return out, err
+}
+
+// OnMapping, when set, is called (on the ptrace thread) after a file is
+// mapped, so that breakpoints on symbols of a newly loaded library can be set.
+func (s *Session) SetOnMapping(f func()) { s.onMapping = f }
 
 // ReadMem reads n bytes of the replaying process's memory at addr.
 func (s *Session) ReadMem(addr uint64, n int) ([]byte, error) {

@@ -329,6 +329,9 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		}
 		addr := e.ExitRegs[trace.RAX]
 		s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: fill.Offset, Path: fill.Path})
+		if s.onMapping != nil {
+			s.onMapping()
+		}
 	}
 	if err := s.writeMem(e.Mem); err != nil {
 		return err

@@ -119,6 +119,7 @@ type Timeline struct {
 	countsAt int64
 	values   []uint64 // last known value of each watchpoint
 	cps      *checkpoints
+	resolver func() []uint64
 	// Progress, when set, is called with (events replayed, total) during
 	// long operations; returning false cancels them.
 	Progress func(done, total int64) bool
@@ -187,6 +188,7 @@ func (tl *Timeline) restart() error {
 		return err
 	}
 	tl.live = s
+	tl.live.SetOnMapping(tl.onMapping)
 	tl.pos = Moment{Event: 0}
 	tl.resetCounts()
 	return nil
@@ -361,6 +363,23 @@ func (tl *Timeline) readValue(w replay.Watchpoint) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+// SetResolver installs a function that returns breakpoint addresses to add
+// when a library gets mapped during a replay (pending breakpoints on its
+// symbols). Mappings happen at events, so arrival counts stay valid.
+func (tl *Timeline) SetResolver(f func() []uint64) { tl.resolver = f }
+
+func (tl *Timeline) onMapping() {
+	if tl.resolver == nil {
+		return
+	}
+	added := tl.resolver()
+	if len(added) == 0 {
+		return
+	}
+	tl.bps = append(tl.bps, added...)
+	tl.live.SetBreakpoints(tl.bps)
 }
 
 // SetBreakpoints replaces the breakpoints. The current segment is replayed
