@@ -134,7 +134,9 @@ const ntX86XState = 0x202
 // the XSAVE header, then the extended components (AVX's upper halves of
 // ymm0-15 at offset 576).
 func GetXState(tid int) ([]byte, error) {
-	buf := make([]byte, 4096)
+	// Large enough for AVX-512 and AMX tile data; the kernel says how much
+	// it wrote, and setting it back needs exactly that size.
+	buf := make([]byte, 32<<10)
 	iov := unix.Iovec{Base: &buf[0], Len: uint64(len(buf))}
 	err := ptrace(unix.PTRACE_GETREGSET, tid, ntX86XState, uintptr(unsafe.Pointer(&iov)))
 	if err != nil {

@@ -16,22 +16,21 @@ import (
 )
 
 // Checkpoint is a saved replay position: a stopped copy of the replaying
-// process (made by a fork injected into it, so its memory is shared
-// copy-on-write) and the session's bookkeeping at that point. The copy never
-// runs: restoring forks it again.
+// process (made by a clone injected into it, so its memory is shared
+// copy-on-write; its other threads re-created in it) and the session's
+// bookkeeping at that point. The copy never runs: restoring copies it again.
 type Checkpoint struct {
 	pid      int
 	next     int64
-	thread   rthread
+	threads  map[int32]rthread
 	fileMaps []Mapping
 }
 
 // Event is the index of the next event at the checkpoint.
 func (cp *Checkpoint) Event() int64 { return cp.next }
 
-// ErrNotCheckpointable says the position cannot be saved by a fork: more
-// than one thread (a fork copies only the calling one), or a thread in the
-// middle of a system call or signal delivery.
+// ErrNotCheckpointable says the position cannot be saved: a thread is in
+// the middle of a signal delivery or an exec, or the main thread is gone.
 var ErrNotCheckpointable = errors.New("this position cannot be checkpointed")
 
 // Checkpoint saves the current position.
@@ -46,26 +45,75 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 	if s.done {
 		return nil, ErrNotCheckpointable
 	}
-	var only *rthread
-	for _, t := range s.threads {
+	pid, threads, err := copyProcess(s.pid, s.mem, s.threads)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{pid: pid, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
+	for rec, t := range threads {
+		cp.threads[rec] = *t
+	}
+	return cp, nil
+}
+
+// copyProcess makes a stopped copy of process pid and its live threads: a
+// clone of the main thread, then each other thread re-created in the copy
+// with its registers, extended state, signal mask, alternate stack,
+// clear_child_tid and robust list.
+func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread) (int, map[int32]*rthread, error) {
+	var leader *rthread
+	for _, t := range threads {
 		if t.dead {
 			continue
 		}
-		if only != nil {
-			return nil, ErrNotCheckpointable
+		if t.resumeSig != 0 || t.atExec || t.pending != nil || t.injected != 0 {
+			return 0, nil, ErrNotCheckpointable
 		}
-		only = t
+		if t.real == pid {
+			leader = t
+		}
 	}
-	if only == nil || only.resumeSig != 0 || only.atEntry || only.atExec || only.pending != nil || only.injected != 0 {
-		return nil, ErrNotCheckpointable
+	if leader == nil {
+		return 0, nil, ErrNotCheckpointable
 	}
-	pid, err := ptrace.ForkCopy(only.real, s.mem)
+	states := map[int32]*ptrace.ThreadState{}
+	for rec, t := range threads {
+		if t.dead || t == leader {
+			continue
+		}
+		st, err := ptrace.SaveThread(pid, t.real, m)
+		if err != nil {
+			return 0, nil, fmt.Errorf("save thread %d: %w", rec, err)
+		}
+		states[rec] = st
+	}
+	copyPid, err := ptrace.ForkCopy(leader.real, m)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint at event %d: %w", s.next, err)
+		return 0, nil, err
 	}
-	cp := &Checkpoint{pid: pid, next: s.next, thread: *only, fileMaps: append([]Mapping(nil), s.fileMaps...)}
-	cp.thread.real = pid
-	return cp, nil
+	out := map[int32]*rthread{}
+	lt := *leader
+	lt.real, lt.watchGen = copyPid, -1
+	out[leader.rec] = &lt
+	if len(states) == 0 {
+		return copyPid, out, nil
+	}
+	cm, err := ptrace.OpenMem(copyPid)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer cm.Close()
+	for rec, st := range states {
+		tid, err := ptrace.AddThread(copyPid, cm, st)
+		if err != nil {
+			unix.Kill(copyPid, unix.SIGKILL)
+			return 0, nil, fmt.Errorf("re-create thread %d: %w", rec, err)
+		}
+		nt := *threads[rec]
+		nt.real, nt.watchGen = tid, -1
+		out[rec] = &nt
+	}
+	return copyPid, out, nil
 }
 
 // Restore puts the session back at checkpoint cp (which stays usable).
@@ -80,7 +128,12 @@ func (s *Session) restore(cp *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	pid, err := ptrace.ForkCopy(cp.pid, cm)
+	src := map[int32]*rthread{}
+	for rec, t := range cp.threads {
+		tt := t
+		src[rec] = &tt
+	}
+	pid, threads, err := copyProcess(cp.pid, cm, src)
 	cm.Close()
 	if err != nil {
 		return fmt.Errorf("restore checkpoint at event %d: %w", cp.next, err)
@@ -102,9 +155,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	if s.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}
-	t := cp.thread
-	t.real, t.watchGen = pid, -1
-	s.threads = map[int32]*rthread{t.rec: &t}
+	s.threads = threads
 	s.fileMaps = append([]Mapping(nil), cp.fileMaps...)
 	return nil
 }
@@ -119,14 +170,6 @@ func (s *Session) killLive() {
 		return
 	}
 	unix.Kill(s.pid, unix.SIGKILL)
-	reap := func(tid int) {
-		for {
-			st, _, err := ptrace.Wait(tid, false)
-			if err != nil || st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-				return
-			}
-		}
-	}
 	// The leader's death is reported only once the other threads are reaped.
 	for _, t := range s.threads {
 		if !t.dead && t.real != s.pid {
@@ -137,16 +180,27 @@ func (s *Session) killLive() {
 	s.pid = 0
 }
 
+// reap waits until a killed task is gone.
+func reap(tid int) {
+	for {
+		st, _, err := ptrace.Wait(tid, false)
+		if err != nil || st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
+			return
+		}
+	}
+}
+
 // Release frees a checkpoint's process.
 func (s *Session) Release(cp *Checkpoint) {
 	s.th.Do(func() {
 		unix.Kill(cp.pid, unix.SIGKILL)
-		for {
-			st, _, err := ptrace.Wait(cp.pid, false)
-			if err != nil || st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-				return
+		// The leader's death is reported only once the other threads are reaped.
+		for _, t := range cp.threads {
+			if t.real != cp.pid {
+				reap(t.real)
 			}
 		}
+		reap(cp.pid)
 	})
 }
 

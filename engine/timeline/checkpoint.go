@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"errors"
 	"time"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -85,8 +84,10 @@ func (tl *Timeline) maybeCheckpoint() {
 		return
 	}
 	cp, err := tl.live.Checkpoint()
-	if errors.Is(err, replay.ErrNotCheckpointable) || err != nil {
-		return // try again at the next chunk
+	if err != nil {
+		// Not here (a thread mid-delivery) or not possible: try again at
+		// the next chunk; going back then just starts from further away.
+		return
 	}
 	tl.cps.last = time.Now()
 	c := &checkpoint{event: n, cp: cp, mem: cp.Memory()}

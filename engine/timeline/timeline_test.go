@@ -109,3 +109,69 @@ func TestCheckpointTinyBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckpointsThreads: checkpoints of a multi-threaded process (threads
+// re-created in the copy) give every thread the state a fresh replay gives,
+// and the replay goes on to the end from them without divergence.
+func TestCheckpointsThreads(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "threadloop")
+	if msg, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, "../../testdata/bench/threadloop.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer null.Close()
+	trace := filepath.Join(dir, "t.rwd")
+	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog, "1500", "200000"}, Env: os.Environ(), Dir: dir,
+		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := timeline.Open(trace, 256<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.Goto(tl.End()); err != nil {
+		t.Fatal(err)
+	}
+	_, n := tl.CheckpointMemory()
+	if n < 2 {
+		t.Fatalf("only %d checkpoints over the replay", n)
+	}
+	target := timeline.Moment{Event: tl.Index().Total() * 2 / 3}
+	if err := tl.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	threads := tl.Session().Threads()
+	if len(threads) < 3 {
+		t.Fatalf("%d threads at %v, want the workers too", len(threads), target)
+	}
+	fresh, err := timeline.Open(trace, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if err := fresh.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range threads {
+		a, err := tl.Session().Regs(th.Tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := fresh.Session().Regs(th.Tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Errorf("thread %d: registers differ through a checkpoint:\n%x\n%x", th.Tid, a, b)
+		}
+	}
+	st, err := tl.Continue()
+	if err != nil {
+		t.Fatalf("continue to the end from a restored checkpoint: %v", err)
+	}
+	if st.Reason != timeline.ReasonExit {
+		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
+	}
+}

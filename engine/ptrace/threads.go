@@ -1,0 +1,159 @@
+package ptrace
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// ThreadState is what a thread needs, besides the memory it shares with its
+// process, to be re-created in a copy of that process.
+type ThreadState struct {
+	Regs       trace.Regs
+	XState     []byte
+	Blocked    uint64   // signal mask
+	AltStack   [24]byte // stack_t
+	TidAddress uint64   // clear_child_tid
+	RobustHead uint64   // robust futex list
+	RobustLen  uint64
+}
+
+// scratchBelow is how far below a stopped thread's stack pointer the
+// helpers put the data of injected calls (past the red zone); the bytes are
+// put back afterwards.
+const scratchBelow = 1024
+
+// withScratch runs f with n bytes of scratch memory of thread tid, then
+// restores them.
+func withScratch(tid int, m *Mem, n int, f func(addr uint64) error) error {
+	var regs trace.Regs
+	if err := GetRegs(tid, &regs); err != nil {
+		return err
+	}
+	addr := regs[trace.RSP] - scratchBelow
+	saved := make([]byte, n)
+	if _, err := m.ReadAt(saved, addr); err != nil {
+		return err
+	}
+	defer m.WriteAt(saved, addr)
+	return f(addr)
+}
+
+// SaveThread reads the state of a stopped thread of a process.
+func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
+	st := &ThreadState{}
+	if err := GetRegs(tid, &st.Regs); err != nil {
+		return nil, err
+	}
+	xs, err := GetXState(tid)
+	if err != nil {
+		return nil, err
+	}
+	st.XState = xs
+	st.Blocked = blockedMask(pid, tid)
+	var head, size uint64
+	if _, _, e := unix.Syscall(unix.SYS_GET_ROBUST_LIST, uintptr(tid), uintptr(unsafe.Pointer(&head)), uintptr(unsafe.Pointer(&size))); e == 0 {
+		st.RobustHead, st.RobustLen = head, size
+	}
+	err = withScratch(tid, m, 32, func(addr uint64) error {
+		if ret, err := InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_GET_TID_ADDRESS, addr); err != nil || ret < 0 {
+			return fmt.Errorf("read clear_child_tid of %d: %v %d", tid, err, ret)
+		}
+		var b [8]byte
+		if _, err := m.ReadAt(b[:], addr); err != nil {
+			return err
+		}
+		st.TidAddress = binary.LittleEndian.Uint64(b[:])
+		if ret, err := InjectSyscall(tid, m, unix.SYS_SIGALTSTACK, 0, addr); err != nil || ret < 0 {
+			return fmt.Errorf("read sigaltstack of %d: %v %d", tid, err, ret)
+		}
+		_, err := m.ReadAt(st.AltStack[:], addr)
+		return err
+	})
+	return st, err
+}
+
+// blockedMask reads the thread's blocked signal mask.
+func blockedMask(pid, tid int) uint64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigBlk:"); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// cloneThreadFlags make a plain thread of the same process; its TLS and
+// registers are set from the saved state afterwards.
+const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND |
+	unix.CLONE_THREAD | unix.CLONE_SYSVSEM
+
+// AddThread creates, in the process of thread via (stopped), a new thread
+// with the saved state, and returns its tid (stopped at its first stop).
+func AddThread(via int, m *Mem, st *ThreadState) (int, error) {
+	ret, child, err := injectSyscall(via, m, unix.SYS_CLONE, cloneThreadFlags, st.Regs[trace.RSP], 0, 0, 0)
+	if err != nil {
+		return 0, err
+	}
+	if ret < 0 || child == 0 {
+		return 0, fmt.Errorf("create a thread through %d: %w", via, unix.Errno(-ret))
+	}
+	if s, _, err := Wait(child, false); err != nil || s.Kind != StopEvent {
+		return 0, fmt.Errorf("first stop of new thread %d: %v %v", child, s, err)
+	}
+	// Per-thread kernel state, set by calls the new thread makes itself.
+	regs := st.Regs
+	regs[trace.EFLAGS] &^= eflagsTF
+	if err := SetRegs(child, &regs); err != nil {
+		return 0, err
+	}
+	err = withScratch(child, m, 32, func(addr uint64) error {
+		var b [24]byte
+		binary.LittleEndian.PutUint64(b[:], st.Blocked)
+		if _, err := m.WriteAt(b[:8], addr); err != nil {
+			return err
+		}
+		if ret, err := InjectSyscall(child, m, unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, addr, 0, 8); err != nil || ret < 0 {
+			return fmt.Errorf("set signal mask of %d: %v %d", child, err, ret)
+		}
+		if _, err := m.WriteAt(st.AltStack[:], addr); err != nil {
+			return err
+		}
+		InjectSyscall(child, m, unix.SYS_SIGALTSTACK, addr, 0)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if st.TidAddress != 0 {
+		InjectSyscall(child, m, unix.SYS_SET_TID_ADDRESS, st.TidAddress)
+	}
+	if st.RobustHead != 0 {
+		InjectSyscall(child, m, unix.SYS_SET_ROBUST_LIST, st.RobustHead, st.RobustLen)
+	}
+	if err := SetXState(child, st.XState); err != nil {
+		return 0, err
+	}
+	return child, SetRegs(child, &regs)
+}
+
+// SetXState writes the XSAVE area of the thread.
+func SetXState(tid int, xs []byte) error {
+	if len(xs) == 0 {
+		return nil
+	}
+	iov := unix.Iovec{Base: &xs[0], Len: uint64(len(xs))}
+	return wrap("setregset xstate", tid, ptrace(unix.PTRACE_SETREGSET, tid, ntX86XState, uintptr(unsafe.Pointer(&iov))))
+}
