@@ -16,6 +16,7 @@ import (
 
 func newReplayCmd() *cobra.Command {
 	var check, batch, jsonOut bool
+	var cpMiB int64
 	var exprs []string
 	var file string
 	cmd := &cobra.Command{
@@ -31,12 +32,13 @@ the replaying process produces it, verifies every event and prints
 			case check:
 				return runCheck(args[0])
 			case batch || len(exprs) > 0 || file != "":
-				return runBatch(args[0], exprs, file, jsonOut)
+				return runBatch(args[0], exprs, file, jsonOut, cpMiB<<20)
 			}
 			return errNotImplemented("the terminal UI (rewind replay TRACE); use rewind replay --check TRACE")
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
+	cmd.Flags().Int64Var(&cpMiB, "checkpoint-memory", debugger.DefaultCheckpointBudget>>20, "memory budget of checkpoints in MiB (0: no checkpoints)")
 	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
 	cmd.Flags().StringArrayVar(&exprs, "ex", nil, "with --batch, a command to run (repeatable)")
@@ -46,7 +48,7 @@ the replaying process produces it, verifies every event and prints
 
 // runBatch runs debugger commands without the UI: from -x FILE first, then
 // each -ex, printing one result each (one JSON object a line with --json).
-func runBatch(path string, exprs []string, file string, jsonOut bool) error {
+func runBatch(path string, exprs []string, file string, jsonOut bool, budget int64) error {
 	var cmds []string
 	if file != "" {
 		data, err := os.ReadFile(file)
@@ -60,7 +62,10 @@ func runBatch(path string, exprs []string, file string, jsonOut bool) error {
 		}
 	}
 	cmds = append(cmds, exprs...)
-	s, err := debugger.Open(path, debugger.Options{})
+	if budget < 0 {
+		return fmt.Errorf("--checkpoint-memory must be 0 or more")
+	}
+	s, err := debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 type Options struct {
 	// CheckpointBudget bounds the memory of checkpoints in bytes (0: default).
 	CheckpointBudget int64
+	// NoCheckpoints turns checkpoints off: going back re-runs from the start.
+	NoCheckpoints bool
 }
 
 // breakpoint is a user breakpoint: a location spec and where it resolved.
@@ -51,6 +53,9 @@ func Open(path string, opts Options) (*Session, error) {
 	budget := opts.CheckpointBudget
 	if budget == 0 {
 		budget = DefaultCheckpointBudget
+	}
+	if opts.NoCheckpoints {
+		budget = 0
 	}
 	tl, err := timeline.Open(path, budget)
 	if err != nil {
