@@ -256,33 +256,11 @@ func (r *Recorder) writtenBytes(c *syscalls.Call) []byte {
 	n := int(min(c.Ret, maxHashed))
 	switch c.Nr {
 	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		return gatherIovecs(r.mem, c.Args[1], int(c.Args[2]), n)
+		return syscalls.GatherIovecs(r.mem, c.Args[1], int(c.Args[2]), n)
 	}
 	buf := make([]byte, n)
 	got, _ := r.mem.ReadAt(buf, c.Args[1])
 	return buf[:got]
-}
-
-// gatherIovecs reads up to n bytes from an iovec array.
-func gatherIovecs(m syscalls.Memory, iov uint64, cnt, n int) []byte {
-	out := make([]byte, 0, n)
-	var vec [16]byte
-	for i := 0; i < cnt && len(out) < n; i++ {
-		if _, err := m.ReadAt(vec[:], iov+uint64(16*i)); err != nil {
-			break
-		}
-		base := le64(vec[:8])
-		l := int(min(le64(vec[8:]), uint64(n-len(out))))
-		buf := make([]byte, l)
-		got, _ := m.ReadAt(buf, base)
-		out = append(out, buf[:got]...)
-	}
-	return out
-}
-
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // readRanges reads each range (strings up to their NUL) and appends what

@@ -172,7 +172,7 @@ func (s *Session) checkWrite(e *trace.Event, c *syscalls.Call) error {
 	n := int(min(c.Ret, 1<<20))
 	switch c.Nr {
 	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		data = gatherIovecs(s.mem, c.Args[1], int(c.Args[2]), n)
+		data = syscalls.GatherIovecs(s.mem, c.Args[1], int(c.Args[2]), n)
 	default:
 		data = make([]byte, n)
 		got, _ := s.mem.ReadAt(data, c.Args[1])
@@ -196,23 +196,6 @@ func (s *Session) checkWrite(e *trace.Event, c *syscalls.Call) error {
 		}
 	}
 	return nil
-}
-
-// gatherIovecs reads up to n bytes from an iovec array.
-func gatherIovecs(m *ptrace.Mem, iov uint64, cnt, n int) []byte {
-	out := make([]byte, 0, n)
-	var vec [16]byte
-	for i := 0; i < cnt && len(out) < n; i++ {
-		if _, err := m.ReadAt(vec[:], iov+uint64(16*i)); err != nil {
-			break
-		}
-		base := binary.LittleEndian.Uint64(vec[:8])
-		l := int(min(binary.LittleEndian.Uint64(vec[8:]), uint64(n-len(out))))
-		buf := make([]byte, l)
-		got, _ := m.ReadAt(buf, base)
-		out = append(out, buf[:got]...)
-	}
-	return out
 }
 
 // reexec executes t's current system call again in the kernel. t is at the

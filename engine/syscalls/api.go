@@ -1,6 +1,7 @@
 package syscalls
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 )
@@ -129,4 +130,22 @@ func InputRanges(c *Call, m Memory) ([]Range, error) {
 		return nil, nil
 	}
 	return s.Inputs(c, m)
+}
+
+// GatherIovecs reads up to n bytes from an iovec array of cnt entries at
+// iov: what a writev-like call wrote.
+func GatherIovecs(m Memory, iov uint64, cnt, n int) []byte {
+	out := make([]byte, 0, n)
+	var vec [16]byte
+	for i := 0; i < cnt && len(out) < n; i++ {
+		if _, err := m.ReadAt(vec[:], iov+uint64(16*i)); err != nil {
+			break
+		}
+		base := binary.LittleEndian.Uint64(vec[:8])
+		l := int(min(binary.LittleEndian.Uint64(vec[8:]), uint64(n-len(out))))
+		buf := make([]byte, l)
+		got, _ := m.ReadAt(buf, base)
+		out = append(out, buf[:got]...)
+	}
+	return out
 }
