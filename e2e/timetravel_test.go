@@ -245,3 +245,20 @@ func TestLibraryBreakpoint(t *testing.T) {
 		t.Errorf("info mappings does not name libc: %v", rs[3]["value"])
 	}
 }
+
+// TestAccessWatchpoint: a read+write watchpoint stops on the read of
+// `counter += by` before the write changes it.
+func TestAccessWatchpoint(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "counter.c", 0)
+	rs := batch(t, trace, "awatch *(int*)&counter", "continue", "continue")
+	wantOK(t, rs[0])
+	read, write := stopOf(t, rs[1]), stopOf(t, rs[2])
+	rw := read["watch"].(map[string]any)
+	if read["reason"] != "watchpoint" || rw["old"] != "0x0" || rw["new"] != "0x0" {
+		t.Errorf("first access stop: %v, want the read (value unchanged 0)", read)
+	}
+	if ww := write["watch"].(map[string]any); write["reason"] != "watchpoint" || ww["new"] != "0x1" {
+		t.Errorf("second access stop: %v, want the write of 1", write)
+	}
+}
