@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,29 +32,13 @@ func newEventsCmd() *cobra.Command {
 }
 
 func runEvents(w io.Writer, path string, from, to int64) error {
-	rd, err := trace.Open(path)
+	warn, err := debugger.ReadEvents(path, from, to, func(i int64, e *trace.Event, text string) {
+		fmt.Fprintf(w, "#%-7d %7d %10.6f %s\n", i, e.Tid, float64(e.Time)/1e9, text)
+	})
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
-	entries := map[int32]*trace.Event{}
-	for i := int64(0); ; i++ {
-		e, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if e.Kind == trace.KindSyscallEntry {
-			entries[e.Tid] = e
-		}
-		if i < from || (to >= 0 && i > to) {
-			continue
-		}
-		fmt.Fprintf(w, "#%-7d %7d %10.6f %s\n", i, e.Tid, float64(e.Time)/1e9, debugger.DescribeEvent(e, entries[e.Tid]))
-	}
-	if warn := rd.Truncated(); warn != "" {
+	if warn != "" {
 		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", warn)
 	}
 	return nil

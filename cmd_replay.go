@@ -71,10 +71,8 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	}
 	defer s.Close()
 	enc := json.NewEncoder(os.Stdout)
-	failed := false
 	for _, c := range cmds {
 		res := s.Execute(c)
-		failed = failed || !res.OK
 		if jsonOut {
 			if err := enc.Encode(res); err != nil {
 				return err
@@ -86,7 +84,6 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 			fmt.Println(res.Text)
 		}
 	}
-	_ = failed
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -132,7 +131,6 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 		}
 		return err
 	}
-	s.last = st
 	res.Stop = s.describeStop(st)
 	res.Text = s.stopText(res.Stop)
 	return nil
@@ -754,35 +752,18 @@ func (s *Session) cmdEvents(args string, res *Result) error {
 		to = v
 	}
 	from = max(from, 0)
-	rd, err := trace.Open(s.path)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	entries := map[int32]*trace.Event{}
 	var list []map[string]any
 	var b strings.Builder
-	for i := int64(0); i <= to; i++ {
-		e, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if e.Kind == trace.KindSyscallEntry {
-			entries[e.Tid] = e
-		}
-		if i < from {
-			continue
-		}
-		text := DescribeEvent(e, entries[e.Tid])
+	_, err := ReadEvents(s.path, from, to, func(i int64, e *trace.Event, text string) {
 		list = append(list, map[string]any{"event": i, "thread": e.Tid, "text": text})
 		mark := " "
 		if i == now {
 			mark = ">"
 		}
 		fmt.Fprintf(&b, "%s#%-7d %7d %s\n", mark, i, e.Tid, text)
+	})
+	if err != nil {
+		return err
 	}
 	res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
 	return nil

@@ -89,3 +89,32 @@ func DescribeStatus(st int32) string {
 	sig := int(ws & 0x7f)
 	return fmt.Sprintf("killed by %s (status %d)", syscalls.SignalName(sig), 128+sig)
 }
+
+// ReadEvents calls f with each event of the trace at path numbered from
+// through to (to < 0: the end), described as text, and returns the reader's
+// truncation warning. Blocking entries are remembered so that the exit of a
+// split call is shown with its arguments.
+func ReadEvents(path string, from, to int64, f func(i int64, e *trace.Event, text string)) (string, error) {
+	rd, err := trace.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer rd.Close()
+	entries := map[int32]*trace.Event{}
+	for i := int64(0); to < 0 || i <= to; i++ {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if e.Kind == trace.KindSyscallEntry {
+			entries[e.Tid] = e
+		}
+		if i >= from {
+			f(i, e, DescribeEvent(e, entries[e.Tid]))
+		}
+	}
+	return rd.Truncated(), nil
+}

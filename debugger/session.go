@@ -45,7 +45,6 @@ type Session struct {
 	thread  int32 // selected thread (0: the one that runs next)
 	syms    *dwarf.Table
 	symsAt  int // number of mappings the table was built from
-	last    *timeline.Stop
 }
 
 // Open starts a session on the trace at path, at the start of the recording.

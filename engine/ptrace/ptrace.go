@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -97,6 +98,9 @@ func SetRegs(tid int, r *trace.Regs) error {
 
 // SiginfoSize is the size of the kernel's siginfo_t.
 const SiginfoSize = 128
+
+// SiCode extracts si_code from a raw siginfo.
+func SiCode(info []byte) int32 { return int32(binary.LittleEndian.Uint32(info[8:12])) }
 
 // GetSiginfo reads the siginfo of the signal the tracee is stopped for.
 func GetSiginfo(tid int) ([]byte, error) {

@@ -57,7 +57,7 @@ func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
 		return nil, err
 	}
 	st.XState = xs
-	st.Blocked = blockedMask(pid, tid)
+	st.Blocked = BlockedMask(pid, tid)
 	var head, size uint64
 	if _, _, e := unix.Syscall(unix.SYS_GET_ROBUST_LIST, uintptr(tid), uintptr(unsafe.Pointer(&head)), uintptr(unsafe.Pointer(&size))); e == 0 {
 		st.RobustHead, st.RobustLen = head, size
@@ -80,8 +80,8 @@ func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
 	return st, err
 }
 
-// blockedMask reads the thread's blocked signal mask.
-func blockedMask(pid, tid int) uint64 {
+// BlockedMask reads the thread's blocked signal mask (SigBlk).
+func BlockedMask(pid, tid int) uint64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
 	if err != nil {
 		return 0

@@ -1,13 +1,6 @@
 package record
 
 import (
-	"bufio"
-	"encoding/binary"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -17,15 +10,12 @@ import (
 // siKernel is SI_KERNEL: the si_code of a SIGSEGV raised by a trapped rdtsc or cpuid.
 const siKernel = 0x80
 
-// siCode extracts si_code from a raw siginfo.
-func siCode(info []byte) int32 { return int32(binary.LittleEndian.Uint32(info[8:12])) }
-
 // isSyncSignal reports whether the signal was caused by the instruction the
 // thread stopped at, so that it recurs by itself in replay.
 func isSyncSignal(sig int, info []byte) bool {
 	switch unix.Signal(sig) {
 	case unix.SIGSEGV, unix.SIGBUS, unix.SIGILL, unix.SIGFPE, unix.SIGTRAP:
-		return siCode(info) > 0
+		return ptrace.SiCode(info) > 0
 	}
 	return false
 }
@@ -43,7 +33,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if sig == int(unix.SIGTRAP) && t.spin.active() {
 		return r.spinTrap(t, &regs)
 	}
-	if sig == int(unix.SIGSEGV) && siCode(info) == siKernel {
+	if sig == int(unix.SIGSEGV) && ptrace.SiCode(info) == siKernel {
 		if done, err := r.emulateTrap(t, &regs); done || err != nil {
 			return err
 		}
@@ -97,7 +87,7 @@ func (r *Recorder) injectHeld(t *thread) error {
 	if t.injecting != nil || len(t.held) == 0 {
 		return nil
 	}
-	blocked := blockedSignals(r.pid, t.tid)
+	blocked := ptrace.BlockedMask(r.pid, t.tid)
 	for i, h := range t.held {
 		if blocked&(1<<(h.sig-1)) != 0 {
 			continue
@@ -108,27 +98,6 @@ func (r *Recorder) injectHeld(t *thread) error {
 		return ptrace.Tgkill(r.pid, t.tid, h.sig)
 	}
 	return nil
-}
-
-// kickHeld injects a held signal before a blocking system call runs, so the
-// call is interrupted instead of waiting for a signal the recorder holds.
-func (r *Recorder) kickHeld(t *thread) error { return r.injectHeld(t) }
-
-// blockedSignals reads the thread's blocked mask (SigBlk).
-func blockedSignals(pid, tid int) uint64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "SigBlk:"); ok {
-			m, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return m
-		}
-	}
-	return 0
 }
 
 // CPUID bits hidden from the program so that it uses something recordable:

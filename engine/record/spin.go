@@ -60,7 +60,7 @@ func (r *Recorder) deadline() error {
 		// A system call we did not expect to block is taking long: let
 		// others run meanwhile, as if it had been a blocking one.
 		if len(t.held) > 0 {
-			if err := r.kickHeld(t); err != nil {
+			if err := r.injectHeld(t); err != nil {
 				return err
 			}
 		}
@@ -128,7 +128,7 @@ func (r *Recorder) spinTrap(t *thread, regs *trace.Regs) error {
 		if regs[trace.RIP] != t.spin.pc+1 {
 			// Not our breakpoint: the program's own trap.
 			r.cancelSpin(t)
-			return r.onSignalAfterSpin(t, regs)
+			return r.onSignal(t, int(unix.SIGTRAP))
 		}
 		regs[trace.RIP] = t.spin.pc
 		if err := r.armSpin(t, false); err != nil {
@@ -156,11 +156,6 @@ func (r *Recorder) spinTrap(t *thread, regs *trace.Regs) error {
 		return r.resume(t, 0)
 	}
 	return r.resume(t, 0)
-}
-
-// onSignalAfterSpin re-dispatches a SIGTRAP that was not the detector's.
-func (r *Recorder) onSignalAfterSpin(t *thread, regs *trace.Regs) error {
-	return r.onSignal(t, int(unix.SIGTRAP))
 }
 
 // armSpin writes or removes the breakpoint at the detector's pc.

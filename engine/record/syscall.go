@@ -106,7 +106,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	if len(t.held) > 0 && syscalls.MayBlock(&c) {
 		// A signal is held for this thread: let it interrupt the wait rather
 		// than block forever on something the signal should end.
-		if err := r.kickHeld(t); err != nil {
+		if err := r.injectHeld(t); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -239,7 +240,7 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 	if err != nil {
 		return st, err
 	}
-	code := siCode(info)
+	code := ptrace.SiCode(info)
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return st, err
@@ -321,7 +322,7 @@ func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error
 	if err != nil {
 		return st, false, err
 	}
-	if code := siCode(info); code == trapTrace || code == trapHWBkpt {
+	if code := ptrace.SiCode(info); code == trapTrace || code == trapHWBkpt {
 		status, _ := ptrace.GetDebugReg(t.real, dr6)
 		if status&0xf != 0 {
 			ptrace.SetDebugReg(t.real, dr6, 0)
@@ -471,12 +472,7 @@ func (s *Session) watchedValues() []uint64 {
 		if _, err := s.mem.ReadAt(b[:w.Len], w.Addr); err != nil {
 			return nil // gone (the process ended) or unmapped: nothing to compare
 		}
-		vals[i] = le64(b[:])
+		vals[i] = binary.LittleEndian.Uint64(b[:])
 	}
 	return vals
-}
-
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }

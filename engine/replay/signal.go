@@ -107,10 +107,5 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
 	}
 }
 
-// Linux si_code values the replayer looks at.
+// siKernel is SI_KERNEL, the si_code of an int3 breakpoint trap.
 const siKernel = 0x80
-
-// siCode extracts si_code from a raw siginfo.
-func siCode(info []byte) int32 {
-	return int32(uint32(info[8]) | uint32(info[9])<<8 | uint32(info[10])<<16 | uint32(info[11])<<24)
-}

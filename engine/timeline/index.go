@@ -145,6 +145,3 @@ func (x *Index) prevCodeEvent(n int64, tid int32) int64 {
 	}
 	return -1
 }
-
-// Kind returns the kind of event n.
-func (x *Index) Kind(n int64) trace.Kind { return x.events[n].kind }

@@ -12,7 +12,6 @@ import (
 	"io"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
-	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // Moment is a point of execution: the events before Event have been applied;
@@ -47,28 +46,6 @@ func (m Moment) String() string {
 		s += fmt.Sprintf(" +%d", m.Steps)
 	}
 	return s
-}
-
-// before reports whether m comes strictly before o in the recording.
-// Moments in the same segment with different anchors are ordered by
-// replaying, so this only answers for comparable ones (ok=false otherwise).
-func (m Moment) before(o Moment) (less, ok bool) {
-	if m.Event != o.Event {
-		return m.Event < o.Event, true
-	}
-	if m.Hits == 0 && o.Hits == 0 {
-		return m.Steps < o.Steps, true
-	}
-	if m.Hits == 0 && m.Steps == 0 {
-		return !(o.Hits == 0 && o.Steps == 0), true
-	}
-	if m.Watch == nil && o.Watch == nil && m.PC == o.PC {
-		if m.Hits != o.Hits {
-			return m.Hits < o.Hits, true
-		}
-		return m.Steps < o.Steps, true
-	}
-	return false, false
 }
 
 // Reason says why an operation stopped (DESIGN.md §4).
@@ -523,8 +500,3 @@ func (tl *Timeline) stepOnce() (*Stop, error) {
 
 // When returns the current event number.
 func (tl *Timeline) When() int64 { return tl.pos.Event }
-
-// eventTid is a convenience for the index.
-func (tl *Timeline) eventTid(n int64) int32 { return tl.index.TidAt(n) }
-
-var _ = trace.KindExec

@@ -18,18 +18,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// recordLongrun records testdata/bench/longrun.c with the given sizes.
-func recordLongrun(t testing.TB, calls, work string) string {
+// recordBench compiles testdata/bench/NAME.c and records it with args.
+func recordBench(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "longrun")
-	if msg, err := exec.Command("gcc", "-O1", "-o", prog, "../../testdata/bench/longrun.c").CombinedOutput(); err != nil {
+	prog := filepath.Join(dir, name)
+	if msg, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, "../../testdata/bench/"+name+".c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, msg)
 	}
 	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	defer null.Close()
 	out := filepath.Join(dir, "t.rwd")
-	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog, calls, work}, Env: os.Environ(), Dir: dir,
+	if _, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: os.Environ(), Dir: dir,
 		Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func recordLongrun(t testing.TB, calls, work string) string {
 // has the registers and memory a fresh replay from the start gives; the
 // checkpoints stay within their budget.
 func TestCheckpointsSameState(t *testing.T) {
-	trace := recordLongrun(t, "3000", "200000")
+	trace := recordBench(t, "longrun", "3000", "200000")
 	const budget = 64 << 20
 	tl, err := timeline.Open(trace, budget)
 	if err != nil {
@@ -92,7 +92,7 @@ func TestCheckpointsSameState(t *testing.T) {
 
 // TestCheckpointBudgetZeroMemory: a tiny budget keeps (almost) nothing.
 func TestCheckpointTinyBudget(t *testing.T) {
-	trace := recordLongrun(t, "3000", "200000")
+	trace := recordBench(t, "longrun", "3000", "200000")
 	const budget = 1 << 20
 	tl, err := timeline.Open(trace, budget)
 	if err != nil {
@@ -114,18 +114,7 @@ func TestCheckpointTinyBudget(t *testing.T) {
 // re-created in the copy) give every thread the state a fresh replay gives,
 // and the replay goes on to the end from them without divergence.
 func TestCheckpointsThreads(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "threadloop")
-	if msg, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, "../../testdata/bench/threadloop.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
-	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	defer null.Close()
-	trace := filepath.Join(dir, "t.rwd")
-	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog, "1500", "200000"}, Env: os.Environ(), Dir: dir,
-		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		t.Fatal(err)
-	}
+	trace := recordBench(t, "threadloop", "1500", "200000")
 	tl, err := timeline.Open(trace, 256<<20)
 	if err != nil {
 		t.Fatal(err)
