@@ -1,0 +1,3 @@
+package dwarf
+
+type lineTable struct{}
