@@ -1,3 +1,366 @@
 package dwarf
 
-type funcIndex struct{}
+import (
+	"debug/dwarf"
+	"sort"
+	"strings"
+)
+
+// cuInfo is what later lookups need to know about a compilation unit.
+type cuInfo struct {
+	entry *dwarf.Entry
+	lang  Lang
+	// optimized is set for gcc units built with -O1 and above: gdb does not
+	// skip prologues there, the line table is trusted as is.
+	optimized bool
+	files     []string // the line table's file names, for DW_AT_decl_file and call_file
+}
+
+// fnRange maps a link-time address range to its concrete function.
+type fnRange struct {
+	lo, hi uint64
+	fn     *Function
+}
+
+// funcIndex is the concrete (out-of-line) functions of an image.
+type funcIndex struct {
+	ranges []fnRange
+	byName map[string][]*Function
+	cus    map[dwarf.Offset]*cuInfo
+}
+
+// langOf maps DW_AT_language to a Lang.
+func langOf(v int64) Lang {
+	switch v {
+	case 0x1, 0x2, 0xc, 0x1d, 0x2c: // C89, C, C99, C11, C17
+		return LangC
+	case 0x4, 0x1a, 0x21, 0x2b: // C++, C++03, C++11, C++14 (and 0x2a? see default)
+		return LangCPlusPlus
+	case 0x1c:
+		return LangRust
+	case 0x16:
+		return LangGo
+	}
+	if v >= 0x21 && v <= 0x2b {
+		return LangCPlusPlus
+	}
+	return LangOther
+}
+
+// funcIndex reads every subprogram with code once.
+func (img *Image) funcIndex() *funcIndex {
+	img.funcsOnce.Do(func() {
+		fi := &funcIndex{byName: map[string][]*Function{}, cus: map[dwarf.Offset]*cuInfo{}}
+		img.funcs = fi
+		dw, err := img.DWARF()
+		if err != nil {
+			return
+		}
+		r := dw.Reader()
+		var cu *cuInfo
+		var cuOff dwarf.Offset
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break
+			}
+			switch e.Tag {
+			case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+				cu = &cuInfo{entry: e}
+				cuOff = e.Offset
+				if v, ok := e.Val(dwarf.AttrLanguage).(int64); ok {
+					cu.lang = langOf(v)
+				}
+				if p, ok := e.Val(dwarf.AttrProducer).(string); ok {
+					cu.optimized = strings.Contains(p, " -O") && !strings.Contains(p, " -O0")
+				}
+				if lr, err := dw.LineReader(e); err == nil && lr != nil {
+					for _, f := range lr.Files() {
+						if f == nil {
+							cu.files = append(cu.files, "")
+						} else {
+							cu.files = append(cu.files, f.Name)
+						}
+					}
+				}
+				fi.cus[e.Offset] = cu
+			case dwarf.TagSubprogram:
+				if cu == nil {
+					continue
+				}
+				rs, err := dw.Ranges(e)
+				if err != nil || len(rs) == 0 || rs[0][0] == 0 {
+					if e.Children {
+						r.SkipChildren()
+					}
+					continue
+				}
+				fn := img.newFunction(dw, cu, cuOff, e, rs)
+				for _, rg := range rs {
+					fi.ranges = append(fi.ranges, fnRange{rg[0], rg[1], fn})
+				}
+				fi.byName[fn.Name] = append(fi.byName[fn.Name], fn)
+				if short := shortName(fn.Name); short != fn.Name {
+					fi.byName[short] = append(fi.byName[short], fn)
+				}
+				// Nested subprograms (Go closures are top level; C has
+				// none): inlined calls are read on demand.
+				if e.Children {
+					r.SkipChildren()
+				}
+			}
+		}
+		sort.Slice(fi.ranges, func(i, j int) bool { return fi.ranges[i].lo < fi.ranges[j].lo })
+		for _, rg := range fi.ranges {
+			rg.fn.Entry = img.prologueEnd(rg.fn)
+		}
+	})
+	return img.funcs
+}
+
+// shortName drops a C++ parameter list: "ns::fn<int>(int, int)" → "ns::fn<int>".
+func shortName(name string) string {
+	if i := strings.IndexByte(name, '('); i > 0 && !strings.HasPrefix(name, "(") {
+		return name[:i]
+	}
+	return name
+}
+
+// attrVia reads an attribute of e, following DW_AT_abstract_origin and
+// DW_AT_specification (out-of-line copies of inline functions, C++ member
+// definitions) as gdb does.
+func attrVia(dw *dwarf.Data, e *dwarf.Entry, a dwarf.Attr) (any, *dwarf.Entry) {
+	for depth := 0; e != nil && depth < 8; depth++ {
+		if v := e.Val(a); v != nil {
+			return v, e
+		}
+		var next dwarf.Offset
+		if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+			next = o
+		} else if o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+			next = o
+		} else {
+			return nil, nil
+		}
+		r := dw.Reader()
+		r.Seek(next)
+		ne, err := r.Next()
+		if err != nil {
+			return nil, nil
+		}
+		e = ne
+	}
+	return nil, nil
+}
+
+// functionName is the name gdb shows: C++ and Rust demangled from the
+// linkage name (with the parameter list of C++), else DW_AT_name.
+func functionName(dw *dwarf.Data, e *dwarf.Entry) string {
+	for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, 0x2007 /* DW_AT_MIPS_linkage_name */} {
+		if v, _ := attrVia(dw, e, a); v != nil {
+			if s, ok := v.(string); ok && s != "" {
+				return Demangle(s)
+			}
+		}
+	}
+	if v, _ := attrVia(dw, e, dwarf.AttrName); v != nil {
+		if s, ok := v.(string); ok {
+			return s
+		}
+	}
+	return "??"
+}
+
+func (img *Image) newFunction(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64) *Function {
+	fn := &Function{Name: functionName(dw, e), image: img, offset: uint64(e.Offset), cu: uint64(cuOff), optimized: cu.optimized}
+	for _, rg := range rs {
+		fn.Ranges = append(fn.Ranges, [2]uint64{rg[0] + img.Bias, rg[1] + img.Bias})
+	}
+	fn.Low, fn.High = fn.Ranges[0][0], fn.Ranges[0][1]
+	if v, _ := e.Val(dwarf.AttrLowpc).(uint64); v != 0 {
+		fn.Low = v + img.Bias // the entry, even when ranges are not in order
+	}
+	if v, _ := attrVia(dw, e, dwarf.AttrDeclFile); v != nil {
+		if i, ok := v.(int64); ok && int(i) < len(cu.files) && i >= 0 {
+			fn.DeclFile = cu.files[i]
+		}
+	}
+	if v, _ := attrVia(dw, e, dwarf.AttrDeclLine); v != nil {
+		if i, ok := v.(int64); ok {
+			fn.DeclLine = int(i)
+		}
+	}
+	return fn
+}
+
+// prologueEnd finds where `break FUNC` stops: the row marked prologue_end,
+// else the second statement row of the function, as gdb's
+// skip_prologue_using_sal.
+func (img *Image) prologueEnd(fn *Function) uint64 {
+	lt := img.lineTable()
+	lo, hi := fn.Low-img.Bias, fn.High-img.Bias
+	optimized := fn.optimized
+	i := sort.Search(len(lt.rows), func(i int) bool { return lt.rows[i].addr >= lo })
+	second := uint64(0)
+	firstLine := int32(-1)
+	for j := i; j < len(lt.rows) && lt.rows[j].addr < hi; j++ {
+		r := lt.rows[j]
+		if r.end {
+			break
+		}
+		if r.prologueEnd {
+			return r.addr + img.Bias
+		}
+		if firstLine < 0 {
+			firstLine = r.line
+			continue
+		}
+		if second == 0 && r.stmt && r.addr > lo && r.line != 0 {
+			second = r.addr
+		}
+	}
+	if second == 0 || optimized {
+		return fn.Low
+	}
+	return second + img.Bias
+}
+
+// concreteAt returns the out-of-line function containing a run-time pc.
+func (img *Image) concreteAt(pc uint64) *Function {
+	fi := img.funcIndex()
+	lpc := pc - img.Bias
+	i := sort.Search(len(fi.ranges), func(i int) bool { return fi.ranges[i].lo > lpc }) - 1
+	// Ranges do not overlap, except in the rare case of nested ones: look
+	// back a few.
+	for k := 0; i >= 0 && k < 4; i, k = i-1, k+1 {
+		if rg := fi.ranges[i]; lpc >= rg.lo && lpc < rg.hi {
+			return rg.fn
+		}
+	}
+	return nil
+}
+
+// inlineChain returns the functions at a run-time pc, innermost first:
+// inlined calls, then the concrete function. Empty without debug info.
+func (t *Table) inlineChain(img *Image, pc uint64) []*Function {
+	fn := img.concreteAt(pc)
+	if fn == nil {
+		return nil
+	}
+	dw, _ := img.DWARF()
+	cu := img.funcIndex().cus[dwarf.Offset(fn.cu)]
+	var chain []*Function
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	top, err := r.Next()
+	if err != nil || top == nil || !top.Children {
+		return []*Function{fn}
+	}
+	lpc := pc - img.Bias
+	// Walk down the tree: at each level, enter the inlined subroutine (or
+	// lexical block) whose ranges contain pc.
+	depth := 1
+	for depth > 0 {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		switch e.Tag {
+		case dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock:
+			rs, _ := dw.Ranges(e)
+			in := false
+			for _, rg := range rs {
+				if lpc >= rg[0] && lpc < rg[1] {
+					in = true
+				}
+			}
+			if !in {
+				if e.Children {
+					r.SkipChildren()
+				}
+				continue
+			}
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				f := img.newFunction(dw, cu, dwarf.Offset(fn.cu), e, rs)
+				f.Inlined = true
+				if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && int(i) < len(cu.files) && i >= 0 {
+					f.CallFile = cu.files[i]
+				}
+				if i, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+					f.CallLine = int(i)
+				}
+				f.Entry = f.Low
+				chain = append(chain, f)
+			}
+			if e.Children {
+				depth++
+			}
+		default:
+			if e.Children {
+				r.SkipChildren()
+			}
+		}
+	}
+	out := []*Function{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		out = append(out, chain[i])
+	}
+	return append(out, fn)
+}
+
+// FunctionsAt returns the functions at a run-time pc, innermost inlined
+// call first and the concrete function last; nil without debug info.
+func (t *Table) FunctionsAt(pc uint64) []*Function {
+	img := t.ImageAt(pc)
+	if img == nil {
+		return nil
+	}
+	return t.inlineChain(img, pc)
+}
+
+// FunctionAt returns the concrete function containing a run-time pc.
+func (t *Table) FunctionAt(pc uint64) *Function {
+	img := t.ImageAt(pc)
+	if img == nil {
+		return nil
+	}
+	return img.concreteAt(pc)
+}
+
+// FindFunction returns the functions named name: "main", "ns::fn<int>",
+// "ns::fn<int>(int, int)", "main.main", "crate::module::fn".
+func (t *Table) FindFunction(name string) []*Function {
+	var out []*Function
+	for _, img := range t.Images {
+		out = append(out, img.funcIndex().byName[name]...)
+	}
+	return out
+}
+
+// Lang returns the source language of a function's compilation unit.
+func (fn *Function) Lang() Lang {
+	if fn == nil || fn.image == nil {
+		return LangOther
+	}
+	if cu := fn.image.funcIndex().cus[dwarf.Offset(fn.cu)]; cu != nil {
+		return cu.lang
+	}
+	return LangOther
+}
+
+// Image returns the image the function belongs to.
+func (fn *Function) Image() *Image { return fn.image }
+
+// Contains says whether a run-time pc is inside the function's ranges.
+func (fn *Function) Contains(pc uint64) bool {
+	for _, r := range fn.Ranges {
+		if pc >= r[0] && pc < r[1] {
+			return true
+		}
+	}
+	return false
+}

@@ -87,6 +87,8 @@ type Function struct {
 	image    *Image
 	offset   uint64 // dwarf.Offset of the DIE
 	cu       uint64 // dwarf.Offset of the compilation unit
+	// optimized: see cuInfo.optimized.
+	optimized bool
 }
 
 // TypeKind classifies a Type.
@@ -196,12 +198,11 @@ type Value struct {
 	Name string
 	Type *Type
 	// Addr is the address of an lvalue in memory.
-	Addr   uint64
-	InMem  bool
-	Bytes  []byte
+	Addr  uint64
+	InMem bool
+	Bytes []byte
 	// Optimized marks a variable the compiler did not keep at this pc.
 	Optimized bool
 	// Err explains why the value could not be read (unreadable memory).
 	Err error
 }
-
