@@ -15,6 +15,15 @@ const maxStepBack = 5_000_000
 // ErrAtStart is returned when there is nothing before the current moment.
 var ErrAtStart = errors.New("at the beginning of the recording")
 
+// ReverseContinueWith goes back like ReverseContinue, with temporary
+// breakpoints at temp that count as stops (reason "step") when accept says
+// so at the hit. Reverse source-level steps are built on it.
+func (tl *Timeline) ReverseContinueWith(temp []uint64, accept Filter) (*Stop, error) {
+	defer tl.clearTemp()
+	tl.temp, tl.accept = temp, accept
+	return tl.ReverseContinue()
+}
+
 // ReverseContinue goes back to the last breakpoint or watchpoint hit before
 // now, or to the start of the recording (reason "start") when there is none.
 func (tl *Timeline) ReverseContinue() (*Stop, error) {
@@ -50,7 +59,9 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 	record := func(st *replay.Stop) {
 		tl.count(st, tl.watches)
 		tl.pos = tl.momentOf(st)
-		hits = append(hits, *tl.stopFor(st))
+		if tl.wanted(st) {
+			hits = append(hits, *tl.stopFor(st))
+		}
 	}
 	for tl.live.Next() < target.Event {
 		st, err := tl.live.Continue(target.Event)
@@ -97,7 +108,7 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 			if anchor {
 				break
 			}
-			if st.Kind == replay.StopWatchpoint || tl.isUserBP(st.PC) {
+			if st.Kind == replay.StopWatchpoint || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st)) {
 				hits = append(hits, *tl.stopFor(st))
 			}
 		}
@@ -107,12 +118,20 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 		}
 	}
 	for i := 0; i < target.Steps; i++ {
-		st, err := tl.stepOnce()
-		if err != nil {
+		if _, err := tl.stepOnce(); err != nil {
 			return nil, err
 		}
-		if i < target.Steps-1 && tl.isUserBP(st.Moment.PC) {
-			hits = append(hits, Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
+		if i < target.Steps-1 {
+			regs, err := tl.live.Regs(tl.pos.Tid)
+			if err != nil {
+				continue
+			}
+			pc := regs[trace.RIP]
+			if tl.isUserBP(pc) {
+				hits = append(hits, Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
+			} else if tl.isTemp(pc) && (tl.accept == nil || tl.accept(tl.pos.Tid, pc)) {
+				hits = append(hits, Stop{Reason: ReasonStep, Moment: tl.pos})
+			}
 		}
 	}
 	return hits, nil

@@ -88,6 +88,8 @@ type Timeline struct {
 	pos   Moment
 
 	bps     []uint64
+	temp    []uint64 // temporary breakpoints of a source-level step
+	accept  Filter
 	watches []replay.Watchpoint
 	// Per-segment arrival counts at breakpoint addresses and trap counts of
 	// watchpoints, valid from the start of segment countsAt.
@@ -177,9 +179,10 @@ func (tl *Timeline) resetCounts() {
 	tl.countsAt = tl.live.Next()
 }
 
-// arm loads the user's breakpoints (plus extra addresses) and watchpoints.
+// arm loads the user's breakpoints, the temporary ones (plus extra
+// addresses) and the watchpoints.
 func (tl *Timeline) arm(extra ...uint64) error {
-	tl.live.SetBreakpoints(append(append([]uint64(nil), tl.bps...), extra...))
+	tl.live.SetBreakpoints(append(append(append([]uint64(nil), tl.bps...), tl.temp...), extra...))
 	return tl.live.SetWatchpoints(tl.watches)
 }
 
@@ -385,6 +388,60 @@ func (tl *Timeline) recount() error {
 	return tl.Goto(tl.pos)
 }
 
+// Filter decides, at a hit of a temporary breakpoint, whether it ends the
+// operation. The live replay is at the hit: registers and memory of thread
+// tid can be read to tell frames apart.
+type Filter func(tid int32, pc uint64) bool
+
+// setTemp installs temporary breakpoints. Arrival counts at them must be
+// known from the start of the segment for moments to stay canonical, so a
+// segment already under way is replayed again with them armed.
+func (tl *Timeline) setTemp(addrs []uint64, accept Filter) error {
+	tl.temp, tl.accept = addrs, accept
+	if len(addrs) == 0 {
+		return nil
+	}
+	return tl.recount()
+}
+
+// clearTemp removes the temporary breakpoints; counts at other addresses
+// stay valid.
+func (tl *Timeline) clearTemp() {
+	tl.temp, tl.accept = nil, nil
+}
+
+// wanted says whether a replay stop ends an operation: user breakpoints and
+// watchpoints always do; temporary breakpoints when the filter agrees.
+func (tl *Timeline) wanted(st *replay.Stop) bool {
+	if st.Kind != replay.StopBreakpoint || tl.isUserBP(st.PC) {
+		return true
+	}
+	if !tl.isTemp(st.PC) {
+		return true
+	}
+	return tl.accept == nil || tl.accept(st.Tid, st.PC)
+}
+
+func (tl *Timeline) isTemp(pc uint64) bool {
+	for _, a := range tl.temp {
+		if a == pc {
+			return true
+		}
+	}
+	return false
+}
+
+// ContinueWith runs forwards like Continue with temporary breakpoints at
+// temp: a hit there stops (with reason "step") when accept says so. This is
+// how source-level steps run without single-stepping over calls.
+func (tl *Timeline) ContinueWith(temp []uint64, accept Filter) (*Stop, error) {
+	defer tl.clearTemp()
+	if err := tl.setTemp(temp, accept); err != nil {
+		return nil, err
+	}
+	return tl.Continue()
+}
+
 // Continue runs forwards to the next breakpoint or watchpoint hit, signal
 // stop, or the end.
 func (tl *Timeline) Continue() (*Stop, error) {
@@ -423,6 +480,9 @@ func (tl *Timeline) Continue() (*Stop, error) {
 		}
 		tl.count(st, tl.watches)
 		tl.pos = tl.momentOf(st)
+		if !tl.wanted(st) {
+			continue
+		}
 		return tl.stopFor(st), nil
 	}
 }
@@ -433,6 +493,9 @@ func (tl *Timeline) stopFor(st *replay.Stop) *Stop {
 	switch st.Kind {
 	case replay.StopBreakpoint:
 		out.Reason = ReasonBreakpoint
+		if !tl.isUserBP(st.PC) {
+			out.Reason = ReasonStep
+		}
 	case replay.StopWatchpoint:
 		out.Reason = ReasonWatchpoint
 		out.Watch = st.Watch
