@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rewind-debugger/rewind/engine/replay"
-	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -23,7 +22,7 @@ type Result struct {
 	Type    string    `json:"type,omitempty"`
 	Event   *int64    `json:"event,omitempty"`
 	// Text is the human rendering (batch mode without --json, the console).
-	Text string `json:"-"`
+	Text string `json:"text,omitempty"`
 }
 
 // StopInfo describes where an execution command stopped.
@@ -39,6 +38,7 @@ type StopInfo struct {
 	Breakpoint int        `json:"breakpoint,omitempty"`
 	Watch      *WatchInfo `json:"watch,omitempty"`
 	Moment     string     `json:"moment"`
+	path       string     // the full source path, for printing the line
 }
 
 // WatchInfo is the watchpoint part of a stop.
@@ -72,9 +72,35 @@ func (s *Session) Execute(line string) Result {
 	case "watch", "rwatch", "awatch":
 		err = s.cmdWatch(name, args, &res)
 	case "continue", "c":
-		err = s.run(&res, s.tl.Continue)
+		err = s.run(&res, s.continueForward)
 	case "reverse-continue", "rc":
-		err = s.run(&res, s.tl.ReverseContinue)
+		err = s.run(&res, s.continueBackward)
+	case "step", "s":
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepLine(true) })
+	case "next", "n":
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepLine(false) })
+	case "reverse-step", "rs":
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.reverseLine(true) })
+	case "reverse-next", "rn":
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.reverseLine(false) })
+	case "finish", "fin":
+		err = s.cmdFinish(&res, false)
+	case "reverse-finish":
+		err = s.cmdFinish(&res, true)
+	case "until", "u", "advance":
+		err = s.cmdUntil(name, args, &res)
+	case "nexti", "ni":
+		err = s.repeat(args, &res, s.nextInstruction)
+	case "backtrace", "bt", "where":
+		err = s.cmdBacktrace(args, &res)
+	case "frame", "f", "up", "down":
+		err = s.cmdFrame(name, args, &res)
+	case "list", "l":
+		err = s.cmdList(args, &res)
+	case "print", "p", "output", "call":
+		err = s.cmdPrint(name, args, &res)
+	case "disassemble", "disas":
+		err = s.cmdDisassemble(args, &res)
 	case "stepi", "si":
 		err = s.repeat(args, &res, s.tl.StepInstruction)
 	case "reverse-stepi", "rsi":
@@ -93,14 +119,11 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdEvents(args, &res)
 	case "history":
 		err = s.cmdHistory(args, &res)
-	case "step", "s", "next", "n", "finish", "until", "u", "reverse-step", "rs", "reverse-next", "rn",
-		"reverse-finish", "print", "p", "backtrace", "bt", "where", "frame", "f", "up", "down", "list", "l":
-		err = errNotYet(name)
 	default:
 		if strings.HasPrefix(name, "x/") || name == "x" {
 			err = s.cmdExamine(name, args, &res)
 		} else if strings.HasPrefix(name, "print/") || strings.HasPrefix(name, "p/") {
-			err = errNotYet("print")
+			err = s.cmdPrint(name, args, &res)
 		} else {
 			err = fmt.Errorf("unknown command %q", name)
 		}
@@ -131,6 +154,7 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 		}
 		return err
 	}
+	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
 	res.Text = s.stopText(res.Stop)
 	return nil
@@ -153,92 +177,6 @@ func (s *Session) repeat(args string, res *Result, op func() (*timeline.Stop, er
 		if res.Stop.Reason != string(timeline.ReasonStep) {
 			break
 		}
-	}
-	return nil
-}
-
-// describeStop fills the JSON stop object.
-func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
-	m := st.Moment
-	tid := m.Tid
-	if tid == 0 {
-		tid = s.currentThread()
-	}
-	info := &StopInfo{Reason: string(st.Reason), Event: m.Event, Thread: tid, Moment: m.String()}
-	if regs, err := s.tl.Session().Regs(tid); err == nil {
-		pc := regs[trace.RIP]
-		info.PC = fmt.Sprintf("%#x", pc)
-		info.Function, _ = s.symbolize(pc)
-		if st.Reason == timeline.ReasonBreakpoint {
-			for _, b := range s.bps {
-				if b.addr == pc {
-					info.Breakpoint = b.id
-					break
-				}
-			}
-		}
-	} else {
-		info.PC = fmt.Sprintf("%#x", m.PC)
-	}
-	if st.Reason == timeline.ReasonSignal {
-		info.Signal = syscalls.SignalName(st.Signal)
-	}
-	if st.Reason == timeline.ReasonWatchpoint && st.Watch < len(s.watches) {
-		w := s.watches[st.Watch]
-		info.Watch = &WatchInfo{Expr: w.expr, Old: fmt.Sprintf("%#x", st.Old), New: fmt.Sprintf("%#x", st.New)}
-	}
-	return info
-}
-
-func (s *Session) stopText(info *StopInfo) string {
-	where := info.PC
-	if info.Function != "" {
-		where += " in " + info.Function
-	}
-	var b strings.Builder
-	switch info.Reason {
-	case "breakpoint":
-		fmt.Fprintf(&b, "Breakpoint %d, %s", info.Breakpoint, where)
-	case "watchpoint":
-		fmt.Fprintf(&b, "Watchpoint %s: old %s new %s, at %s", info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
-	case "signal":
-		fmt.Fprintf(&b, "Program received signal %s, at %s", info.Signal, where)
-	case "start":
-		fmt.Fprintf(&b, "No more reverse-execution history: start of the recording, at %s", where)
-	case "exit", "end":
-		fmt.Fprintf(&b, "End of the recording (%s), at %s", info.Reason, where)
-	default:
-		b.WriteString(where)
-	}
-	fmt.Fprintf(&b, " [#%d, thread %d]", info.Event, info.Thread)
-	return b.String()
-}
-
-func (s *Session) cmdBreak(args string, res *Result) error {
-	if args == "" {
-		return errors.New("break needs a location: *ADDR or FUNCTION")
-	}
-	b := &breakpoint{id: s.nextID, spec: args}
-	addr, err := s.resolve(args)
-	if err != nil && strings.HasPrefix(args, "*") {
-		return err
-	}
-	b.addr = addr
-	s.nextID++
-	s.bps = append(s.bps, b)
-	if err := s.syncBreakpoints(); err != nil {
-		s.bps = s.bps[:len(s.bps)-1]
-		return err
-	}
-	if b.addr == 0 {
-		res.Value = map[string]any{"id": b.id, "pending": true}
-		res.Text = fmt.Sprintf("Breakpoint %d (%s) pending: not in the program or its libraries loaded so far", b.id, args)
-		return nil
-	}
-	res.Value = map[string]any{"id": b.id, "address": fmt.Sprintf("%#x", b.addr)}
-	res.Text = fmt.Sprintf("Breakpoint %d at %#x", b.id, b.addr)
-	if fn, off := s.symbolize(b.addr); fn != "" {
-		res.Text += fmt.Sprintf(" <%s+%d>", fn, off)
 	}
 	return nil
 }
@@ -324,29 +262,6 @@ func (s *Session) parseLocation(expr string) (uint64, int, error) {
 	return addr, size, err
 }
 
-func (s *Session) cmdWatch(name, args string, res *Result) error {
-	args = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(args, "-location"), "-l"))
-	addr, size, err := s.parseLocation(args)
-	if err != nil {
-		return err
-	}
-	w := &watch{id: s.nextID, expr: args, wp: replay.Watchpoint{Addr: addr, Len: size, ReadWrite: name != "watch"}}
-	s.watches = append(s.watches, w)
-	if err := s.syncWatches(); err != nil {
-		s.watches = s.watches[:len(s.watches)-1]
-		s.syncWatches()
-		return err
-	}
-	s.nextID++
-	kind := "Hardware watchpoint"
-	if w.wp.ReadWrite {
-		kind = "Hardware access watchpoint"
-	}
-	res.Value = map[string]any{"id": w.id, "address": fmt.Sprintf("%#x", addr), "size": size}
-	res.Text = fmt.Sprintf("%s %d: %s (%d bytes at %#x)", kind, w.id, args, size, addr)
-	return nil
-}
-
 func (s *Session) cmdGoto(args string, res *Result) error {
 	var m timeline.Moment
 	switch a := strings.TrimSpace(args); a {
@@ -376,6 +291,7 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 		return err
 	}
 	st := &timeline.Stop{Reason: timeline.ReasonGoto, Moment: s.tl.Now()}
+	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
 	res.Text = s.stopText(res.Stop)
 	return nil
@@ -430,13 +346,28 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 		var b strings.Builder
 		for _, bp := range s.bps {
 			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec}
-			if bp.addr != 0 {
-				item["address"] = fmt.Sprintf("%#x", bp.addr)
+			var where []string
+			for _, a := range bp.addrs {
+				w := fmt.Sprintf("%#x", a)
+				if l, ok := s.symbols().LineAt(a); ok {
+					w += fmt.Sprintf(" %s:%d", dwarf.ShortFile(l.File), l.Line)
+				}
+				where = append(where, w)
+			}
+			if len(bp.addrs) > 0 {
+				item["addresses"] = where
 			} else {
 				item["pending"] = true
 			}
+			if bp.cond != "" {
+				item["condition"] = bp.cond
+			}
 			list = append(list, item)
-			fmt.Fprintf(&b, "%d  breakpoint  %s  %#x\n", bp.id, bp.spec, bp.addr)
+			fmt.Fprintf(&b, "%d  breakpoint  %s  %s", bp.id, bp.spec, strings.Join(where, ", "))
+			if bp.cond != "" {
+				fmt.Fprintf(&b, "  if %s", bp.cond)
+			}
+			b.WriteString("\n")
 		}
 		for _, w := range s.watches {
 			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len})
@@ -459,10 +390,12 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			fmt.Fprintf(&b, "%#18x %#18x %s %8x %s\n", m.Start, m.End, m.Perms, m.Offset, m.Path)
 		}
 		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
-	case "locals", "args", "frame", "source", "line":
+	case "locals", "args":
+		return s.cmdInfoVars(what, res)
+	case "frame", "source", "line":
 		return errNotYet("info " + what)
 	default:
-		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings)", what)
+		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings, locals, args)", what)
 	}
 	return nil
 }
@@ -769,32 +702,3 @@ func (s *Session) cmdEvents(args string, res *Result) error {
 	return nil
 }
 
-// cmdHistory lists every write to a raw location over the whole recording.
-func (s *Session) cmdHistory(args string, res *Result) error {
-	addr, size, err := s.parseLocation(args)
-	if err != nil {
-		return err
-	}
-	ws, err := s.tl.WatchHistory(replay.Watchpoint{Addr: addr, Len: size})
-	if err != nil {
-		return err
-	}
-	var list []map[string]any
-	var b strings.Builder
-	for i, w := range ws {
-		fn, _ := s.symbolize(w.PC)
-		item := map[string]any{"index": i + 1, "event": w.Moment.Event, "moment": w.Moment.String(), "thread": w.Tid,
-			"pc": fmt.Sprintf("%#x", w.PC), "function": fn, "old": fmt.Sprintf("%#x", w.Old), "new": fmt.Sprintf("%#x", w.New)}
-		if w.Syscall {
-			item["syscall"] = true
-		}
-		list = append(list, item)
-		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %#x %-20s %#x -> %#x\n", i+1, w.Moment.Event, w.Tid, w.PC, fn, w.Old, w.New)
-	}
-	res.Value = list
-	res.Text = fmt.Sprintf("%d writes to %s", len(ws), args)
-	if len(ws) > 0 {
-		res.Text += ":\n" + strings.TrimRight(b.String(), "\n")
-	}
-	return nil
-}

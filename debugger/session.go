@@ -23,9 +23,11 @@ type Options struct {
 
 // breakpoint is a user breakpoint: a location spec and where it resolved.
 type breakpoint struct {
-	id   int
-	spec string
-	addr uint64 // 0 while pending (a symbol in a library not loaded yet)
+	id    int
+	spec  string
+	addrs []uint64 // empty while pending (a library not loaded yet)
+	// cond is the condition of `break LOC if EXPR` ("" for none).
+	cond string
 }
 
 // watch is a user watchpoint.
@@ -33,6 +35,7 @@ type watch struct {
 	id   int
 	expr string
 	wp   replay.Watchpoint
+	typ  *dwarf.Type // the watched expression's type, for old/new values
 }
 
 // Session is one debugging session over a recording.
@@ -45,6 +48,16 @@ type Session struct {
 	thread  int32 // selected thread (0: the one that runs next)
 	syms    *dwarf.Table
 	symsAt  int // number of mappings the table was built from
+	// images caches loaded images by path and base, so that a new mapping
+	// does not make the DWARF of every library be read again.
+	images map[string]*dwarf.Image
+	// frame is the selected frame (frame N, up, down); reset at each stop.
+	frame int
+	// printCount numbers print results ($1, $2, ...).
+	printCount int
+	// lastList is where `list` without arguments continues.
+	listFile string
+	listLine int
 }
 
 // Open starts a session on the trace at path, at the start of the recording.
@@ -69,10 +82,10 @@ func Open(path string, opts Options) (*Session, error) {
 func (s *Session) resolvePending() []uint64 {
 	var out []uint64
 	for _, b := range s.bps {
-		if b.addr == 0 {
+		if len(b.addrs) == 0 && b.cond == "" {
 			if a, err := s.resolve(b.spec); err == nil {
-				b.addr = a
-				out = append(out, a)
+				b.addrs = a
+				out = append(out, a...)
 			}
 		}
 	}
@@ -83,7 +96,12 @@ func (s *Session) resolvePending() []uint64 {
 const DefaultCheckpointBudget = 1 << 30
 
 // Close ends the session.
-func (s *Session) Close() { s.tl.Close() }
+func (s *Session) Close() {
+	s.tl.Close()
+	for _, img := range s.images {
+		img.Close()
+	}
+}
 
 // Timeline exposes the engine, for views that need more than commands.
 func (s *Session) Timeline() *timeline.Timeline { return s.tl }
@@ -103,45 +121,6 @@ func (s *Session) currentThread() int32 {
 	return s.tl.Session().NextThread()
 }
 
-// symbols returns the symbol table of the process as it is mapped now.
-func (s *Session) symbols() *dwarf.Table {
-	maps, err := s.tl.Session().Mappings()
-	if err != nil {
-		return &dwarf.Table{}
-	}
-	if s.syms != nil && s.symsAt == len(maps) {
-		return s.syms
-	}
-	t := &dwarf.Table{}
-	seen := map[string]bool{}
-	exe := s.tl.Session().Header().Program
-	order := []string{exe}
-	base := map[string]uint64{}
-	for _, m := range maps {
-		if m.Path == "" || strings.HasPrefix(m.Path, "[") {
-			continue
-		}
-		if _, ok := base[m.Path]; !ok && m.Offset == 0 {
-			base[m.Path] = m.Start
-			if m.Path != exe {
-				order = append(order, m.Path)
-			}
-		}
-	}
-	for _, p := range order {
-		b, ok := base[p]
-		if !ok || seen[p] {
-			continue
-		}
-		seen[p] = true
-		if img, err := dwarf.LoadImage(p, b); err == nil {
-			t.Images = append(t.Images, img)
-		}
-	}
-	s.syms, s.symsAt = t, len(maps)
-	return t
-}
-
 // symbolize names an address: "func+0x12" or "".
 func (s *Session) symbolize(addr uint64) (string, uint64) {
 	sym, off, ok := s.symbols().At(addr)
@@ -151,33 +130,56 @@ func (s *Session) symbolize(addr uint64) (string, uint64) {
 	return sym.Name, off
 }
 
-// resolve turns a location into an address: *ADDR or a symbol name.
-func (s *Session) resolve(loc string) (uint64, error) {
+// resolve turns a location into addresses: *ADDR, FILE:LINE, LINE (in the
+// current file), or a function (after its prologue; an ELF symbol when it
+// has no debug information).
+func (s *Session) resolve(loc string) ([]uint64, error) {
 	if rest, ok := strings.CutPrefix(loc, "*"); ok {
-		v, err := parseNumber(strings.TrimSpace(rest))
+		v, err := s.evalAddress(strings.TrimSpace(rest))
 		if err != nil {
-			return 0, fmt.Errorf("bad address %q", rest)
+			return nil, fmt.Errorf("bad address %q", rest)
 		}
-		return v, nil
+		return []uint64{v}, nil
 	}
-	if sym, ok := s.symbols().Lookup(loc); ok {
-		return sym.Addr, nil
+	t := s.symbols()
+	if i := strings.LastIndexByte(loc, ':'); (i > 0 && isDigits(loc[i+1:])) || isDigits(loc) {
+		locs, err := s.resolveSource(loc)
+		if err != nil {
+			return nil, err
+		}
+		var out []uint64
+		for _, l := range locs {
+			out = append(out, l.Addr)
+		}
+		return out, nil
 	}
-	return 0, fmt.Errorf("no symbol %q in the program or its loaded libraries", loc)
+	if fns := t.FindFunction(loc); len(fns) > 0 {
+		var out []uint64
+		for _, fn := range fns {
+			out = append(out, fn.Entry)
+		}
+		return out, nil
+	}
+	if sym, ok := t.Lookup(loc); ok {
+		return []uint64{sym.Addr}, nil
+	}
+	return nil, fmt.Errorf("Function %q not defined in the program or its loaded libraries", loc)
 }
 
-// syncBreakpoints gives the engine the resolved breakpoint addresses,
-// resolving pending ones against libraries loaded since.
+// syncBreakpoints gives the engine the addresses of unconditional
+// breakpoints, resolving pending ones against libraries loaded since.
+// Conditional ones are armed as filtered temporary breakpoints by the
+// motion commands (see condStops).
 func (s *Session) syncBreakpoints() error {
 	var addrs []uint64
 	for _, b := range s.bps {
-		if b.addr == 0 {
+		if len(b.addrs) == 0 {
 			if a, err := s.resolve(b.spec); err == nil {
-				b.addr = a
+				b.addrs = a
 			}
 		}
-		if b.addr != 0 {
-			addrs = append(addrs, b.addr)
+		if b.cond == "" {
+			addrs = append(addrs, b.addrs...)
 		}
 	}
 	return s.tl.SetBreakpoints(addrs)

@@ -206,6 +206,9 @@ func (img *Image) prologueEnd(fn *Function) uint64 {
 	for j := i; j < len(lt.rows) && lt.rows[j].addr < hi; j++ {
 		r := lt.rows[j]
 		if r.end {
+			if r.addr == lo {
+				continue // the previous sequence ends where this one starts
+			}
 			break
 		}
 		if r.prologueEnd {
@@ -363,4 +366,27 @@ func (fn *Function) Contains(pc uint64) bool {
 		}
 	}
 	return false
+}
+
+// ReturnType returns the type a function returns, nil for void.
+func (t *Table) ReturnType(fn *Function) (*Type, error) {
+	if fn == nil || fn.image == nil {
+		return nil, nil
+	}
+	dw, err := fn.image.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return nil, err
+	}
+	v, _ := attrVia(dw, e, dwarf.AttrType)
+	off, ok := v.(dwarf.Offset)
+	if !ok {
+		return nil, nil
+	}
+	return fn.image.TypeAt(off)
 }

@@ -84,7 +84,7 @@ func TestBreakpointLocationsMatchGDB(t *testing.T) {
 		{"../testdata/source/corrupt.c", []string{"-O0"}, []string{"corrupt.c:16", "corrupt.c:14", "corrupt.c:23", "set_name", "sum", "main", "corrupt.c:31"}},
 		{"../testdata/source/steps.c", []string{"-O0"}, []string{"steps.c:19", "steps.c:20", "square", "add", "steps.c:24"}},
 		{"../testdata/source/digest.c", []string{"-O2"}, []string{"digest.c:41", "main"}},
-		{"../testdata/source/templates.cpp", []string{"-O0"}, []string{"templates.cpp:11", "templates.cpp:36"}},
+		{"../testdata/source/templates.cpp", []string{"-O0"}, []string{"templates.cpp:11", "templates.cpp:36", "ns::scale<int>", "ns::fn<double>", "main"}},
 	}
 	goExe := filepath.Join(t.TempDir(), "locals")
 	if b, err := goBuild(goExe).CombinedOutput(); err != nil {

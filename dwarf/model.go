@@ -153,6 +153,17 @@ type Type struct {
 	GoKind int
 	GoKey  *Type
 	GoElem *Type
+	// GoRuntimeType is DW_AT_go_runtime_type: the offset of the type's
+	// runtime._type from the start of the binary's types section
+	// (runtime.types). An interface's dynamic type is found through it.
+	GoRuntimeType uint64
+	// TypeParams are the template type parameters of a C++ or Rust type,
+	// in order: a Rust Vec<T> stores its buffer as untyped bytes, so T is
+	// only known from here.
+	TypeParams []*Type
+	// Scoped marks a C++ "enum class" (DW_AT_enum_class), whose enumerators
+	// gdb prints qualified by the enum's name.
+	Scoped bool
 	// Offset is the DIE offset, for identity and caching.
 	Offset uint64
 }
@@ -206,3 +217,17 @@ type Value struct {
 	// Err explains why the value could not be read (unreadable memory).
 	Err error
 }
+
+// DW_ATE_* base type encodings (Type.Encoding), shared by the type reader,
+// the location evaluator and the formatter.
+const (
+	ateAddress      = 0x1
+	ateBoolean      = 0x2
+	ateComplexFloat = 0x3
+	ateFloat        = 0x4
+	ateSigned       = 0x5
+	ateSignedChar   = 0x6
+	ateUnsigned     = 0x7
+	ateUnsignedChar = 0x8
+	ateUTF          = 0x10
+)

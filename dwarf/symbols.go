@@ -58,6 +58,8 @@ type Image struct {
 	cfi       *cfiTables
 	typesMu   sync.Mutex
 	types     map[uint64]*Type
+	// globalsIdx is built by vars.go under globalsMu.
+	globalsIdx *globalIndex
 }
 
 // DebugRoots are the directories searched for separate debug files, as gdb's
@@ -293,6 +295,13 @@ func Demangle(name string) string {
 	out, err := demangle.ToString(name, demangle.NoClones)
 	if err != nil {
 		return name
+	}
+	// Template functions demangle with their return type first ("int
+	// ns::fn<int>(int, int)"); gdb shows them without it.
+	if bare, err := demangle.ToString(name, demangle.NoClones, demangle.NoParams); err == nil && bare != "" {
+		if i := strings.Index(out, bare); i > 0 {
+			out = out[i:]
+		}
 	}
 	// Rust legacy names end in a hash ("::h0123456789abcdef") that nobody
 	// types; drop it.

@@ -108,7 +108,7 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 			if anchor {
 				break
 			}
-			if st.Kind == replay.StopWatchpoint || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st)) {
+			if (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st)) {
 				hits = append(hits, *tl.stopFor(st))
 			}
 		}

@@ -90,6 +90,9 @@ type Timeline struct {
 	bps     []uint64
 	temp    []uint64 // temporary breakpoints of a source-level step
 	accept  Filter
+	// quiet makes watchpoint hits not stop the current operation (finish
+	// and reverse-finish run through the writes of the frame they leave).
+	quiet bool
 	watches []replay.Watchpoint
 	// Per-segment arrival counts at breakpoint addresses and trap counts of
 	// watchpoints, valid from the start of segment countsAt.
@@ -407,12 +410,42 @@ func (tl *Timeline) setTemp(addrs []uint64, accept Filter) error {
 // clearTemp removes the temporary breakpoints; counts at other addresses
 // stay valid.
 func (tl *Timeline) clearTemp() {
-	tl.temp, tl.accept = nil, nil
+	tl.temp, tl.accept, tl.quiet = nil, nil, false
+}
+
+// Run describes a source-level motion: temporary breakpoints, the filter
+// that decides which of their hits stop, and whether watchpoint hits stop.
+type Run struct {
+	Temp   []uint64
+	Accept Filter
+	// IgnoreWatchpoints lets the run go through watchpoint hits.
+	IgnoreWatchpoints bool
+}
+
+// ContinueRun runs forwards as described by r.
+func (tl *Timeline) ContinueRun(r Run) (*Stop, error) {
+	defer tl.clearTemp()
+	if err := tl.setTemp(r.Temp, r.Accept); err != nil {
+		return nil, err
+	}
+	tl.quiet = r.IgnoreWatchpoints
+	return tl.Continue()
+}
+
+// ReverseContinueRun runs backwards as described by r.
+func (tl *Timeline) ReverseContinueRun(r Run) (*Stop, error) {
+	defer tl.clearTemp()
+	tl.temp, tl.accept, tl.quiet = r.Temp, r.Accept, r.IgnoreWatchpoints
+	return tl.ReverseContinue()
 }
 
 // wanted says whether a replay stop ends an operation: user breakpoints and
 // watchpoints always do; temporary breakpoints when the filter agrees.
 func (tl *Timeline) wanted(st *replay.Stop) bool {
+	if st.Kind == replay.StopWatchpoint && tl.quiet {
+		tl.refreshValues()
+		return false
+	}
 	if st.Kind != replay.StopBreakpoint || tl.isUserBP(st.PC) {
 		return true
 	}

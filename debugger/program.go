@@ -1,0 +1,156 @@
+package debugger
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// symbols returns the images of the process as it is mapped now: the
+// executable first, then every shared library, each at its load address.
+func (s *Session) symbols() *dwarf.Table {
+	maps, err := s.tl.Session().Mappings()
+	if err != nil {
+		if s.syms != nil {
+			return s.syms
+		}
+		return &dwarf.Table{}
+	}
+	if s.syms != nil && s.symsAt == len(maps) {
+		return s.syms
+	}
+	if s.images == nil {
+		s.images = map[string]*dwarf.Image{}
+	}
+	t := &dwarf.Table{}
+	exe := s.tl.Session().Header().Program
+	order := []string{exe}
+	base := map[string]uint64{}
+	for _, m := range maps {
+		if m.Path == "" || strings.HasPrefix(m.Path, "[") {
+			continue
+		}
+		if _, ok := base[m.Path]; !ok && m.Offset == 0 {
+			base[m.Path] = m.Start
+			if m.Path != exe {
+				order = append(order, m.Path)
+			}
+		}
+	}
+	for _, p := range order {
+		b, ok := base[p]
+		if !ok {
+			continue
+		}
+		key := fmt.Sprintf("%s@%#x", p, b)
+		img := s.images[key]
+		if img == nil {
+			if img, err = dwarf.LoadImage(p, b); err != nil {
+				continue
+			}
+			s.images[key] = img
+		}
+		t.Images = append(t.Images, img)
+	}
+	s.syms, s.symsAt = t, len(maps)
+	return t
+}
+
+// memory reads the replaying process.
+type memory struct{ s *Session }
+
+func (m memory) ReadAt(p []byte, addr uint64) (int, error) {
+	b, err := m.s.tl.Session().ReadMem(addr, len(p))
+	n := copy(p, b)
+	if err != nil {
+		return n, err
+	}
+	if n < len(p) {
+		return n, fmt.Errorf("Cannot access memory at address %#x", addr+uint64(n))
+	}
+	return n, nil
+}
+
+// mem is the target memory for the dwarf package.
+func (s *Session) mem() dwarf.Memory { return memory{s} }
+
+// dwarfRegs converts the kernel's register layout to DWARF numbering.
+func dwarfRegs(r trace.Regs) dwarf.Regs {
+	var d dwarf.Regs
+	for n, k := range [dwarf.NumRegs]int{trace.RAX, trace.RDX, trace.RCX, trace.RBX, trace.RSI, trace.RDI, trace.RBP, trace.RSP,
+		trace.R8, trace.R9, trace.R10, trace.R11, trace.R12, trace.R13, trace.R14, trace.R15, trace.RIP} {
+		d.Set(n, r[k])
+	}
+	d.FSBase = r[trace.FSBase]
+	return d
+}
+
+// maxFrames bounds backtraces, as a guard against corrupt stacks.
+const maxFrames = 256
+
+// stack returns the call stack of a thread now, inlined calls as frames
+// of their own, innermost first.
+func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return nil, err
+	}
+	t := s.symbols()
+	phys := t.Unwind(dwarfRegs(regs), s.mem(), maxFrames)
+	var out []dwarf.Frame
+	for i, f := range phys {
+		// A caller's pc is a return address: look up the call instruction.
+		look := f.PC
+		if i > 0 {
+			look--
+		}
+		chain := t.FunctionsAt(look)
+		if len(chain) == 0 {
+			if f.Symbol == "" {
+				if sym, _, ok := t.At(look); ok {
+					f.Symbol = sym.Name
+				}
+			}
+			if l, ok := t.LineAt(look); ok {
+				f.File, f.Line = l.File, l.Line
+			}
+			f.Level = len(out)
+			out = append(out, f)
+			continue
+		}
+		file, line := "", 0
+		if l, ok := t.LineAt(look); ok {
+			file, line = l.File, l.Line
+		}
+		for _, fn := range chain {
+			g := f
+			g.Function, g.Inlined = fn, fn.Inlined
+			g.File, g.Line = file, line
+			g.Level = len(out)
+			if g.Symbol == "" {
+				g.Symbol = fn.Name
+			}
+			out = append(out, g)
+			// The frame that contains an inlined call is at its call site.
+			file, line = fn.CallFile, fn.CallLine
+		}
+	}
+	return out, nil
+}
+
+// selectedFrame returns the selected frame of the current thread.
+func (s *Session) selectedFrame() (dwarf.Frame, []dwarf.Frame, error) {
+	frames, err := s.stack(s.currentThread())
+	if err != nil {
+		return dwarf.Frame{}, nil, err
+	}
+	if len(frames) == 0 {
+		return dwarf.Frame{}, nil, fmt.Errorf("no stack")
+	}
+	if s.frame >= len(frames) {
+		s.frame = len(frames) - 1
+	}
+	return frames[s.frame], frames, nil
+}

@@ -1,0 +1,509 @@
+package debugger
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/debugger/expr"
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// FrameInfo is one frame of a backtrace in JSON results.
+type FrameInfo struct {
+	Level    int       `json:"level"`
+	PC       string    `json:"pc"`
+	Function string    `json:"function,omitempty"`
+	File     string    `json:"file,omitempty"`
+	Line     int       `json:"line,omitempty"`
+	Inlined  bool      `json:"inlined,omitempty"`
+	Args     []VarInfo `json:"args,omitempty"`
+}
+
+// VarInfo is a variable in JSON results.
+type VarInfo struct {
+	Name  string `json:"name"`
+	Type  string `json:"type,omitempty"`
+	Value string `json:"value"`
+}
+
+// formatOpts are the defaults of print.
+var formatOpts = dwarf.FormatOptions{}
+
+// format renders a value as print shows it.
+func (s *Session) format(v dwarf.Value, f byte) string {
+	o := formatOpts
+	o.Format = f
+	return s.symbols().Format(v, s.mem(), o)
+}
+
+// scalar says whether gdb prints an argument in a frame line (its
+// default `print frame-arguments scalars`).
+func scalar(t *dwarf.Type) bool {
+	for t != nil && (t.Kind == dwarf.KindTypedef || t.Kind == dwarf.KindQualified) {
+		t = t.Elem
+	}
+	if t == nil {
+		return true
+	}
+	switch t.Kind {
+	case dwarf.KindStruct, dwarf.KindUnion, dwarf.KindArray:
+		return t.Lang == dwarf.LangGo && t.GoKind == 24 // Go strings read well
+	}
+	return true
+}
+
+// frameArgs returns the arguments of a frame for a frame line.
+func (s *Session) frameArgs(frames []dwarf.Frame, level int) []VarInfo {
+	args, _, err := s.symbols().FrameVariables(frames, level, s.mem())
+	if err != nil {
+		return nil
+	}
+	var out []VarInfo
+	for _, a := range args {
+		val := "..."
+		if scalar(a.Type) || a.Optimized {
+			val = s.format(a.Value, 0)
+		}
+		tn := ""
+		if a.Type != nil {
+			tn = a.Type.Name
+		}
+		out = append(out, VarInfo{Name: a.Name, Type: tn, Value: val})
+	}
+	return out
+}
+
+// frameInfo describes a frame.
+func (s *Session) frameInfo(frames []dwarf.Frame, level int) FrameInfo {
+	f := frames[level]
+	fi := FrameInfo{Level: level, PC: fmt.Sprintf("%#x", f.PC), File: f.File, Line: f.Line, Inlined: f.Inlined}
+	if f.Function != nil {
+		fi.Function = f.Function.Name
+		fi.Args = s.frameArgs(frames, level)
+	} else {
+		fi.Function = f.Symbol
+	}
+	return fi
+}
+
+// frameLine renders a frame as gdb's backtrace does.
+func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%-2d ", level)
+	f := frames[level]
+	atStart := false
+	if l, ok := s.symbols().LineAt(f.PC); ok && l.Addr == f.PC && level == 0 {
+		atStart = true
+	}
+	if !atStart && !f.Inlined {
+		fmt.Fprintf(&b, "%#016x in ", f.PC)
+	}
+	name := fi.Function
+	if name == "" {
+		name = "??"
+	}
+	b.WriteString(name)
+	if f.Function != nil {
+		var parts []string
+		for _, a := range fi.Args {
+			parts = append(parts, a.Name+"="+a.Value)
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	} else {
+		b.WriteString(" ()")
+	}
+	if fi.File != "" {
+		fmt.Fprintf(&b, " at %s:%d", dwarf.ShortFile(fi.File), fi.Line)
+	} else if img := s.symbols().ImageAt(f.PC); img != nil {
+		fmt.Fprintf(&b, " from %s", img.Path)
+	}
+	return b.String()
+}
+
+func (s *Session) cmdBacktrace(args string, res *Result) error {
+	frames, err := s.stack(s.currentThread())
+	if err != nil {
+		return err
+	}
+	limit := len(frames)
+	if args != "" {
+		n, err := strconv.Atoi(strings.Fields(args)[0])
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad frame count %q", args)
+		}
+		limit = min(n, limit)
+	}
+	var infos []FrameInfo
+	var lines []string
+	for i := 0; i < limit; i++ {
+		fi := s.frameInfo(frames, i)
+		infos = append(infos, fi)
+		lines = append(lines, s.frameLine(frames, i, fi))
+	}
+	if limit < len(frames) {
+		lines = append(lines, "(More stack frames follow...)")
+	}
+	res.Value, res.Text = infos, strings.Join(lines, "\n")
+	return nil
+}
+
+// cmdFrame implements frame [N], up [N] and down [N].
+func (s *Session) cmdFrame(name, args string, res *Result) error {
+	frames, err := s.stack(s.currentThread())
+	if err != nil {
+		return err
+	}
+	n := 1
+	if args != "" {
+		if n, err = strconv.Atoi(args); err != nil {
+			return fmt.Errorf("bad frame number %q", args)
+		}
+	}
+	level := s.frame
+	switch name {
+	case "frame", "f":
+		if args != "" {
+			level = n
+		}
+	case "up":
+		level += n
+	case "down":
+		level -= n
+	}
+	if level < 0 {
+		return errors.New("Bottom (innermost) frame selected; you cannot go down.")
+	}
+	if level >= len(frames) {
+		if name == "up" {
+			return errors.New("Initial frame selected; you cannot go up.")
+		}
+		return fmt.Errorf("No frame at level %d.", level)
+	}
+	s.frame = level
+	fi := s.frameInfo(frames, level)
+	res.Value = fi
+	res.Text = s.frameLine(frames, level, fi)
+	if src := s.sourceLine(fi.File, fi.Line); src != "" {
+		res.Text += "\n" + src
+	}
+	return nil
+}
+
+// sourceLines caches source files by path.
+var sourceCache = map[string][]string{}
+
+func readSource(path string) ([]string, error) {
+	if l, ok := sourceCache[path]; ok {
+		return l, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<22)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	sourceCache[path] = lines
+	return lines, sc.Err()
+}
+
+// sourceLine is "N\ttext" as gdb prints the current line, or "".
+func (s *Session) sourceLine(file string, line int) string {
+	if file == "" || line <= 0 {
+		return ""
+	}
+	lines, err := readSource(file)
+	if err != nil || line > len(lines) {
+		return ""
+	}
+	return fmt.Sprintf("%d\t%s", line, lines[line-1])
+}
+
+// cmdInfoVars implements info locals and info args.
+func (s *Session) cmdInfoVars(which string, res *Result) error {
+	f, frames, err := s.selectedFrame()
+	if err != nil {
+		return err
+	}
+	if f.Function == nil {
+		return errors.New("No symbol table info available.")
+	}
+	args, locals, err := s.symbols().FrameVariables(frames, s.frame, s.mem())
+	if err != nil {
+		return err
+	}
+	vars := locals
+	if which == "args" {
+		vars = args
+	}
+	var out []VarInfo
+	var lines []string
+	for _, v := range vars {
+		tn := ""
+		if v.Type != nil {
+			tn = v.Type.Name
+		}
+		val := s.format(v.Value, 0)
+		out = append(out, VarInfo{Name: v.Name, Type: tn, Value: val})
+		lines = append(lines, v.Name+" = "+val)
+	}
+	if len(out) == 0 {
+		if which == "args" {
+			lines = []string{"No arguments."}
+		} else {
+			lines = []string{"No locals."}
+		}
+		out = []VarInfo{}
+	}
+	res.Value, res.Text = out, strings.Join(lines, "\n")
+	return nil
+}
+
+// scope resolves names for the expression evaluator at the selected frame.
+type scope struct {
+	s      *Session
+	frames []dwarf.Frame
+	level  int
+	loaded bool
+	vars   []dwarf.Variable // locals (innermost first), then args
+	regs   dwarf.Regs
+}
+
+func (s *Session) newScope() *scope {
+	sc := &scope{s: s}
+	if frames, err := s.stack(s.currentThread()); err == nil && len(frames) > 0 {
+		sc.frames = frames
+		sc.level = min(s.frame, len(frames)-1)
+		sc.regs = frames[sc.level].Regs
+	}
+	return sc
+}
+
+// Variable implements expr.Scope.
+func (sc *scope) Variable(name string) (dwarf.Value, bool, error) {
+	if !sc.loaded && len(sc.frames) > 0 && sc.frames[sc.level].Function != nil {
+		sc.loaded = true
+		args, locals, err := sc.s.symbols().FrameVariables(sc.frames, sc.level, sc.s.mem())
+		if err == nil {
+			sc.vars = append(locals, args...)
+		}
+	}
+	for _, v := range sc.vars {
+		if v.Name == name {
+			return v.Value, true, v.Err
+		}
+	}
+	t := sc.s.symbols()
+	if v, ok := t.Global(name, &sc.regs, sc.s.mem()); ok {
+		return v.Value, true, v.Err
+	}
+	if sc.Lang() == dwarf.LangGo && !strings.Contains(name, ".") {
+		if v, ok := t.Global("main."+name, &sc.regs, sc.s.mem()); ok {
+			return v.Value, true, v.Err
+		}
+	}
+	return dwarf.Value{}, false, nil
+}
+
+// Type implements expr.Scope.
+func (sc *scope) Type(name string) (*dwarf.Type, bool) {
+	t, err := sc.s.symbols().TypeByName(name)
+	return t, err == nil && t != nil
+}
+
+// Register implements expr.Scope.
+func (sc *scope) Register(name string) (uint64, bool) {
+	switch name {
+	case "pc":
+		name = "rip"
+	case "sp":
+		name = "rsp"
+	case "fp":
+		name = "rbp"
+	}
+	if len(sc.frames) > 0 && sc.level > 0 {
+		for n, r := range []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"} {
+			if r == name && sc.regs.Valid[n] {
+				return sc.regs.R[n], true
+			}
+		}
+	}
+	regs, err := sc.s.tl.Session().Regs(sc.s.currentThread())
+	if err != nil {
+		return 0, false
+	}
+	for i, n := range trace.RegNames {
+		if n == name {
+			return regs[i], true
+		}
+	}
+	return 0, false
+}
+
+// Memory implements expr.Scope.
+func (sc *scope) Memory() dwarf.Memory { return sc.s.mem() }
+
+// Lang implements expr.Scope.
+func (sc *scope) Lang() dwarf.Lang {
+	if len(sc.frames) > 0 && sc.frames[sc.level].Function != nil {
+		return sc.frames[sc.level].Function.Lang()
+	}
+	return dwarf.LangC
+}
+
+// eval evaluates an expression at the selected frame.
+func (s *Session) eval(src string) (dwarf.Value, error) {
+	return expr.Eval(src, s.newScope())
+}
+
+// cmdPrint implements print[/FMT] EXPR.
+func (s *Session) cmdPrint(name, args string, res *Result) error {
+	f := byte(0)
+	if _, spec, ok := strings.Cut(name, "/"); ok {
+		if len(spec) != 1 || !strings.Contains("xducotaz", spec) {
+			return fmt.Errorf("Undefined output format %q.", spec)
+		}
+		f = spec[0]
+	}
+	if strings.TrimSpace(args) == "" {
+		return errors.New("print needs an expression")
+	}
+	v, err := s.eval(args)
+	if err != nil {
+		return err
+	}
+	text := s.format(v, f)
+	s.printCount++
+	res.Value = text
+	if v.Type != nil {
+		res.Type = v.Type.Name
+	}
+	res.Text = fmt.Sprintf("$%d = %s", s.printCount, text)
+	return nil
+}
+
+// cmdList implements list [LINE | FILE:LINE | FUNC | FIRST,LAST].
+func (s *Session) cmdList(args string, res *Result) error {
+	file, center := s.listFile, 0
+	first, last := 0, 0
+	args = strings.TrimSpace(args)
+	switch {
+	case args == "" && s.listLine > 0:
+		first = s.listLine
+	case args == "":
+		f, _, err := s.selectedFrame()
+		if err != nil {
+			return err
+		}
+		if f.File == "" {
+			return errors.New("No line number information available.")
+		}
+		file, center = f.File, f.Line
+	default:
+		if a, b, ok := strings.Cut(args, ","); ok {
+			x, err1 := strconv.Atoi(strings.TrimSpace(a))
+			y, err2 := strconv.Atoi(strings.TrimSpace(b))
+			if err1 != nil || err2 != nil || y < x {
+				return fmt.Errorf("bad line range %q", args)
+			}
+			if file == "" {
+				if f, _, err := s.selectedFrame(); err == nil {
+					file = f.File
+				}
+			}
+			first, last = x, y
+			break
+		}
+		if n, err := strconv.Atoi(args); err == nil {
+			if file == "" {
+				if f, _, err := s.selectedFrame(); err == nil {
+					file = f.File
+				}
+			}
+			center = n
+			break
+		}
+		locs, err := s.resolveSource(args)
+		if err != nil {
+			return err
+		}
+		file, center = locs[0].File, locs[0].Line
+	}
+	if file == "" {
+		return errors.New("No source file to list.")
+	}
+	lines, err := readSource(file)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", file, err)
+	}
+	if first == 0 {
+		first = max(1, center-5)
+	}
+	if last == 0 {
+		last = first + 9
+	}
+	last = min(last, len(lines))
+	if first > len(lines) {
+		return fmt.Errorf("Line number %d out of range; %q has %d lines.", first, dwarf.ShortFile(file), len(lines))
+	}
+	var out []string
+	var vals []map[string]any
+	for n := first; n <= last; n++ {
+		out = append(out, fmt.Sprintf("%d\t%s", n, lines[n-1]))
+		vals = append(vals, map[string]any{"line": n, "text": lines[n-1]})
+	}
+	s.listFile, s.listLine = file, last+1
+	res.Value = map[string]any{"file": file, "lines": vals}
+	res.Text = strings.Join(out, "\n")
+	return nil
+}
+
+// resolveSource turns FILE:LINE or FUNC into source positions.
+func (s *Session) resolveSource(spec string) ([]dwarf.Line, error) {
+	t := s.symbols()
+	if i := strings.LastIndexByte(spec, ':'); i > 0 && !strings.Contains(spec[:i], "::") || (i > 0 && isDigits(spec[i+1:])) {
+		if n, err := strconv.Atoi(spec[i+1:]); err == nil {
+			return t.FindLine(spec[:i], n)
+		}
+	}
+	if isDigits(spec) {
+		n, _ := strconv.Atoi(spec)
+		f, _, err := s.selectedFrame()
+		if err != nil || f.File == "" {
+			return nil, errors.New("no default source file: use FILE:LINE")
+		}
+		return t.FindLine(f.File, n)
+	}
+	fns := t.FindFunction(spec)
+	if len(fns) == 0 {
+		return nil, fmt.Errorf("Function %q not defined.", spec)
+	}
+	var out []dwarf.Line
+	for _, fn := range fns {
+		l, _ := t.LineAt(fn.Entry)
+		l.Addr = fn.Entry
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,417 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Source-level stepping, with gdb's semantics. Forwards, a step
+// single-steps only inside the current line and runs over calls with a
+// temporary breakpoint at the return address; backwards, it replays with
+// temporary breakpoints at the statement starts of the function and keeps
+// the last hit in the same frame (same CFA), so no direction single-steps
+// through callees.
+
+// maxLineSteps bounds the instructions one source step may single-step
+// inside one line (a line that loops on itself).
+const maxLineSteps = 1_000_000
+
+// pcOf returns the current pc of a thread.
+func (s *Session) pcOf(tid int32) (uint64, error) {
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return 0, err
+	}
+	return regs[trace.RIP], nil
+}
+
+// cfaOf returns the CFA of a thread's innermost physical frame: the
+// identity of the frame, together with the function, as gdb's frame id.
+func (s *Session) cfaOf(tid int32) (uint64, error) {
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return 0, err
+	}
+	fs := s.symbols().Unwind(dwarfRegs(regs), s.mem(), 1)
+	if len(fs) == 0 {
+		return 0, errors.New("cannot unwind")
+	}
+	return fs[0].CFA, nil
+}
+
+// stepThread is the thread a source step moves: the one of the current
+// moment.
+func (s *Session) stepThread() int32 { return s.currentThread() }
+
+// stepLine implements step (into) and next.
+func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	pc, err := s.pcOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	t := s.symbols()
+	lo, hi, ok := t.LineRange(pc)
+	if !ok || t.FunctionAt(pc) == nil {
+		// No line information here: run to the caller, as gdb's "step"
+		// does for a function without line numbers.
+		return s.finishFrame(0)
+	}
+	line, _ := t.LineAt(pc)
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	for n := 0; n < maxLineSteps; n++ {
+		st, err := s.tl.StepInstruction()
+		if err != nil {
+			return nil, err
+		}
+		if st.Reason != timeline.ReasonStep {
+			return st, nil
+		}
+		pc, err = s.pcOf(tid)
+		if err != nil {
+			// The thread is gone (it exited): stop where we are.
+			return st, nil
+		}
+		if pc >= lo && pc < hi {
+			continue
+		}
+		now, err := s.cfaOf(tid)
+		if err != nil {
+			return st, nil
+		}
+		switch {
+		case now < cfa:
+			// A call: into a function with line information for step,
+			// else over it to the return address in this frame.
+			fn := t.FunctionAt(pc)
+			if into && fn != nil && pc == fn.Low {
+				if fn.Entry == pc {
+					return st, nil
+				}
+				return s.tl.ContinueWith([]uint64{fn.Entry}, func(tt int32, _ uint64) bool {
+					c, err := s.cfaOf(tt)
+					return tt == tid && err == nil && c == now
+				})
+			}
+			ret, err := s.returnAddress(tid)
+			if err != nil {
+				return nil, err
+			}
+			st, err = s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
+				c, err := s.cfaOf(tt)
+				return tt == tid && err == nil && c == cfa
+			})
+			if err != nil || st.Reason != timeline.ReasonStep {
+				return st, err
+			}
+			if pc, err = s.pcOf(tid); err != nil {
+				return st, nil
+			}
+			if pc >= lo && pc < hi {
+				continue
+			}
+		case now > cfa:
+			// Returned into the caller: gdb stops there, in the middle of
+			// the line of the call.
+			return st, nil
+		}
+		l, ok := t.LineAt(pc)
+		if !ok {
+			return st, nil
+		}
+		if l.Addr == pc && l.Stmt && l.Line != 0 && (l.Line != line.Line || l.File != line.File) {
+			return st, nil
+		}
+		// The same line again, or the middle of another line: gdb keeps
+		// stepping with the range of the line we are in.
+		if nlo, nhi, ok := t.LineRange(pc); ok {
+			lo, hi = nlo, nhi
+			if l.Line != 0 {
+				line = l
+			}
+		}
+	}
+	return nil, fmt.Errorf("step: gave up after %d instructions in one line", maxLineSteps)
+}
+
+// returnAddress reads the return address of a thread's innermost frame.
+func (s *Session) returnAddress(tid int32) (uint64, error) {
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return 0, err
+	}
+	fs := s.symbols().Unwind(dwarfRegs(regs), s.mem(), 2)
+	if len(fs) < 2 {
+		return 0, errors.New("cannot find the caller of this frame")
+	}
+	return fs[1].PC, nil
+}
+
+// physicalFrame returns the index of the first non-inlined frame at or
+// above level, which owns the registers.
+func physicalFrame(frames []dwarf.Frame, level int) int {
+	for level < len(frames)-1 && frames[level].Inlined {
+		level++
+	}
+	return level
+}
+
+// finishFrame runs until the frame at level returns to its caller.
+func (s *Session) finishFrame(level int) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	frames, err := s.stack(tid)
+	if err != nil {
+		return nil, err
+	}
+	level = physicalFrame(frames, level)
+	if level+1 >= len(frames) {
+		return nil, errors.New(`"finish" not meaningful in the outermost frame.`)
+	}
+	caller := frames[level+1]
+	return s.tl.ContinueRun(timeline.Run{Temp: []uint64{caller.PC}, IgnoreWatchpoints: true,
+		Accept: func(tt int32, _ uint64) bool {
+			// Back in the caller: its frame is the innermost again.
+			c, err := s.cfaOf(tt)
+			return tt == tid && err == nil && c == caller.CFA
+		}})
+}
+
+// until runs like next but does not go back in loops: a stop at a line
+// before the starting point in the same frame continues.
+func (s *Session) until() (*timeline.Stop, error) {
+	tid := s.stepThread()
+	start, err := s.pcOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < 10000; i++ {
+		st, err := s.stepLine(false)
+		if err != nil || st.Reason != timeline.ReasonStep {
+			return st, err
+		}
+		pc, err := s.pcOf(tid)
+		if err != nil {
+			return st, nil
+		}
+		if c, err := s.cfaOf(tid); err != nil || c != cfa || pc > start {
+			return st, nil
+		}
+	}
+	return nil, errors.New("until: the loop did not end")
+}
+
+// advance runs to a location, or until the current frame returns.
+func (s *Session) advance(addrs []uint64) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	frames, err := s.stack(tid)
+	if err != nil {
+		return nil, err
+	}
+	temp := append([]uint64(nil), addrs...)
+	var caller *dwarf.Frame
+	if p := physicalFrame(frames, 0); p+1 < len(frames) {
+		caller = &frames[p+1]
+		temp = append(temp, caller.PC)
+	}
+	return s.tl.ContinueWith(temp, func(tt int32, pc uint64) bool {
+		if tt != tid {
+			return false
+		}
+		if caller != nil && pc == caller.PC {
+			c, err := s.cfaOf(tt)
+			return err == nil && c == caller.CFA
+		}
+		return true
+	})
+}
+
+// blockStarts returns the addresses where a line block starts in a
+// function: the temporary breakpoints of reverse steps.
+func blockStarts(t *dwarf.Table, fn *dwarf.Function) []uint64 {
+	out := []uint64{fn.Low}
+	for _, r := range fn.Ranges {
+		prev := dwarf.Line{}
+		for _, l := range t.StmtStarts(r[0], r[1]) {
+			if l.Line != prev.Line || l.File != prev.File {
+				out = append(out, l.Addr)
+			}
+			prev = l
+		}
+	}
+	return out
+}
+
+// callReturns returns the return addresses of the calls a function makes
+// into code that may have line information, for reverse-step to enter.
+func (s *Session) callReturns(t *dwarf.Table, fn *dwarf.Function) []uint64 {
+	var out []uint64
+	for _, r := range fn.Ranges {
+		insts, err := t.Disassemble(s.mem(), r[0], int(r[1]-r[0]))
+		if err != nil {
+			continue
+		}
+		for _, in := range insts {
+			if in.Addr >= r[1] {
+				break
+			}
+			if !strings.HasPrefix(in.Text, "call") {
+				continue
+			}
+			if in.Target != 0 {
+				if callee := t.FunctionAt(in.Target); callee == nil {
+					continue // a PLT stub or a library without line numbers
+				}
+			}
+			out = append(out, in.Addr+uint64(in.Len))
+		}
+	}
+	return out
+}
+
+// reverseLine implements reverse-next and reverse-step: back to the start
+// of the line before (or of this line, from its middle), in this frame.
+func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	pc, err := s.pcOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	t := s.symbols()
+	fn := t.FunctionAt(pc)
+	if fn == nil {
+		return s.reverseFinish(0)
+	}
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	starts := blockStarts(t, fn)
+	var rets []uint64
+	if into {
+		rets = s.callReturns(t, fn)
+	}
+	isRet := map[uint64]bool{}
+	for _, r := range rets {
+		isRet[r] = true
+	}
+	if isRet[pc] {
+		// Right after a call returned (after finish, say): the previous
+		// instruction is the callee's return.
+		return s.enterCallee(tid)
+	}
+	sameFrame := func(tt int32, _ uint64) bool {
+		c, err := s.cfaOf(tt)
+		return tt == tid && err == nil && c == cfa
+	}
+	st, err := s.tl.ReverseContinueWith(append(starts, rets...), sameFrame)
+	if err != nil || st.Reason != timeline.ReasonStep {
+		return st, err
+	}
+	at, err := s.pcOf(tid)
+	if err != nil {
+		return st, nil
+	}
+	switch {
+	case isRet[at]:
+		// A call returned after the last line start: step back into the
+		// callee's last line.
+		return s.enterCallee(tid)
+	case at == fn.Low && at != pc:
+		// Back at the entry, in the prologue: gdb leaves for the caller
+		// and stops at the start of the line of the call.
+		if st, err = s.tl.ReverseStepInstruction(); err != nil {
+			return nil, err
+		}
+		if t.FunctionAt(mustPC(s, tid)) == nil {
+			return st, nil
+		}
+		return s.reverseToLineStart(tid)
+	}
+	return st, nil
+}
+
+// enterCallee goes back from a return address into the callee, to the
+// start of its last line; a callee without line numbers is stepped over
+// backwards instead.
+func (s *Session) enterCallee(tid int32) (*timeline.Stop, error) {
+	st, err := s.tl.ReverseStepInstruction()
+	if err != nil {
+		return nil, err
+	}
+	in, err := s.pcOf(tid)
+	if err != nil {
+		return st, nil
+	}
+	if s.symbols().FunctionAt(in) == nil {
+		if st, err = s.reverseFinish(0); err != nil {
+			return nil, err
+		}
+		return s.reverseLine(true)
+	}
+	return s.reverseToLineStart(tid)
+}
+
+func mustPC(s *Session, tid int32) uint64 {
+	pc, _ := s.pcOf(tid)
+	return pc
+}
+
+// reverseToLineStart goes back to the start of the line block pc is in,
+// unless it is there already.
+func (s *Session) reverseToLineStart(tid int32) (*timeline.Stop, error) {
+	pc, err := s.pcOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := s.symbols().LineAt(pc); ok && l.Addr == pc {
+		return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
+	}
+	return s.reverseLine(false)
+}
+
+// reverseFinish goes back to the call of the frame at level: the stop is
+// at the call instruction in the caller, as gdb's reverse-finish.
+func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	frames, err := s.stack(tid)
+	if err != nil {
+		return nil, err
+	}
+	level = physicalFrame(frames, level)
+	if level+1 >= len(frames) {
+		return nil, errors.New(`"reverse-finish" not meaningful in the outermost frame.`)
+	}
+	f := frames[level]
+	entry := uint64(0)
+	if f.Function != nil {
+		entry = f.Function.Low
+	} else if sym, off, ok := s.symbols().At(f.PC); ok {
+		entry = f.PC - off
+		_ = sym
+	}
+	if entry == 0 {
+		return nil, errors.New("cannot find the entry of this function")
+	}
+	st, err := s.tl.ReverseContinueRun(timeline.Run{Temp: []uint64{entry}, IgnoreWatchpoints: true,
+		Accept: func(tt int32, _ uint64) bool {
+			// At the entry, before any push, the CFA is rsp+8.
+			regs, err := s.tl.Session().Regs(tt)
+			return tt == tid && err == nil && regs[trace.RSP]+8 == f.CFA
+		}})
+	if err != nil || st.Reason != timeline.ReasonStep {
+		return st, err
+	}
+	return s.tl.ReverseStepInstruction()
+}

@@ -1,0 +1,545 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/debugger/expr"
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// describeStop fills the JSON stop object: where (function, file, line of
+// the innermost frame, inlined calls included) and why.
+func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
+	m := st.Moment
+	tid := m.Tid
+	if tid == 0 {
+		tid = s.currentThread()
+	}
+	info := &StopInfo{Reason: string(st.Reason), Event: m.Event, Thread: tid, Moment: m.String()}
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		info.PC = fmt.Sprintf("%#x", m.PC)
+		return info
+	}
+	pc := regs[trace.RIP]
+	info.PC = fmt.Sprintf("%#x", pc)
+	where := pc
+	if st.Reason == timeline.ReasonWatchpoint {
+		// The stop is just after the writing instruction; the user wants
+		// the line that wrote, as gdb shows.
+		where = s.writerPC(pc)
+	}
+	s.placeInfo(info, where)
+	if st.Reason == timeline.ReasonBreakpoint {
+		for _, b := range s.bps {
+			for _, a := range b.addrs {
+				if a == pc {
+					info.Breakpoint = b.id
+				}
+			}
+		}
+	}
+	if st.Reason == timeline.ReasonSignal {
+		info.Signal = syscalls.SignalName(st.Signal)
+	}
+	if st.Reason == timeline.ReasonWatchpoint && st.Watch < len(s.watches) {
+		w := s.watches[st.Watch]
+		info.Watch = &WatchInfo{Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
+	}
+	return info
+}
+
+// placeInfo fills function, file and line for an address.
+func (s *Session) placeInfo(info *StopInfo, pc uint64) {
+	t := s.symbols()
+	if fns := t.FunctionsAt(pc); len(fns) > 0 {
+		info.Function = fns[0].Name
+	} else {
+		info.Function, _ = s.symbolize(pc)
+	}
+	if l, ok := t.LineAt(pc); ok && l.Line > 0 {
+		info.File, info.Line = dwarf.ShortFile(l.File), l.Line
+		info.path = l.File
+	}
+}
+
+// watchValue renders a watched value with the expression's type.
+func (s *Session) watchValue(w *watch, v uint64) string {
+	if w.typ == nil {
+		return fmt.Sprintf("%#x", v)
+	}
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint64(b, v)
+	return s.format(dwarf.Value{Type: w.typ, Bytes: b[:w.wp.Len]}, 0)
+}
+
+// writerPC returns the address of the instruction that ends at pc: the one
+// that made a write when a watchpoint trapped after it. It decodes from the
+// start of the line (an instruction boundary) up to pc; when pc was
+// reached by a jump it returns pc itself.
+func (s *Session) writerPC(pc uint64) uint64 {
+	t := s.symbols()
+	start := uint64(0)
+	if lo, _, ok := t.LineRange(pc - 1); ok {
+		start = lo
+	} else if fn := t.FunctionAt(pc - 1); fn != nil {
+		start = fn.Low
+	} else if sym, off, ok := t.At(pc - 1); ok {
+		start = sym.Addr
+		_ = off
+	}
+	if start == 0 || start >= pc || pc-start > 4096 {
+		return pc
+	}
+	insts, err := t.Disassemble(s.mem(), start, int(pc-start))
+	if err != nil {
+		return pc
+	}
+	for _, in := range insts {
+		if in.Addr+uint64(in.Len) == pc {
+			return in.Addr
+		}
+		if in.Addr >= pc {
+			break
+		}
+	}
+	return pc
+}
+
+// stopText renders a stop as gdb does: the reason, the frame, the line.
+func (s *Session) stopText(info *StopInfo) string {
+	var b strings.Builder
+	where := info.PC
+	if info.Function != "" {
+		where = info.Function
+		if info.File == "" {
+			where = info.PC + " in " + info.Function
+		}
+	}
+	if info.File != "" {
+		where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+	}
+	switch info.Reason {
+	case "breakpoint":
+		fmt.Fprintf(&b, "Breakpoint %d, %s", info.Breakpoint, where)
+	case "watchpoint":
+		fmt.Fprintf(&b, "Hardware watchpoint: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
+	case "signal":
+		fmt.Fprintf(&b, "Program received signal %s.\n%s", info.Signal, where)
+	case "start":
+		fmt.Fprintf(&b, "No more reverse-execution history.\n%s", where)
+	case "exit", "end":
+		fmt.Fprintf(&b, "End of the recording (%s).\n%s", info.Reason, where)
+	default:
+		b.WriteString(where)
+	}
+	fmt.Fprintf(&b, " [#%d, thread %d]", info.Event, info.Thread)
+	if src := s.sourceLine(info.path, info.Line); src != "" {
+		b.WriteString("\n" + src)
+	}
+	return b.String()
+}
+
+// condStops returns the addresses of conditional breakpoints and the filter
+// that evaluates their conditions at a hit.
+func (s *Session) condStops() ([]uint64, timeline.Filter) {
+	var addrs []uint64
+	conds := map[uint64][]string{}
+	for _, b := range s.bps {
+		if b.cond == "" {
+			continue
+		}
+		for _, a := range b.addrs {
+			addrs = append(addrs, a)
+			conds[a] = append(conds[a], b.cond)
+		}
+	}
+	return addrs, func(tid int32, pc uint64) bool {
+		saved, savedFrame := s.thread, s.frame
+		s.thread, s.frame = tid, 0
+		defer func() { s.thread, s.frame = saved, savedFrame }()
+		for _, c := range conds[pc] {
+			v, err := s.eval(c)
+			if err != nil {
+				return true // gdb stops when a condition cannot be evaluated
+			}
+			if ok, err := expr.Truth(v, s.mem()); err != nil || ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// asBreakpoint turns a stop at a conditional breakpoint into a breakpoint
+// stop.
+func asBreakpoint(st *timeline.Stop, err error) (*timeline.Stop, error) {
+	if err == nil && st != nil && st.Reason == timeline.ReasonStep {
+		st.Reason = timeline.ReasonBreakpoint
+	}
+	return st, err
+}
+
+// continueForward is continue, with conditional breakpoints.
+func (s *Session) continueForward() (*timeline.Stop, error) {
+	addrs, f := s.condStops()
+	if len(addrs) == 0 {
+		return s.tl.Continue()
+	}
+	return asBreakpoint(s.tl.ContinueWith(addrs, f))
+}
+
+// continueBackward is reverse-continue, with conditional breakpoints.
+func (s *Session) continueBackward() (*timeline.Stop, error) {
+	addrs, f := s.condStops()
+	if len(addrs) == 0 {
+		return s.tl.ReverseContinue()
+	}
+	return asBreakpoint(s.tl.ReverseContinueWith(addrs, f))
+}
+
+// nextInstruction is nexti: stepi, over calls.
+func (s *Session) nextInstruction() (*timeline.Stop, error) {
+	tid := s.stepThread()
+	pc, err := s.pcOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	insts, err := s.symbols().Disassemble(s.mem(), pc, 16)
+	if err != nil || len(insts) == 0 || !strings.HasPrefix(insts[0].Text, "call") {
+		return s.tl.StepInstruction()
+	}
+	ret := pc + uint64(insts[0].Len)
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	return s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
+		c, err := s.cfaOf(tt)
+		return tt == tid && err == nil && c == cfa
+	})
+}
+
+func (s *Session) cmdBreak(args string, res *Result) error {
+	if args == "" {
+		return errors.New("break needs a location: FILE:LINE, LINE, FUNCTION or *ADDR")
+	}
+	spec, cond := args, ""
+	if i := strings.Index(args, " if "); i >= 0 {
+		spec, cond = strings.TrimSpace(args[:i]), strings.TrimSpace(args[i+4:])
+		if cond == "" {
+			return errors.New("Argument required (boolean expression).")
+		}
+		if _, err := expr.Parse(cond); err != nil {
+			return err
+		}
+	} else if strings.HasSuffix(args, " if") {
+		return errors.New("Argument required (boolean expression).")
+	}
+	b := &breakpoint{id: s.nextID, spec: spec, cond: cond}
+	addrs, err := s.resolve(spec)
+	if err != nil && (strings.HasPrefix(spec, "*") || strings.Contains(spec, ":") || isDigits(spec) || errors.Is(err, dwarf.ErrAmbiguousFile)) {
+		return err
+	}
+	b.addrs = addrs
+	s.nextID++
+	s.bps = append(s.bps, b)
+	if err := s.syncBreakpoints(); err != nil {
+		s.bps = s.bps[:len(s.bps)-1]
+		return err
+	}
+	if len(b.addrs) == 0 {
+		res.Value = map[string]any{"id": b.id, "pending": true}
+		res.Text = fmt.Sprintf("Breakpoint %d (%s) pending: not in the program or its libraries loaded so far", b.id, spec)
+		return nil
+	}
+	var locs []map[string]any
+	for _, a := range b.addrs {
+		loc := map[string]any{"address": fmt.Sprintf("%#x", a)}
+		info := &StopInfo{}
+		s.placeInfo(info, a)
+		if info.Function != "" {
+			loc["function"] = info.Function
+		}
+		if info.File != "" {
+			loc["file"], loc["line"] = info.File, info.Line
+		}
+		locs = append(locs, loc)
+	}
+	val := map[string]any{"id": b.id, "address": locs[0]["address"], "locations": locs}
+	for _, k := range []string{"function", "file", "line"} {
+		if v, ok := locs[0][k]; ok {
+			val[k] = v
+		}
+	}
+	if cond != "" {
+		val["condition"] = cond
+	}
+	res.Value = val
+	res.Text = fmt.Sprintf("Breakpoint %d at %#x", b.id, b.addrs[0])
+	if f, ok := locs[0]["file"]; ok {
+		res.Text += fmt.Sprintf(": file %s, line %d.", f, locs[0]["line"])
+	} else if fn, off := s.symbolize(b.addrs[0]); fn != "" {
+		res.Text += fmt.Sprintf(" <%s+%d>", fn, off)
+	}
+	if len(b.addrs) > 1 {
+		res.Text += fmt.Sprintf(" (%d locations)", len(b.addrs))
+	}
+	return nil
+}
+
+// watchTarget turns a watch or history argument into a watchpoint: a raw
+// `*(TYPE *)ADDR`, or any lvalue expression of 1, 2, 4 or 8 bytes.
+func (s *Session) watchTarget(args string, rw bool) (replay.Watchpoint, *dwarf.Type, error) {
+	if addr, size, err := s.parseLocation(args); err == nil {
+		return replay.Watchpoint{Addr: addr, Len: size, ReadWrite: rw}, nil, nil
+	}
+	v, err := s.eval(args)
+	if err != nil {
+		return replay.Watchpoint{}, nil, err
+	}
+	if !v.InMem {
+		return replay.Watchpoint{}, nil, errors.New("Cannot watch constant value `" + args + "'.")
+	}
+	size := int64(8)
+	if v.Type != nil {
+		size = v.Type.Size
+	}
+	switch size {
+	case 1, 2, 4, 8:
+	default:
+		return replay.Watchpoint{}, nil, fmt.Errorf("cannot watch %s: %d bytes (hardware watchpoints cover 1, 2, 4 or 8; watch a field or element)", args, size)
+	}
+	if v.Addr%uint64(size) != 0 {
+		return replay.Watchpoint{}, nil, fmt.Errorf("cannot watch %s: address %#x is not aligned to its size %d", args, v.Addr, size)
+	}
+	return replay.Watchpoint{Addr: v.Addr, Len: int(size), ReadWrite: rw}, v.Type, nil
+}
+
+func (s *Session) cmdWatch(name, args string, res *Result) error {
+	args = strings.TrimSpace(args)
+	for _, p := range []string{"-location", "-l"} {
+		if rest, ok := strings.CutPrefix(args, p+" "); ok {
+			args = strings.TrimSpace(rest)
+		}
+	}
+	wp, typ, err := s.watchTarget(args, name != "watch")
+	if err != nil {
+		return err
+	}
+	w := &watch{id: s.nextID, expr: args, wp: wp, typ: typ}
+	s.watches = append(s.watches, w)
+	if err := s.syncWatches(); err != nil {
+		s.watches = s.watches[:len(s.watches)-1]
+		s.syncWatches()
+		return err
+	}
+	s.nextID++
+	kind := "Hardware watchpoint"
+	if w.wp.ReadWrite {
+		kind = "Hardware access (read/write) watchpoint"
+	}
+	res.Value = map[string]any{"id": w.id, "expr": args, "address": fmt.Sprintf("%#x", wp.Addr), "size": wp.Len}
+	res.Text = fmt.Sprintf("%s %d: %s", kind, w.id, args)
+	return nil
+}
+
+// cmdHistory lists every write to the location of an expression over the
+// whole recording, with the source line of each writing instruction.
+func (s *Session) cmdHistory(args string, res *Result) error {
+	wp, typ, err := s.watchTarget(args, false)
+	if err != nil {
+		return err
+	}
+	w := &watch{expr: args, wp: wp, typ: typ}
+	ws, err := s.tl.WatchHistory(wp)
+	if err != nil {
+		return err
+	}
+	list := []map[string]any{}
+	var b strings.Builder
+	for i, wr := range ws {
+		item := map[string]any{"index": i + 1, "event": wr.Moment.Event, "moment": wr.Moment.String(), "thread": wr.Tid,
+			"pc": fmt.Sprintf("%#x", wr.PC), "old": s.watchValue(w, wr.Old), "new": s.watchValue(w, wr.New)}
+		info := &StopInfo{}
+		where := fmt.Sprintf("%#x", wr.PC)
+		if wr.Syscall {
+			item["syscall"] = true
+			where = "system call"
+		} else {
+			// The writer's place needs the replay at the write; the
+			// instruction just before pc is the writer unless a jump got
+			// there, which a store does not do.
+			s.placeInfo(info, s.writerPCStatic(wr.PC))
+			if info.Function != "" {
+				item["function"] = info.Function
+				where = info.Function
+			}
+			if info.File != "" {
+				item["file"], item["line"] = info.File, info.Line
+				where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+			}
+		}
+		list = append(list, item)
+		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item["old"], item["new"], where)
+	}
+	res.Value = list
+	res.Text = fmt.Sprintf("%d writes to %s", len(ws), args)
+	if len(ws) > 0 {
+		res.Text += ":\n" + strings.TrimRight(b.String(), "\n")
+	}
+	return nil
+}
+
+// writerPCStatic finds the writing instruction from the program text, for
+// writes listed after the replay has moved on (code does not change).
+func (s *Session) writerPCStatic(pc uint64) uint64 { return s.writerPC(pc) }
+
+// cmdFinish implements finish and reverse-finish on the selected frame.
+func (s *Session) cmdFinish(res *Result, reverse bool) error {
+	frames, err := s.stack(s.currentThread())
+	if err != nil {
+		return err
+	}
+	level := min(s.frame, len(frames)-1)
+	header := ""
+	if len(frames) > 0 {
+		fi := s.frameInfo(frames, level)
+		verb := "Run till exit from "
+		if reverse {
+			verb = "Run back to call of "
+		}
+		header = verb + s.frameLine(frames, level, fi)
+	}
+	var fn *dwarf.Function
+	if level < len(frames) {
+		fn = frames[physicalFrame(frames, level)].Function
+	}
+	op := func() (*timeline.Stop, error) { return s.finishFrame(level) }
+	if reverse {
+		op = func() (*timeline.Stop, error) { return s.reverseFinish(level) }
+	}
+	if err := s.run(res, op); err != nil {
+		return err
+	}
+	res.Text = header + "\n" + res.Text
+	if !reverse && fn != nil && res.Stop != nil && res.Stop.Reason == "step" {
+		if v, ok := s.returnValue(fn); ok {
+			s.printCount++
+			res.Value = map[string]any{"returned": v}
+			res.Text += fmt.Sprintf("\nValue returned is $%d = %s", s.printCount, v)
+		}
+	}
+	return nil
+}
+
+// returnValue reads a function's scalar return value from rax or xmm0, as
+// gdb's finish prints it.
+func (s *Session) returnValue(fn *dwarf.Function) (string, bool) {
+	typ, err := s.symbols().ReturnType(fn)
+	if err != nil || typ == nil {
+		return "", false
+	}
+	base := typ
+	for base != nil && (base.Kind == dwarf.KindTypedef || base.Kind == dwarf.KindQualified) {
+		base = base.Elem
+	}
+	if base == nil || base.Size <= 0 || base.Size > 8 {
+		return "", false
+	}
+	tid := s.currentThread()
+	b := make([]byte, 8)
+	if base.Kind == dwarf.KindBase && base.Encoding == 4 { // DW_ATE_float
+		x, err := s.tl.Session().FPRegs(tid)
+		if err != nil {
+			return "", false
+		}
+		if len(x) < 168 {
+			return "", false
+		}
+		copy(b, x[160:168]) // xmm0 in user_fpregs_struct
+
+	} else {
+		regs, err := s.tl.Session().Regs(tid)
+		if err != nil {
+			return "", false
+		}
+		binary.LittleEndian.PutUint64(b, regs[trace.RAX])
+	}
+	return s.format(dwarf.Value{Type: typ, Bytes: b[:base.Size]}, 0), true
+}
+
+// cmdUntil implements until/advance [LOCATION].
+func (s *Session) cmdUntil(name, args string, res *Result) error {
+	if strings.TrimSpace(args) == "" {
+		if name == "advance" {
+			return errors.New("advance needs a location")
+		}
+		return s.run(res, s.until)
+	}
+	addrs, err := s.resolve(strings.TrimSpace(args))
+	if err != nil {
+		return err
+	}
+	return s.run(res, func() (*timeline.Stop, error) { return s.advance(addrs) })
+}
+
+// cmdDisassemble lists the instructions of the function around pc (or of
+// an address or function), marking the current one.
+func (s *Session) cmdDisassemble(args string, res *Result) error {
+	t := s.symbols()
+	pc, err := s.pcOf(s.currentThread())
+	if err != nil {
+		return err
+	}
+	start, end := uint64(0), uint64(0)
+	if a := strings.TrimSpace(args); a != "" {
+		addrs, err := s.resolve(a)
+		if err != nil {
+			return err
+		}
+		start = addrs[0]
+	} else if f, _, err := s.selectedFrame(); err == nil {
+		start = f.PC
+	}
+	if fn := t.FunctionAt(start); fn != nil {
+		start, end = fn.Low, fn.High
+	} else if sym, _, ok := t.At(start); ok && sym.Size > 0 {
+		start, end = sym.Addr, sym.Addr+sym.Size
+	} else {
+		end = start + 64
+	}
+	if end-start > 1<<16 {
+		end = start + 1<<16
+	}
+	insts, err := t.Disassemble(s.mem(), start, int(end-start))
+	if err != nil {
+		return err
+	}
+	var lines []string
+	var vals []map[string]any
+	for _, in := range insts {
+		if in.Addr >= end {
+			break
+		}
+		mark := "   "
+		if in.Addr == pc {
+			mark = "=> "
+		}
+		name := ""
+		if sym, off, ok := t.At(in.Addr); ok {
+			name = fmt.Sprintf(" <%s+%d>", sym.Name, off)
+		}
+		lines = append(lines, fmt.Sprintf("%s%#016x%s:\t%s", mark, in.Addr, name, in.Text))
+		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text, "current": in.Addr == pc})
+	}
+	res.Value, res.Text = vals, strings.Join(lines, "\n")
+	return nil
+}

@@ -1,0 +1,406 @@
+package dwarf
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// VarKind says where a variable is declared.
+type VarKind int
+
+// Variable kinds.
+const (
+	VarLocal VarKind = iota
+	VarArg
+	VarGlobal
+)
+
+// Variable is a variable with its value at a frame.
+type Variable struct {
+	Value
+	Kind     VarKind
+	DeclLine int
+}
+
+// frameScope is what reading variables of one frame needs.
+type frameScope struct {
+	t      *Table
+	frames []Frame
+	level  int
+	mem    Memory
+	img    *Image
+	dw     *dwarf.Data
+	cu     *dwarf.Entry
+	look   uint64 // pc used for block and location-list lookup
+	ctx    LocContext
+}
+
+// newFrameScope prepares the location context of frames[level].
+func (t *Table) newFrameScope(frames []Frame, level int, mem Memory) (*frameScope, error) {
+	f := frames[level]
+	if f.Function == nil {
+		return nil, fmt.Errorf("no debug information for frame %d", level)
+	}
+	img := f.Function.image
+	dw, err := img.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	cuInfo := img.funcIndex().cus[dwarf.Offset(f.Function.cu)]
+	if cuInfo == nil {
+		return nil, fmt.Errorf("no compilation unit for %s", f.Function.Name)
+	}
+	look := f.PC
+	if level > 0 && !frames[level-1].Inlined || (level > 0 && f.PC == frames[level-1].PC && !frames[level-1].Inlined) {
+		look = f.PC - 1
+	}
+	if level > 0 {
+		// Callers (physical ones) are at a return address: their blocks and
+		// location lists are those of the call instruction.
+		p := level
+		for p > 0 && frames[p-1].Inlined && frames[p-1].PC == f.PC {
+			p--
+		}
+		if p > 0 {
+			look = f.PC - 1
+		} else {
+			look = f.PC
+		}
+	}
+	ctx, err := img.UnitContext(cuInfo.entry)
+	if err != nil {
+		return nil, err
+	}
+	regs := f.Regs
+	ctx.Regs = &regs
+	ctx.CFA = f.CFA
+	ctx.Mem = mem
+	// The frame base is the concrete function's, also for inlined frames.
+	concrete := img.concreteAt(look)
+	ctx.FrameBase = func() (uint64, error) {
+		if concrete == nil {
+			return 0, errors.New("no frame base")
+		}
+		r := dw.Reader()
+		r.Seek(dwarf.Offset(concrete.offset))
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return 0, fmt.Errorf("frame base of %s: %v", concrete.Name, err)
+		}
+		fld := e.AttrField(dwarf.AttrFrameBase)
+		if fld == nil {
+			return 0, fmt.Errorf("%s has no frame base", concrete.Name)
+		}
+		expr, err := img.LocationExpr(fld, cuInfo.entry, look)
+		if err != nil {
+			return 0, err
+		}
+		inner := ctx
+		inner.FrameBase = nil
+		return EvalAddress(expr, &inner)
+	}
+	var caller *Frame
+	for j := level + 1; j < len(frames); j++ {
+		if !frames[j-1].Inlined {
+			caller = &frames[j]
+			break
+		}
+	}
+	if caller != nil {
+		ctx.EntryValue = t.EntryValueResolver(caller, mem)
+	}
+	ctx.TLSBase = func() (uint64, error) { return t.tlsBase(img, regs.FSBase) }
+	return &frameScope{t: t, frames: frames, level: level, mem: mem, img: img, dw: dw, cu: cuInfo.entry, look: look, ctx: ctx}, nil
+}
+
+// tlsBase returns the address of an image's static TLS block: on x86-64
+// (TLS variant II) the executable's block ends at the thread pointer.
+func (t *Table) tlsBase(img *Image, fs uint64) (uint64, error) {
+	if len(t.Images) == 0 || img != t.Images[0] {
+		return 0, errors.New("thread-local variables of shared libraries are not supported yet")
+	}
+	for _, p := range img.file.Progs {
+		if p.Type == elf.PT_TLS {
+			align := p.Align
+			if align == 0 {
+				align = 1
+			}
+			size := (p.Memsz + align - 1) &^ (align - 1)
+			return fs - size, nil
+		}
+	}
+	return 0, errors.New("the program has no thread-local storage")
+}
+
+// readVar reads one variable DIE in the scope.
+func (sc *frameScope) readVar(e *dwarf.Entry) Variable {
+	v := Variable{}
+	if name, _ := attrVia(sc.dw, e, dwarf.AttrName); name != nil {
+		v.Name, _ = name.(string)
+	}
+	if l, _ := attrVia(sc.dw, e, dwarf.AttrDeclLine); l != nil {
+		if n, ok := l.(int64); ok {
+			v.DeclLine = int(n)
+		}
+	}
+	if e.Tag == dwarf.TagFormalParameter {
+		v.Kind = VarArg
+	}
+	if to, _ := attrVia(sc.dw, e, dwarf.AttrType); to != nil {
+		if off, ok := to.(dwarf.Offset); ok {
+			typ, err := sc.img.TypeAt(off)
+			if err != nil {
+				v.Err = err
+				return v
+			}
+			v.Type = typ
+		}
+	}
+	v.Value = sc.locate(e, v.Value)
+	return v
+}
+
+// locate fills a value from a DIE's DW_AT_location or DW_AT_const_value.
+func (sc *frameScope) locate(e *dwarf.Entry, v Value) Value {
+	size := int64(0)
+	if v.Type != nil {
+		size = v.Type.Size
+	}
+	if cv := e.Val(dwarf.AttrConstValue); cv != nil {
+		switch c := cv.(type) {
+		case int64:
+			b := make([]byte, max(size, 8))
+			for i := range b {
+				b[i] = byte(uint64(c) >> (8 * (i % 8)))
+				if i >= 8 && c < 0 {
+					b[i] = 0xff
+				}
+			}
+			v.Bytes = b[:max(size, 1)]
+		case []byte:
+			v.Bytes = c
+		}
+		return v
+	}
+	fld := e.AttrField(dwarf.AttrLocation)
+	if fld == nil {
+		v.Optimized = true
+		return v
+	}
+	expr, err := sc.img.LocationExpr(fld, sc.cu, sc.look)
+	if err != nil {
+		if errors.Is(err, ErrOptimizedOut) {
+			v.Optimized = true
+		} else {
+			v.Err = err
+		}
+		return v
+	}
+	if len(expr) == 0 {
+		v.Optimized = true
+		return v
+	}
+	loc, err := EvalLocation(expr, &sc.ctx)
+	if err != nil {
+		// An entry value the caller does not pass is gdb's <optimized out>.
+		if errors.Is(err, ErrOptimizedOut) {
+			v.Optimized = true
+		} else {
+			v.Err = err
+		}
+		return v
+	}
+	r := ReadLocation(loc, size, sc.mem, sc.ctx.Regs)
+	r.Name, r.Type = v.Name, v.Type
+	return r
+}
+
+// FrameVariables returns the arguments and the locals of frames[level] at
+// its pc: locals of the innermost enclosing block first, as gdb's
+// `info locals`. Nested inlined calls are frames of their own and are not
+// entered.
+func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, locals []Variable, err error) {
+	sc, err := t.newFrameScope(frames, level, mem)
+	if err != nil {
+		return nil, nil, err
+	}
+	fn := frames[level].Function
+	r := sc.dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	top, err := r.Next()
+	if err != nil || top == nil {
+		return nil, nil, fmt.Errorf("variables of %s: %v", fn.Name, err)
+	}
+	if !top.Children {
+		return nil, nil, nil
+	}
+	lpc := sc.look - sc.img.Bias
+	var byDepth [][]Variable
+	depth := 1
+	for depth > 0 {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		switch e.Tag {
+		case 0:
+			depth--
+		case dwarf.TagFormalParameter:
+			if depth == 1 {
+				args = append(args, sc.readVar(e))
+			}
+		case dwarf.TagVariable:
+			for len(byDepth) < depth {
+				byDepth = append(byDepth, nil)
+			}
+			byDepth[depth-1] = append(byDepth[depth-1], sc.readVar(e))
+		case dwarf.TagLexDwarfBlock:
+			rs, _ := sc.dw.Ranges(e)
+			in := len(rs) == 0
+			for _, rg := range rs {
+				if lpc >= rg[0] && lpc < rg[1] {
+					in = true
+				}
+			}
+			if e.Children {
+				if in {
+					depth++
+				} else {
+					r.SkipChildren()
+				}
+			}
+		default:
+			if e.Children {
+				r.SkipChildren()
+			}
+		}
+	}
+	for d := len(byDepth) - 1; d >= 0; d-- {
+		locals = append(locals, byDepth[d]...)
+	}
+	return args, locals, nil
+}
+
+// globalIndex maps names of variables with static storage to their DIEs.
+type globalIndex struct {
+	byName map[string][]globalRef
+}
+
+type globalRef struct {
+	off dwarf.Offset
+	cu  *dwarf.Entry
+}
+
+var globalsMu sync.Mutex
+
+// globals indexes the image's top-level and namespace-level variables:
+// "counter", "ns::var", "main.x", "crate::NAME".
+func (img *Image) globals() *globalIndex {
+	globalsMu.Lock()
+	defer globalsMu.Unlock()
+	if img.globalsIdx != nil {
+		return img.globalsIdx
+	}
+	gi := &globalIndex{byName: map[string][]globalRef{}}
+	img.globalsIdx = gi
+	dw, err := img.DWARF()
+	if err != nil {
+		return gi
+	}
+	r := dw.Reader()
+	var cu *dwarf.Entry
+	var scope []string // namespace names by depth
+	depth := 0
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			depth--
+			if depth >= 0 && depth < len(scope) {
+				scope = scope[:depth]
+			}
+			continue
+		}
+		switch e.Tag {
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			cu, scope, depth = e, nil, 0
+		case dwarf.TagNamespace, dwarf.TagModule:
+			name, _ := e.Val(dwarf.AttrName).(string)
+			for len(scope) < depth {
+				scope = append(scope, "")
+			}
+			scope = append(scope[:depth], name)
+		case dwarf.TagVariable:
+			if e.Val(dwarf.AttrLocation) != nil || e.Val(dwarf.AttrConstValue) != nil {
+				name, _ := attrVia(dw, e, dwarf.AttrName)
+				if s, ok := name.(string); ok && s != "" {
+					var parts []string
+					for _, p := range scope {
+						if p != "" {
+							parts = append(parts, p)
+						}
+					}
+					full := strings.Join(append(parts, s), "::")
+					ref := globalRef{e.Offset, cu}
+					gi.byName[full] = append(gi.byName[full], ref)
+					if full != s {
+						gi.byName[s] = append(gi.byName[s], ref)
+					}
+				}
+			}
+		default:
+			if e.Tag != dwarf.TagCompileUnit && e.Children && e.Tag != dwarf.TagNamespace && e.Tag != dwarf.TagModule {
+				r.SkipChildren()
+				continue
+			}
+		}
+		if e.Children {
+			depth++
+		}
+	}
+	return gi
+}
+
+// Global reads a variable with static storage by name: file-level,
+// namespace-qualified (C++, Rust) or package-qualified (Go). regs gives the
+// thread pointer for thread-local variables.
+func (t *Table) Global(name string, regs *Regs, mem Memory) (Variable, bool) {
+	for _, img := range t.Images {
+		refs := img.globals().byName[name]
+		if len(refs) == 0 {
+			continue
+		}
+		// Prefer a definition with a location over a declaration.
+		sort.SliceStable(refs, func(i, j int) bool { return refs[i].off < refs[j].off })
+		ref := refs[0]
+		dw, _ := img.DWARF()
+		r := dw.Reader()
+		r.Seek(ref.off)
+		e, err := r.Next()
+		if err != nil || e == nil {
+			continue
+		}
+		ctx, err := img.UnitContext(ref.cu)
+		if err != nil {
+			continue
+		}
+		rg := Regs{}
+		if regs != nil {
+			rg = *regs
+		}
+		ctx.Regs, ctx.Mem = &rg, mem
+		ctx.TLSBase = func() (uint64, error) { return t.tlsBase(img, rg.FSBase) }
+		sc := &frameScope{t: t, mem: mem, img: img, dw: dw, cu: ref.cu, ctx: ctx}
+		v := sc.readVar(e)
+		v.Kind = VarGlobal
+		return v, true
+	}
+	return Variable{}, false
+}
