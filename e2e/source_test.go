@@ -1,0 +1,268 @@
+package e2e
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Source-level debugging scenarios (issue 4): each records a real program
+// and drives `rewind replay --batch --json` as a user would.
+
+func field(r map[string]any, k string) string { return fmt.Sprint(r[k]) }
+
+// wantStop checks the reason, function and line of a stop.
+func wantStop(t *testing.T, r map[string]any, reason, function string, line int) map[string]any {
+	t.Helper()
+	st := stopOf(t, r)
+	if st["reason"] != reason || (function != "" && st["function"] != function) || (line != 0 && st["line"] != float64(line)) {
+		t.Fatalf("%v: stop %v, want %s in %s line %d", r["command"], st, reason, function, line)
+	}
+	if st["file"] == nil || st["function"] == nil {
+		t.Fatalf("%v: stop without function/file: %v", r["command"], st)
+	}
+	return st
+}
+
+func wantValue(t *testing.T, r map[string]any, want string) {
+	t.Helper()
+	wantOK(t, r)
+	if got := field(r, "value"); got != want {
+		t.Errorf("%v = %s, want %s", r["command"], got, want)
+	}
+}
+
+// TestCorruptedPointer is the classic: a name overflows char name[8] into
+// the next pointer; the crash comes later. From the crash, go up, watch the
+// pointer, reverse-continue to the overflowing line, read the loop index,
+// and reverse-finish to the call.
+func TestCorruptedPointer(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	rs := batch(t, trace,
+		"continue", "bt", "up", "print b->next", "watch -l b->next",
+		"reverse-continue", "print i", "print n->name", "bt", "reverse-finish", "info locals")
+	wantStop(t, rs[0], "signal", "sum", 24)
+	if st := stopOf(t, rs[0]); st["signal"] != "SIGSEGV" {
+		t.Fatalf("crash: %v", st)
+	}
+	bt := fmt.Sprint(rs[1]["value"])
+	if !regexp.MustCompile(`function:sum .*function:main`).MatchString(bt) {
+		t.Errorf("bt at the crash: %v", rs[1]["text"])
+	}
+	wantOK(t, rs[2])
+	up, _ := rs[2]["value"].(map[string]any)
+	if up["function"] != "main" || up["line"] != float64(41) {
+		t.Errorf("up: %v, want main at line 41", up)
+	}
+	// "bravo-overflowing": bytes 8..15 of the name land in next.
+	next := fmt.Sprintf("%#x", binary.LittleEndian.Uint64([]byte("bravo-overflowing")[8:16]))
+	prev := fmt.Sprintf("%#x", binary.LittleEndian.Uint64(append([]byte("bravo-overflowing")[8:15], 0)))
+	wantValue(t, rs[3], next)
+	wantOK(t, rs[4])
+	st := wantStop(t, rs[5], "watchpoint", "set_name", 16)
+	w, _ := st["watch"].(map[string]any)
+	if w["new"] != next || w["old"] != prev {
+		t.Errorf("watch values: %v", w)
+	}
+	wantValue(t, rs[6], "15")
+	if v := field(rs[7], "value"); !strings.HasPrefix(v, `"bravo-ov`) {
+		t.Errorf("print n->name = %s", v)
+	}
+	if bt := fmt.Sprint(rs[8]["value"]); !strings.Contains(bt, "function:set_name") || !strings.Contains(bt, "function:main") {
+		t.Errorf("bt in set_name: %v", rs[8]["text"])
+	}
+	wantStop(t, rs[9], "step", "main", 39)
+	if locals := fmt.Sprint(rs[10]["value"]); !strings.Contains(locals, "name:a") || !strings.Contains(locals, "name:b") {
+		t.Errorf("info locals in main: %v", rs[10]["text"])
+	}
+}
+
+// TestPrintMatchesProgramOutput prints values computed from random data
+// at a breakpoint and compares them with what the recorded program printed.
+func TestPrintMatchesProgramOutput(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "source/digest.c")
+	trace := filepath.Join(t.TempDir(), "d.rwd")
+	stdout, stderr, code := record(t, trace, prog)
+	if code != 0 {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	var digest, min, max, total, first string
+	if _, err := fmt.Sscanf(string(stdout), "digest %s min %s max %s total %s first %s", &digest, &min, &max, &total, &first); err != nil {
+		t.Fatalf("program output %q: %v", stdout, err)
+	}
+	rs := batch(t, trace, "break digest.c:45", "continue", "print s.digest", "print s.min", "print s.max",
+		"print total", "print s.first[0]", "print/x s.max", "print s.label", "print s.min < s.max", "print s.max - s.min")
+	wantStop(t, rs[1], "breakpoint", "main", 45)
+	wantValue(t, rs[2], digest)
+	wantValue(t, rs[3], min)
+	wantValue(t, rs[4], max)
+	wantValue(t, rs[5], total)
+	var f, mn, mx int
+	fmt.Sscan(first, &f)
+	fmt.Sscan(min, &mn)
+	fmt.Sscan(max, &mx)
+	if v := field(rs[6], "value"); !strings.HasPrefix(v, fmt.Sprint(f)+" ") {
+		t.Errorf("print s.first[0] = %s, want %d '...'", v, f)
+	}
+	wantValue(t, rs[7], fmt.Sprintf("%#x", mx))
+	if v := field(rs[8], "value"); !strings.HasSuffix(v, `"random"`) {
+		t.Errorf("print s.label = %s", v)
+	}
+	wantValue(t, rs[9], "1")
+	wantValue(t, rs[10], fmt.Sprint(mx-mn))
+}
+
+// TestStepRoundTrips steps forwards with next and step, then backwards:
+// reverse-next retraces the lines next went through.
+func TestStepRoundTrips(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	cmds := []string{"break main", "continue"}
+	for i := 0; i < 6; i++ {
+		cmds = append(cmds, "next")
+	}
+	for i := 0; i < 6; i++ {
+		cmds = append(cmds, "reverse-next")
+	}
+	cmds = append(cmds, "step", "step", "step", "bt", "finish", "reverse-step", "reverse-finish", "until", "until", "until")
+	rs := batch(t, trace, cmds...)
+	start := wantStop(t, rs[1], "breakpoint", "main", 18)
+	var fwd []float64
+	fwd = append(fwd, start["line"].(float64))
+	for i := 0; i < 6; i++ {
+		fwd = append(fwd, wantStop(t, rs[2+i], "step", "main", 0)["line"].(float64))
+	}
+	if fmt.Sprint(fwd) != "[18 19 20 21 19 20 21]" {
+		t.Errorf("next went through lines %v", fwd)
+	}
+	for i := 0; i < 6; i++ {
+		reason := "step"
+		if i == 5 {
+			reason = "breakpoint" // line 18 is where breakpoint 1 is
+		}
+		st := wantStop(t, rs[8+i], reason, "main", 0)
+		if want := fwd[5-i]; st["line"] != want {
+			t.Errorf("reverse-next %d: line %v, want %v", i+1, st["line"], want)
+		}
+	}
+	// Back at line 18: step goes to 19, 20, then into square.
+	wantStop(t, rs[14], "step", "main", 19)
+	wantStop(t, rs[15], "step", "main", 20)
+	wantStop(t, rs[16], "step", "square", 6)
+	if bt := fmt.Sprint(rs[17]["value"]); !strings.Contains(bt, "function:square") || !strings.Contains(bt, "function:main") {
+		t.Errorf("bt in square: %v", rs[17]["text"])
+	}
+	wantStop(t, rs[18], "step", "main", 20)
+	if !strings.Contains(field(rs[18], "text"), "Value returned is $1 = 1") {
+		t.Errorf("finish text: %v", rs[18]["text"])
+	}
+	// Back into square's last line, then out to the call.
+	wantStop(t, rs[19], "step", "square", 8)
+	wantStop(t, rs[20], "step", "main", 20)
+	// until does not go back into the loop once it is past the body.
+	wantStop(t, rs[21], "step", "main", 21)
+	wantStop(t, rs[22], "step", "main", 19)
+	wantStop(t, rs[23], "step", "main", 23)
+}
+
+// TestCXXTemplatesAndValues: template frames demangled in bt, std::string,
+// std::vector and references printed.
+func TestCXXTemplatesAndValues(t *testing.T) {
+	t.Parallel()
+	prog := buildCXX(t, "source/templates.cpp")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	if _, stderr, code := record(t, trace, prog); code != 0 {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	rs := batch(t, trace, "break ns::scale<int>", "continue", "bt", "print a", "print b", "up 2",
+		"print name", "print v", "print sq.side", "print ref.id")
+	wantStop(t, rs[1], "breakpoint", "ns::scale<int>(int, int)", 10)
+	text := field(rs[2], "text")
+	for _, want := range []string{"ns::scale<int>(int, int) (a=2, b=4)", "ns::fn<int>(int, int) (a=2, b=4)", "main ()"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("bt lacks %q:\n%s", want, text)
+		}
+	}
+	wantValue(t, rs[3], "2")
+	wantValue(t, rs[4], "4")
+	wantOK(t, rs[5])
+	wantValue(t, rs[6], `"squares"`)
+	if v := field(rs[7], "value"); !strings.Contains(v, "{1, 2, 3}") {
+		t.Errorf("print v = %s", v)
+	}
+	wantValue(t, rs[8], "4")
+	wantValue(t, rs[9], "7")
+}
+
+// TestGoLocals: break main.go:N in a Go program and print its locals.
+func TestGoLocals(t *testing.T) {
+	t.Parallel()
+	prog := buildGo(t, "locals")
+	trace := filepath.Join(t.TempDir(), "g.rwd")
+	if _, stderr, code := record(t, trace, prog); code != 0 {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	rs := batch(t, trace, "break main.go:27", "continue", "print greeting", "print primes", "print counts",
+		"print origin", "print origin.Name", "print primes[4]", "info locals", "bt")
+	wantStop(t, rs[1], "breakpoint", "main.main", 27)
+	wantValue(t, rs[2], `"hello, rewind"`)
+	if v := field(rs[3], "value"); !strings.Contains(v, "len: 5, cap: 5") || !strings.Contains(v, "2,3,5,7,11") {
+		t.Errorf("print primes = %s", v)
+	}
+	if v := field(rs[4], "value"); !strings.Contains(v, `"alpha": 1`) || !strings.Contains(v, `"beta": 2`) || !strings.Contains(v, `"gamma": 3`) {
+		t.Errorf("print counts = %s", v)
+	}
+	if v := field(rs[5], "value"); !strings.Contains(v, "X: 3") || !strings.Contains(v, "Y: -4") {
+		t.Errorf("print origin = %s", v)
+	}
+	wantValue(t, rs[6], `"p"`)
+	wantValue(t, rs[7], "11")
+	locals := field(rs[8], "text")
+	for _, name := range []string{"counts", "primes", "greeting", "origin", "n"} {
+		if !regexp.MustCompile(`(?m)^` + name + ` = `).MatchString(locals) {
+			t.Errorf("info locals lacks %s:\n%s", name, locals)
+		}
+	}
+	if !strings.Contains(field(rs[9], "text"), "main.main") {
+		t.Errorf("bt: %s", rs[9]["text"])
+	}
+}
+
+// TestRustPanicBacktrace: an out-of-bounds index panics (panic=abort);
+// the backtrace at SIGABRT goes through the panic machinery to main.
+func TestRustPanicBacktrace(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("rustc"); err != nil {
+		t.Skip("rustc not installed")
+	}
+	prog := filepath.Join(t.TempDir(), "panic")
+	if out, err := exec.Command("rustc", "-g", "-C", "panic=abort", "-o", prog, srcPath("rust/panic.rs")).CombinedOutput(); err != nil {
+		t.Fatalf("rustc: %v\n%s", err, out)
+	}
+	trace := filepath.Join(t.TempDir(), "r.rwd")
+	if _, stderr, code := record(t, trace, prog); code != 134 {
+		t.Fatalf("record: exit %d, want 134 (SIGABRT): %s", code, stderr)
+	}
+	rs := batch(t, trace, "continue", "bt")
+	if st := stopOf(t, rs[0]); st["signal"] != "SIGABRT" {
+		t.Fatalf("continue: %v", st)
+	}
+	text := field(rs[1], "text")
+	last := -1
+	for _, fn := range []string{"core::panicking::panic_bounds_check", "panic::pick", "panic::main"} {
+		i := strings.Index(text, fn)
+		if i < 0 || i < last {
+			t.Errorf("bt lacks %s (in order):\n%s", fn, text)
+		}
+		last = i
+	}
+	if !strings.Contains(text, "panic.rs:4") {
+		t.Errorf("bt lacks the panicking line panic.rs:4:\n%s", text)
+	}
+}
