@@ -701,4 +701,3 @@ func (s *Session) cmdEvents(args string, res *Result) error {
 	res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
 	return nil
 }
-

@@ -118,6 +118,9 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			}
 			f.Level = len(out)
 			out = append(out, f)
+			if f.Symbol == "main" {
+				break
+			}
 			continue
 		}
 		file, line := "", 0
@@ -135,6 +138,11 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			out = append(out, g)
 			// The frame that contains an inlined call is at its call site.
 			file, line = fn.CallFile, fn.CallLine
+		}
+		// gdb's default "backtrace past-main off": the C runtime's frames
+		// before main are noise.
+		if n := len(out); n > 0 && (out[n-1].Symbol == "main" || (out[n-1].Function != nil && out[n-1].Function.Name == "main")) {
+			break
 		}
 	}
 	return out, nil

@@ -377,11 +377,21 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 	if strings.TrimSpace(args) == "" {
 		return errors.New("print needs an expression")
 	}
-	v, err := s.eval(args)
+	sc := s.newScope()
+	v, err := expr.Eval(args, sc)
 	if err != nil {
 		return err
 	}
-	text := s.format(v, f)
+	if isIdent(args) {
+		// A reference variable prints as itself at the top level, as gdb:
+		// (Shape &) @0x7ffe...: {...}; the evaluator looks through it.
+		if raw, ok, err := sc.Variable(strings.TrimSpace(args)); ok && err == nil && raw.Type != nil && raw.Type.Kind == dwarf.KindReference {
+			v = raw
+		}
+	}
+	o := formatOpts
+	o.Format, o.TypePrefix = f, true // gdb: $1 = (struct node *) 0x4052a0
+	text := s.symbols().Format(v, s.mem(), o)
 	s.printCount++
 	res.Value = text
 	if v.Type != nil {
@@ -494,6 +504,20 @@ func (s *Session) resolveSource(spec string) ([]dwarf.Line, error) {
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// isIdent says whether an expression is a plain variable name.
+func isIdent(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigits(s string) bool {

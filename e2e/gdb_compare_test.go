@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The same commands, asked of gdb on a live run of the program (no
+// recording) and of rewind on a recording of it, must give the same
+// answers: values, frames, lines.
+
+// gdbAnswers runs gdb in batch mode and returns one output block per
+// command (the commands after the first `pre` ones, which only get gdb to
+// the place).
+func gdbAnswers(t *testing.T, prog string, pre, cmds []string) []string {
+	t.Helper()
+	// The inferior must see the environment rewind's recording saw, or
+	// stack addresses differ: no shell, no LINES/COLUMNS from gdb.
+	args := []string{"-nx", "-batch", "-ex", "set pagination off", "-ex", "set width 0",
+		"-ex", "set startup-with-shell off", "-ex", "unset environment LINES", "-ex", "unset environment COLUMNS"}
+	for _, c := range pre {
+		args = append(args, "-ex", c)
+	}
+	for _, c := range cmds {
+		args = append(args, "-ex", "echo <<<\\n", "-ex", c)
+	}
+	args = append(args, "-ex", "echo <<<\\n", "-ex", "kill", prog)
+	out, _ := exec.Command("gdb", args...).CombinedOutput()
+	parts := strings.Split(string(out), "<<<\n")
+	if len(parts) < len(cmds)+2 {
+		t.Fatalf("gdb output:\n%s", out)
+	}
+	return parts[1 : len(cmds)+1]
+}
+
+var (
+	valueNumber = regexp.MustCompile(`^\$\d+ = `)
+	atPath      = regexp.MustCompile(` at [^ ]*/([^/ :]+:\d+)`)
+)
+
+// normalize removes what legitimately differs: $N numbering, directories
+// in "at FILE:LINE", trailing spaces.
+func normalize(s string) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		l = valueNumber.ReplaceAllString(l, "")
+		l = atPath.ReplaceAllString(l, " at $1")
+		out = append(out, strings.TrimRight(l, " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+func compareWithGDB(t *testing.T, prog, trace string, gdbPre, rewindPre, cmds []string) {
+	t.Helper()
+	want := gdbAnswers(t, prog, gdbPre, cmds)
+	rs := batch(t, trace, append(append([]string{}, rewindPre...), cmds...)...)
+	rs = rs[len(rewindPre):]
+	for i, c := range cmds {
+		got := normalize(field(rs[i], "text"))
+		if rs[i]["ok"] != true {
+			got = normalize(field(rs[i], "error"))
+		}
+		if w := normalize(want[i]); got != w {
+			t.Errorf("%s:\n gdb:    %q\n rewind: %q", c, w, got)
+		}
+	}
+}
+
+func TestCompareWithGDBAtCrash(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	prog := buildC(t, "source/corrupt.c")
+	trace := filepath.Join(t.TempDir(), "c.rwd")
+	record(t, trace, prog)
+	compareWithGDB(t, prog, trace, []string{"run"}, []string{"continue"}, []string{
+		"bt", "print head", "print *head", "print head->next->name", "print n", "print/x total",
+		"up", "info locals", "print *a", "print a->name[0]", "print b->next == c", "print sizeof(*a)",
+		"print (long)&b->next - (long)b", "print *a->next", "down", "info args",
+	})
+}
+
+func TestCompareWithGDBAtBreakpoint(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	prog := buildCXX(t, "source/templates.cpp")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	pre := []string{"break templates.cpp:11", "run"}
+	compareWithGDB(t, prog, trace, pre, []string{"break templates.cpp:11", "continue"}, []string{
+		"print r", "print a * b", "up 2", "print name", "print v", "print sq", "print sq.side + sq.id",
+		"print ref", "info locals",
+	})
+}
