@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-debugger/rewind/debugger/expr"
 	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -477,8 +478,23 @@ func decodeFlags(v uint64) string {
 	return "[ " + strings.Join(out, " ") + " ]"
 }
 
-// evalAddress evaluates NUMBER, $REG, SYMBOL and sums/differences of them.
-func (s *Session) evalAddress(expr string) (uint64, error) {
+// evalAddress evaluates an address: NUMBER, $REG, SYMBOL and sums of
+// them, or any expression of the language (a pointer, an array, &x).
+func (s *Session) evalAddress(src string) (uint64, error) {
+	a, err := s.evalRawAddress(src)
+	if err == nil {
+		return a, nil
+	}
+	v, err2 := expr.Eval(src, s.newScope())
+	if err2 != nil {
+		return 0, err2
+	}
+	return expr.Address(v, s.mem())
+}
+
+// evalRawAddress evaluates NUMBER, $REG, SYMBOL and sums/differences of
+// them, without debug information.
+func (s *Session) evalRawAddress(expr string) (uint64, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
 		return 0, errors.New("missing address")

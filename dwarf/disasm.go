@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -106,7 +107,7 @@ func readCode(mem Memory, addr uint64, want int) ([]byte, error) {
 	var out []byte
 	for uint64(len(out)) < uint64(want) {
 		at := addr + uint64(len(out))
-		chunk := int((at|0xfff)+1-at)
+		chunk := int((at | 0xfff) + 1 - at)
 		if chunk > want-len(out) {
 			chunk = want - len(out)
 		}
@@ -564,13 +565,56 @@ func (s *symbolizer) name(addr uint64) string {
 			return n
 		}
 	}
-	if sym, off, ok := s.t.At(addr); ok {
-		if off == 0 {
-			return sym.Name
-		}
-		return fmt.Sprintf("%s+%d", sym.Name, off)
+	sym, off, ok := s.t.At(addr)
+	if !ok {
+		return ""
 	}
-	return ""
+	img := s.t.ImageAt(sym.Addr)
+	if img == nil {
+		return ""
+	}
+	if sym.Size == 0 && !sameSection(img, sym.Addr, addr) {
+		// A sizeless marker such as _fini does not extend into .rodata.
+		return ""
+	}
+	name := displayName(img, sym)
+	if off == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s+%d", name, off)
+}
+
+// displayName picks the name gdb shows among the symbols at sym's
+// address: a reference to a symbol of a non-default version keeps it
+// ("stdout@GLIBC_2.2.5", a copy relocation), a default version does not
+// ("pthread_kill@@GLIBC_2.34" is pthread_kill).
+func displayName(img *Image, sym Symbol) string {
+	syms := img.Symbols()
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr >= sym.Addr })
+	for ; i < len(syms) && syms[i].Addr == sym.Addr; i++ {
+		if r := syms[i].Raw; strings.Contains(r, "@") && !strings.Contains(r, "@@") {
+			return r
+		}
+	}
+	if i := strings.Index(sym.Name, "@@"); i > 0 {
+		return sym.Name[:i]
+	}
+	return sym.Name
+}
+
+// sameSection says whether two run-time addresses of an image fall into
+// the same ELF section.
+func sameSection(img *Image, a, b uint64) bool {
+	for _, sec := range img.file.Sections {
+		if sec.Flags&elf.SHF_ALLOC == 0 || sec.Size == 0 {
+			continue
+		}
+		lo, hi := sec.Addr+img.Bias, sec.Addr+img.Bias+sec.Size
+		if a >= lo && a < hi {
+			return b >= lo && b < hi
+		}
+	}
+	return false
 }
 
 // pltSymbols names the entries of the image's PLT sections "func@plt",

@@ -308,7 +308,6 @@ func TestDisasSymbolizes(t *testing.T) {
 	}
 }
 
-
 // uwFileMem reads an ELF file's loaded segments at their link addresses.
 type uwFileMem struct{ f *elf.File }
 

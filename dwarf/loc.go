@@ -76,6 +76,7 @@ const (
 	PieceUndefined
 )
 
+// String names the kind for messages.
 func (k PieceKind) String() string {
 	switch k {
 	case PieceMemory:
@@ -126,6 +127,7 @@ type ImplicitPointerError struct {
 	Offset int64
 }
 
+// Error describes the implicit pointer.
 func (e *ImplicitPointerError) Error() string {
 	return fmt.Sprintf("implicit pointer to DIE %#x%+d", e.DIE, e.Offset)
 }
@@ -1472,6 +1474,11 @@ func ReadLocation(loc Location, size int64, mem Memory, regs *Regs) Value {
 			out = append(out, chunk...)
 		}
 	}
+	if int64(len(out)) < size {
+		// The pieces describe less than the object: the rest is unknown.
+		val.Optimized = true
+		out = append(out, make([]byte, size-int64(len(out)))...)
+	}
 	val.Bytes = out
 	return val
 }
@@ -1585,7 +1592,16 @@ func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (
 			expr, err = nil, fmt.Errorf("malformed location list in %s: %v", img.DebugPath, r)
 		}
 	}()
-	val, _ := field.Val.(int64)
+	// Offsets come as int64, DW_FORM_loclistx indexes as uint64.
+	var val int64
+	switch v := field.Val.(type) {
+	case int64:
+		val = v
+	case uint64:
+		val = int64(v)
+	default:
+		return nil, fmt.Errorf("%v has an unexpected value %T", field.Attr, field.Val)
+	}
 	_, version, err := img.unitHeader(uint64(cu.Offset))
 	if err != nil {
 		return nil, err
@@ -1774,7 +1790,6 @@ func (t *Table) entryValue(caller *Frame, mem Memory, expr []byte, depth int) (u
 	}
 	ctx.Regs, ctx.CFA, ctx.Mem = &caller.Regs, caller.CFA, mem
 	ctx.FrameBase = frameBaseFunc(img, site.fn, site.cu, caller, &ctx)
-	ctx.TLSBase = nil
 	ctx.EntryValue = func(sub []byte) (uint64, error) {
 		// The caller's own entry values come from the frame above it.
 		up := t.unwind(caller.Regs, mem, 2, false)

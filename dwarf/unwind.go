@@ -160,7 +160,8 @@ const (
 // but restores registers to "undefined" instead of the CIE's rule and does
 // not scale DW_CFA_val_offset, so this is our own.
 type cfiMachine struct {
-	cie     *frame.CommonInformationEntry
+	caf     uint64 // code alignment factor
+	daf     int64  // data alignment factor
 	bias    uint64
 	loc     uint64
 	row     cfiRow
@@ -178,8 +179,7 @@ func (m *cfiMachine) set(reg uint64, r regRule) {
 // starts after pc.
 func (m *cfiMachine) run(ins []byte, pc uint64, limit, eh bool) error {
 	r := &exprReader{b: ins}
-	caf := m.cie.CodeAlignmentFactor
-	daf := m.cie.DataAlignmentFactor
+	caf, daf := m.caf, m.daf
 	for r.off < len(ins) && r.err == nil {
 		op := r.u8()
 		switch op & 0xc0 {
@@ -282,19 +282,43 @@ func (m *cfiMachine) run(ins []byte, pc uint64, limit, eh bool) error {
 	return r.err
 }
 
-// rowAt computes the CFI row of an FDE at pc.
-func rowAt(fde *frame.FrameDescriptionEntry, pc, bias uint64, eh bool) (cfiRow, error) {
-	m := &cfiMachine{cie: fde.CIE, bias: bias}
-	if err := m.run(fde.CIE.InitialInstructions, 0, false, eh); err != nil {
-		return cfiRow{}, fmt.Errorf("CIE instructions: %w", err)
+// cieParams returns a CIE's alignment factors, return address column and
+// initial instructions. delve's parser does not know the address_size and
+// segment_selector_size fields of version 4 CIEs (clang's .debug_frame):
+// it reads them as the alignment factors, and the real code alignment as
+// the return address column, so those are decoded again here.
+func cieParams(cie *frame.CommonInformationEntry) (caf uint64, daf int64, ra uint64, initial []byte, err error) {
+	if cie.Version != 4 {
+		return cie.CodeAlignmentFactor, cie.DataAlignmentFactor, cie.ReturnAddressRegister, cie.InitialInstructions, nil
+	}
+	if cie.CodeAlignmentFactor != 8 || cie.DataAlignmentFactor != 0 {
+		return 0, 0, 0, nil, fmt.Errorf("CIE version 4 with address size %d and segment size %d", cie.CodeAlignmentFactor, cie.DataAlignmentFactor)
+	}
+	r := &exprReader{b: cie.InitialInstructions}
+	caf = cie.ReturnAddressRegister
+	daf = r.sleb()
+	ra = r.uleb()
+	return caf, daf, ra, cie.InitialInstructions[r.off:], r.err
+}
+
+// rowAt computes the CFI row of an FDE at pc and the return address
+// column.
+func rowAt(fde *frame.FrameDescriptionEntry, pc, bias uint64, eh bool) (cfiRow, uint64, error) {
+	caf, daf, ra, initial, err := cieParams(fde.CIE)
+	if err != nil {
+		return cfiRow{}, 0, err
+	}
+	m := &cfiMachine{caf: caf, daf: daf, bias: bias}
+	if err := m.run(initial, 0, false, eh); err != nil {
+		return cfiRow{}, 0, fmt.Errorf("CIE instructions: %w", err)
 	}
 	m.initial = m.row
 	m.stack = nil
 	m.loc = fde.Begin()
 	if err := m.run(fde.Instructions, pc, true, eh); err != nil {
-		return cfiRow{}, fmt.Errorf("FDE at %#x: %w", fde.Begin(), err)
+		return cfiRow{}, 0, fmt.Errorf("FDE at %#x: %w", fde.Begin(), err)
 	}
-	return m.row, nil
+	return m.row, ra, nil
 }
 
 // Unwind returns the physical call stack from regs (frame 0 first): each
@@ -334,7 +358,7 @@ func (t *Table) unwind(regs Regs, mem Memory, max int, exact bool) []Frame {
 		var st unwindStep
 		ok := false
 		if img != nil {
-			st, ok = t.step(img, &cur, mem, pc, lookup, len(frames) == 0 && exact)
+			st, ok = t.step(img, &cur, mem, pc, lookup, exact)
 		}
 		f.CFA = st.cfa
 		if st.sigtramp {
@@ -382,8 +406,10 @@ func readU64(mem Memory, addr uint64) (uint64, error) {
 }
 
 // step unwinds one frame: the signal trampoline, then CFI, then the
-// frame-pointer and prologue heuristics.
-func (t *Table) step(img *Image, cur *Regs, mem Memory, pc, lookup uint64, top bool) (unwindStep, bool) {
+// frame-pointer and prologue heuristics. exact says that pc is where the
+// frame's execution is (frame 0, or a frame a signal interrupted), so that
+// it may be at a function's first instruction.
+func (t *Table) step(img *Image, cur *Regs, mem Memory, pc, lookup uint64, exact bool) (unwindStep, bool) {
 	if isSigreturn(mem, pc) {
 		return sigreturnStep(cur, mem)
 	}
@@ -393,12 +419,12 @@ func (t *Table) step(img *Image, cur *Regs, mem Memory, pc, lookup uint64, top b
 			return st, true
 		}
 	}
-	return fallbackStep(img, cur, mem, pc, top)
+	return fallbackStep(img, cur, mem, pc, exact)
 }
 
 func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory, pc uint64, eh bool) (unwindStep, error) {
 	var st unwindStep
-	row, err := rowAt(fde, pc, img.Bias, eh)
+	row, ra, err := rowAt(fde, pc, img.Bias, eh)
 	if err != nil {
 		return st, err
 	}
@@ -458,7 +484,7 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 		}
 		st.caller.Set(int(r), v)
 	}
-	if ra := fde.CIE.ReturnAddressRegister; ra != RegRIP {
+	if ra != RegRIP {
 		// x86-64 CIEs name rip as the return address column; honour
 		// another one by moving its value into rip.
 		st.caller.Valid[RegRIP] = false
@@ -524,7 +550,7 @@ func sigreturnStep(cur *Regs, mem Memory) (unwindStep, bool) {
 // fallbackStep unwinds a frame without CFI: at a function's first
 // instruction (or after its push %rbp, or at a ret) the return address is
 // at the top of the stack; elsewhere the frame-pointer chain is followed.
-func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, top bool) (unwindStep, bool) {
+func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unwindStep, bool) {
 	var st unwindStep
 	st.caller.FSBase = cur.FSBase
 	if !cur.Valid[RegRSP] {
@@ -548,7 +574,7 @@ func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, top bool) (unwin
 		st.caller.Set(RegRIP, ra)
 		return st, true
 	}
-	if top {
+	if exact {
 		if s, ok := img.At(pc); ok && s.Func {
 			entry := s.Addr
 			var code [5]byte

@@ -16,20 +16,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// These tests run real programs from testdata/unwind, uwStopped by
+// These tests run real programs from testdata/unwind, stopped by
 // raise(SIGSTOP), and read their live stacks through ptrace and
 // /proc/PID/mem. gdb, when installed, gives the reference backtrace.
 
 // uwBuildC compiles testdata/unwind/src with gcc and the given flags.
 func uwBuildC(t *testing.T, src string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
+	return uwBuildWith(t, "gcc", src, flags...)
+}
+
+// uwBuildWith compiles testdata/unwind/src with a C compiler, skipping the
+// test when the compiler is not installed.
+func uwBuildWith(t *testing.T, cc, src string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s is not installed", cc)
 	}
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(src, ".c"))
-	args := append(append([]string{}, flags...), "-o", out, filepath.Join("..", "testdata", "unwind", src))
-	if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %v: %v\n%s", args, err, b)
+	args := append(append([]string{"-w"}, flags...), "-o", out, filepath.Join("..", "testdata", "unwind", src))
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
 	}
 	return out
 }
@@ -44,7 +51,7 @@ func (m uwProcMem) ReadAt(p []byte, addr uint64) (int, error) {
 	return m.f.ReadAt(p, int64(addr))
 }
 
-// uwStopped is a test program that uwStopped itself.
+// uwStopped is a test program that stopped itself.
 type uwStopped struct {
 	pid   int
 	out   []string // its stdout up to "ready"
@@ -75,9 +82,9 @@ func (s *uwStopped) value(t *testing.T, prefix, key string) int64 {
 	return 0
 }
 
-// uwRunStopped starts bin and waits until it has uwStopped itself, then reads
+// uwRunStopped starts bin and waits until it has stopped itself, then reads
 // its registers with ptrace and builds its symbol table from
-// /proc/PID/maps. The process is detached (still uwStopped) on return and
+// /proc/PID/maps. The process is detached (still stopped) on return and
 // killed when the test ends.
 func uwRunStopped(t *testing.T, bin string, args ...string) *uwStopped {
 	t.Helper()
@@ -151,8 +158,8 @@ wait:
 	return s
 }
 
-// uwPtraceRegs seizes a uwStopped process, reads its registers and detaches,
-// leaving it uwStopped. ptrace requests must all come from one thread.
+// uwPtraceRegs seizes a stopped process, reads its registers and detaches,
+// leaving it stopped. ptrace requests must all come from one thread.
 func uwPtraceRegs(pid int) (Regs, error) {
 	type result struct {
 		regs Regs
@@ -265,7 +272,7 @@ for expr in ["&tl", "&counter"]:
         print("EXPR %s error %s" % (expr, e))
 `
 
-// uwGdbBacktrace runs gdb on the uwStopped process and returns its physical
+// uwGdbBacktrace runs gdb on the stopped process and returns its physical
 // frames and the values of the expressions of uwGdbScript.
 func uwGdbBacktrace(t *testing.T, pid int) ([]uwGdbFrame, map[string]uint64) {
 	t.Helper()
@@ -302,7 +309,7 @@ func uwGdbBacktrace(t *testing.T, pid int) ([]uwGdbFrame, map[string]uint64) {
 	return frames, exprs
 }
 
-// uwAliases returns the names of the uwSymbols at the address of the symbol
+// uwAliases returns the names of the symbols at the address of the symbol
 // containing pc.
 func uwAliases(tab *Table, pc uint64) map[string]bool {
 	names := map[string]bool{}
@@ -348,11 +355,18 @@ func uwHasSequence(got, want []string) bool {
 func TestUnwindLiveProcess(t *testing.T) {
 	tests := []struct {
 		name    string
+		cc      string // gcc when empty
 		flags   []string
-		stripCF bool // remove .eh_frame so only frame pointers are left
+		stripCF bool // remove .eh_frame and .debug_frame: only frame pointers are left
+		stripEH bool // remove .eh_frame: only .debug_frame is left
 		args    []string
 		want    []string
 	}{
+		{name: "clang-O2", cc: "clang", flags: []string{"-g", "-O2", "-fomit-frame-pointer"}, want: []string{"c", "b", "a", "main"}},
+		// clang writes version 4 CIEs into .debug_frame.
+		{name: "clang-debug-frame-only", cc: "clang", stripEH: true,
+			flags: []string{"-g", "-gdwarf-5", "-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"},
+			want:  []string{"c", "b", "a", "main"}},
 		{name: "O0", flags: []string{"-g", "-O0"}, want: []string{"c", "b", "a", "main"}},
 		{name: "O2-omit-frame-pointer", flags: []string{"-g", "-O2", "-fomit-frame-pointer"}, want: []string{"c", "b", "a", "main"}},
 		{name: "frame-pointers-only", stripCF: true,
@@ -365,9 +379,17 @@ func TestUnwindLiveProcess(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			bin := uwBuildC(t, "chain.c", tc.flags...)
+			cc := tc.cc
+			if cc == "" {
+				cc = "gcc"
+			}
+			bin := uwBuildWith(t, cc, "chain.c", tc.flags...)
+			strip := []string{"--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr"}
 			if tc.stripCF {
-				if b, err := exec.Command("objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", "--remove-section", ".debug_frame", bin).CombinedOutput(); err != nil {
+				strip = append(strip, "--remove-section", ".debug_frame")
+			}
+			if tc.stripCF || tc.stripEH {
+				if b, err := exec.Command("objcopy", append(strip, bin)...).CombinedOutput(); err != nil {
 					t.Fatalf("objcopy: %v\n%s", err, b)
 				}
 			}
@@ -379,11 +401,13 @@ func TestUnwindLiveProcess(t *testing.T) {
 				t.Fatalf("backtrace %q does not contain %q", got, tc.want)
 			}
 			exe := p.table.Images[0]
-			if tc.stripCF {
-				c, _ := exe.Lookup("c")
-				if _, _, ok := exe.cfiTables().findFDE(c.Addr); ok {
-					t.Fatal("c still has call frame information")
-				}
+			c, _ := exe.Lookup("c")
+			_, eh, ok := exe.cfiTables().findFDE(c.Addr)
+			switch {
+			case tc.stripCF && ok:
+				t.Fatal("c still has call frame information")
+			case tc.stripEH && (!ok || eh):
+				t.Fatalf("c's call frame information: found %v, in .eh_frame %v; want .debug_frame", ok, eh)
 			}
 			for i, f := range frames {
 				if f.Level != i {
@@ -396,7 +420,10 @@ func TestUnwindLiveProcess(t *testing.T) {
 					t.Errorf("frame %d sp %#x is not the CFA %#x of frame %d", i, f.Regs.SP(), frames[i-1].CFA, i-1)
 				}
 			}
-			// gdb reads the same uwStopped process: its physical frames must
+			if len(tc.args) > 0 {
+				uwCheckSignalCFI(t, p, frames)
+			}
+			// gdb reads the same stopped process: its physical frames must
 			// be ours, pc for pc and sp for sp.
 			gf, _ := uwGdbBacktrace(t, p.pid)
 			if len(gf) != len(frames) {
@@ -457,35 +484,161 @@ func TestUnwindCallerSavedRegisters(t *testing.T) {
 	}
 }
 
-// TestUnwindMax checks the frame limit and that frame 0 at a function's
-// first instruction needs no CFI row beyond the CIE's.
+// TestUnwindMax checks the frame limit.
 func TestUnwindMax(t *testing.T) {
 	bin := uwBuildC(t, "chain.c", "-g", "-O0")
 	p := uwRunStopped(t, bin)
-	for _, max := range []int{1, 2, 3} {
+	for _, max := range []int{0, 1, 2, 3} {
 		if got := p.table.Unwind(p.regs, p.mem, max); len(got) != max {
 			t.Errorf("Unwind(max=%d) returned %d frames", max, len(got))
 		}
 	}
-	// Pretend the process is at the entry of c, called from b: the return
-	// address is at the top of the stack.
-	all := p.table.Unwind(p.regs, p.mem, 64)
-	var bi int
-	for i, f := range all {
-		if f.Symbol == "b" {
-			bi = i
+}
+
+// TestUnwindFunctionEntry unwinds from registers made to stand at c's
+// first instructions, called from b: with CFI, and without it, where the
+// unwinder must know that the return address is at the top of the stack
+// (and, after push %rbp, just above it).
+func TestUnwindFunctionEntry(t *testing.T) {
+	tests := []struct {
+		name      string
+		flags     []string
+		strip     bool
+		afterPush bool
+	}{
+		{name: "cfi", flags: []string{"-g", "-O0"}},
+		{name: "no-cfi", flags: []string{"-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}, strip: true},
+		{name: "no-cfi-after-push", flags: []string{"-O0", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables"}, strip: true, afterPush: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := uwBuildC(t, "chain.c", tc.flags...)
+			if tc.strip {
+				if b, err := exec.Command("objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", bin).CombinedOutput(); err != nil {
+					t.Fatalf("objcopy: %v\n%s", err, b)
+				}
+			}
+			p := uwRunStopped(t, bin)
+			all := p.table.Unwind(p.regs, p.mem, 64)
+			bi := uwFrameOf(t, all, "b")
+			c, _ := p.table.Lookup("c")
+			code := make([]byte, 1)
+			p.mem.ReadAt(code, c.Addr)
+			// c's frame is still on the stack: b's return address at
+			// b's sp-8, and b's rbp, pushed by c, below it.
+			var entry Regs
+			entry.Set(RegRIP, c.Addr)
+			entry.Set(RegRSP, all[bi].Regs.SP()-8)
+			entry.Set(RegRBP, all[bi].Regs.R[RegRBP])
+			if tc.afterPush {
+				if code[0] != 0x55 {
+					t.Fatalf("c starts with %#x, not push %%rbp", code[0])
+				}
+				entry.Set(RegRIP, c.Addr+1)
+				entry.Set(RegRSP, all[bi].Regs.SP()-16)
+				// b's rbp must come from the stack slot push wrote, not
+				// from the register.
+				entry.Set(RegRBP, 0)
+			}
+			got := p.table.Unwind(entry, p.mem, 64)
+			if s := uwSymbols(got); !uwHasSequence(s, []string{"c", "b", "a", "main"}) {
+				t.Fatalf("from c's entry: %q", s)
+			}
+			if got[1].PC != all[bi].PC || got[1].Regs.SP() != all[bi].Regs.SP() || got[1].Regs.R[RegRBP] != all[bi].Regs.R[RegRBP] {
+				t.Errorf("from c's entry: b at pc %#x sp %#x rbp %#x, want %#x %#x %#x", got[1].PC, got[1].Regs.SP(), got[1].Regs.R[RegRBP],
+					all[bi].PC, all[bi].Regs.SP(), all[bi].Regs.R[RegRBP])
+			}
+		})
+	}
+}
+
+// uwCheckSignalCFI unwinds the signal trampoline frame a second way, with
+// glibc's hand-written CFI for __restore_rt (augmentation "zRS", CFA and
+// every register given by DWARF expressions), and checks that it finds
+// the registers read from the kernel's sigcontext.
+func uwCheckSignalCFI(t *testing.T, p *uwStopped, frames []Frame) {
+	t.Helper()
+	k := -1
+	for i, f := range frames {
+		if f.Symbol == SignalFrameSymbol {
+			k = i
 		}
 	}
-	c, _ := p.table.Lookup("c")
-	var entry Regs
-	entry.Set(RegRIP, c.Addr)
-	entry.Set(RegRSP, all[bi].Regs.SP()-8) // where the call pushed b's return address
-	entry.Set(RegRBP, all[bi].Regs.R[RegRBP])
-	got := p.table.Unwind(entry, p.mem, 64)
-	if s := uwSymbols(got); !uwHasSequence(s, []string{"c", "b", "a", "main"}) {
-		t.Fatalf("from c's entry: %q", s)
+	if k < 0 || k+1 >= len(frames) {
+		t.Fatalf("no signal frame with a caller in %q", uwSymbols(frames))
 	}
-	if got[1].PC != all[bi].PC {
-		t.Errorf("from c's entry: return address %#x, want %#x", got[1].PC, all[bi].PC)
+	tramp := frames[k]
+	img := p.table.ImageAt(tramp.PC)
+	fde, eh, ok := img.cfiTables().findFDE(tramp.PC - 1)
+	if !ok {
+		t.Fatalf("no FDE for __restore_rt at %#x", tramp.PC)
+	}
+	if !strings.ContainsRune(fde.CIE.Augmentation, 'S') {
+		t.Errorf("__restore_rt's CIE augmentation %q lacks S", fde.CIE.Augmentation)
+	}
+	st, err := cfiStep(img, fde, &tramp.Regs, p.mem, tramp.PC-1, eh)
+	if err != nil {
+		t.Fatalf("CFI of __restore_rt: %v", err)
+	}
+	if !st.signal || st.cfa != tramp.CFA {
+		t.Errorf("CFI: signal=%v cfa %#x, want a signal frame with CFA %#x", st.signal, st.cfa, tramp.CFA)
+	}
+	want := frames[k+1].Regs
+	for r := 0; r < NumRegs; r++ {
+		if !want.Valid[r] || !st.caller.Valid[r] || st.caller.R[r] != want.R[r] {
+			t.Errorf("%s: CFI gives %#x (valid %v), sigcontext %#x (valid %v)", regName(uint64(r)), st.caller.R[r], st.caller.Valid[r], want.R[r], want.Valid[r])
+		}
+	}
+}
+
+// TestUnwindGoDebugFrame unwinds a Go program, whose only call frame
+// information is .debug_frame, and compares with gdb.
+func TestUnwindGoDebugFrame(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "gochain")
+	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "testdata", "unwind", "gochain")
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=off", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	p := uwRunStopped(t, bin)
+	exe := p.table.Images[0]
+	if c := exe.cfiTables(); len(c.debug) == 0 || len(c.eh) != 0 {
+		t.Fatalf("want .debug_frame only: %d .eh_frame and %d .debug_frame FDEs", len(c.eh), len(c.debug))
+	}
+	frames := p.table.Unwind(p.regs, p.mem, 64)
+	got := uwSymbols(frames)
+	t.Logf("frames: %q", got)
+	if !uwHasSequence(got, []string{"main.c", "main.b", "main.a", "main.main", "runtime.main"}) {
+		t.Fatalf("backtrace %q lacks main.c, main.b, main.a, main.main, runtime.main", got)
+	}
+	gf, _ := uwGdbBacktrace(t, p.pid)
+	if n := len(gf); n > 0 && gf[n-1].pc == 0 {
+		gf = gf[:n-1] // gdb shows runtime.goexit's zero return address; we stop there
+	}
+	for i := 0; i < len(gf) && i < len(frames); i++ {
+		g, f := gf[i], frames[i]
+		// gdb names functions by DWARF, without the ELF symbol's ABI suffix.
+		if g.pc != f.PC || g.sp != f.Regs.SP() || g.name != strings.TrimSuffix(f.Symbol, ".abi0") {
+			t.Errorf("frame %d: gdb %s pc %#x sp %#x, we %s pc %#x sp %#x", i, g.name, g.pc, g.sp, f.Symbol, f.PC, f.Regs.SP())
+		}
+	}
+	if len(gf) != len(frames) {
+		t.Errorf("gdb has %d frames, we have %d", len(gf), len(frames))
+	}
+	// Go's parameters: DWARF 5 location lists over registers and stack
+	// slots, with DW_OP_call_frame_cfa frame bases.
+	for _, fn := range []string{"c", "b", "a"} {
+		f := uwFindFunc(t, exe, "main."+fn)
+		i := uwFrameOf(t, frames, "main."+fn)
+		ctx, pc := uwContext(t, p, frames, i, f)
+		_, _, b := uwRead(t, p, ctx, pc, f, f.vars["x"], 8)
+		if got, want := uwInt(b), p.value(t, fn, "x"); got != want {
+			t.Errorf("main.%s's x = %d, program printed %d", fn, got, want)
+		}
 	}
 }
