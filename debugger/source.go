@@ -389,15 +389,18 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 			v = raw
 		}
 	}
+	// JSON carries the type in its own field; the text is gdb's, with
+	// the pointer type prefix: $1 = (struct node *) 0x4052a0.
+	text := s.format(v, f)
 	o := formatOpts
-	o.Format, o.TypePrefix = f, true // gdb: $1 = (struct node *) 0x4052a0
-	text := s.symbols().Format(v, s.mem(), o)
+	o.Format, o.TypePrefix = f, true
+	shown := s.symbols().Format(v, s.mem(), o)
 	s.printCount++
 	res.Value = text
 	if v.Type != nil {
 		res.Type = v.Type.Name
 	}
-	res.Text = fmt.Sprintf("$%d = %s", s.printCount, text)
+	res.Text = fmt.Sprintf("$%d = %s", s.printCount, shown)
 	return nil
 }
 

@@ -492,7 +492,10 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 			st.caller.Set(RegRIP, st.caller.R[ra])
 		}
 	}
+	// 'S' marks the FDE of a signal trampoline: this frame is one, and
+	// its caller was interrupted.
 	st.signal = strings.ContainsRune(fde.CIE.Augmentation, 'S')
+	st.sigtramp = st.signal
 	return st, nil
 }
 

@@ -599,9 +599,9 @@ func TestUnwindGoDebugFrame(t *testing.T) {
 		t.Skip("go is not installed")
 	}
 	bin := filepath.Join(t.TempDir(), "gochain")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	cmd := exec.Command(goTool, "build", "-o", bin, "main.go")
 	cmd.Dir = filepath.Join("..", "testdata", "unwind", "gochain")
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=off", "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -2,7 +2,6 @@ package dwarf
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"sort"
@@ -118,23 +117,13 @@ func (t *Table) newFrameScope(frames []Frame, level int, mem Memory) (*frameScop
 	return &frameScope{t: t, frames: frames, level: level, mem: mem, img: img, dw: dw, cu: cuInfo.entry, look: look, ctx: ctx}, nil
 }
 
-// tlsBase returns the address of an image's static TLS block: on x86-64
-// (TLS variant II) the executable's block ends at the thread pointer.
+// tlsBase returns the address of an image's static TLS block (the
+// executable's; libraries' blocks need the loader's link_map).
 func (t *Table) tlsBase(img *Image, fs uint64) (uint64, error) {
 	if len(t.Images) == 0 || img != t.Images[0] {
 		return 0, errors.New("thread-local variables of shared libraries are not supported yet")
 	}
-	for _, p := range img.file.Progs {
-		if p.Type == elf.PT_TLS {
-			align := p.Align
-			if align == 0 {
-				align = 1
-			}
-			size := (p.Memsz + align - 1) &^ (align - 1)
-			return fs - size, nil
-		}
-	}
-	return 0, errors.New("the program has no thread-local storage")
+	return img.StaticTLSBlock(fs)
 }
 
 // readVar reads one variable DIE in the scope.

@@ -87,12 +87,12 @@ type Timeline struct {
 	live  *replay.Session
 	pos   Moment
 
-	bps     []uint64
-	temp    []uint64 // temporary breakpoints of a source-level step
-	accept  Filter
+	bps    []uint64
+	temp   []uint64 // temporary breakpoints of a source-level step
+	accept Filter
 	// quiet makes watchpoint hits not stop the current operation (finish
 	// and reverse-finish run through the writes of the frame they leave).
-	quiet bool
+	quiet   bool
 	watches []replay.Watchpoint
 	// Per-segment arrival counts at breakpoint addresses and trap counts of
 	// watchpoints, valid from the start of segment countsAt.
