@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rewind-debugger/rewind/debugger/expr"
-	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -40,6 +39,7 @@ type StopInfo struct {
 	Watch      *WatchInfo `json:"watch,omitempty"`
 	Moment     string     `json:"moment"`
 	path       string     // the full source path, for printing the line
+	where      string     // gdb's frame line for the text ("sum (head=0x…) at c.c:24")
 }
 
 // WatchInfo is the watchpoint part of a stop.
@@ -148,6 +148,7 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
+	before := s.frameID()
 	st, err := op()
 	if err != nil {
 		if errors.Is(err, timeline.ErrAtStart) {
@@ -158,7 +159,29 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
 	res.Text = s.stopText(res.Stop)
+	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.path != "" {
+		// gdb shows only the new line when a step stays in its frame.
+		if src := s.sourceLine(res.Stop.path, res.Stop.Line); src != "" {
+			res.Text = src
+		}
+	}
 	return nil
+}
+
+// frameID identifies the innermost frame of the current thread: function
+// and CFA, as gdb's frame id ("" when unknown).
+func (s *Session) frameID() string {
+	tid := s.currentThread()
+	pc, err := s.pcOf(tid)
+	if err != nil {
+		return ""
+	}
+	fns := s.symbols().FunctionsAt(pc)
+	cfa, err := s.cfaOf(tid)
+	if len(fns) == 0 || err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s@%#x", fns[0].Name, cfa)
 }
 
 // repeat runs a step command N times (default 1).
@@ -345,15 +368,12 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 	case "breakpoints", "break", "b", "watchpoints":
 		var list []map[string]any
 		var b strings.Builder
+		b.WriteString("Num     Type           Disp Enb Address            What\n")
 		for _, bp := range s.bps {
 			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec}
 			var where []string
 			for _, a := range bp.addrs {
-				w := fmt.Sprintf("%#x", a)
-				if l, ok := s.symbols().LineAt(a); ok {
-					w += fmt.Sprintf(" %s:%d", dwarf.ShortFile(l.File), l.Line)
-				}
-				where = append(where, w)
+				where = append(where, fmt.Sprintf("%#x", a))
 			}
 			if len(bp.addrs) > 0 {
 				item["addresses"] = where
@@ -364,15 +384,34 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 				item["condition"] = bp.cond
 			}
 			list = append(list, item)
-			fmt.Fprintf(&b, "%d  breakpoint  %s  %s", bp.id, bp.spec, strings.Join(where, ", "))
-			if bp.cond != "" {
-				fmt.Fprintf(&b, "  if %s", bp.cond)
+			row := func(num, addr, what string) {
+				fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", num, "breakpoint", "keep", "y", addr, what)
 			}
-			b.WriteString("\n")
+			switch len(bp.addrs) {
+			case 0:
+				row(strconv.Itoa(bp.id), "<PENDING>", bp.spec)
+			case 1:
+				row(strconv.Itoa(bp.id), fmt.Sprintf("0x%016x", bp.addrs[0]), s.placeText(bp.addrs[0]))
+			default:
+				row(strconv.Itoa(bp.id), "<MULTIPLE>", "")
+				for i, a := range bp.addrs {
+					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.placeText(a))
+				}
+			}
+			if bp.cond != "" {
+				fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
+			}
 		}
 		for _, w := range s.watches {
 			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len})
-			fmt.Fprintf(&b, "%d  watchpoint  %s  %#x (%d bytes)\n", w.id, w.expr, w.wp.Addr, w.wp.Len)
+			kind := "hw watchpoint"
+			if w.wp.ReadWrite {
+				kind = "acc watchpoint"
+			}
+			fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", "y", "", w.expr)
+		}
+		if len(s.bps)+len(s.watches) == 0 {
+			b.Reset()
 		}
 		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
 		if res.Text == "" {

@@ -96,11 +96,7 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%-2d ", level)
 	f := frames[level]
-	atStart := false
-	if l, ok := s.symbols().LineAt(f.PC); ok && l.Addr == f.PC && level == 0 {
-		atStart = true
-	}
-	if !atStart && !f.Inlined {
+	if s.showAddress(frames, level) {
 		fmt.Fprintf(&b, "%#016x in ", f.PC)
 	}
 	name := fi.Function
@@ -123,6 +119,20 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 		fmt.Fprintf(&b, " from %s", img.Path)
 	}
 	return b.String()
+}
+
+// showAddress follows gdb: frame 0 shows its pc unless it is at the start
+// of a line; a frame that contains an inlined call shares its callee's pc
+// and shows it as the callee does; other callers always show it.
+func (s *Session) showAddress(frames []dwarf.Frame, level int) bool {
+	if level > 0 && frames[level-1].Inlined && frames[level-1].PC == frames[level].PC {
+		return s.showAddress(frames, level-1)
+	}
+	if level > 0 {
+		return true
+	}
+	l, ok := s.symbols().LineAt(frames[0].PC)
+	return !ok || l.Addr != frames[0].PC
 }
 
 func (s *Session) cmdBacktrace(args string, res *Result) error {
@@ -422,14 +432,22 @@ func (s *Session) cmdList(args string, res *Result) error {
 		}
 		file, center = f.File, f.Line
 	default:
+		if i := strings.LastIndexByte(args, ':'); i > 0 && strings.Contains(args[i:], ",") {
+			// FILE:FIRST,LAST
+			locs, err := s.symbols().FindLine(args[:i], 1)
+			if err != nil {
+				return err
+			}
+			file, args = locs[0].File, args[i+1:]
+		}
 		if a, b, ok := strings.Cut(args, ","); ok {
 			x, err1 := strconv.Atoi(strings.TrimSpace(a))
 			y, err2 := strconv.Atoi(strings.TrimSpace(b))
 			if err1 != nil || err2 != nil || y < x {
 				return fmt.Errorf("bad line range %q", args)
 			}
-			if file == "" {
-				if f, _, err := s.selectedFrame(); err == nil {
+			if file == "" || !strings.Contains(args, ":") && s.listFile == "" {
+				if f, _, err := s.selectedFrame(); err == nil && file == "" {
 					file = f.File
 				}
 			}

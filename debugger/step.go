@@ -142,6 +142,49 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 	return nil, fmt.Errorf("step: gave up after %d instructions in one line", maxLineSteps)
 }
 
+// stepOutOf single-steps until the pc leaves an inlined function's code,
+// running over calls.
+func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
+	tid := s.stepThread()
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return nil, err
+	}
+	for n := 0; n < maxLineSteps; n++ {
+		st, err := s.tl.StepInstruction()
+		if err != nil || st.Reason != timeline.ReasonStep {
+			return st, err
+		}
+		pc, err := s.pcOf(tid)
+		if err != nil {
+			return st, nil
+		}
+		now, err := s.cfaOf(tid)
+		if err != nil {
+			return st, nil
+		}
+		if now < cfa {
+			ret, err := s.returnAddress(tid)
+			if err != nil {
+				return nil, err
+			}
+			if st, err = s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
+				c, err := s.cfaOf(tt)
+				return tt == tid && err == nil && c == cfa
+			}); err != nil || st.Reason != timeline.ReasonStep {
+				return st, err
+			}
+			if pc, err = s.pcOf(tid); err != nil {
+				return st, nil
+			}
+		}
+		if !fn.Contains(pc) || now > cfa {
+			return st, nil
+		}
+	}
+	return nil, fmt.Errorf("finish: gave up after %d instructions", maxLineSteps)
+}
+
 // returnAddress reads the return address of a thread's innermost frame.
 func (s *Session) returnAddress(tid int32) (uint64, error) {
 	regs, err := s.tl.Session().Regs(tid)

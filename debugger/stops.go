@@ -37,6 +37,20 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 		where = s.writerPC(pc)
 	}
 	s.placeInfo(info, where)
+	if frames, err := s.stack(tid); err == nil && len(frames) > 0 {
+		fi := s.frameInfo(frames, 0)
+		line := s.frameLine(frames, 0, fi)
+		line = line[strings.Index(line, " ")+1:]
+		line = strings.TrimLeft(line, " ")
+		if where != pc && info.File != "" {
+			// A watchpoint: the frame line names the writing line.
+			if i := strings.LastIndex(line, " at "); i >= 0 {
+				line = line[:i] + fmt.Sprintf(" at %s:%d", info.File, info.Line)
+			}
+			line = strings.TrimPrefix(line, fmt.Sprintf("%#016x in ", pc))
+		}
+		info.where = line
+	}
 	if st.Reason == timeline.ReasonBreakpoint {
 		for _, b := range s.bps {
 			for _, a := range b.addrs {
@@ -68,6 +82,20 @@ func (s *Session) placeInfo(info *StopInfo, pc uint64) {
 		info.File, info.Line = dwarf.ShortFile(l.File), l.Line
 		info.path = l.File
 	}
+}
+
+// placeText is gdb's "in FUNC at FILE:LINE" for an address.
+func (s *Session) placeText(addr uint64) string {
+	info := &StopInfo{}
+	s.placeInfo(info, addr)
+	out := ""
+	if info.Function != "" {
+		out = "in " + info.Function
+	}
+	if info.File != "" {
+		out += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+	}
+	return strings.TrimSpace(out)
 }
 
 // watchValue renders a watched value with the expression's type.
@@ -116,15 +144,15 @@ func (s *Session) writerPC(pc uint64) uint64 {
 // stopText renders a stop as gdb does: the reason, the frame, the line.
 func (s *Session) stopText(info *StopInfo) string {
 	var b strings.Builder
-	where := info.PC
-	if info.Function != "" {
-		where = info.Function
-		if info.File == "" {
-			where = info.PC + " in " + info.Function
+	where := info.where
+	if where == "" {
+		where = info.PC
+		if info.Function != "" {
+			where += " in " + info.Function
 		}
-	}
-	if info.File != "" {
-		where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+		if info.File != "" {
+			where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+		}
 	}
 	switch info.Reason {
 	case "breakpoint":
@@ -409,6 +437,11 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 		return err
 	}
 	level := min(s.frame, len(frames)-1)
+	if !reverse && level < len(frames) && frames[level].Inlined {
+		// gdb steps out of an inlined call without a header or a value.
+		fn := frames[level].Function
+		return s.run(res, func() (*timeline.Stop, error) { return s.stepOutOf(fn) })
+	}
 	header := ""
 	if len(frames) > 0 {
 		fi := s.frameInfo(frames, level)
