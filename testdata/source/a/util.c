@@ -1,0 +1,4 @@
+int util_a(int x)
+{
+	return x + 1;
+}

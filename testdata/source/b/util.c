@@ -1,0 +1,4 @@
+int util_b(int x)
+{
+	return x + 2;
+}
