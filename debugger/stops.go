@@ -217,20 +217,37 @@ func asBreakpoint(st *timeline.Stop, err error) (*timeline.Stop, error) {
 
 // continueForward is continue, with conditional breakpoints.
 func (s *Session) continueForward() (*timeline.Stop, error) {
-	addrs, f := s.condStops()
-	if len(addrs) == 0 {
-		return s.tl.Continue()
-	}
-	return asBreakpoint(s.tl.ContinueWith(addrs, f))
+	return s.skipSameValue(func() (*timeline.Stop, error) {
+		addrs, f := s.condStops()
+		if len(addrs) == 0 {
+			return s.tl.Continue()
+		}
+		return asBreakpoint(s.tl.ContinueWith(addrs, f))
+	})
 }
 
 // continueBackward is reverse-continue, with conditional breakpoints.
 func (s *Session) continueBackward() (*timeline.Stop, error) {
-	addrs, f := s.condStops()
-	if len(addrs) == 0 {
-		return s.tl.ReverseContinue()
+	return s.skipSameValue(func() (*timeline.Stop, error) {
+		addrs, f := s.condStops()
+		if len(addrs) == 0 {
+			return s.tl.ReverseContinue()
+		}
+		return asBreakpoint(s.tl.ReverseContinueWith(addrs, f))
+	})
+}
+
+// skipSameValue repeats a continue while it stops at writes that leave a
+// (write) watchpoint's value unchanged: gdb's watch reports changes only.
+// history still lists every write.
+func (s *Session) skipSameValue(op func() (*timeline.Stop, error)) (*timeline.Stop, error) {
+	for {
+		st, err := op()
+		if err != nil || st.Reason != timeline.ReasonWatchpoint || st.Old != st.New ||
+			st.Watch >= len(s.watches) || s.watches[st.Watch].wp.ReadWrite {
+			return st, err
+		}
 	}
-	return asBreakpoint(s.tl.ReverseContinueWith(addrs, f))
 }
 
 // nextInstruction is nexti: stepi, over calls.

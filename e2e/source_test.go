@@ -275,7 +275,8 @@ func TestConditionsAndHistory(t *testing.T) {
 	trace := recorded(t, "source/steps.c", 0)
 	rs := batch(t, trace, "break square if x == 2", "continue", "print x", "continue", "print x",
 		"reverse-continue", "print x", "reverse-continue", "info breakpoints", "break steps.c:12 if",
-		"break nosuch.c:3", "delete", "break main", "continue", "history total", "list 20,21")
+		"break nosuch.c:3", "delete", "break main", "continue", "history total", "list 20,21",
+		"watch total", "continue", "continue", "reverse-continue", "reverse-continue")
 	wantOK(t, rs[0])
 	wantStop(t, rs[1], "breakpoint", "square", 6)
 	wantValue(t, rs[2], "2")
@@ -306,6 +307,25 @@ func TestConditionsAndHistory(t *testing.T) {
 	// total = 0, then add() results 1, 5, 14 at line 21, then 15 at line 24.
 	if got := strings.Join(lines, " "); got != "main:18=0 main:21=1 main:21=5 main:21=14 main:24=15" {
 		t.Errorf("history total: %s\n%s", got, rs[14]["text"])
+	}
+	// A write watchpoint stops where the value changes, at the line of
+	// the writing instruction, in both directions.
+	wantOK(t, rs[16])
+	for i, want := range []struct {
+		line     int
+		old, new string
+	}{{21, "0", "1"}, {21, "1", "5"}, {21, "0", "1"}, {0, "", ""}} {
+		r := rs[17+i]
+		if want.line == 0 {
+			if st := stopOf(t, r); st["reason"] != "breakpoint" || st["line"] != float64(18) {
+				t.Errorf("%v: %v, want back at the breakpoint on line 18", r["command"], st)
+			}
+			continue
+		}
+		st := wantStop(t, r, "watchpoint", "main", want.line)
+		if w, _ := st["watch"].(map[string]any); w["old"] != want.old || w["new"] != want.new {
+			t.Errorf("%v %d: watch %v, want %s -> %s", r["command"], i, w, want.old, want.new)
+		}
 	}
 	if got := field(rs[15], "text"); !strings.HasPrefix(got, "20\t\t\tint sq = square(i);\n21\t") {
 		t.Errorf("list 20,21:\n%s", got)
