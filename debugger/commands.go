@@ -44,6 +44,7 @@ type StopInfo struct {
 
 // WatchInfo is the watchpoint part of a stop.
 type WatchInfo struct {
+	ID   int    `json:"id"`
 	Expr string `json:"expr"`
 	Old  string `json:"old"`
 	New  string `json:"new"`

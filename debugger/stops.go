@@ -65,7 +65,7 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 	}
 	if st.Reason == timeline.ReasonWatchpoint && st.Watch < len(s.watches) {
 		w := s.watches[st.Watch]
-		info.Watch = &WatchInfo{Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
+		info.Watch = &WatchInfo{ID: w.id, Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
 	}
 	return info
 }
@@ -158,7 +158,7 @@ func (s *Session) stopText(info *StopInfo) string {
 	case "breakpoint":
 		fmt.Fprintf(&b, "Breakpoint %d, %s", info.Breakpoint, where)
 	case "watchpoint":
-		fmt.Fprintf(&b, "Hardware watchpoint: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
+		fmt.Fprintf(&b, "Hardware watchpoint %d: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.ID, info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
 	case "signal":
 		fmt.Fprintf(&b, "Program received signal %s.\n%s", info.Signal, where)
 	case "start":
