@@ -60,7 +60,11 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 	if !ok || t.FunctionAt(pc) == nil {
 		// No line information here: run to the caller, as gdb's "step"
 		// does for a function without line numbers.
-		return s.finishFrame(0)
+		st, err := s.finishFrame(0)
+		if err != nil {
+			return nil, fmt.Errorf("no line number information here and no caller to return to (use stepi or continue): %w", err)
+		}
+		return st, nil
 	}
 	line, _ := t.LineAt(pc)
 	cfa, err := s.cfaOf(tid)
@@ -334,7 +338,11 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 	t := s.symbols()
 	fn := t.FunctionAt(pc)
 	if fn == nil {
-		return s.reverseFinish(0)
+		st, err := s.reverseFinish(0)
+		if err != nil {
+			return nil, fmt.Errorf("no line number information here and no caller to go back to (use reverse-stepi or reverse-continue): %w", err)
+		}
+		return st, nil
 	}
 	cfa, err := s.cfaOf(tid)
 	if err != nil {

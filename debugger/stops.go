@@ -277,6 +277,9 @@ func (s *Session) cmdBreak(args string, res *Result) error {
 		return errors.New("break needs a location: FILE:LINE, LINE, FUNCTION or *ADDR")
 	}
 	spec, cond := args, ""
+	if args == "if" || strings.HasPrefix(args, "if ") {
+		return errors.New("break needs a location before `if`")
+	}
 	if i := strings.Index(args, " if "); i >= 0 {
 		spec, cond = strings.TrimSpace(args[:i]), strings.TrimSpace(args[i+4:])
 		if cond == "" {

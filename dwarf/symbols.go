@@ -96,9 +96,15 @@ func LoadImage(path string, base uint64) (*Image, error) {
 	} else {
 		img.DebugPath = path
 	}
-	add := func(syms []elf.Symbol) {
+	add := func(from *elf.File, syms []elf.Symbol) {
 		for _, s := range syms {
 			typ := elf.ST_TYPE(s.Info)
+			if typ == elf.STT_NOTYPE && s.Value != 0 && s.Name != "" && int(s.Section) > 0 && int(s.Section) < len(from.Sections) &&
+				from.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0 {
+				// Labels of hand-written assembly (ld.so's _start): gdb
+				// names code with them too.
+				typ = elf.STT_FUNC
+			}
 			if s.Value == 0 || s.Name == "" || (typ != elf.STT_FUNC && typ != elf.STT_OBJECT && typ != elf.STT_GNU_IFUNC && typ != elf.STT_TLS) {
 				continue
 			}
@@ -111,16 +117,16 @@ func LoadImage(path string, base uint64) (*Image, error) {
 		}
 	}
 	if syms, err := f.Symbols(); err == nil {
-		add(syms)
+		add(f, syms)
 	}
-	if len(img.symbols) == 0 && img.debug != nil && img.debug != f {
+	if f.Section(".symtab") == nil && img.debug != nil && img.debug != f {
 		// Stripped file: the debug file keeps the full symbol table.
 		if syms, err := img.debug.Symbols(); err == nil {
-			add(syms)
+			add(img.debug, syms)
 		}
 	}
 	if syms, err := f.DynamicSymbols(); err == nil {
-		add(syms)
+		add(f, syms)
 	}
 	sort.SliceStable(img.symbols, func(i, j int) bool { return img.symbols[i].Addr < img.symbols[j].Addr })
 	for i := len(img.symbols) - 1; i >= 0; i-- {

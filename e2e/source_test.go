@@ -331,3 +331,25 @@ func TestConditionsAndHistory(t *testing.T) {
 		t.Errorf("list 20,21:\n%s", got)
 	}
 }
+
+// TestSourceCommandsBadInput: at the start of a recording (in ld.so, no
+// line numbers) and with bad arguments, every command answers with a
+// one-line error and the session goes on.
+func TestSourceCommandsBadInput(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	bad := []string{"info locals", "print nosuch", "print 1+", "print (struct nope *)0", "frame 99", "down",
+		"list", "list nosuch", "finish", "reverse-finish", "next", "reverse-next", "advance nosuch",
+		"watch 1+2", "history nosuch", "break steps.c:999", "break if", "break main if", "print/q 1",
+		"x/4x 0", "info args", "until nosuch"}
+	rs := batch(t, trace, append(bad, "bt", "break add", "continue", "bt")...)
+	for i, c := range bad {
+		if rs[i]["ok"] != false || strings.Contains(field(rs[i], "error"), "\n") || field(rs[i], "error") == "" {
+			t.Errorf("%s: %v, want a one-line error", c, rs[i])
+		}
+	}
+	if !strings.Contains(field(rs[len(bad)], "text"), "_start") {
+		t.Errorf("bt at the start: %v", rs[len(bad)]["text"])
+	}
+	wantStop(t, rs[len(bad)+2], "breakpoint", "add", 12)
+}
