@@ -58,8 +58,13 @@ type Image struct {
 	cfi       *cfiTables
 	typesMu   sync.Mutex
 	types     map[uint64]*Type
-	// globalsIdx is built by vars.go under globalsMu.
-	globalsIdx *globalIndex
+	// The index of variables with static storage of vars.go.
+	globalsOnce sync.Once
+	globalsIdx  *globalIndex
+	// The type index of types.go.
+	typeIdxOnce sync.Once
+	typeIdx     *typeIndex
+	typeIdxErr  error
 }
 
 // DebugRoots are the directories searched for separate debug files, as gdb's

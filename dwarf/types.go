@@ -9,12 +9,9 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"weak"
 )
 
 // Go's own attributes (cmd/internal/dwarf), which debug/dwarf does not name.
@@ -49,39 +46,10 @@ type typeRef struct {
 	decl bool
 }
 
-// The index of an image is kept beside it rather than in it: Image's
-// fields belong to symbols.go. Weak keys let a closed, unreachable image
-// take its index with it.
-var typeIndexes struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[Image]]*typeIndexSlot
-}
-
-type typeIndexSlot struct {
-	once sync.Once
-	ix   *typeIndex
-	err  error
-}
-
+// typeIndex builds the image's type index once.
 func (img *Image) typeIndex() (*typeIndex, error) {
-	key := weak.Make(img)
-	typeIndexes.mu.Lock()
-	if typeIndexes.m == nil {
-		typeIndexes.m = map[weak.Pointer[Image]]*typeIndexSlot{}
-	}
-	slot := typeIndexes.m[key]
-	if slot == nil {
-		slot = &typeIndexSlot{}
-		typeIndexes.m[key] = slot
-		runtime.AddCleanup(img, func(k weak.Pointer[Image]) {
-			typeIndexes.mu.Lock()
-			delete(typeIndexes.m, k)
-			typeIndexes.mu.Unlock()
-		}, key)
-	}
-	typeIndexes.mu.Unlock()
-	slot.once.Do(func() { slot.ix, slot.err = buildTypeIndex(img) })
-	return slot.ix, slot.err
+	img.typeIdxOnce.Do(func() { img.typeIdx, img.typeIdxErr = buildTypeIndex(img) })
+	return img.typeIdx, img.typeIdxErr
 }
 
 func isTypeTag(tag dwarf.Tag) bool {

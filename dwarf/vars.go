@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // VarKind says where a variable is declared.
@@ -285,18 +284,15 @@ type globalRef struct {
 	cu  *dwarf.Entry
 }
 
-var globalsMu sync.Mutex
-
 // globals indexes the image's top-level and namespace-level variables:
 // "counter", "ns::var", "main.x", "crate::NAME".
 func (img *Image) globals() *globalIndex {
-	globalsMu.Lock()
-	defer globalsMu.Unlock()
-	if img.globalsIdx != nil {
-		return img.globalsIdx
-	}
+	img.globalsOnce.Do(func() { img.globalsIdx = buildGlobals(img) })
+	return img.globalsIdx
+}
+
+func buildGlobals(img *Image) *globalIndex {
 	gi := &globalIndex{byName: map[string][]globalRef{}}
-	img.globalsIdx = gi
 	dw, err := img.DWARF()
 	if err != nil {
 		return gi
