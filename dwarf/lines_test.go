@@ -12,17 +12,27 @@ import (
 	"testing"
 )
 
-// buildC compiles a testdata program with gcc into a temporary directory.
+// buildC compiles a testdata program with gcc (g++ for .cpp) and -g.
 func buildC(t *testing.T, src string, flags ...string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), filepath.Base(src)+".exe")
-	compiler := "gcc"
+	cc := "gcc"
 	if filepath.Ext(src) == ".cpp" {
-		compiler = "g++"
+		cc = "g++"
 	}
-	args := append([]string{"-g", "-o", out, src}, flags...)
-	if b, err := exec.Command(compiler, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", compiler, args, err, b)
+	return compileTest(t, cc, src, append([]string{"-g"}, flags...)...)
+}
+
+// compileTest builds src with a C or C++ compiler into a temporary
+// directory, skipping the test when the compiler is not installed.
+func compileTest(t *testing.T, cc, src string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s is not installed", cc)
+	}
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
+	args := append(append([]string{}, flags...), "-o", out, src)
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
 	}
 	return out
 }

@@ -57,18 +57,11 @@ func valBuild(t *testing.T, lang string, flags ...string) string {
 	return exe
 }
 
-// procMem reads a live process's memory.
-type procMem struct{ f *os.File }
-
-func (m *procMem) ReadAt(p []byte, addr uint64) (int, error) {
-	return m.f.ReadAt(p, int64(addr))
-}
-
 // valProgram is a running test program blocked on its stdin.
 type valProgram struct {
 	pid     int
 	table   *Table
-	mem     *procMem
+	mem     uwProcMem
 	lines   []string         // what it printed before "ready"
 	globals map[string]Value // by name: "n1", "shapes::x", "values::SOME", "main.str"
 }
@@ -157,7 +150,7 @@ func valStart(t *testing.T, exe string) *valProgram {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	p.mem = &procMem{f}
+	p.mem = uwProcMem{f}
 	p.globals = valGlobals(t, img)
 	return p
 }

@@ -30,15 +30,7 @@ func uwBuildC(t *testing.T, src string, flags ...string) string {
 // test when the compiler is not installed.
 func uwBuildWith(t *testing.T, cc, src string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s is not installed", cc)
-	}
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(src, ".c"))
-	args := append(append([]string{"-w"}, flags...), "-o", out, filepath.Join("..", "testdata", "unwind", src))
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
-	}
-	return out
+	return compileTest(t, cc, filepath.Join("..", "testdata", "unwind", src), append([]string{"-w"}, flags...)...)
 }
 
 // uwProcMem reads a process's memory through /proc/PID/mem.
