@@ -55,6 +55,8 @@ type Session struct {
 	frame int
 	// printCount numbers print results ($1, $2, ...).
 	printCount int
+	// goProgram caches isGo: 0 unknown, 1 yes, -1 no.
+	goProgram int
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int

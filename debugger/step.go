@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,9 +31,10 @@ func (s *Session) pcOf(tid int32) (uint64, error) {
 	return regs[trace.RIP], nil
 }
 
-// cfaOf returns the CFA of a thread's innermost physical frame: the
+// cfaOf returns the frame key of a thread's innermost physical frame: the
 // identity of the frame, together with the function, as gdb's frame id.
-func (s *Session) cfaOf(tid int32) (uint64, error) {
+// Deeper frames have smaller keys.
+func (s *Session) cfaOf(tid int32) (int64, error) {
 	regs, err := s.tl.Session().Regs(tid)
 	if err != nil {
 		return 0, err
@@ -41,7 +43,42 @@ func (s *Session) cfaOf(tid int32) (uint64, error) {
 	if len(fs) == 0 {
 		return 0, errors.New("cannot unwind")
 	}
-	return fs[0].CFA, nil
+	return s.frameKey(tid, fs[0].CFA), nil
+}
+
+// frameKey turns a CFA into a frame identity that survives Go's stack
+// copying: a goroutine's stack moves when it grows, so in Go code the key
+// is the CFA's offset from the top of the goroutine's stack (g.stack.hi;
+// the g is in r14 on amd64). Elsewhere it is the CFA.
+func (s *Session) frameKey(tid int32, cfa uint64) int64 {
+	if !s.isGo() {
+		return int64(cfa)
+	}
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return int64(cfa)
+	}
+	var b [16]byte
+	if _, err := s.mem().ReadAt(b[:], regs[trace.R14]); err != nil {
+		return int64(cfa)
+	}
+	lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	sp := regs[trace.RSP]
+	if lo == 0 || sp < lo || sp >= hi || cfa > hi {
+		return int64(cfa) // not on a goroutine stack (g0, a signal stack, C code)
+	}
+	return int64(cfa) - int64(hi)
+}
+
+// isGo says whether the program is a Go program.
+func (s *Session) isGo() bool {
+	if s.goProgram == 0 {
+		s.goProgram = -1
+		if _, ok := s.symbols().Lookup("runtime.main"); ok {
+			s.goProgram = 1
+		}
+	}
+	return s.goProgram == 1
 }
 
 // stepThread is the thread a source step moves: the one of the current
@@ -223,11 +260,12 @@ func (s *Session) finishFrame(level int) (*timeline.Stop, error) {
 		return nil, errors.New(`"finish" not meaningful in the outermost frame.`)
 	}
 	caller := frames[level+1]
+	want := s.frameKey(tid, caller.CFA)
 	return s.tl.ContinueRun(timeline.Run{Temp: []uint64{caller.PC}, IgnoreWatchpoints: true,
 		Accept: func(tt int32, _ uint64) bool {
 			// Back in the caller: its frame is the innermost again.
 			c, err := s.cfaOf(tt)
-			return tt == tid && err == nil && c == caller.CFA
+			return tt == tid && err == nil && c == want
 		}})
 }
 
@@ -268,9 +306,11 @@ func (s *Session) advance(addrs []uint64) (*timeline.Stop, error) {
 	}
 	temp := append([]uint64(nil), addrs...)
 	var caller *dwarf.Frame
+	var want int64
 	if p := physicalFrame(frames, 0); p+1 < len(frames) {
 		caller = &frames[p+1]
 		temp = append(temp, caller.PC)
+		want = s.frameKey(tid, caller.CFA)
 	}
 	return s.tl.ContinueWith(temp, func(tt int32, pc uint64) bool {
 		if tt != tid {
@@ -278,7 +318,7 @@ func (s *Session) advance(addrs []uint64) (*timeline.Stop, error) {
 		}
 		if caller != nil && pc == caller.PC {
 			c, err := s.cfaOf(tt)
-			return err == nil && c == caller.CFA
+			return err == nil && c == want
 		}
 		return true
 	})
@@ -455,11 +495,12 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 	if entry == 0 {
 		return nil, errors.New("cannot find the entry of this function")
 	}
+	want := s.frameKey(tid, f.CFA)
 	st, err := s.tl.ReverseContinueRun(timeline.Run{Temp: []uint64{entry}, IgnoreWatchpoints: true,
 		Accept: func(tt int32, _ uint64) bool {
 			// At the entry, before any push, the CFA is rsp+8.
 			regs, err := s.tl.Session().Regs(tt)
-			return tt == tid && err == nil && regs[trace.RSP]+8 == f.CFA
+			return tt == tid && err == nil && s.frameKey(tt, regs[trace.RSP]+8) == want
 		}})
 	if err != nil || st.Reason != timeline.ReasonStep {
 		return st, err

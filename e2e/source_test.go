@@ -353,3 +353,22 @@ func TestSourceCommandsBadInput(t *testing.T) {
 	}
 	wantStop(t, rs[len(bad)+2], "breakpoint", "add", 12)
 }
+
+// TestGoStepping: finish out of a Go function whose goroutine stack grew
+// (frames are told apart by their offset from the stack top, which
+// survives Go's stack copying), then next and reverse-step.
+func TestGoStepping(t *testing.T) {
+	t.Parallel()
+	prog := buildGo(t, "locals")
+	trace := filepath.Join(t.TempDir(), "g.rwd")
+	if _, stderr, code := record(t, trace, prog); code != 0 {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	rs := batch(t, trace, "break main.describe", "continue", "next", "finish", "next", "delete", "reverse-next", "reverse-step")
+	wantStop(t, rs[1], "breakpoint", "main.describe", 15)
+	wantStop(t, rs[2], "step", "main.describe", 16)
+	wantStop(t, rs[3], "step", "main.main", 26)
+	wantStop(t, rs[4], "step", "main.main", 27)
+	wantStop(t, rs[6], "step", "main.main", 26)
+	wantStop(t, rs[7], "step", "main.main", 25)
+}
