@@ -203,11 +203,7 @@ func TestCXXTemplatesAndValues(t *testing.T) {
 // TestGoLocals: break main.go:N in a Go program and print its locals.
 func TestGoLocals(t *testing.T) {
 	t.Parallel()
-	prog := buildGo(t, "locals")
-	trace := filepath.Join(t.TempDir(), "g.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: %d %s", code, stderr)
-	}
+	trace := recordedGo(t, "locals")
 	rs := batch(t, trace, "break main.go:27", "continue", "print greeting", "print primes", "print counts",
 		"print origin", "print origin.Name", "print primes[4]", "info locals", "bt")
 	wantStop(t, rs[1], "breakpoint", "main.main", 27)
@@ -359,11 +355,7 @@ func TestSourceCommandsBadInput(t *testing.T) {
 // survives Go's stack copying), then next and reverse-step.
 func TestGoStepping(t *testing.T) {
 	t.Parallel()
-	prog := buildGo(t, "locals")
-	trace := filepath.Join(t.TempDir(), "g.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: %d %s", code, stderr)
-	}
+	trace := recordedGo(t, "locals")
 	rs := batch(t, trace, "break main.describe", "continue", "next", "finish", "next", "delete", "reverse-next", "reverse-step")
 	wantStop(t, rs[1], "breakpoint", "main.describe", 15)
 	wantStop(t, rs[2], "step", "main.describe", 16)
@@ -371,4 +363,15 @@ func TestGoStepping(t *testing.T) {
 	wantStop(t, rs[4], "step", "main.main", 27)
 	wantStop(t, rs[6], "step", "main.main", 26)
 	wantStop(t, rs[7], "step", "main.main", 25)
+}
+
+// recordedGo builds and records a testdata Go program that exits 0.
+func recordedGo(t *testing.T, dir string) string {
+	t.Helper()
+	prog := buildGo(t, dir)
+	trace := filepath.Join(t.TempDir(), dir+".rwd")
+	if _, stderr, code := record(t, trace, prog); code != 0 {
+		t.Fatalf("record %s: exit %d: %s", dir, code, stderr)
+	}
+	return trace
 }
