@@ -78,9 +78,9 @@ func (s *Session) Execute(line string) Result {
 	case "reverse-continue", "rc":
 		err = s.run(&res, s.continueBackward)
 	case "step", "s":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepLine(true) })
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepInSelected(true) })
 	case "next", "n":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepLine(false) })
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepInSelected(false) })
 	case "reverse-step", "rs":
 		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.reverseLine(true) })
 	case "reverse-next", "rn":

@@ -226,6 +226,23 @@ func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
 	return nil, fmt.Errorf("finish: gave up after %d instructions", maxLineSteps)
 }
 
+// stepInSelected is step/next in the selected frame, as gdb: with an outer
+// frame selected (after up), the inner frames run to their return first.
+func (s *Session) stepInSelected(into bool) (*timeline.Stop, error) {
+	if s.frame > 0 {
+		level := s.frame
+		s.frame = 0
+		frames, err := s.stack(s.stepThread())
+		if err == nil && level < len(frames) && physicalFrame(frames, 0) < level {
+			st, err := s.finishFrame(level - 1)
+			if err != nil || st.Reason != timeline.ReasonStep {
+				return st, err
+			}
+		}
+	}
+	return s.stepLine(into)
+}
+
 // returnAddress reads the return address of a thread's innermost frame.
 func (s *Session) returnAddress(tid int32) (uint64, error) {
 	regs, err := s.tl.Session().Regs(tid)

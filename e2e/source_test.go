@@ -375,3 +375,15 @@ func recordedGo(t *testing.T, dir string) string {
 	}
 	return trace
 }
+
+// TestStepInSelectedFrame: after up, next and step work in the selected
+// frame (the inner ones run to their return first), as in gdb.
+func TestStepInSelectedFrame(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	rs := batch(t, trace, "break square", "continue", "up", "next", "step", "up", "step")
+	wantStop(t, rs[1], "breakpoint", "square", 6)
+	wantStop(t, rs[3], "step", "main", 21)
+	wantStop(t, rs[4], "step", "add", 12)
+	wantStop(t, rs[6], "step", "main", 19)
+}
