@@ -159,6 +159,7 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	}
 	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
+	s.lastStop = res.Stop
 	res.Text = s.stopText(res.Stop)
 	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.path != "" {
 		// gdb shows only the new line when a step stays in its frame.
@@ -318,6 +319,7 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	st := &timeline.Stop{Reason: timeline.ReasonGoto, Moment: s.tl.Now()}
 	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
+	s.lastStop = res.Stop
 	res.Text = s.stopText(res.Stop)
 	return nil
 }

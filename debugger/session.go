@@ -57,6 +57,10 @@ type Session struct {
 	printCount int
 	// goProgram caches isGo: 0 unknown, 1 yes, -1 no.
 	goProgram int
+	// lastStop is the last stop, for snapshots.
+	lastStop *StopInfo
+	// densityCache is the timeline bar, computed once.
+	densityCache []uint32
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int

@@ -1,0 +1,104 @@
+// Package views has one Bubble Tea component per pane of the UI: Source,
+// Disassembly, Registers, Memory, Stack, Locals, Timeline, Watch, Threads,
+// Breakpoints and Console. A pane renders the plain data of a
+// debugger.Snapshot; it never calls the debugger. When the user asks for
+// something (go to an event, break here, read memory), the pane returns a
+// tea.Cmd producing one of the request messages below, and the root model
+// (package ui) does the work in the background and sends the answer back.
+package views
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/keymaps"
+	"github.com/rewind-debugger/rewind/themes"
+)
+
+// Context is what every pane shares: the theme and the keys.
+type Context struct {
+	Theme *themes.Theme
+	Keys  *keymaps.Keys
+}
+
+// Pane is the contract of a pane. Update receives key messages only when
+// the pane has the focus, and every other message always.
+type Pane interface {
+	// Title is the pane's name in its frame ("Source", "Stack").
+	Title() string
+	// SetSize gives the inner size (without the frame).
+	SetSize(w, h int)
+	// SetSnapshot shows a new moment.
+	SetSnapshot(s *debugger.Snapshot)
+	Update(msg tea.Msg) tea.Cmd
+	// View renders exactly the inner size: h lines of at most w cells.
+	View() string
+	// Help lists the pane's own key actions, for the help overlay.
+	Help() []keymaps.Action
+}
+
+// Requests from panes to the root model.
+type (
+	// RunCommand runs a command of the language (DESIGN §4) as if typed at
+	// the prompt; its result goes to the Console.
+	RunCommand struct{ Line string }
+	// RequestEvents asks for the descriptions of events [From, To).
+	RequestEvents struct{ From, To int64 }
+	// RequestMemory asks for Len bytes at the address of an expression.
+	RequestMemory struct {
+		Expr string
+		Len  int
+	}
+	// RequestHistory asks for every write to a watchpoint's location.
+	RequestHistory struct {
+		WatchID int
+		Expr    string
+	}
+)
+
+// Answers from the root model to panes.
+type (
+	// EventsLoaded carries event descriptions.
+	EventsLoaded struct {
+		From  int64
+		Items []EventItem
+	}
+	// MemoryLoaded carries memory contents; Err explains a failure.
+	MemoryLoaded struct {
+		Expr string
+		Addr uint64
+		Data []byte
+		Err  error
+	}
+	// HistoryLoaded carries the writes to a watched location.
+	HistoryLoaded struct {
+		WatchID int
+		Writes  []WriteItem
+		Err     error
+	}
+	// ConsoleEntry is one command and its result, for the Console.
+	ConsoleEntry struct {
+		Command string
+		Output  string
+		Error   bool
+	}
+)
+
+// EventItem is one event of the recording, as the timeline lists it.
+type EventItem struct {
+	N    int64
+	Tid  int32
+	Kind string // "syscall", "signal", "thread", "exec", "exit", "other"
+	Text string // strace-style
+}
+
+// WriteItem is one write to a watched location.
+type WriteItem struct {
+	Event    int64
+	Moment   string
+	Old, New string
+	Function string
+	File     string
+	Line     int
+	Syscall  bool
+}
