@@ -387,3 +387,23 @@ func TestStepInSelectedFrame(t *testing.T) {
 	wantStop(t, rs[4], "step", "add", 12)
 	wantStop(t, rs[6], "step", "main", 19)
 }
+
+// TestReverseToAnchor: going back from a few steps after a breakpoint hit
+// stops at that very hit (the moment the steps started from).
+func TestReverseToAnchor(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	rs := batch(t, trace, "break corrupt.c:16", "continue", "continue", "reverse-continue", "when",
+		"next", "reverse-next", "when", "stepi", "stepi", "reverse-continue", "when")
+	hit := field(rs[4], "value")
+	wantStop(t, rs[5], "step", "set_name", 15)
+	wantStop(t, rs[6], "breakpoint", "set_name", 16)
+	for _, i := range []int{7, 11} {
+		if got := field(rs[i], "value"); got != hit {
+			t.Errorf("%v after going back: %s, want the hit %s", rs[i-1]["command"], got, hit)
+		}
+	}
+	if rs[7]["text"] != rs[4]["text"] || rs[11]["text"] != rs[4]["text"] {
+		t.Errorf("moments differ: %v / %v / %v", rs[4]["text"], rs[7]["text"], rs[11]["text"])
+	}
+}

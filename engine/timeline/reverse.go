@@ -105,10 +105,15 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 				anchor = st.Kind == replay.StopWatchpoint && tl.watches[st.Watch] == *target.Watch && tl.wcounts[st.Watch] == target.Hits
 			}
 			tl.pos = tl.momentOf(st)
+			// The anchor itself is before the target when steps follow it.
+			keep := (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st))
 			if anchor {
+				if keep && target.Steps > 0 {
+					hits = append(hits, *tl.stopFor(st))
+				}
 				break
 			}
-			if (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st)) {
+			if keep {
 				hits = append(hits, *tl.stopFor(st))
 			}
 		}
