@@ -21,7 +21,7 @@ exits with PROG's status (128+N when killed by signal N). The trace is written
 atomically to TRACE (default ./PROG-N.rwd).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, err := runRecord(out, args)
+			code, _, err := runRecord(out, args)
 			if err != nil {
 				return err
 			}
@@ -33,34 +33,35 @@ atomically to TRACE (default ./PROG-N.rwd).`,
 	return cmd
 }
 
-// runRecord records args and returns the program's shell-style exit status.
-func runRecord(out string, args []string) (int, error) {
+// runRecord records args and returns the program's shell-style exit
+// status and the trace written.
+func runRecord(out string, args []string) (int, string, error) {
 	path, err := record.ResolveProgram(args[0])
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if out == "" {
 		out = defaultTraceName(filepath.Base(path))
 	}
 	if out, err = filepath.Abs(out); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	res, err := record.Record(record.Options{
 		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: out,
 	})
 	if res == nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
-		return res.ExitCode(), nil
+		return res.ExitCode(), out, nil
 	}
 	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(out))
-	return res.ExitCode(), nil
+	return res.ExitCode(), out, nil
 }
 
 // defaultTraceName picks ./PROG-N.rwd with the first N not taken.

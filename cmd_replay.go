@@ -22,7 +22,7 @@ func newReplayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
 		Short: "Replay a recording",
-		Long: `Without flags, opens the recording in the terminal UI (not implemented yet).
+		Long: `Without flags, opens the recording in the terminal UI, at its start.
 --check replays to the end without a UI, re-emitting the program's output as
 the replaying process produces it, verifies every event and prints
 "replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.`,
@@ -34,7 +34,7 @@ the replaying process produces it, verifies every event and prints
 			case batch || len(exprs) > 0 || file != "":
 				return runBatch(args[0], exprs, file, jsonOut, cpMiB<<20)
 			}
-			return errNotImplemented("the terminal UI (rewind replay TRACE); use rewind replay --check TRACE")
+			return openUI(args[0], "", "", cpMiB<<20)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")

@@ -72,7 +72,10 @@ func newRoot() *cobra.Command {
 		Long: `Rewind records one run of a Linux x86-64 program (C, C++, Rust, Go) without
 hardware performance counters, and replays it deterministically.
 
+  rewind ./prog args            record a run, then debug it in the terminal UI
+  rewind demo                   try it on a bundled buggy program
   rewind record ./prog args     record a run into prog-1.rwd
+  rewind replay TRACE           debug a recording in the terminal UI
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording`,
 		Version:       record.Version,
@@ -83,15 +86,15 @@ hardware performance counters, and replays it deterministically.
 			if len(args) == 0 {
 				return cmd.Help()
 			}
-			return errNotImplemented("recording then opening the terminal UI (rewind PROG)")
+			return runProgramUI(args)
 		},
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newEventsCmd(),
 		&cobra.Command{Use: "mcp TRACE", Short: "MCP server on stdio (not implemented yet)", Args: cobra.ExactArgs(1),
 			RunE: func(*cobra.Command, []string) error { return errNotImplemented("rewind mcp") }},
-		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it (not implemented yet)", Args: cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error { return errNotImplemented("rewind demo") }},
+		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return runDemo() }},
 	)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %w (see rewind %s --help)", c.Name(), err, c.Name())

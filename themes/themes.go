@@ -11,14 +11,14 @@ import (
 
 // Palette is the handful of colours a theme is made of.
 type Palette struct {
-	Fg, Muted, Bg, Subtle color.Color // text, secondary text, background, panel tint
-	Accent                            color.Color // focus, titles, the current line
-	Current                           color.Color // background of the current line/pc
-	Changed                           color.Color // values changed since the previous stop
-	Breakpoint                        color.Color
-	Watch                             color.Color // watchpoint hits, writes
-	Error                             color.Color
-	Syscall, Signal, Thread           color.Color // timeline event kinds
+	Fg, Muted, Bg, Subtle   color.Color // text, secondary text, background, panel tint
+	Accent                  color.Color // focus, titles, the current line
+	Current                 color.Color // background of the current line/pc
+	Changed                 color.Color // values changed since the previous stop
+	Breakpoint              color.Color
+	Watch                   color.Color // watchpoint hits, writes
+	Error                   color.Color
+	Syscall, Signal, Thread color.Color // timeline event kinds
 }
 
 // Theme is the styles of every pane.

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/demo"
+	"github.com/rewind-debugger/rewind/ui"
+)
+
+// openUI opens the terminal UI on a trace, runs initial first ("" stays at
+// the start), and shows hint in the Console.
+func openUI(trace, initial, hint string, budget int64) error {
+	cfg, err := ui.LoadConfig(ui.ConfigPath())
+	if err != nil {
+		return err
+	}
+	if budget < 0 {
+		return fmt.Errorf("--checkpoint-memory must be 0 or more")
+	}
+	s, err := debugger.Open(trace, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// no-color.org: any non-empty NO_COLOR means no colour at all.
+	return ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint})
+}
+
+// runProgramUI is `rewind PROG ARGS...`: record, then open the UI at the
+// end of the recording (at the crash if there is one).
+func runProgramUI(args []string) error {
+	_, trace, err := runRecord("", args)
+	if err != nil {
+		return err
+	}
+	return openUI(trace, "continue", "", debugger.DefaultCheckpointBudget)
+}
+
+// runDemo is `rewind demo`: build the bundled buggy program, record it and
+// open the UI at its crash with a hint of what to try.
+func runDemo() error {
+	dir, err := os.MkdirTemp("", "rewind-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	prog, lang, err := demo.Build(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "rewind: built the demo program (%s), recording it\n", lang)
+	trace := filepath.Join(dir, "corrupt.rwd")
+	os.Setenv("GOTRACEBACK", "crash") // the Go version crashes like the C one
+	if _, _, err := runRecord(trace, []string{prog}); err != nil {
+		return err
+	}
+	return openUI(trace, "continue", demo.Hint, debugger.DefaultCheckpointBudget)
+}

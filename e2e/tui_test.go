@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The terminal UI, driven for real in tmux: commands at the prompt, keys,
+// resizes, NO_COLOR, quitting.
+
+// tmuxSession runs rewind in a detached tmux session of its own server.
+type tmuxSession struct {
+	t    *testing.T
+	sock string
+}
+
+func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	cmdline := strings.Join(append(append([]string{"env"}, env...), append([]string{rewind(t)}, args...)...), " ")
+	s.run("-f", "/dev/null", "new-session", "-d", "-s", "rw", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmdline)
+	s.run("set-option", "-t", "rw", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+func itoa(n int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)))
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) capture(escapes bool) string {
+	args := []string{"capture-pane", "-p", "-t", "rw"}
+	if escapes {
+		args = append(args, "-e")
+	}
+	return s.run(args...)
+}
+
+// keys sends keys (tmux key names or literal text with -l).
+func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t", "rw"}, k...)...) }
+
+// typeLine types a prompt command and presses Enter.
+func (s *tmuxSession) typeLine(line string) {
+	s.keys(":")
+	time.Sleep(50 * time.Millisecond)
+	s.keys("-l", line)
+	s.keys("Enter")
+}
+
+// waitFor waits until the screen matches re.
+func (s *tmuxSession) waitFor(re string) string {
+	s.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture(false)
+		if rx.MatchString(screen) {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("screen never matched %q:\n%s", re, screen)
+	return ""
+}
+
+func TestTUIInTmux(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
+	s.waitFor(`#\d+/\d+ .*thread`)
+	s.typeLine("break corrupt.c:16")
+	s.waitFor(`Breakpoint 1 at 0x[0-9a-f]+: file corrupt.c, line 16`)
+	s.typeLine("continue")
+	s.waitFor(`Breakpoint 1, set_name`)
+	s.typeLine("continue")
+	screen := s.waitFor(`(?s)Breakpoint 1, set_name.*Breakpoint 1, set_name`)
+	if !strings.Contains(screen, "n->name[i] = src[i];") {
+		t.Errorf("the source pane does not show line 16:\n%s", screen)
+	}
+	s.typeLine("reverse-continue")
+	s.waitFor(`(?s)reverse-continue.*Breakpoint 1, set_name`)
+	// Keys: next, then reverse-next back to where we were.
+	s.keys("n")
+	s.waitFor(`step in set_name at corrupt.c:15`)
+	s.keys("N")
+	s.waitFor(`breakpoint in set_name at corrupt.c:16`)
+	// Resizes: 80x24 stays usable, 30x8 is too small.
+	s.run("resize-window", "-t", "rw", "-x", "80", "-y", "24")
+	s.waitFor(`Source`)
+	if screen := s.capture(false); len(strings.Split(strings.TrimRight(screen, "\n"), "\n")) > 24 {
+		t.Errorf("screen taller than 24 lines at 80x24:\n%s", screen)
+	}
+	s.run("resize-window", "-t", "rw", "-x", "30", "-y", "8")
+	s.waitFor(`too small`)
+	s.run("resize-window", "-t", "rw", "-x", "100", "-y", "30")
+	s.waitFor(`Source`)
+	s.keys("q")
+	s.waitFor(`Pane is dead|^\s*$`)
+}
+
+// colourSGR matches an SGR sequence that sets a colour (30-38, 40-48,
+// 90-97, 100-107); 39 and 49 only return to the terminal's defaults.
+var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m`)
+
+func TestTUINoColor(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	s := newTmux(t, 100, 30, []string{"NO_COLOR=1", "HOME=" + t.TempDir()}, "replay", trace)
+	s.waitFor(`#\d+/\d+ .*thread`)
+	s.typeLine("continue")
+	s.waitFor(`SIGSEGV`)
+	if raw := s.capture(true); colourSGR.MatchString(raw) {
+		t.Errorf("colour escapes with NO_COLOR=1: %q", colourSGR.FindString(raw))
+	}
+	s.keys("q")
+}
+
+func TestTUIConfigErrors(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "rewind"), 0o755)
+	cases := map[string]string{
+		"theme = \"purple\"\n":          `unknown theme "purple"`,
+		"[bindings]\nstep = [\"n\"]\n":  `bound to both`,
+		"[bindings]\nstepp = [\"x\"]\n": `unknown key action "stepp"`,
+		"keys = \"nano\"\n":             `unknown key preset "nano"`,
+		"colour = 1\n":                  `unknown setting colour`,
+		"theme = \n":                    `config `,
+	}
+	for cfg, want := range cases {
+		os.WriteFile(filepath.Join(home, "rewind", "config.toml"), []byte(cfg), 0o644)
+		cmd := exec.Command(rewind(t), "replay", trace)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), want) || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
+			t.Errorf("config %q: %v %q, want a one-line error with %q", cfg, err, out, want)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/views"
+)
+
+// engine runs debugger work off the UI goroutine, one operation at a
+// time: the session is not safe for concurrent use, and the UI must never
+// wait for a replay.
+type engine struct {
+	mu        sync.Mutex
+	s         *debugger.Session
+	cancelled atomic.Bool
+	done      atomic.Int64
+	total     atomic.Int64
+}
+
+func newEngine(s *debugger.Session) *engine {
+	e := &engine{s: s}
+	s.SetProgress(func(done, total int64) bool {
+		e.done.Store(done)
+		e.total.Store(total)
+		return !e.cancelled.Load()
+	})
+	return e
+}
+
+// Messages from engine work back to the model.
+type (
+	resultMsg struct {
+		line string
+		res  debugger.Result
+		snap *debugger.Snapshot
+	}
+	tickMsg struct{}
+)
+
+// command runs a command line and snapshots the moment it leaves.
+func (e *engine) command(line string) tea.Cmd {
+	e.cancelled.Store(false)
+	e.done.Store(0)
+	e.total.Store(0)
+	return func() tea.Msg {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		var res debugger.Result
+		if line != "" {
+			res = e.s.Execute(line)
+		}
+		return resultMsg{line: line, res: res, snap: e.s.Snapshot()}
+	}
+}
+
+// memory reads memory for the Memory pane.
+func (e *engine) memory(req views.RequestMemory) tea.Cmd {
+	return func() tea.Msg {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		addr, data, err := e.s.Memory(req.Expr, req.Len)
+		return views.MemoryLoaded{Expr: req.Expr, Addr: addr, Data: data, Err: err}
+	}
+}
+
+// history lists the writes to a watchpoint's location.
+func (e *engine) history(req views.RequestHistory) tea.Cmd {
+	return func() tea.Msg {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		res := e.s.Execute("history " + req.Expr)
+		out := views.HistoryLoaded{WatchID: req.WatchID}
+		if !res.OK {
+			out.Err = fmt.Errorf("%s", res.Error)
+			return out
+		}
+		items, _ := res.Value.([]map[string]any)
+		for _, it := range items {
+			w := views.WriteItem{Moment: fmt.Sprint(it["moment"]), Old: fmt.Sprint(it["old"]), New: fmt.Sprint(it["new"])}
+			w.Event, _ = it["event"].(int64)
+			if f, ok := it["function"].(string); ok {
+				w.Function = f
+			}
+			if f, ok := it["file"].(string); ok {
+				w.File = f
+			}
+			if l, ok := it["line"].(int); ok {
+				w.Line = l
+			}
+			_, w.Syscall = it["syscall"]
+			out.Writes = append(out.Writes, w)
+		}
+		return out
+	}
+}
+
+// events describes events [from, to) of the recording. It reads the trace
+// file on its own, so it runs alongside engine work.
+func (e *engine) events(req views.RequestEvents) tea.Cmd {
+	path := e.s.Path()
+	return func() tea.Msg {
+		out := views.EventsLoaded{From: req.From}
+		debugger.ReadEvents(path, req.From, req.To-1, func(i int64, ev *trace.Event, text string) {
+			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Kind: eventKind(ev), Text: text})
+		})
+		return out
+	}
+}
+
+// eventKind classifies an event for the timeline's colours and filters.
+func eventKind(ev *trace.Event) string {
+	switch ev.Kind {
+	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindSyscallExit:
+		return "syscall"
+	case trace.KindSignal:
+		return "signal"
+	case trace.KindExit:
+		return "exit"
+	case trace.KindExec:
+		return "exec"
+	case trace.KindPreempt, trace.KindThreadExit:
+		return "thread"
+	}
+	return "other"
+}

@@ -1,0 +1,469 @@
+// Package ui is the root model of the terminal UI: the layout of the
+// panes, focus and zoom, the command prompt, the status bar and the help
+// overlay, and the routing of engine work to the background so that the
+// interface never waits for a replay.
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/keymaps"
+	"github.com/rewind-debugger/rewind/themes"
+	"github.com/rewind-debugger/rewind/views"
+)
+
+// Options configure the UI.
+type Options struct {
+	Config *Config
+	// NoColor forces the colourless theme (NO_COLOR).
+	NoColor bool
+	// Initial is the command run when the UI opens ("" stays at the
+	// start; "continue" goes to the crash or the end).
+	Initial string
+	// Hint is shown in the Console at start (rewind demo's suggestions).
+	Hint string
+}
+
+// Model is the root model.
+type Model struct {
+	eng     *engine
+	ctx     *views.Context
+	cfg     *Config
+	opts    Options
+	panes   [numPanes]views.Pane
+	focus   paneID
+	zoom    bool
+	w, h    int
+	snap    *debugger.Snapshot
+	busy    bool
+	busyCmd string
+	// confirmQuit is set after q while an operation runs.
+	confirmQuit bool
+	prompt      textinput.Model
+	prompting   bool
+	history     []string
+	histPos     int
+	showHelp    bool
+	help        help.Model
+	status      string // the last stop, one line
+	darkSet     bool
+	lastRects   placement
+}
+
+// commands are the names the prompt completes.
+var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
+	"frame", "goto", "history", "info args", "info breakpoints", "info locals", "info registers", "info threads",
+	"list", "next", "nexti", "print", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
+	"reverse-stepi", "step", "stepi", "thread", "until", "advance", "up", "watch", "when", "x/"}
+
+// New builds the root model over a session.
+func New(s *debugger.Session, opts Options) (*Model, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	keys, err := keymaps.New(cfg.Keys, cfg.Bindings)
+	if err != nil {
+		return nil, err
+	}
+	th, _ := themes.ByName(cfg.Theme, true)
+	if opts.NoColor {
+		th = themes.NoColor()
+	}
+	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: th, Keys: keys}, cfg: cfg, opts: opts, help: help.New()}
+	m.panes = [numPanes]views.Pane{
+		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),
+		pConsole: views.NewConsole(m.ctx), pTimeline: views.NewTimeline(m.ctx), pWatch: views.NewWatch(m.ctx),
+		pRegisters: views.NewRegisters(m.ctx), pDisasm: views.NewDisassembly(m.ctx), pMemory: views.NewMemory(m.ctx),
+		pThreads: views.NewThreads(m.ctx), pBreakpoints: views.NewBreakpoints(m.ctx),
+	}
+	m.prompt = textinput.New()
+	m.prompt.Prompt = ":"
+	m.prompt.ShowSuggestions = true
+	m.prompt.SetSuggestions(commands)
+	if opts.Hint != "" {
+		m.console().Append(views.ConsoleEntry{Command: "", Output: opts.Hint})
+	}
+	return m, nil
+}
+
+func (m *Model) console() *views.Console { return m.panes[pConsole].(*views.Console) }
+
+// Init asks the terminal for its background and runs the initial command.
+func (m *Model) Init() tea.Cmd {
+	m.busy, m.busyCmd = true, m.opts.Initial
+	return tea.Batch(tea.RequestBackgroundColor, m.eng.command(m.opts.Initial), tick())
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// run starts a command in the background unless one is running.
+func (m *Model) run(line string) tea.Cmd {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return nil
+	}
+	if m.busy {
+		m.console().Append(views.ConsoleEntry{Command: line, Output: "busy: " + m.busyCmd + " is running (Esc cancels it)", Error: true})
+		return nil
+	}
+	m.busy, m.busyCmd, m.confirmQuit = true, line, false
+	return tea.Batch(m.eng.command(line), tick())
+}
+
+// Update routes messages.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if !m.opts.NoColor && (m.cfg.Theme == "" || m.cfg.Theme == "auto") && !m.darkSet {
+			th, _ := themes.ByName("auto", msg.IsDark())
+			*m.ctx.Theme = *th
+		}
+		m.darkSet = true
+		return m, nil
+	case tickMsg:
+		if m.busy {
+			return m, tick()
+		}
+		return m, nil
+	case resultMsg:
+		return m, m.onResult(msg)
+	case views.RunCommand:
+		return m, m.run(msg.Line)
+	case views.RequestEvents:
+		return m, m.eng.events(msg)
+	case views.RequestMemory:
+		return m, m.eng.memory(msg)
+	case views.RequestHistory:
+		return m, m.eng.history(msg)
+	case tea.MouseClickMsg:
+		for id, r := range m.lastRects {
+			if r.contains(msg.X, msg.Y) {
+				m.focus = id
+			}
+		}
+		return m, nil
+	case tea.MouseWheelMsg:
+		for id, r := range m.lastRects {
+			if r.contains(msg.X, msg.Y) {
+				k := tea.KeyPressMsg{Code: tea.KeyDown}
+				if msg.Button == tea.MouseWheelUp {
+					k = tea.KeyPressMsg{Code: tea.KeyUp}
+				}
+				return m, m.panes[id].Update(k)
+			}
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	}
+	// Everything else (answers to pane requests) goes to every pane.
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// onResult shows a finished command: Console, status, every pane.
+func (m *Model) onResult(r resultMsg) tea.Cmd {
+	m.busy, m.confirmQuit = false, false
+	if r.line != "" {
+		out := r.res.Text
+		if !r.res.OK {
+			out = r.res.Error
+		}
+		m.console().Append(views.ConsoleEntry{Command: r.line, Output: out, Error: !r.res.OK})
+	}
+	m.snap = r.snap
+	if st := r.snap.Stop; st != nil {
+		m.status = describeStop(st)
+	}
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		p.SetSnapshot(r.snap)
+	}
+	if mem, ok := m.panes[pMemory].(*views.Memory); ok {
+		cmds = append(cmds, mem.Refresh())
+	}
+	for _, p := range m.panes {
+		// Panes that load lazily ask for their data on the next message.
+		cmds = append(cmds, p.Update(snapshotMsg{}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// snapshotMsg tells panes a new snapshot was set (for lazy loading).
+type snapshotMsg struct{}
+
+func describeStop(st *debugger.StopInfo) string {
+	s := st.Reason
+	if st.Signal != "" {
+		s += " " + st.Signal
+	}
+	if st.Function != "" {
+		s += " in " + st.Function
+	}
+	if st.File != "" {
+		s += fmt.Sprintf(" at %s:%d", st.File, st.Line)
+	}
+	return s
+}
+
+// onKey handles keys: the prompt and the help overlay first, then global
+// actions, then the focused pane.
+func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	ks := m.ctx.Keys
+	s := k.String()
+	if m.prompting {
+		switch s {
+		case "enter":
+			line := m.prompt.Value()
+			m.prompting = false
+			m.prompt.Blur()
+			if strings.TrimSpace(line) != "" {
+				m.history = append(m.history, line)
+			}
+			m.histPos = len(m.history)
+			return m.run(line)
+		case "esc", "ctrl+c":
+			m.prompting = false
+			m.prompt.Blur()
+			return nil
+		case "up":
+			if m.histPos > 0 {
+				m.histPos--
+				m.prompt.SetValue(m.history[m.histPos])
+				m.prompt.CursorEnd()
+			}
+			return nil
+		case "down":
+			if m.histPos < len(m.history)-1 {
+				m.histPos++
+				m.prompt.SetValue(m.history[m.histPos])
+			} else {
+				m.histPos = len(m.history)
+				m.prompt.SetValue("")
+			}
+			m.prompt.CursorEnd()
+			return nil
+		}
+		var cmd tea.Cmd
+		m.prompt, cmd = m.prompt.Update(k)
+		return cmd
+	}
+	if m.showHelp {
+		if ks.Matches(s, keymaps.Help) || ks.Matches(s, keymaps.Cancel) || ks.Matches(s, keymaps.Quit) {
+			m.showHelp = false
+		}
+		return nil
+	}
+	if m.paneTyping() {
+		// A filter or an expression is being typed: letters are text.
+		return m.panes[m.focus].Update(k)
+	}
+	if ks.Matches(s, keymaps.Cancel) && m.busy {
+		m.eng.cancelled.Store(true)
+		return nil
+	}
+	if ks.Matches(s, keymaps.Quit) {
+		if m.busy && !m.confirmQuit {
+			m.confirmQuit = true
+			return nil
+		}
+		return tea.Quit
+	}
+	m.confirmQuit = false
+	motion := map[keymaps.Action]string{
+		keymaps.Step: "step", keymaps.Next: "next", keymaps.Finish: "finish", keymaps.Continue: "continue",
+		keymaps.ReverseStep: "reverse-step", keymaps.ReverseNext: "reverse-next", keymaps.ReverseFinish: "reverse-finish",
+		keymaps.ReverseCont: "reverse-continue", keymaps.StepI: "stepi", keymaps.ReverseStepI: "reverse-stepi",
+	}
+	for _, a := range []keymaps.Action{keymaps.Step, keymaps.Next, keymaps.Finish, keymaps.Continue, keymaps.ReverseStep,
+		keymaps.ReverseNext, keymaps.ReverseFinish, keymaps.ReverseCont, keymaps.StepI, keymaps.ReverseStepI} {
+		if ks.Matches(s, a) {
+			return m.run(motion[a])
+		}
+	}
+	switch {
+	case ks.Matches(s, keymaps.Prompt):
+		m.prompting = true
+		m.prompt.SetValue("")
+		m.histPos = len(m.history)
+		return m.prompt.Focus()
+	case ks.Matches(s, keymaps.Help):
+		m.showHelp = true
+		return nil
+	case ks.Matches(s, keymaps.FocusNext):
+		m.focus = (m.focus + 1) % numPanes
+		return nil
+	case ks.Matches(s, keymaps.FocusPrev):
+		m.focus = (m.focus + numPanes - 1) % numPanes
+		return nil
+	case ks.Matches(s, keymaps.Zoom):
+		m.zoom = !m.zoom
+		m.resize()
+		return nil
+	}
+	return m.panes[m.focus].Update(k)
+}
+
+// paneTyping says whether the focused pane has a text input open (a
+// filter, an expression), where letters are text, not actions.
+func (m *Model) paneTyping() bool {
+	switch p := m.panes[m.focus].(type) {
+	case interface{ Typing() bool }:
+		return p.Typing()
+	case interface{ Editing() bool }:
+		return p.Editing()
+	}
+	return false
+}
+
+// resize gives every visible pane its inner size.
+func (m *Model) resize() {
+	if m.w < MinWidth || m.h < MinHeight {
+		return
+	}
+	m.lastRects = layout(m.w, m.h-1, m.focus, m.zoom)
+	for id, r := range m.lastRects {
+		m.panes[id].SetSize(r.w-2, r.h-2)
+	}
+}
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "rewind"
+	return v
+}
+
+// render is the screen as text (View without the terminal settings).
+func (m *Model) render() string {
+	if m.w == 0 || m.h == 0 {
+		return ""
+	}
+	th := m.ctx.Theme
+	if m.w < MinWidth || m.h < MinHeight {
+		msg := fmt.Sprintf("terminal too small (%dx%d): rewind needs %dx%d", m.w, m.h, MinWidth, MinHeight)
+		return lipgloss.Place(m.w, m.h, lipgloss.Center, lipgloss.Center, ansi.Wordwrap(msg, m.w, " "))
+	}
+	rects := layout(m.w, m.h-1, m.focus, m.zoom)
+	if fmt.Sprint(rects) != fmt.Sprint(m.lastRects) {
+		m.lastRects = rects
+		for id, r := range rects {
+			m.panes[id].SetSize(r.w-2, r.h-2)
+		}
+	}
+	c := newCanvas(m.w, m.h-1)
+	for id, r := range rects {
+		p := m.panes[id]
+		c.place(r.x, r.y, frame(th, p.Title(), p.View(), r.w, r.h, id == m.focus))
+	}
+	lines := c.render()
+	if m.showHelp {
+		lines = m.overlayHelp(lines)
+	}
+	return strings.Join(append(lines, m.statusLine()), "\n")
+}
+
+// statusLine is the moment, the stop, the position and key hints — or the
+// prompt, or the progress of a running operation.
+func (m *Model) statusLine() string {
+	th := m.ctx.Theme
+	if m.prompting {
+		return ansi.Truncate(m.prompt.View(), m.w, "")
+	}
+	var left string
+	switch {
+	case m.busy && m.confirmQuit:
+		left = " an operation is running: q again quits, Esc cancels it "
+	case m.busy:
+		d, t := m.eng.done.Load(), m.eng.total.Load()
+		left = fmt.Sprintf(" %s… ", m.busyCmd)
+		if t > 0 {
+			left = fmt.Sprintf(" %s: replaying %d/%d (%d%%) — Esc cancels ", m.busyCmd, d, t, d*100/t)
+		}
+	case m.snap != nil:
+		pct := int64(0)
+		if m.snap.Total > 0 {
+			pct = m.snap.Event * 100 / m.snap.Total
+		}
+		left = fmt.Sprintf(" #%d/%d %d%% · thread %d", m.snap.Event, m.snap.Total, pct, m.snap.Thread)
+		if m.status != "" {
+			left += " · " + m.status
+		}
+		left += " "
+	}
+	hints := m.hints()
+	room := m.w - lipgloss.Width(left)
+	if room < 10 {
+		return th.StatusBar.Render(ansi.Truncate(left, m.w, "…") + strings.Repeat(" ", max(0, m.w-lipgloss.Width(ansi.Truncate(left, m.w, "…")))))
+	}
+	hints = ansi.Truncate(hints, room, "")
+	pad := m.w - lipgloss.Width(left) - lipgloss.Width(hints)
+	return th.StatusBar.Render(left + strings.Repeat(" ", max(pad, 0)) + hints)
+}
+
+// hints are the key reminders of the status bar.
+func (m *Model) hints() string {
+	ks := m.ctx.Keys
+	first := func(a keymaps.Action) string {
+		k := ks.Get(a).Keys()
+		if len(k) == 0 {
+			return "?"
+		}
+		return k[0]
+	}
+	return fmt.Sprintf("%s/%s/%s/%s step/next/finish/cont · %s %s reverse · %s cmd · %s help · %s quit ",
+		first(keymaps.Step), first(keymaps.Next), first(keymaps.Finish), first(keymaps.Continue),
+		first(keymaps.ReverseStep), first(keymaps.ReverseCont), first(keymaps.Prompt), first(keymaps.Help), first(keymaps.Quit))
+}
+
+// overlayHelp draws the help box over the middle of the screen: the
+// global bindings and the focused pane's.
+func (m *Model) overlayHelp(lines []string) []string {
+	ks := m.ctx.Keys
+	global := ks.Bindings(keymaps.Step, keymaps.Next, keymaps.Finish, keymaps.Continue, keymaps.ReverseStep,
+		keymaps.ReverseNext, keymaps.ReverseFinish, keymaps.ReverseCont, keymaps.StepI, keymaps.ReverseStepI)
+	ui := ks.Bindings(keymaps.Prompt, keymaps.FocusNext, keymaps.FocusPrev, keymaps.Zoom, keymaps.Help, keymaps.Cancel, keymaps.Quit)
+	pane := ks.Bindings(m.panes[m.focus].Help()...)
+	m.help.Styles.FullKey = m.ctx.Theme.Key
+	m.help.Styles.FullDesc = m.ctx.Theme.Base
+	m.help.Styles.FullSeparator = m.ctx.Theme.Muted
+	m.help.SetWidth(m.w - 4)
+	body := m.help.FullHelpView([][]key.Binding{global, ui, pane})
+	title := m.panes[m.focus].Title() + " — keys"
+	bw := min(m.w-2, lipgloss.Width(body)+4)
+	bh := min(len(lines), strings.Count(body, "\n")+3)
+	box := frame(m.ctx.Theme, title, body, bw, bh, true)
+	x, y := (m.w-bw)/2, (len(lines)-bh)/2
+	for i, l := range box {
+		if y+i >= len(lines) {
+			break
+		}
+		row := lines[y+i]
+		left := ansi.Truncate(row, x, "")
+		right := ansi.TruncateLeft(row, x+bw, "")
+		lines[y+i] = left + strings.Repeat(" ", max(0, x-lipgloss.Width(left))) + l + right
+	}
+	return lines
+}

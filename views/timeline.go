@@ -1,0 +1,1198 @@
+package views
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/keymaps"
+)
+
+// Limits of the timeline's lazy loading.
+const (
+	// tlCacheMax bounds the event descriptions kept in memory (and, with a
+	// filter, the matching ones); the ones farthest from the cursor go first.
+	tlCacheMax = 10000
+	// tlFilterBatch is how many events a filtered list asks for at a time
+	// when it searches for more matches.
+	tlFilterBatch = 4096
+	// tlBudget is how many requests one key press (or one new snapshot, or
+	// one change of the filter) may start while a filter searches: a filter
+	// matching nothing must not read the whole recording at once.
+	tlBudget = 8
+	// tlMaxPending bounds the requests remembered as under way.
+	tlMaxPending = 16
+	// tlMaxStops bounds the breakpoint and watchpoint hits remembered.
+	tlMaxStops = 1000
+)
+
+// Timeline lists every event of the recording (system calls with their
+// results, signals, thread events, exec, exit) and the breakpoint and
+// watchpoint hits the session has seen, under a density bar of the whole
+// recording. It loads event descriptions lazily, a window at a time, with
+// RequestEvents, and keeps a bounded cache, so that a recording of
+// millions of events costs no more to draw than a small one.
+//
+// Keys: Up/Down/PageUp/PageDown/Top/Bottom move the cursor over events,
+// Enter runs "goto #N", Filter ("/") opens the filter input, Cancel (Esc)
+// clears the filter. A filter is comma-separated terms: event kinds
+// ("syscall", "signal", "thread", "exec", "exit", "other"), threads
+// ("tid:4242"), or text matched in the description ("write", or
+// "text:exit" for a word that is also a kind). Terms of the same sort are
+// alternatives; sorts must all match ("syscall,tid:7" is the system calls
+// of thread 7).
+type Timeline struct {
+	ctx  *Context
+	w, h int
+
+	total   int64 // events in the recording
+	event   int64 // the current moment's event
+	density []uint32
+	stops   []tlStop // sorted by event
+
+	cursor int64
+	top    int64 // first row: an event number (unfiltered) or a match (filtered)
+
+	raw     tlStore  // loaded descriptions
+	pending []tlSpan // requests under way
+
+	filter     *tlFilter // nil: no filter
+	filterText string
+	fst        tlStore // the matching descriptions, over the searched spans
+	seek       *tlSeek // a cursor move waiting for more matches
+	budget     int     // requests still allowed before the next key press
+	note       string  // one-line state of a search, in the footer
+
+	input  textinput.Model
+	typing bool
+}
+
+// tlStop is a breakpoint or watchpoint hit the session has seen.
+type tlStop struct {
+	event  int64
+	reason string // "breakpoint", "watchpoint"
+	label  string // "breakpoint 1", "watchpoint 2: x 1 -> 2"
+}
+
+// tlSeek is a cursor move over matches that needs more events loaded:
+// from the event from, left more matches in direction dir.
+type tlSeek struct {
+	from int64
+	dir  int64
+	left int64
+}
+
+// NewTimeline returns an empty timeline; it shows nothing until the first
+// snapshot.
+func NewTimeline(ctx *Context) *Timeline {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "syscall,signal,thread,exec,exit · tid:N · text"
+	return &Timeline{ctx: ctx, input: in, budget: tlBudget}
+}
+
+// Title is the pane's name.
+func (t *Timeline) Title() string { return "Timeline" }
+
+// Cursor is the event number under the list cursor.
+func (t *Timeline) Cursor() int64 { return t.cursor }
+
+// Typing says whether the filter input is open: letters then go to it,
+// not to the global key bindings.
+func (t *Timeline) Typing() bool { return t.typing }
+
+// Help lists the timeline's own actions.
+func (t *Timeline) Help() []keymaps.Action {
+	return []keymaps.Action{keymaps.Up, keymaps.Down, keymaps.PageUp, keymaps.PageDown, keymaps.Top, keymaps.Bottom,
+		keymaps.Enter, keymaps.Filter, keymaps.Cancel}
+}
+
+// SetSize sets the inner size.
+func (t *Timeline) SetSize(w, h int) {
+	t.w, t.h = max(w, 0), max(h, 0)
+	t.scroll(false)
+}
+
+// SetSnapshot shows a new moment: the cursor goes to the current event and
+// a breakpoint or watchpoint stop joins the list of hits. The events it
+// needs are asked for on the next Update.
+func (t *Timeline) SetSnapshot(s *debugger.Snapshot) {
+	if s == nil {
+		return
+	}
+	if s.Total != t.total {
+		// Another recording (or the first): nothing loaded applies.
+		t.raw, t.fst, t.pending, t.seek = tlStore{}, tlStore{}, nil, nil
+		t.total = s.Total
+	}
+	t.event, t.density = s.Event, s.Density
+	t.addStop(s.Stop)
+	t.seek, t.note, t.budget = nil, "", tlBudget
+	t.cursor = t.clamp(s.Event)
+	if t.filter != nil {
+		t.settle()
+	}
+	t.scroll(true)
+}
+
+func (t *Timeline) clamp(n int64) int64 {
+	return max(0, min(n, t.total-1))
+}
+
+// addStop remembers a breakpoint or watchpoint hit.
+func (t *Timeline) addStop(st *debugger.StopInfo) {
+	if st == nil || (st.Reason != "breakpoint" && st.Reason != "watchpoint") {
+		return
+	}
+	label := st.Reason
+	if st.Reason == "breakpoint" && st.Breakpoint > 0 {
+		label += " " + strconv.Itoa(st.Breakpoint)
+	}
+	if w := st.Watch; w != nil {
+		label += " " + strconv.Itoa(w.ID) + ": " + w.Expr
+		if w.Old != "" || w.New != "" {
+			label += " " + w.Old + " -> " + w.New
+		}
+	}
+	i := sort.Search(len(t.stops), func(i int) bool { return t.stops[i].event >= st.Event })
+	for j := i; j < len(t.stops) && t.stops[j].event == st.Event; j++ {
+		if t.stops[j].label == label {
+			return
+		}
+	}
+	t.stops = append(t.stops, tlStop{})
+	copy(t.stops[i+1:], t.stops[i:])
+	t.stops[i] = tlStop{event: st.Event, reason: st.Reason, label: label}
+	if len(t.stops) > tlMaxStops {
+		t.stops = t.stops[1:]
+	}
+}
+
+// stopsAt returns the hits at an event.
+func (t *Timeline) stopsAt(n int64) []tlStop {
+	i := sort.Search(len(t.stops), func(i int) bool { return t.stops[i].event >= n })
+	j := i
+	for j < len(t.stops) && t.stops[j].event == n {
+		j++
+	}
+	return t.stops[i:j]
+}
+
+// listRows is the number of rows of the event list.
+func (t *Timeline) listRows() int {
+	r := t.h - 1
+	if t.footer() {
+		r--
+	}
+	return max(r, 0)
+}
+
+// footer says whether the last line shows the filter.
+func (t *Timeline) footer() bool { return (t.typing || t.filter != nil) && t.h >= 3 }
+
+// Update handles keys (when focused), loaded events, and asks for the
+// events the list needs on any other message.
+func (t *Timeline) Update(msg tea.Msg) tea.Cmd {
+	switch m := msg.(type) {
+	case tea.KeyPressMsg:
+		return t.key(m)
+	case EventsLoaded:
+		t.ingest(m)
+		return t.load()
+	}
+	if t.typing {
+		var cmd tea.Cmd
+		t.input, cmd = t.input.Update(msg)
+		return tea.Batch(cmd, t.load())
+	}
+	return t.load()
+}
+
+func (t *Timeline) key(m tea.KeyPressMsg) tea.Cmd {
+	s, k := m.String(), t.ctx.Keys
+	t.budget, t.note = tlBudget, ""
+	if t.typing {
+		switch {
+		case s == "enter":
+			t.typing = false
+			t.input.Blur()
+			t.scroll(false)
+			return t.load()
+		case s == "esc" || k.Matches(s, keymaps.Cancel):
+			t.typing = false
+			t.input.Blur()
+			t.input.SetValue("")
+			t.setFilter("")
+			return t.load()
+		case m.Text == "" && (k.Matches(s, keymaps.Up) || k.Matches(s, keymaps.Down) ||
+			k.Matches(s, keymaps.PageUp) || k.Matches(s, keymaps.PageDown)):
+			// Moving while typing: handled below.
+		default:
+			old := t.input.Value()
+			var cmd tea.Cmd
+			t.input, cmd = t.input.Update(m)
+			if v := t.input.Value(); v != old {
+				t.setFilter(v)
+			}
+			return tea.Batch(cmd, t.load())
+		}
+	}
+	rows := int64(max(t.listRows(), 1))
+	switch {
+	case k.Matches(s, keymaps.Up):
+		return t.move(-1, false)
+	case k.Matches(s, keymaps.Down):
+		return t.move(1, false)
+	case k.Matches(s, keymaps.PageUp):
+		return t.move(-rows, true)
+	case k.Matches(s, keymaps.PageDown):
+		return t.move(rows, true)
+	case k.Matches(s, keymaps.Top):
+		return t.jump(-1)
+	case k.Matches(s, keymaps.Bottom):
+		return t.jump(1)
+	case k.Matches(s, keymaps.Enter):
+		if t.total <= 0 {
+			return nil
+		}
+		line := "goto #" + strconv.FormatInt(t.cursor, 10)
+		return func() tea.Msg { return RunCommand{Line: line} }
+	case k.Matches(s, keymaps.Filter):
+		t.typing = true
+		t.styleInput()
+		t.input.SetValue(t.filterText)
+		t.input.CursorEnd()
+		t.scroll(false)
+		return t.input.Focus()
+	case k.Matches(s, keymaps.Cancel):
+		if t.filter != nil {
+			t.input.SetValue("")
+			t.setFilter("")
+			return t.load()
+		}
+	}
+	return nil
+}
+
+// move moves the cursor by delta events, or by delta matches with a
+// filter; page moves the view with it.
+func (t *Timeline) move(delta int64, page bool) tea.Cmd {
+	if t.total <= 0 {
+		return nil
+	}
+	if t.filter != nil {
+		dir := int64(1)
+		if delta < 0 {
+			dir, delta = -1, -delta
+		}
+		t.seek = &tlSeek{from: t.cursor, dir: dir, left: delta}
+		return t.load()
+	}
+	t.cursor = t.clamp(t.cursor + delta)
+	if page {
+		t.top += delta
+	}
+	t.scroll(false)
+	return t.load()
+}
+
+// jump goes to the first (dir < 0) or last event, or match.
+func (t *Timeline) jump(dir int64) tea.Cmd {
+	if t.total <= 0 {
+		return nil
+	}
+	if t.filter != nil {
+		if dir < 0 {
+			t.seek = &tlSeek{from: -1, dir: 1, left: 1}
+		} else {
+			t.seek = &tlSeek{from: t.total, dir: -1, left: 1}
+		}
+		return t.load()
+	}
+	if dir < 0 {
+		t.cursor = 0
+	} else {
+		t.cursor = t.total - 1
+	}
+	t.scroll(false)
+	return t.load()
+}
+
+// scroll keeps the cursor in view; center puts it in the middle when it
+// is out of view (a new snapshot).
+func (t *Timeline) scroll(center bool) {
+	rows := int64(t.listRows())
+	if rows <= 0 {
+		return
+	}
+	if t.filter != nil {
+		if ti, _, _, ok := t.fwindow(); ok {
+			t.top = t.fst.items[ti].N
+		}
+		return
+	}
+	switch {
+	case center && (t.cursor < t.top || t.cursor >= t.top+rows):
+		t.top = t.cursor - rows/2
+	case t.cursor < t.top:
+		t.top = t.cursor
+	case t.cursor >= t.top+rows:
+		t.top = t.cursor - rows + 1
+	}
+	t.top = max(0, min(t.top, t.total-rows))
+}
+
+// fwindow is the filtered list's window: the matches [lo, hi) of the
+// searched span around the cursor, the first shown ti and the cursor's ci.
+func (t *Timeline) fwindow() (ti, lo, hi int, ok bool) {
+	sp, ok := t.fst.spanAt(t.cursor)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	lo, hi = t.fst.lower(sp.lo), t.fst.lower(sp.hi)
+	if lo >= hi {
+		return lo, lo, hi, true
+	}
+	rows := max(t.listRows(), 1)
+	ci := max(lo, min(t.fst.lower(t.cursor), hi-1))
+	ti = max(lo, min(t.fst.lower(t.top), hi-1))
+	if ci < ti {
+		ti = ci
+	}
+	if ci >= ti+rows {
+		ti = ci - rows + 1
+	}
+	if ti+rows > hi {
+		ti = max(lo, hi-rows)
+	}
+	return ti, lo, hi, true
+}
+
+// setFilter applies a filter ("" clears it).
+func (t *Timeline) setFilter(text string) {
+	t.filterText = strings.TrimSpace(text)
+	t.seek, t.note, t.budget = nil, "", tlBudget
+	t.filter = tlParseFilter(t.filterText)
+	t.fst = tlStore{}
+	if t.filter == nil {
+		t.scroll(true)
+		return
+	}
+	t.fst.spans = append([]tlSpan{}, t.raw.spans...)
+	for _, it := range t.raw.items {
+		if t.filter.match(&it) {
+			t.fst.items = append(t.fst.items, it)
+		}
+	}
+	t.fst.trim(tlCacheMax, t.cursor)
+	t.settle()
+	t.scroll(false)
+}
+
+// ingest stores loaded events.
+func (t *Timeline) ingest(m EventsLoaded) {
+	items := m.Items
+	if !sort.SliceIsSorted(items, func(i, j int) bool { return items[i].N < items[j].N }) {
+		items = append([]EventItem{}, items...)
+		sort.Slice(items, func(i, j int) bool { return items[i].N < items[j].N })
+	}
+	lo, hi := m.From, m.From+int64(len(items))
+	for i, p := range t.pending {
+		if p.lo == m.From {
+			hi = max(hi, p.hi)
+			t.pending = append(t.pending[:i], t.pending[i+1:]...)
+			break
+		}
+	}
+	if n := len(items); n > 0 {
+		hi = max(hi, items[n-1].N+1)
+	}
+	if t.total > 0 {
+		hi = min(hi, t.total)
+	}
+	if hi <= lo {
+		return
+	}
+	a := sort.Search(len(items), func(i int) bool { return items[i].N >= lo })
+	b := sort.Search(len(items), func(i int) bool { return items[i].N >= hi })
+	items = items[a:b]
+	t.raw.add(lo, hi, items)
+	t.raw.trim(tlCacheMax, t.cursor)
+	if t.filter != nil {
+		var match []EventItem
+		for i := range items {
+			if t.filter.match(&items[i]) {
+				match = append(match, items[i])
+			}
+		}
+		t.fst.add(lo, hi, match)
+		t.fst.trim(tlCacheMax, t.cursor)
+	}
+}
+
+// load moves a waiting search on and asks for what the list lacks.
+func (t *Timeline) load() tea.Cmd {
+	if t.total <= 0 || t.listRows() <= 0 {
+		return nil
+	}
+	if t.filter == nil {
+		rows := int64(t.listRows())
+		m := max(16, rows/2)
+		lo, hi := max(0, t.top-m), min(t.total, t.top+rows+m)
+		if gap, ok := tlGaps(lo, hi, t.raw.spans, t.pending); ok {
+			return t.request(gap)
+		}
+		return nil
+	}
+	if t.seek != nil {
+		if cmd, waiting := t.runSeek(); waiting {
+			t.scroll(false)
+			return cmd
+		}
+	}
+	t.settle()
+	t.scroll(false)
+	return t.fill()
+}
+
+// request asks for events [sp.lo, sp.hi).
+func (t *Timeline) request(sp tlSpan) tea.Cmd {
+	t.pending = append(t.pending, sp)
+	if len(t.pending) > tlMaxPending {
+		t.pending = t.pending[1:]
+	}
+	return func() tea.Msg { return RequestEvents{From: sp.lo, To: sp.hi} }
+}
+
+// importRaw fills the filtered store from loaded events around n, when
+// they were loaded but the filtered store dropped them; it reports whether
+// n is now searched.
+func (t *Timeline) importRaw(n int64) bool {
+	sp, ok := t.raw.spanAt(n)
+	if !ok {
+		return false
+	}
+	var match []EventItem
+	for i := t.raw.lower(sp.lo); i < len(t.raw.items) && t.raw.items[i].N < sp.hi; i++ {
+		if t.filter.match(&t.raw.items[i]) {
+			match = append(match, t.raw.items[i])
+		}
+	}
+	t.fst.add(sp.lo, sp.hi, match)
+	return true
+}
+
+// searchFrom asks for the next unsearched events from pos in direction
+// dir; waiting is true when they are under way (asked now or before).
+func (t *Timeline) searchFrom(pos, dir int64) (tea.Cmd, bool) {
+	for _, p := range t.pending {
+		if pos >= p.lo && pos < p.hi {
+			return nil, true
+		}
+	}
+	if t.budget <= 0 {
+		return nil, false
+	}
+	t.budget--
+	var sp tlSpan
+	if dir > 0 {
+		sp = tlSpan{pos, min(t.total, pos+tlFilterBatch, tlNextStart(pos, t.fst.spans, t.pending))}
+	} else {
+		sp = tlSpan{max(0, pos-tlFilterBatch+1, tlPrevEnd(pos, t.fst.spans, t.pending)), pos + 1}
+	}
+	return t.request(sp), true
+}
+
+// runSeek moves the cursor over matches as far as the searched events
+// allow, asking for more when needed.
+func (t *Timeline) runSeek() (tea.Cmd, bool) {
+	s := t.seek
+	for s.left > 0 {
+		pos := s.from + s.dir
+		if pos < 0 || pos >= t.total {
+			t.note = "no more matches"
+			break
+		}
+		sp, ok := t.fst.spanAt(pos)
+		if !ok {
+			if t.importRaw(pos) {
+				continue
+			}
+			cmd, waiting := t.searchFrom(pos, s.dir)
+			if waiting {
+				t.note = "searching from #" + strconv.FormatInt(pos, 10) + "…"
+				return cmd, true
+			}
+			t.note = "searched to #" + strconv.FormatInt(pos-s.dir, 10) + ": press again to go on"
+			break
+		}
+		var found *EventItem
+		if s.dir > 0 {
+			if i := t.fst.lower(pos); i < len(t.fst.items) && t.fst.items[i].N < sp.hi {
+				found = &t.fst.items[i]
+			}
+		} else {
+			if i := t.fst.lower(pos+1) - 1; i >= 0 && t.fst.items[i].N >= sp.lo {
+				found = &t.fst.items[i]
+			}
+		}
+		if found == nil {
+			if s.dir > 0 {
+				s.from = sp.hi - 1
+			} else {
+				s.from = sp.lo
+			}
+			continue
+		}
+		t.cursor, s.from = found.N, found.N
+		s.left--
+	}
+	if s.left == 0 {
+		t.note = ""
+	}
+	t.seek = nil
+	return nil, false
+}
+
+// settle puts the cursor on a match: the one at or before it, else the
+// first after, among the searched events around it.
+func (t *Timeline) settle() {
+	sp, ok := t.fst.spanAt(t.cursor)
+	if !ok {
+		if !t.importRaw(t.cursor) {
+			return
+		}
+		sp, _ = t.fst.spanAt(t.cursor)
+	}
+	if i := t.fst.lower(t.cursor + 1); i > 0 && t.fst.items[i-1].N >= sp.lo {
+		t.cursor = t.fst.items[i-1].N
+		return
+	}
+	if i := t.fst.lower(t.cursor); i < len(t.fst.items) && t.fst.items[i].N < sp.hi {
+		t.cursor = t.fst.items[i].N
+	}
+}
+
+// fill asks for events until the filtered list has a screen of matches on
+// each side of the cursor (within the budget).
+func (t *Timeline) fill() tea.Cmd {
+	sp, ok := t.fst.spanAt(t.cursor)
+	if !ok {
+		lo := max(0, t.cursor-tlFilterBatch/2)
+		hi := min(t.total, lo+tlFilterBatch)
+		if gap, ok := tlGaps(lo, hi, t.fst.spans, t.pending); ok && t.budget > 0 {
+			t.budget--
+			return t.request(gap)
+		}
+		return nil
+	}
+	rows := max(t.listRows(), 1)
+	ci, lo, hi := t.fst.lower(t.cursor), t.fst.lower(sp.lo), t.fst.lower(sp.hi)
+	var cmd tea.Cmd
+	switch {
+	case hi-ci <= rows && sp.hi < t.total:
+		cmd, _ = t.searchFrom(sp.hi, 1)
+	case ci-lo < rows && sp.lo > 0:
+		cmd, _ = t.searchFrom(sp.lo-1, -1)
+	}
+	return cmd
+}
+
+// styleInput gives the filter input the theme's styles.
+func (t *Timeline) styleInput() {
+	th := t.ctx.Theme
+	st := t.input.Styles()
+	st.Focused = textinput.StyleState{Text: th.Base, Placeholder: th.Muted, Suggestion: th.Muted, Prompt: th.Prompt}
+	st.Blurred = st.Focused
+	st.Cursor.Color = th.P.Accent
+	st.Cursor.Blink = false
+	t.input.SetStyles(st)
+}
+
+// View draws the density bar, the list and the filter line.
+func (t *Timeline) View() string {
+	if t.h <= 0 {
+		return ""
+	}
+	lines := make([]string, 0, t.h)
+	lines = append(lines, t.bar())
+	rows := t.listRows()
+	if t.filter == nil {
+		lines = append(lines, t.rawRows(rows)...)
+	} else {
+		lines = append(lines, t.filteredRows(rows)...)
+	}
+	if t.footer() {
+		for len(lines) < t.h-1 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, t.footerLine())
+	}
+	return tlFrame(lines, t.w, t.h)
+}
+
+// tlRamps are the density levels: zero, then low to high.
+const (
+	tlBlocks = " ▁▂▃▄▅▆▇█"
+	tlASCII  = " .:-=+*#%@"
+)
+
+// bar is the density of the whole recording with the current moment and
+// the cursor marked, and (in colour) the hits.
+func (t *Timeline) bar() string {
+	w := t.w
+	if w <= 0 {
+		return ""
+	}
+	th := t.ctx.Theme
+	ramp := []rune(tlBlocks)
+	if th.NoColor {
+		ramp = []rune(tlASCII)
+	}
+	chars := make([]rune, w)
+	cols := make([]uint64, w)
+	var peak uint64
+	if n := len(t.density); n > 0 {
+		for c := 0; c < w; c++ {
+			b0, b1 := c*n/w, (c+1)*n/w
+			if b1 <= b0 {
+				b1 = b0 + 1
+			}
+			var sum uint64
+			for _, d := range t.density[b0:b1] {
+				sum += uint64(d)
+			}
+			cols[c] = sum * 1024 / uint64(b1-b0)
+			peak = max(peak, cols[c])
+		}
+	}
+	for c := range chars {
+		chars[c] = ramp[0]
+		if cols[c] > 0 && peak > 0 {
+			chars[c] = ramp[1+int(cols[c]*uint64(len(ramp)-2)/peak)]
+		}
+	}
+	styles := make([]*lipgloss.Style, w)
+	for c := range styles {
+		styles[c] = &th.Muted
+	}
+	col := func(n int64) int {
+		if t.total <= 0 {
+			return -1
+		}
+		return int(max(0, min(int64(w-1), n*int64(w)/t.total)))
+	}
+	if !th.NoColor {
+		for _, s := range t.stops {
+			if c := col(s.event); c >= 0 {
+				styles[c] = &th.Breakpoint
+				if s.reason == "watchpoint" {
+					styles[c] = &th.Watch
+				}
+			}
+		}
+	}
+	now, cur := col(t.event), col(t.cursor)
+	if cur >= 0 {
+		styles[cur] = &th.Selected
+		if th.NoColor {
+			chars[cur] = '^'
+		}
+	}
+	if now >= 0 {
+		if th.NoColor {
+			chars[now] = '|'
+		} else {
+			chars[now] = '│'
+			if now != cur {
+				styles[now] = &th.Key
+			}
+		}
+	}
+	var b strings.Builder
+	for c := 0; c < w; {
+		e := c + 1
+		for e < w && styles[e] == styles[c] {
+			e++
+		}
+		b.WriteString(styles[c].Render(string(chars[c:e])))
+		c = e
+	}
+	return b.String()
+}
+
+// numWidth is the width of "#N" for the largest event number.
+func (t *Timeline) numWidth() int {
+	return 1 + len(strconv.FormatInt(max(t.total-1, 0), 10))
+}
+
+// rawRows is the unfiltered list: events top, top+1, …
+func (t *Timeline) rawRows(rows int) []string {
+	if t.total <= 0 {
+		if rows > 0 {
+			return []string{t.ctx.Theme.Muted.Render(ansi.Truncate("no events", max(t.w, 0), "…"))}
+		}
+		return nil
+	}
+	top := max(0, min(t.top, t.total-int64(rows)))
+	out := make([]string, 0, rows)
+	tidW := 5
+	for n := top; n < top+int64(rows) && n < t.total; n++ {
+		if it, ok := t.raw.get(n); ok {
+			tidW = max(tidW, len(strconv.FormatInt(int64(it.Tid), 10)))
+		}
+	}
+	for n := top; n < top+int64(rows) && n < t.total; n++ {
+		it, ok := t.raw.get(n)
+		state := tlLoaded
+		if !ok {
+			state = tlLoading
+			if t.raw.covers(n) {
+				state = tlMissing
+			}
+		}
+		out = append(out, t.row(n, it, state, tidW))
+	}
+	return out
+}
+
+// filteredRows is the matches of the searched span around the cursor.
+func (t *Timeline) filteredRows(rows int) []string {
+	th := t.ctx.Theme
+	if rows <= 0 {
+		return nil
+	}
+	muted := func(s string) string { return th.Muted.Render(ansi.Truncate(s, max(t.w, 0), "…")) }
+	if t.total <= 0 {
+		return []string{muted("no events")}
+	}
+	ti, lo, hi, ok := t.fwindow()
+	if !ok {
+		return []string{muted("   loading #" + strconv.FormatInt(t.cursor, 10) + "…")}
+	}
+	sp, _ := t.fst.spanAt(t.cursor)
+	shown := t.fst.items[ti:min(hi, ti+rows)]
+	var out []string
+	if len(shown) < rows-1 && sp.lo > 0 && ti == lo {
+		out = append(out, muted("   ⋯ not searched before #"+strconv.FormatInt(sp.lo, 10)))
+	}
+	if len(shown) == 0 {
+		out = append(out, muted("   no match in #"+strconv.FormatInt(sp.lo, 10)+"–#"+strconv.FormatInt(sp.hi-1, 10)))
+	}
+	tidW := 5
+	for i := range shown {
+		tidW = max(tidW, len(strconv.FormatInt(int64(shown[i].Tid), 10)))
+	}
+	for i := range shown {
+		out = append(out, t.row(shown[i].N, shown[i], tlLoaded, tidW))
+	}
+	if len(out) < rows && sp.hi < t.total && ti+len(shown) == hi {
+		out = append(out, muted("   ⋯ not searched after #"+strconv.FormatInt(sp.hi-1, 10)))
+	}
+	return out
+}
+
+// Row states.
+const (
+	tlLoaded  = iota
+	tlLoading // not loaded yet
+	tlMissing // loaded but without a description
+)
+
+// row draws one event: "=>● #1234  4242  write(1, "hi\n", 3) = 3  [breakpoint 1]".
+func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
+	th := t.ctx.Theme
+	mark := "  "
+	if n == t.event {
+		mark = "=>"
+	}
+	stopCh, stopSt, label := " ", th.Base, ""
+	if hits := t.stopsAt(n); len(hits) > 0 {
+		stopCh, stopSt = "●", th.Breakpoint
+		if th.NoColor {
+			stopCh = "B"
+		}
+		if hits[0].reason == "watchpoint" {
+			stopCh, stopSt = "◆", th.Watch
+			if th.NoColor {
+				stopCh = "W"
+			}
+		}
+		var ls []string
+		for _, h := range hits {
+			ls = append(ls, h.label)
+		}
+		label = "  [" + strings.Join(ls, "; ") + "]"
+	}
+	num := "#" + strconv.FormatInt(n, 10)
+	num += strings.Repeat(" ", max(0, t.numWidth()-len(num)))
+	tid, text, textSt := strings.Repeat(" ", tidW), "", th.Base
+	switch state {
+	case tlLoading:
+		text, textSt = "…", th.Muted
+	case tlMissing:
+		text, textSt = "(no description)", th.Muted
+	default:
+		tid = strconv.FormatInt(int64(it.Tid), 10)
+		tid = strings.Repeat(" ", max(0, tidW-len(tid))) + tid
+		text, textSt = tlClean(it.Text), t.kindStyle(it.Kind)
+	}
+	segs := []tlSeg{{mark, th.Key}, {stopCh, stopSt}, {" ", th.Base}, {num, th.LineNumber}, {"  ", th.Base},
+		{tid, th.Muted}, {"  ", th.Base}, {text, textSt}, {label, stopSt}}
+	switch {
+	case n == t.cursor:
+		return tlLine(t.w, &th.Selected, segs...)
+	case n == t.event:
+		return tlLine(t.w, &th.Current, segs...)
+	}
+	return tlLine(t.w, nil, segs...)
+}
+
+// kindStyle colours an event by its kind.
+func (t *Timeline) kindStyle(kind string) lipgloss.Style {
+	th := t.ctx.Theme
+	switch kind {
+	case "syscall":
+		return th.Syscall
+	case "signal", "exit":
+		return th.Signal
+	case "thread", "exec":
+		return th.Thread
+	}
+	return th.Muted
+}
+
+// footerLine is the filter input, or the active filter and the search.
+func (t *Timeline) footerLine() string {
+	th := t.ctx.Theme
+	if t.typing {
+		t.styleInput()
+		t.input.SetWidth(max(1, t.w-2))
+		return ansi.Truncate(t.input.View(), max(t.w, 0), "")
+	}
+	info := strconv.Itoa(len(t.fst.items)) + " matches loaded"
+	if t.note != "" {
+		info += " · " + t.note
+	}
+	return tlLine(t.w, nil, tlSeg{"/", th.Prompt}, tlSeg{t.filterText, th.Base}, tlSeg{"  " + info + " · Esc clears", th.Muted})
+}
+
+// tlFilter is a parsed filter.
+type tlFilter struct {
+	kinds map[string]bool
+	tids  map[int32]bool
+	texts []string // lower case
+}
+
+// tlParseFilter parses "syscall,tid:4242,write"; nil for an empty filter.
+func tlParseFilter(s string) *tlFilter {
+	f := &tlFilter{kinds: map[string]bool{}, tids: map[int32]bool{}}
+	empty := true
+	for _, term := range strings.Split(s, ",") {
+		term = strings.TrimSpace(term)
+		low := strings.ToLower(term)
+		switch {
+		case term == "":
+			continue
+		case low == "syscall" || low == "syscalls" || low == "signal" || low == "signals" || low == "thread" ||
+			low == "threads" || low == "exec" || low == "exit" || low == "other":
+			f.kinds[strings.TrimSuffix(low, "s")] = true
+		case strings.HasPrefix(low, "tid:"):
+			n, err := strconv.ParseInt(strings.TrimSpace(term[4:]), 10, 32)
+			if err != nil {
+				f.texts = append(f.texts, low)
+			} else {
+				f.tids[int32(n)] = true
+			}
+		case strings.HasPrefix(low, "text:"):
+			f.texts = append(f.texts, low[5:])
+		default:
+			f.texts = append(f.texts, low)
+		}
+		empty = false
+	}
+	if empty {
+		return nil
+	}
+	return f
+}
+
+// match says whether an event passes the filter.
+func (f *tlFilter) match(it *EventItem) bool {
+	if len(f.kinds) > 0 && !f.kinds[it.Kind] {
+		return false
+	}
+	if len(f.tids) > 0 && !f.tids[it.Tid] {
+		return false
+	}
+	if len(f.texts) == 0 {
+		return true
+	}
+	low := strings.ToLower(it.Text)
+	for _, s := range f.texts {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// tlSpan is the events [lo, hi).
+type tlSpan struct{ lo, hi int64 }
+
+// tlStore is loaded event descriptions: items sorted by event number, and
+// the spans of events whose descriptions (those that pass, for a filtered
+// store) are all in items. Lookups are binary searches, so drawing costs
+// the same whatever the recording's size.
+type tlStore struct {
+	items []EventItem
+	spans []tlSpan // sorted, disjoint, not adjacent
+}
+
+// lower is the index of the first item at or after event n.
+func (s *tlStore) lower(n int64) int {
+	return sort.Search(len(s.items), func(i int) bool { return s.items[i].N >= n })
+}
+
+// get returns the item of event n.
+func (s *tlStore) get(n int64) (EventItem, bool) {
+	if i := s.lower(n); i < len(s.items) && s.items[i].N == n {
+		return s.items[i], true
+	}
+	return EventItem{}, false
+}
+
+// spanAt returns the loaded span holding event n.
+func (s *tlStore) spanAt(n int64) (tlSpan, bool) {
+	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].hi > n })
+	if i < len(s.spans) && s.spans[i].lo <= n {
+		return s.spans[i], true
+	}
+	return tlSpan{}, false
+}
+
+func (s *tlStore) covers(n int64) bool {
+	_, ok := s.spanAt(n)
+	return ok
+}
+
+// add stores the items of events [lo, hi), replacing what was there.
+func (s *tlStore) add(lo, hi int64, items []EventItem) {
+	i, j := s.lower(lo), s.lower(hi)
+	out := make([]EventItem, 0, i+len(items)+len(s.items)-j)
+	out = append(out, s.items[:i]...)
+	out = append(out, items...)
+	out = append(out, s.items[j:]...)
+	s.items = out
+	s.spans = tlAddSpan(s.spans, tlSpan{lo, hi})
+}
+
+// trim keeps at most limit items, dropping the ones farthest from event
+// around down to three quarters of the limit, and forgets the spans where
+// they were.
+func (s *tlStore) trim(limit int, around int64) {
+	if len(s.items) <= limit {
+		return
+	}
+	keep := limit * 3 / 4
+	a, b := 0, len(s.items)
+	for b-a > keep {
+		if around-s.items[a].N > s.items[b-1].N-around {
+			a++
+		} else {
+			b--
+		}
+	}
+	lo, hi := int64(-1<<62), int64(1<<62)
+	if a > 0 {
+		lo = s.items[a-1].N + 1
+	}
+	if b < len(s.items) {
+		hi = s.items[b].N
+	}
+	s.items = append([]EventItem{}, s.items[a:b]...)
+	var spans []tlSpan
+	for _, sp := range s.spans {
+		sp.lo, sp.hi = max(sp.lo, lo), min(sp.hi, hi)
+		if sp.lo < sp.hi {
+			spans = append(spans, sp)
+		}
+	}
+	s.spans = spans
+}
+
+// tlAddSpan adds a span to a sorted list, merging what touches it.
+func tlAddSpan(spans []tlSpan, n tlSpan) []tlSpan {
+	out := make([]tlSpan, 0, len(spans)+1)
+	done := false
+	for _, sp := range spans {
+		switch {
+		case sp.hi < n.lo:
+			out = append(out, sp)
+		case sp.lo > n.hi:
+			if !done {
+				out = append(out, n)
+				done = true
+			}
+			out = append(out, sp)
+		default:
+			n.lo, n.hi = min(n.lo, sp.lo), max(n.hi, sp.hi)
+		}
+	}
+	if !done {
+		out = append(out, n)
+	}
+	return out
+}
+
+// tlCovering returns a span of any list that holds event n.
+func tlCovering(n int64, lists ...[]tlSpan) (tlSpan, bool) {
+	for _, l := range lists {
+		for _, sp := range l {
+			if n >= sp.lo && n < sp.hi {
+				return sp, true
+			}
+		}
+	}
+	return tlSpan{}, false
+}
+
+// tlNextStart is the first span start after n in the lists.
+func tlNextStart(n int64, lists ...[]tlSpan) int64 {
+	next := int64(1 << 62)
+	for _, l := range lists {
+		for _, sp := range l {
+			if sp.lo > n {
+				next = min(next, sp.lo)
+			}
+		}
+	}
+	return next
+}
+
+// tlPrevEnd is the last span end at or before n in the lists.
+func tlPrevEnd(n int64, lists ...[]tlSpan) int64 {
+	prev := int64(0)
+	for _, l := range lists {
+		for _, sp := range l {
+			if sp.hi <= n {
+				prev = max(prev, sp.hi)
+			}
+		}
+	}
+	return prev
+}
+
+// tlGaps is the smallest span holding every event of [lo, hi) that no
+// list covers.
+func tlGaps(lo, hi int64, lists ...[]tlSpan) (tlSpan, bool) {
+	first, last := int64(-1), int64(-1)
+	for n := lo; n < hi; {
+		if sp, ok := tlCovering(n, lists...); ok {
+			n = sp.hi
+			continue
+		}
+		e := min(hi, tlNextStart(n, lists...))
+		if first < 0 {
+			first = n
+		}
+		last = e
+		n = e
+	}
+	if first < 0 {
+		return tlSpan{}, false
+	}
+	return tlSpan{first, last}, true
+}
+
+// tlSeg is a piece of a line and its style.
+type tlSeg struct {
+	s  string
+	st lipgloss.Style
+}
+
+// tlLine renders segments in at most w cells, cutting with "…". With whole
+// set, the line is padded to w and drawn in that one style (a cursor or
+// current row).
+func tlLine(w int, whole *lipgloss.Style, segs ...tlSeg) string {
+	if w <= 0 {
+		return ""
+	}
+	total := 0
+	for _, s := range segs {
+		total += ansi.StringWidth(s.s)
+	}
+	if whole != nil {
+		var b strings.Builder
+		for _, s := range segs {
+			b.WriteString(s.s)
+		}
+		p := b.String()
+		if total > w {
+			p = ansi.Truncate(p, w, "…")
+			total = ansi.StringWidth(p)
+		}
+		return whole.Render(p + strings.Repeat(" ", max(0, w-total)))
+	}
+	room, cut := w, total > w
+	if cut {
+		room = w - 1
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if s.s == "" {
+			continue
+		}
+		sw := ansi.StringWidth(s.s)
+		if cut && sw >= room {
+			b.WriteString(s.st.Render(ansi.Truncate(s.s, room, "") + "…"))
+			return b.String()
+		}
+		b.WriteString(s.st.Render(s.s))
+		room -= sw
+	}
+	return b.String()
+}
+
+// tlClean makes a description safe to draw on one line.
+func tlClean(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return strings.Map(func(r rune) rune {
+				switch {
+				case r == '\t':
+					return ' '
+				case r < 0x20 || r == 0x7f:
+					return '?'
+				}
+				return r
+			}, s)
+		}
+	}
+	return s
+}
+
+// tlFrame makes exactly h lines of at most w cells.
+func tlFrame(lines []string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	out := make([]string, h)
+	for i := 0; i < h && i < len(lines); i++ {
+		l := lines[i]
+		if w <= 0 {
+			continue
+		}
+		if ansi.StringWidth(l) > w {
+			l = ansi.Truncate(l, w, "")
+		}
+		out[i] = l
+	}
+	return strings.Join(out, "\n")
+}
