@@ -364,7 +364,14 @@ func (m *Model) render() string {
 	th := m.ctx.Theme
 	if m.w < MinWidth || m.h < MinHeight {
 		msg := fmt.Sprintf("terminal too small (%dx%d): rewind needs %dx%d", m.w, m.h, MinWidth, MinHeight)
-		return lipgloss.Place(m.w, m.h, lipgloss.Center, lipgloss.Center, ansi.Wordwrap(msg, m.w, " "))
+		lines := strings.Split(ansi.Wordwrap(msg, m.w, " "), "\n")
+		for i := range lines {
+			lines[i] = ansi.Truncate(lines[i], m.w, "")
+		}
+		if len(lines) > m.h {
+			lines = lines[:m.h]
+		}
+		return lipgloss.Place(m.w, m.h, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
 	}
 	rects := layout(m.w, m.h-1, m.focus, m.zoom)
 	if fmt.Sprint(rects) != fmt.Sprint(m.lastRects) {

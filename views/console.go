@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -117,7 +118,7 @@ func (c *Console) wrapped(i int) []conLine {
 	add := func(text string, kind int) {
 		for _, raw := range strings.Split(text, "\n") {
 			raw = conExpandTabs(strings.TrimRight(raw, "\r"))
-			for _, l := range strings.Split(ansi.Wrap(raw, w, ""), "\n") {
+			for _, l := range conWrap(raw, w) {
 				en.lines = append(en.lines, conLine{s: l, kind: kind})
 			}
 		}
@@ -168,17 +169,21 @@ func (c *Console) View() string {
 		}
 		return tlFrame([]string{tlLine(c.w, nil, tlSeg{hint, th.Muted})}, c.w, c.h)
 	}
-	// Collect the h lines ending off lines before the bottom, walking the
-	// entries backwards so that only the visible ones are wrapped.
-	need := c.h + c.off
+	// Collect the lines up to off lines before the bottom, walking the
+	// entries backwards so that only the visible ones are wrapped. Scrolled
+	// back, the last row says how much is below.
 	var tail []conLine
-	for i := len(c.entries) - 1; i >= 0 && len(tail) < need; i-- {
+	for i := len(c.entries) - 1; i >= 0 && len(tail) < c.h+c.off+1; i-- {
 		tail = append(append([]conLine{}, c.wrapped(i)...), tail...)
 	}
-	end := max(0, len(tail)-c.off)
-	start := max(0, end-c.h)
+	rows, end := c.h, len(tail)-c.off
+	marker := c.off > 0 && c.h >= 3
+	if marker {
+		rows, end = c.h-1, end-1
+	}
+	end = max(0, min(end, len(tail)))
 	var lines []string
-	for _, l := range tail[start:end] {
+	for _, l := range tail[max(0, end-rows):end] {
 		st := th.Base
 		switch l.kind {
 		case conCmd:
@@ -188,14 +193,42 @@ func (c *Console) View() string {
 		}
 		lines = append(lines, tlLine(c.w, nil, tlSeg{l.s, st}))
 	}
-	if c.off > 0 && c.h >= 3 && len(lines) > 0 {
-		more := "↓ " + strconv.Itoa(c.off) + " more lines below"
-		if c.ctx.Theme.NoColor {
-			more = "v " + strconv.Itoa(c.off) + " more lines below"
+	if marker {
+		n := len(tail) - end
+		more := "↓ " + strconv.Itoa(n) + " more line"
+		if th.NoColor {
+			more = "v " + strconv.Itoa(n) + " more line"
 		}
-		lines[len(lines)-1] = tlLine(c.w, nil, tlSeg{more, th.Muted})
+		if n != 1 {
+			more += "s"
+		}
+		for len(lines) < c.h-1 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, tlLine(c.w, nil, tlSeg{more + " below", th.Muted}))
 	}
 	return tlFrame(lines, c.w, c.h)
+}
+
+// conWrap cuts a line into pieces of at most w cells, at the last space
+// that fits when there is one.
+func conWrap(s string, w int) []string {
+	var out []string
+	for ansi.StringWidth(s) > w {
+		head := ansi.Truncate(s, w, "")
+		if head == "" { // a character wider than w
+			_, n := utf8.DecodeRuneInString(s)
+			head = s[:n]
+		}
+		if i := strings.LastIndexByte(head, ' '); i > 0 && strings.TrimLeft(head[:i], " ") != "" {
+			out = append(out, strings.TrimRight(head[:i], " "))
+			s = s[i+1:]
+			continue
+		}
+		out = append(out, head)
+		s = s[len(head):]
+	}
+	return append(out, s)
 }
 
 // conExpandTabs replaces tabs by spaces to the next multiple of 8 and

@@ -332,7 +332,7 @@ func (t *Timeline) scroll(center bool) {
 		return
 	}
 	if t.filter != nil {
-		if ti, _, _, ok := t.fwindow(); ok {
+		if ti, _, hi, ok := t.fwindow(); ok && ti < hi {
 			t.top = t.fst.items[ti].N
 		}
 		return
@@ -750,11 +750,11 @@ func (t *Timeline) rawRows(rows int) []string {
 	}
 	for n := top; n < top+int64(rows) && n < t.total; n++ {
 		it, ok := t.raw.get(n)
-		state := tlLoaded
+		state := tlRowLoaded
 		if !ok {
-			state = tlLoading
+			state = tlRowLoading
 			if t.raw.covers(n) {
-				state = tlMissing
+				state = tlRowMissing
 			}
 		}
 		out = append(out, t.row(n, it, state, tidW))
@@ -790,7 +790,7 @@ func (t *Timeline) filteredRows(rows int) []string {
 		tidW = max(tidW, len(strconv.FormatInt(int64(shown[i].Tid), 10)))
 	}
 	for i := range shown {
-		out = append(out, t.row(shown[i].N, shown[i], tlLoaded, tidW))
+		out = append(out, t.row(shown[i].N, shown[i], tlRowLoaded, tidW))
 	}
 	if len(out) < rows && sp.hi < t.total && ti+len(shown) == hi {
 		out = append(out, muted("   ⋯ not searched after #"+strconv.FormatInt(sp.hi-1, 10)))
@@ -800,9 +800,9 @@ func (t *Timeline) filteredRows(rows int) []string {
 
 // Row states.
 const (
-	tlLoaded  = iota
-	tlLoading // not loaded yet
-	tlMissing // loaded but without a description
+	tlRowLoaded  = iota
+	tlRowLoading // not loaded yet
+	tlRowMissing // loaded but without a description
 )
 
 // row draws one event: "=>● #1234  4242  write(1, "hi\n", 3) = 3  [breakpoint 1]".
@@ -834,9 +834,9 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 	num += strings.Repeat(" ", max(0, t.numWidth()-len(num)))
 	tid, text, textSt := strings.Repeat(" ", tidW), "", th.Base
 	switch state {
-	case tlLoading:
+	case tlRowLoading:
 		text, textSt = "…", th.Muted
-	case tlMissing:
+	case tlRowMissing:
 		text, textSt = "(no description)", th.Muted
 	default:
 		tid = strconv.FormatInt(int64(it.Tid), 10)
@@ -1154,7 +1154,11 @@ func tlLine(w int, whole *lipgloss.Style, segs ...tlSeg) string {
 			b.WriteString(s.st.Render(ansi.Truncate(s.s, room, "") + "…"))
 			return b.String()
 		}
-		b.WriteString(s.st.Render(s.s))
+		if strings.TrimLeft(s.s, " ") == "" {
+			b.WriteString(s.s) // spaces look the same unstyled
+		} else {
+			b.WriteString(s.st.Render(s.s))
+		}
 		room -= sw
 	}
 	return b.String()
