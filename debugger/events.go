@@ -93,28 +93,59 @@ func DescribeStatus(st int32) string {
 // ReadEvents calls f with each event of the trace at path numbered from
 // through to (to < 0: the end), described as text, and returns the reader's
 // truncation warning. Blocking entries are remembered so that the exit of a
-// split call is shown with its arguments.
+// ReadEvents calls f for events from..to (inclusive; to < 0: to the end)
+// with their descriptions, and returns the trace's truncation notice.
 func ReadEvents(path string, from, to int64, f func(i int64, e *trace.Event, text string)) (string, error) {
-	rd, err := trace.Open(path)
-	if err != nil {
-		return "", err
+	var r EventReader
+	defer r.Close()
+	return r.Read(path, from, to, f)
+}
+
+// EventReader reads event descriptions window after window. Going forward
+// it continues where the last window ended instead of decoding the trace
+// from the start again, which keeps a timeline that pages through a large
+// recording cheap; going backward it starts over.
+type EventReader struct {
+	path    string
+	rd      *trace.Reader
+	next    int64 // index of the event rd returns next
+	entries map[int32]*trace.Event
+	notice  string
+}
+
+// Read is ReadEvents on a reader that may be reused.
+func (r *EventReader) Read(path string, from, to int64, f func(i int64, e *trace.Event, text string)) (string, error) {
+	if r.rd == nil || r.path != path || from < r.next {
+		r.Close()
+		rd, err := trace.Open(path)
+		if err != nil {
+			return "", err
+		}
+		r.rd, r.path, r.next, r.entries = rd, path, 0, map[int32]*trace.Event{}
 	}
-	defer rd.Close()
-	entries := map[int32]*trace.Event{}
-	for i := int64(0); to < 0 || i <= to; i++ {
-		e, err := rd.Next()
+	for ; to < 0 || r.next <= to; r.next++ {
+		e, err := r.rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
+			r.Close()
 			return "", err
 		}
 		if e.Kind == trace.KindSyscallEntry {
-			entries[e.Tid] = e
+			r.entries[e.Tid] = e
 		}
-		if i >= from {
-			f(i, e, DescribeEvent(e, entries[e.Tid]))
+		if r.next >= from {
+			f(r.next, e, DescribeEvent(e, r.entries[e.Tid]))
 		}
 	}
-	return rd.Truncated(), nil
+	return r.rd.Truncated(), nil
+}
+
+// Close releases the trace file.
+func (r *EventReader) Close() {
+	if r.rd != nil {
+		r.rd.Close()
+		r.rd = nil
+	}
 }

@@ -21,6 +21,10 @@ type engine struct {
 	cancelled atomic.Bool
 	done      atomic.Int64
 	total     atomic.Int64
+	// evMu guards evr, the reader of event descriptions: it runs
+	// alongside engine work (it reads the trace file on its own).
+	evMu sync.Mutex
+	evr  debugger.EventReader
 }
 
 func newEngine(s *debugger.Session) *engine {
@@ -106,7 +110,9 @@ func (e *engine) events(req views.RequestEvents) tea.Cmd {
 	path := e.s.Path()
 	return func() tea.Msg {
 		out := views.EventsLoaded{From: req.From}
-		debugger.ReadEvents(path, req.From, req.To-1, func(i int64, ev *trace.Event, text string) {
+		e.evMu.Lock()
+		defer e.evMu.Unlock()
+		e.evr.Read(path, req.From, req.To-1, func(i int64, ev *trace.Event, text string) {
 			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Kind: eventKind(ev), Text: text})
 		})
 		return out

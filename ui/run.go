@@ -18,5 +18,6 @@ func Run(s *debugger.Session, opts Options) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
+	m.eng.evr.Close()
 	return err
 }
