@@ -79,7 +79,7 @@ func (img *Image) funcIndex() *funcIndex {
 						if f == nil {
 							cu.files = append(cu.files, "")
 						} else {
-							cu.files = append(cu.files, f.Name)
+							cu.files = append(cu.files, absFile(e, f.Name))
 						}
 					}
 				}

@@ -68,7 +68,7 @@ func (img *Image) lineTable() *lineTable {
 				}
 				name := ""
 				if e.File != nil {
-					name = e.File.Name
+					name = absFile(cu, e.File.Name)
 				}
 				fi, ok := fileIdx[name]
 				if !ok {
@@ -91,6 +91,19 @@ func (img *Image) lineTable() *lineTable {
 		})
 	})
 	return img.lines
+}
+
+// absFile makes a line-table file name absolute: debug/dwarf joins a
+// file with its directory entry, but a DWARF 5 directory may itself be
+// relative to the unit's DW_AT_comp_dir ("demo/x.c" compiled in /src).
+func absFile(cu *dwarf.Entry, name string) string {
+	if name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	if dir, ok := cu.Val(dwarf.AttrCompDir).(string); ok && dir != "" {
+		return filepath.Join(dir, name)
+	}
+	return name
 }
 
 // rowAt returns the index of the row covering link-time pc, or -1.

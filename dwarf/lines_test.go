@@ -212,6 +212,13 @@ func TestAmbiguousFile(t *testing.T) {
 	if !errors.Is(err, ErrAmbiguousFile) || !strings.Contains(err.Error(), "a/util.c") || !strings.Contains(err.Error(), "b/util.c") {
 		t.Fatalf("util.c:3: %v, want an ambiguity listing a/util.c and b/util.c", err)
 	}
+	// Compiled with relative paths: names are made absolute with the
+	// unit's directory, so that the files can be read.
+	for _, f := range tab.Files() {
+		if strings.Contains(f, "util.c") && !filepath.IsAbs(f) {
+			t.Errorf("file name %q is relative", f)
+		}
+	}
 	locs, err := tab.FindLine("b/util.c", 3)
 	if err != nil || len(locs) != 1 {
 		t.Fatalf("b/util.c:3: %v %v", locs, err)
