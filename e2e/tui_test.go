@@ -18,6 +18,7 @@ import (
 type tmuxSession struct {
 	t    *testing.T
 	sock string
+	dir  string // the working directory rewind runs in
 }
 
 func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession {
@@ -25,9 +26,9 @@ func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession 
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
-	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), dir: t.TempDir()}
 	cmdline := strings.Join(append(append([]string{"env"}, env...), append([]string{rewind(t)}, args...)...), " ")
-	s.run("-f", "/dev/null", "new-session", "-d", "-s", "rw", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmdline)
+	s.run("-f", "/dev/null", "new-session", "-d", "-s", "rw", "-c", s.dir, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmdline)
 	s.run("set-option", "-t", "rw", "remain-on-exit", "on")
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 	return s
@@ -156,4 +157,21 @@ func TestTUIConfigErrors(t *testing.T) {
 			t.Errorf("config %q: %v %q, want a one-line error with %q", cfg, err, out, want)
 		}
 	}
+}
+
+// TestTUIRecordThenDebug: `rewind PROG` records, then opens the UI at the
+// crash; `rewind demo` does it with the bundled program and a hint.
+func TestTUIRecordThenDebug(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "source/corrupt.c")
+	s := newTmux(t, 120, 36, []string{"HOME=" + t.TempDir()}, prog)
+	s.waitFor(`signal SIGSEGV in sum at corrupt.c:24`)
+	s.keys("q")
+	if _, err := os.Stat(filepath.Join(s.dir, "corrupt-1.rwd")); err != nil {
+		t.Errorf("the recording was not kept: %v", err)
+	}
+	d := newTmux(t, 120, 36, []string{"HOME=" + t.TempDir()}, "demo")
+	d.waitFor(`Welcome to the rewind demo`)
+	d.waitFor(`signal SIGSEGV in sum`)
+	d.keys("q")
 }

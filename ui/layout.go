@@ -131,6 +131,11 @@ func frame(th *themes.Theme, title, content string, w, h int, focused bool) []st
 			l = lines[i]
 		}
 		l = ansi.Truncate(l, max(inner, 0), "")
+		if strings.Contains(l, "\x1b[") {
+			// A truncated line may have lost its closing reset: a
+			// highlight must not run into the border and the next pane.
+			l += "\x1b[m"
+		}
 		if pad := inner - lipgloss.Width(l); pad > 0 {
 			l += strings.Repeat(" ", pad)
 		}

@@ -268,3 +268,28 @@ func TestCancel(t *testing.T) {
 		t.Error("still busy after a cancel")
 	}
 }
+
+// TestMouse: a click focuses the pane under the pointer; the wheel
+// scrolls the pane under it.
+func TestMouse(t *testing.T) {
+	trace := recordC(t, "../testdata/source/corrupt.c")
+	m := openModel(t, trace, 100, 30, true)
+	drive(t, m, m.run("continue"))
+	m.render()
+	r := m.lastRects[pStack]
+	m.Update(tea.MouseClickMsg{X: r.x + 2, Y: r.y + 1, Button: tea.MouseLeft})
+	if m.focus != pStack {
+		t.Fatalf("click on the Stack focused pane %d", m.focus)
+	}
+	src := m.lastRects[pSource]
+	before := m.panes[pSource].View()
+	for i := 0; i < 5; i++ {
+		m.Update(tea.MouseWheelMsg{X: src.x + 3, Y: src.y + 3, Button: tea.MouseWheelUp})
+	}
+	if m.panes[pSource].View() == before {
+		t.Error("the wheel did not scroll the Source pane")
+	}
+	if m.focus != pStack {
+		t.Error("the wheel moved the focus")
+	}
+}
