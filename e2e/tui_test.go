@@ -104,6 +104,11 @@ func TestTUIInTmux(t *testing.T) {
 	s.waitFor(`step in set_name at corrupt.c:15`)
 	s.keys("N")
 	s.waitFor(`breakpoint in set_name at corrupt.c:16`)
+	// step and reverse-step.
+	s.keys("s")
+	s.waitFor(`step in set_name at corrupt.c:15`)
+	s.keys("S")
+	s.waitFor(`breakpoint in set_name at corrupt.c:16`)
 	// Resizes: 80x24 stays usable, 30x8 is too small.
 	s.run("resize-window", "-t", "rw", "-x", "80", "-y", "24")
 	s.waitFor(`Source`)
