@@ -298,9 +298,14 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	case "":
 		return errors.New("goto needs #N, start or end")
 	default:
+		if known, ok := s.moments[a]; ok {
+			// A moment the session showed (a stop, a write of history).
+			m = known
+			break
+		}
 		n, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
 		if err != nil || n < 0 {
-			return fmt.Errorf("bad event %q (goto #N, start or end)", a)
+			return fmt.Errorf("bad event %q (goto #N, start, end, or a moment shown by a stop or history)", a)
 		}
 		if n > s.tl.Index().Total() {
 			return fmt.Errorf("event #%d is past the end of the recording (%d events)", n, s.tl.Index().Total())

@@ -61,6 +61,9 @@ type Session struct {
 	lastStop *StopInfo
 	// densityCache is the timeline bar, computed once.
 	densityCache []uint32
+	// moments maps the moments the session has shown (stops, history
+	// writes) by their text, so that `goto MOMENT` returns to them exactly.
+	moments map[string]timeline.Moment
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int
@@ -79,7 +82,7 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{path: path, tl: tl, nextID: 1}
+	s := &Session{path: path, tl: tl, nextID: 1, moments: map[string]timeline.Moment{}}
 	tl.SetResolver(s.resolvePending)
 	return s, nil
 }

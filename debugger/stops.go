@@ -23,6 +23,7 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 		tid = s.currentThread()
 	}
 	info := &StopInfo{Reason: string(st.Reason), Event: m.Event, Thread: tid, Moment: m.String()}
+	s.moments[info.Moment] = m
 	regs, err := s.tl.Session().Regs(tid)
 	if err != nil {
 		info.PC = fmt.Sprintf("%#x", m.PC)
@@ -414,6 +415,7 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 	list := []map[string]any{}
 	var b strings.Builder
 	for i, wr := range ws {
+		s.moments[wr.Moment.String()] = wr.Moment
 		item := map[string]any{"index": i + 1, "event": wr.Moment.Event, "moment": wr.Moment.String(), "thread": wr.Tid,
 			"pc": fmt.Sprintf("%#x", wr.PC), "old": s.watchValue(w, wr.Old), "new": s.watchValue(w, wr.New)}
 		info := &StopInfo{}

@@ -407,3 +407,29 @@ func TestReverseToAnchor(t *testing.T) {
 		t.Errorf("moments differ: %v / %v / %v", rs[4]["text"], rs[7]["text"], rs[11]["text"])
 	}
 }
+
+// TestGotoWrite: every write history lists can be returned to exactly
+// with `goto MOMENT`, where the watched value is the write's new value.
+func TestGotoWrite(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	rs := batch(t, trace, "break main", "continue", "history total")
+	hist, _ := rs[2]["value"].([]any)
+	var cmds []string
+	var want []string
+	for _, h := range hist {
+		w := h.(map[string]any)
+		if w["function"] == "main" {
+			cmds = append(cmds, "goto "+fmt.Sprint(w["moment"]), "print total")
+			want = append(want, fmt.Sprint(w["new"]))
+		}
+	}
+	if len(want) < 4 {
+		t.Fatalf("history: %v", rs[2]["text"])
+	}
+	out := batch(t, trace, append([]string{"break main", "continue", "history total"}, cmds...)...)[3:]
+	for i, v := range want {
+		wantOK(t, out[2*i])
+		wantValue(t, out[2*i+1], v)
+	}
+}

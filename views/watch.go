@@ -21,10 +21,10 @@ import (
 // The history of a watchpoint is asked for (RequestHistory) once when the
 // watchpoint appears in a snapshot (or its expression or address changes),
 // not on every moment: it does not depend on the moment. Enter on a
-// watchpoint's header asks again. Enter on a write runs "goto #EVENT": the
-// command language goes to events, so this lands at the event of the
-// write, not at the exact instruction that wrote (use reverse-continue or
-// continue from there to stop on the write itself).
+// watchpoint's header asks again. Enter on a write runs "goto MOMENT" with
+// the write's moment ("#1234 write 3 to 0x…"), which the session knows
+// from the history: it lands just after the writing instruction. A write
+// made by a system call goes to its event.
 type Watch struct {
 	ctx  *Context
 	w, h int
@@ -260,7 +260,11 @@ func (p *Watch) enter() tea.Cmd {
 	w := p.watches[r.watch]
 	h := p.hist[w.ID]
 	if r.kind == wtWrite && h != nil {
-		line := "goto #" + strconv.FormatInt(h.writes[r.write].Event, 10)
+		w := h.writes[r.write]
+		line := "goto #" + strconv.FormatInt(w.Event, 10)
+		if w.Moment != "" && !w.Syscall {
+			line = "goto " + w.Moment // the exact write, not just its event
+		}
 		return func() tea.Msg { return RunCommand{Line: line} }
 	}
 	p.hist[w.ID] = &wtHist{key: wtKey(w), loading: true, current: -1}

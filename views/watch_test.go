@@ -123,8 +123,9 @@ func TestWatchLoadingThenWrites(t *testing.T) {
 	if !strings.Contains(v, "by a system call") || !strings.Contains(v, "in reset") || !strings.Contains(v, "5 writes") {
 		t.Fatalf("writes:\n%s", v)
 	}
-	// The cursor went to the current write; Enter goes to its event.
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #340"}) {
+	// The cursor went to the current write; Enter goes to that very write
+	// (its moment), or to the event of a system call's write.
+	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #340 write 2 to 0x404028"}) {
 		t.Fatalf("enter gave %v", msgs)
 	}
 	p.Update(tlKey("down"))
@@ -138,7 +139,7 @@ func TestWatchLoadingThenWrites(t *testing.T) {
 	}
 	// At a write's own event, that write is marked, and the cursor follows.
 	p.SetSnapshot(wtSnap(4096, wtCounter, wtHead))
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #4096"}) {
+	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #4096 write 1 to 0x404028"}) {
 		t.Fatalf("enter at #4096 gave %v", msgs)
 	}
 	// Enter on a header asks again, and shows loading meanwhile.
