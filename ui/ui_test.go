@@ -226,6 +226,15 @@ func TestPromptAndKeys(t *testing.T) {
 	if !strings.Contains(m.render(), "Breakpoint 1, square") {
 		t.Errorf("console lacks the breakpoint stop:\n%s", m.render())
 	}
+	// ? shows the keys of the focused pane and the global ones.
+	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
+	help := m.render()
+	for _, want := range []string{"Source: steps.c — keys", "reverse-continue", "breakpoint here", "zoom pane"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
 	// q quits when nothing runs.
 	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); cmd == nil {
 		t.Error("q did not quit")
@@ -252,6 +261,13 @@ func TestCancel(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if !strings.Contains(m.statusLine(), "continue") {
 		t.Errorf("status while busy: %q", m.statusLine())
+	}
+	// q while busy asks first.
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); cmd != nil {
+		t.Error("q quit while an operation runs")
+	}
+	if !strings.Contains(m.statusLine(), "q again quits") {
+		t.Errorf("status after q while busy: %q", m.statusLine())
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 	select {
