@@ -319,3 +319,7 @@ func (s *Session) Path() string { return s.path }
 // (events replayed, total) and returns false to cancel. The session stays
 // at a consistent moment after a cancel.
 func (s *Session) SetProgress(f func(done, total int64) bool) { s.tl.Progress = f }
+
+// Header is the recording's header: program, arguments, environment,
+// machine.
+func (s *Session) Header() *trace.Header { return s.tl.Session().Header() }

@@ -34,10 +34,6 @@ func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession 
 	return s
 }
 
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)))
-}
-
 func (s *tmuxSession) run(args ...string) string {
 	s.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()

@@ -51,6 +51,39 @@ func FormatCall(c *Call, m Memory) string {
 	return b.String()
 }
 
+// FormatArgs renders each argument of a call as FormatCall would, for
+// structured listings (NDJSON).
+func FormatArgs(c *Call, m Memory) []string {
+	s, ok := Lookup(c.Nr)
+	if !ok {
+		out := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			out[i] = hex(a)
+		}
+		return out
+	}
+	n := len(s.Args)
+	if f := shownArgs[s.Name]; f != nil {
+		n = min(n, f(c))
+	}
+	out := make([]string, n)
+	for i := range n {
+		out[i] = formatArg(s, c, m, i)
+	}
+	return out
+}
+
+// FormatResult renders a call's result ("3", "0x7f00…", "-1", "?") and, for
+// a failure, the errno name ("ENOENT").
+func FormatResult(c *Call) (result, errno string) {
+	s, ok := Lookup(c.Nr)
+	r := formatRet(c, ok && hexRet[s.Name])
+	if c.Ret >= -4095 && c.Ret <= -1 {
+		return "-1", ErrnoName(int(-c.Ret))
+	}
+	return r, ""
+}
+
 // hexRet lists calls whose result is an address.
 var hexRet = map[string]bool{"mmap": true, "mremap": true, "brk": true, "map_shadow_stack": true}
 
