@@ -91,8 +91,7 @@ hardware performance counters, and replays it deterministically.
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newEventsCmd(),
-		&cobra.Command{Use: "mcp TRACE", Short: "MCP server on stdio (not implemented yet)", Args: cobra.ExactArgs(1),
-			RunE: func(*cobra.Command, []string) error { return errNotImplemented("rewind mcp") }},
+		newMCPCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},
 	)

@@ -29,6 +29,7 @@ const (
 	ReverseStepI  Action = "reverse-stepi"
 	Break         Action = "break"  // breakpoint at the cursor (source, disassembly)
 	Watch         Action = "watch"  // watch the selected variable (locals)
+	Ask           Action = "ask"    // ask the LLM about this moment
 	Prompt        Action = "prompt" // the : command prompt
 	Help          Action = "help"
 	Quit          Action = "quit"
@@ -53,13 +54,13 @@ const (
 
 // Actions lists every action, in help order.
 var Actions = []Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
-	StepI, ReverseStepI, Break, Watch, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Cancel,
+	StepI, ReverseStepI, Break, Watch, Ask, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Cancel,
 	Up, Down, PageUp, PageDown, Top, Bottom, Enter, Expand, Filter, Toggle, Left, Right}
 
 var descriptions = map[Action]string{
 	Step: "step", Next: "next", Finish: "finish", Continue: "continue",
 	ReverseStep: "reverse-step", ReverseNext: "reverse-next", ReverseFinish: "reverse-finish", ReverseCont: "reverse-continue",
-	StepI: "stepi", ReverseStepI: "reverse-stepi", Break: "breakpoint here", Watch: "watch selected",
+	StepI: "stepi", ReverseStepI: "reverse-stepi", Break: "breakpoint here", Watch: "watch selected", Ask: "ask the LLM",
 	Prompt: "command", Help: "help", Quit: "quit", FocusNext: "next pane", FocusPrev: "previous pane", Zoom: "zoom pane",
 	Cancel: "cancel", Up: "up", Down: "down", PageUp: "page up", PageDown: "page down", Top: "top", Bottom: "bottom",
 	Enter: "go to", Expand: "expand", Filter: "filter", Toggle: "toggle", Left: "left", Right: "right",
@@ -114,14 +115,14 @@ var presets = map[string]preset{
 	"default": {
 		Step: {"s"}, Next: {"n"}, Finish: {"f"}, Continue: {"c"},
 		ReverseStep: {"S"}, ReverseNext: {"N"}, ReverseFinish: {"F"}, ReverseCont: {"C"},
-		StepI: {"i"}, ReverseStepI: {"I"}, Break: {"b"}, Watch: {"w"},
+		StepI: {"i"}, ReverseStepI: {"I"}, Break: {"b"}, Watch: {"w"}, Ask: {"a"},
 		Up: {"up", "k"}, Down: {"down", "j"},
 	},
 	// vim: hjkl, gg/G, ctrl-u/d; stepping on the debugger's usual letters.
 	"vim": {
 		Step: {"s"}, Next: {"n"}, Finish: {"f"}, Continue: {"c"},
 		ReverseStep: {"S"}, ReverseNext: {"N"}, ReverseFinish: {"F"}, ReverseCont: {"C"},
-		StepI: {"i"}, ReverseStepI: {"I"}, Break: {"b"}, Watch: {"w"},
+		StepI: {"i"}, ReverseStepI: {"I"}, Break: {"b"}, Watch: {"w"}, Ask: {"a"},
 		Up: {"k", "up"}, Down: {"j", "down"}, Left: {"h", "left"}, Right: {"l", "right"},
 		PageUp: {"ctrl+u", "pgup"}, PageDown: {"ctrl+d", "pgdown"}, Top: {"g", "home"}, Bottom: {"G", "end"},
 		Enter: {"enter", "o"}, Expand: {"space", "za"},
@@ -132,7 +133,7 @@ var presets = map[string]preset{
 		Step: {"f7", "alt+s"}, Next: {"f8", "alt+n"}, Finish: {"f9", "alt+f"}, Continue: {"f5", "alt+c"},
 		ReverseStep: {"shift+f7", "alt+S"}, ReverseNext: {"shift+f8", "alt+N"}, ReverseFinish: {"shift+f9", "alt+F"},
 		ReverseCont: {"shift+f5", "alt+C"}, StepI: {"f6", "alt+i"}, ReverseStepI: {"shift+f6", "alt+I"},
-		Break: {"f2", "ctrl+@"}, Watch: {"alt+w"},
+		Break: {"f2", "ctrl+@"}, Watch: {"alt+w"}, Ask: {"alt+a"},
 		Up: {"ctrl+p", "up"}, Down: {"ctrl+n", "down"}, PageUp: {"alt+v", "pgup"}, PageDown: {"ctrl+v", "pgdown"},
 		Top: {"alt+<", "home"}, Bottom: {"alt+>", "end"}, Left: {"ctrl+b", "left"}, Right: {"ctrl+f", "right"},
 		Prompt: {":", "alt+x"}, Quit: {"q", "ctrl+q"}, Cancel: {"ctrl+g", "esc", "ctrl+c"}, Filter: {"ctrl+s", "/"},
@@ -195,7 +196,7 @@ func New(name string, overrides map[string][]string) (*Keys, error) {
 
 // global actions must not share keys: one key would do two things.
 var global = []Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
-	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch}
+	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask}
 
 func (k *Keys) checkClashes() error {
 	owner := map[string]Action{}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -21,10 +22,13 @@ import (
 //	keys = "default"      # default, vim, emacs
 //	[bindings]            # overrides by action name
 //	step = ["s", "f7"]
+//	[llm]                 # the LLM pane's provider (REWIND_LLM_* override)
+//	provider = "openai"   # or anthropic; base_url, model, api_key, budget, redact
 type Config struct {
 	Theme    string              `toml:"theme"`
 	Keys     string              `toml:"keys"`
 	Bindings map[string][]string `toml:"bindings"`
+	LLM      LLMConfig           `toml:"llm"`
 }
 
 // ConfigPath is where the config file is looked for.
@@ -60,6 +64,14 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	if _, ok := themes.ByName(c.Theme, true); !ok {
 		return nil, fmt.Errorf("config %s: unknown theme %q (auto, %s)", path, c.Theme, strings.Join(themes.Names, ", "))
+	}
+	for _, re := range c.LLM.Redact {
+		if _, err := regexp.Compile(re); err != nil {
+			return nil, fmt.Errorf("config %s: llm.redact %q: %v", path, re, err)
+		}
+	}
+	if p := c.LLM.Provider; p != "" && p != "openai" && p != "anthropic" {
+		return nil, fmt.Errorf("config %s: llm.provider %q: openai or anthropic", path, p)
 	}
 	if _, err := keymaps.New(c.Keys, c.Bindings); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)

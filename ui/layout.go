@@ -32,6 +32,7 @@ const (
 	pMemory
 	pThreads
 	pBreakpoints
+	pLLM
 	numPanes
 )
 
@@ -45,7 +46,7 @@ type placement map[paneID]rect
 
 // bottomKind says which panes prefer the wide bottom slot.
 func bottomKind(p paneID) bool {
-	return p == pConsole || p == pTimeline || p == pWatch || p == pMemory
+	return p == pConsole || p == pTimeline || p == pWatch || p == pMemory || p == pLLM
 }
 
 // layout places the panes for a content area of w×h (status bar

@@ -58,13 +58,14 @@ type Model struct {
 	status      string // the last stop, one line
 	darkSet     bool
 	lastRects   placement
+	askCancel   func()
 }
 
 // commands are the names the prompt completes.
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
 	"frame", "goto", "history", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "print", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "step", "stepi", "thread", "until", "advance", "up", "watch", "when", "x/"}
+	"reverse-stepi", "step", "stepi", "thread", "until", "advance", "up", "watch", "when", "x/", "ask"}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {
@@ -85,7 +86,7 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),
 		pConsole: views.NewConsole(m.ctx), pTimeline: views.NewTimeline(m.ctx), pWatch: views.NewWatch(m.ctx),
 		pRegisters: views.NewRegisters(m.ctx), pDisasm: views.NewDisassembly(m.ctx), pMemory: views.NewMemory(m.ctx),
-		pThreads: views.NewThreads(m.ctx), pBreakpoints: views.NewBreakpoints(m.ctx),
+		pThreads: views.NewThreads(m.ctx), pBreakpoints: views.NewBreakpoints(m.ctx), pLLM: views.NewLLM(m.ctx),
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
@@ -114,6 +115,9 @@ func (m *Model) run(line string) tea.Cmd {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return nil
+	}
+	if q, ok := strings.CutPrefix(line, "ask"); ok && (q == "" || q[0] == ' ') {
+		return m.ask(q)
 	}
 	if m.busy {
 		m.console().Append(views.ConsoleEntry{Command: line, Output: "busy: " + m.busyCmd + " is running (Esc cancels it)", Error: true})
@@ -146,6 +150,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onResult(msg)
 	case views.RunCommand:
 		return m, m.run(msg.Line)
+	case views.AskLLM:
+		return m, m.ask(msg.Question)
+	case askMsg:
+		return m, tea.Batch(m.panes[pLLM].Update(msg.up), msg.next)
 	case views.RequestEvents:
 		return m, m.eng.events(msg)
 	case views.RequestMemory:
@@ -278,6 +286,11 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		// A filter or an expression is being typed: letters are text.
 		return m.panes[m.focus].Update(k)
 	}
+	if ks.Matches(s, keymaps.Cancel) && m.askCancel != nil && m.focus == pLLM {
+		m.askCancel() // stop a streaming answer
+		m.askCancel = nil
+		return nil
+	}
 	if ks.Matches(s, keymaps.Cancel) && m.busy {
 		m.eng.cancelled.Store(true)
 		return nil
@@ -307,6 +320,11 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.prompt.SetValue("")
 		m.histPos = len(m.history)
 		return m.prompt.Focus()
+	case ks.Matches(s, keymaps.Ask):
+		m.focus = pLLM
+		m.resize()
+		m.panes[pLLM].(*views.LLM).OpenQuestion()
+		return nil
 	case ks.Matches(s, keymaps.Help):
 		m.showHelp = true
 		return nil

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/mcpserver"
+)
+
+func newMCPCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp TRACE",
+		Short: "Serve a recording to coding agents over MCP on stdio",
+		Long: `Serves the recording TRACE over the Model Context Protocol on stdin/stdout,
+for coding agents: run_command (any debugger command), get_events, get_stack,
+get_locals, read_memory, watch_history and goto. Nothing but the protocol is
+written to stdout. For Claude Code:
+
+  claude mcp add rewind -- rewind mcp TRACE`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0]) },
+	}
+}
+
+// runMCP serves the recording at trace over the Model Context Protocol on
+// stdin/stdout until the client disconnects, SIGINT or SIGTERM.
+func runMCP(trace string) error {
+	s, err := debugger.Open(trace, debugger.Options{})
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	defer s.Close()
+	protocol, err := reserveStdout()
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	defer protocol.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mcpserver.Run(ctx, s, record.Version, &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
+}
+
+// reserveStdout keeps standard output for the protocol: it returns a copy
+// of descriptor 1 for the server, and points descriptor 1 at standard
+// error, so that nothing else the process or its children print (os.Stdout
+// included) can corrupt the stream of messages.
+func reserveStdout() (*os.File, error) {
+	fd, err := unix.FcntlInt(uintptr(1), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("duplicating standard output: %w", err)
+	}
+	protocol := os.NewFile(uintptr(fd), "mcp-stdout")
+	if err := unix.Dup3(2, 1, 0); err != nil {
+		protocol.Close()
+		return nil, fmt.Errorf("redirecting standard output to standard error: %w", err)
+	}
+	return protocol, nil
+}

@@ -1,0 +1,205 @@
+package llm
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/record"
+)
+
+func TestMain(m *testing.M) {
+	ptrace.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+// recordC compiles a C program (gcc -g -O0) and records it with an
+// environment.
+func recordC(t testing.TB, src string, env []string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer null.Close()
+	out := filepath.Join(dir, "t.rwd")
+	if _, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: env,
+		Dir: dir, Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// openTrace opens a session on a trace and runs commands, which must
+// succeed.
+func openTrace(t *testing.T, trace string, cmds ...string) *debugger.Session {
+	t.Helper()
+	s, err := debugger.Open(trace, debugger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, c := range cmds {
+		if r := s.Execute(c); !r.OK {
+			t.Fatalf("%s: %s", c, r.Error)
+		}
+	}
+	return s
+}
+
+// item returns the window's item with an id, or fails.
+func item(t *testing.T, w *Window, id string) Item {
+	t.Helper()
+	for _, it := range w.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	t.Fatalf("no item %s in the window (omitted %v):\n%s", id, w.Omitted, w.Render())
+	return Item{}
+}
+
+// TestWindowCrash builds windows at the crash of the corrupted list of
+// corrupt.c: what is in them, what a budget drops, and what it never does.
+func TestWindowCrash(t *testing.T) {
+	trace := recordC(t, "../testdata/source/corrupt.c", []string{"PATH=/usr/bin:/bin"})
+	crash := []string{"continue", "up", "watch -l b->next"}
+	for _, c := range []struct {
+		name   string
+		cmds   []string
+		budget int
+		// want maps ids to a text each must contain ("" for any).
+		want    map[string]string
+		absent  []string
+		omitted bool
+	}{
+		{name: "default", cmds: crash, want: map[string]string{
+			"stop":           "stopped by signal SIGSEGV",
+			"frame:0":        "sum (head=0x",
+			"frame:1":        "(selected frame)",
+			"src:frame:0":    "=>   24          total += n->value;",
+			"src:frame:1":    `printf("sum %d\n", sum(a));`,
+			"locals:frame:0": "n = 0x6e69776f6c667265",
+			"locals:frame:1": `name = "bravo-ov", next = 0x6e69776f6c667265`,
+			"watch:1":        "by set_name at corrupt.c:16",
+			"regs":           "rax 0x6e69776f6c667265",
+			"asm":            "=> 0x",
+			"program":        "environment variables (names only): PATH",
+		}},
+		{name: "at the crash", cmds: []string{"continue"}, want: map[string]string{
+			"stop": "general-protection fault", "frame:0": "(selected frame)", "locals:frame:0": "total = ",
+		}, absent: []string{"watch:1"}},
+		{name: "watch out of scope", cmds: append(crash, "down"), want: map[string]string{
+			"watch:1": "10. at #", "locals:frame:1": "b = 0x", "frame:0": "(selected frame)",
+		}},
+		{name: "before any stop", want: map[string]string{"stop": "not stopped yet", "frame:0": "_start"}},
+		{name: "tiny budget", cmds: crash, budget: 50, omitted: true,
+			want:   map[string]string{"stop": "SIGSEGV", "frame:0": "", "src:frame:0": "total += n->value"},
+			absent: []string{"program", "regs", "asm", "frame:1", "locals:frame:1", "watch:1"}},
+		{name: "half budget", cmds: crash, budget: 1200, omitted: true,
+			want:   map[string]string{"stop": "", "frame:0": "", "src:frame:0": "", "watch:1": "", "locals:frame:0": "", "frame:1": "(selected frame)", "locals:frame:1": ""},
+			absent: []string{"program", "regs", "ev:70"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTrace(t, trace, c.cmds...)
+			before := s.Snapshot()
+			w, err := Build(s, WindowOptions{Budget: c.budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.budget == 0 && before.Stop != nil {
+				t.Logf("default window (%s): %d tokens (estimated), %d bytes, %d items", strings.Join(c.cmds, "; "), w.Tokens, w.Bytes, len(w.Items))
+			}
+			if after := s.Snapshot(); after.Selected != before.Selected || after.Event != before.Event {
+				t.Errorf("Build moved the session: frame %d -> %d, event %d -> %d", before.Selected, after.Selected, before.Event, after.Event)
+			}
+			for id, text := range c.want {
+				if it := item(t, w, id); !strings.Contains(it.Text, text) {
+					t.Errorf("%s lacks %q:\n%s", id, text, it.Text)
+				}
+			}
+			for _, id := range c.absent {
+				if w.Has(id) {
+					t.Errorf("window has %s", id)
+				}
+			}
+			if before.Stop != nil {
+				// The five events just before the current moment stay.
+				for e := before.Event - pinnedEvents; e < before.Event; e++ {
+					item(t, w, fmt.Sprintf("ev:%d", e))
+				}
+			}
+			if before.Event < before.Total && w.Has(fmt.Sprintf("ev:%d", before.Event)) {
+				if it := item(t, w, fmt.Sprintf("ev:%d", before.Event)); !strings.Contains(it.Text, "(next: not yet happened") {
+					t.Errorf("the next event is not marked: %s", it.Text)
+				}
+			}
+			if got := len(w.Omitted) > 0; got != c.omitted {
+				t.Errorf("omitted %v, want some: %v", w.Omitted, c.omitted)
+			}
+			if w.Bytes != len(w.Render()) || w.Tokens != (w.Bytes+3)/4 {
+				t.Errorf("Bytes %d, Tokens %d for %d rendered bytes", w.Bytes, w.Tokens, len(w.Render()))
+			}
+			if c.budget > 0 {
+				// Over budget only with nothing left to drop; and nothing kept
+				// is less relevant than anything dropped.
+				minKept := Pinned
+				for _, it := range w.Items {
+					minKept = min(minKept, it.Priority)
+				}
+				if w.Tokens > c.budget && minKept < Pinned {
+					t.Errorf("%d tokens over a budget of %d with droppable items left", w.Tokens, c.budget)
+				}
+				if len(w.Omitted) > 0 && w.Omitted[0] != "program" {
+					t.Errorf("dropped %s first, want the program", w.Omitted[0])
+				}
+			}
+			for _, it := range w.Items {
+				if !strings.Contains(w.Render(), "\n["+it.ID+"] "+it.Text) {
+					t.Errorf("Render lacks [%s]", it.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestWindowLines: a source line is in the window when a source item shows
+// it or an item names it.
+func TestWindowLines(t *testing.T) {
+	trace := recordC(t, "../testdata/source/corrupt.c", []string{"PATH=/usr/bin:/bin"})
+	s := openTrace(t, trace, "continue", "watch -l head->next")
+	w, err := Build(s, WindowOptions{SourceContext: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{"src:corrupt.c:24", true},
+		{"src:corrupt.c:22", true},
+		{"src:corrupt.c:21", false}, // outside the context of 2
+		{"src:/somewhere/else/corrupt.c:26", true},
+		{"src:corrupt.c:33", true}, // a write of the history
+		{"src:other.c:24", false},
+		{"src:corrupt.c", false},
+		{"frame:0", true},
+		{"frame:7", false},
+		{"ev:999999", false},
+	} {
+		if got := w.Has(c.id); got != c.want {
+			t.Errorf("Has(%q) = %v, want %v", c.id, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestAsk: :ask against a fake OpenAI-compatible provider streams the
+// answer into the LLM pane; a citation of an event of the window is
+// verified and Enter on it goes to that event; one that was not sent is
+// marked unverified.
+func TestAsk(t *testing.T) {
+	var body string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, part := range []string{"The list walk in sum ", "read a corrupted next pointer [ev:108] ", "at corrupt.c:24; see also [ev:5]."} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", part)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	t.Setenv("REWIND_LLM_PROVIDER", "openai")
+	t.Setenv("REWIND_LLM_BASE_URL", srv.URL)
+	t.Setenv("REWIND_LLM_MODEL", "fake")
+	t.Setenv("REWIND_LLM_API_KEY", "")
+
+	trace := recordC(t, "../testdata/source/corrupt.c")
+	m := openModel(t, trace, 120, 36, true)
+	drive(t, m, m.run("continue"))
+	drive(t, m, m.run("ask why did it crash?"))
+	if !strings.Contains(body, "why did it crash?") || !strings.Contains(body, "total += n-") {
+		t.Fatalf("request body lacks the question or frame 0's line: %s", body)
+	}
+	screen := ansi.Strip(m.render())
+	for _, want := range []string{"Q: why did it crash?", "read a corrupted next pointer", "corrupt.c:24", "citations"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the LLM pane lacks %q:\n%s", want, screen)
+		}
+	}
+	if !strings.Contains(screen, "[ev:5]?") {
+		t.Errorf("an id outside the window is not marked unverified:\n%s", screen)
+	}
+	// The first citation is [ev:108]: Enter goes there.
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	drive(t, m, cmd)
+	if m.snap.Event != 108 {
+		t.Errorf("Enter on [ev:108] went to #%d", m.snap.Event)
+	}
+}
+
+// TestAskWithoutProvider: with no provider the pane explains the setup and
+// nothing is sent anywhere.
+func TestAskWithoutProvider(t *testing.T) {
+	for _, k := range []string{"REWIND_LLM_PROVIDER", "REWIND_LLM_BASE_URL", "REWIND_LLM_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	trace := recordC(t, "../testdata/source/corrupt.c")
+	m := openModel(t, trace, 120, 36, true)
+	drive(t, m, m.run("ask what happened?"))
+	if screen := m.render(); !strings.Contains(screen, "REWIND_LLM_PROVIDER") {
+		t.Errorf("no setup help:\n%s", screen)
+	}
+}
