@@ -2,16 +2,13 @@ package llm
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
-	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
@@ -23,22 +20,7 @@ func TestMain(m *testing.M) {
 // environment.
 func recordC(t testing.TB, src string, env []string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
-	dir := t.TempDir()
-	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
-	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	defer null.Close()
-	out := filepath.Join(dir, "t.rwd")
-	if _, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: env,
-		Dir: dir, Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testprog.RecordCT(t, src, env, args...)
 }
 
 // openTrace opens a session on a trace and runs commands, which must

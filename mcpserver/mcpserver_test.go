@@ -20,7 +20,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
-	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
@@ -35,26 +35,7 @@ func TestMain(m *testing.M) {
 // recordIn compiles a C program of testdata/source (gcc -g -O0) in dir
 // and records it in-process; it returns the trace.
 func recordIn(dir, name string) (string, error) {
-	src, err := filepath.Abs(filepath.Join("..", "testdata", "source", name))
-	if err != nil {
-		return "", err
-	}
-	prog := filepath.Join(dir, strings.TrimSuffix(name, ".c"))
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, src).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("gcc %s: %v\n%s", name, err, msg)
-	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return "", err
-	}
-	defer null.Close()
-	out := filepath.Join(dir, "t.rwd")
-	// A fixed environment keeps stack addresses the same on every machine.
-	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog}, Env: []string{"PATH=/usr/bin:/bin"},
-		Dir: dir, Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		return "", fmt.Errorf("recording %s: %w", name, err)
-	}
-	return out, nil
+	return testprog.RecordC(dir, filepath.Join("..", "testdata", "source", name), nil)
 }
 
 // traceOf gives the recording of corrupt.c, made once per test binary.

@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,7 +14,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
-	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
@@ -25,23 +22,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// recordC compiles a C program (gcc -g -O0) and records it with args.
+// recordC compiles a C program and records it with the fixed environment.
 func recordC(t testing.TB, src string, args ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
-	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	defer null.Close()
-	out := filepath.Join(dir, "t.rwd")
-	// A fixed environment keeps stack addresses the same on every machine.
-	if _, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: []string{"PATH=/usr/bin:/bin"},
-		Dir: dir, Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testprog.RecordCT(t, src, nil, args...)
 }
 
 // drive runs a model's commands synchronously: the command's engine work,

@@ -1,0 +1,69 @@
+// Package testprog builds and records the test programs of testdata/ for
+// the tests of several packages: compile with gcc, record in-process.
+// A test binary that records must call ptrace.MaybeRunHelper first in its
+// TestMain (the recorder re-executes the test binary as its launcher).
+package testprog
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/record"
+)
+
+// FixedEnv is the environment recordings get by default: fixed, so that
+// stack addresses are the same on every machine.
+var FixedEnv = []string{"PATH=/usr/bin:/bin"}
+
+// RecordC compiles the C program src (gcc -g -O0) into dir and records it
+// with args and env (nil: FixedEnv), its output discarded. It returns the
+// trace's path.
+func RecordC(dir, src string, env []string, args ...string) (string, error) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return "", fmt.Errorf("gcc is not installed: %w", err)
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", err
+	}
+	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, abs).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("gcc %s: %v\n%s", src, err, msg)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return "", err
+	}
+	defer null.Close()
+	if env == nil {
+		env = FixedEnv
+	}
+	out := filepath.Join(dir, "t.rwd")
+	if _, err := record.Record(record.Options{Path: prog, Args: append([]string{prog}, args...), Env: env,
+		Dir: dir, Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
+		return "", fmt.Errorf("recording %s: %w", src, err)
+	}
+	return out, nil
+}
+
+// TB is the part of testing.TB RecordCT needs.
+type TB interface {
+	Helper()
+	TempDir() string
+	Fatal(args ...any)
+}
+
+// RecordCT is RecordC for a test: a temporary directory, and a failure
+// ends the test.
+func RecordCT(t TB, src string, env []string, args ...string) string {
+	t.Helper()
+	trace, err := RecordC(t.TempDir(), src, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trace
+}
