@@ -20,11 +20,6 @@ type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// errNotImplemented is the answer of every command whose feature is not built yet.
-func errNotImplemented(what string) error {
-	return fmt.Errorf("%s is not implemented yet", what)
-}
-
 func main() {
 	ptrace.MaybeRunHelper()
 	root := newRoot()
@@ -76,6 +71,8 @@ hardware performance counters, and replays it deterministically.
   rewind demo                   try it on a bundled buggy program
   rewind record ./prog args     record a run into prog-1.rwd
   rewind replay TRACE           debug a recording in the terminal UI
+  rewind events --json TRACE    the recorded events as NDJSON
+  rewind mcp TRACE              serve a recording to coding agents (MCP)
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording`,
 		Version:       record.Version,

@@ -50,9 +50,9 @@ type WatchInfo struct {
 	New  string `json:"new"`
 }
 
-// errNotYet marks source-level commands that come with the DWARF layer.
+// errNotYet marks commands of gdb's that are not implemented yet.
 func errNotYet(cmd string) error {
-	return fmt.Errorf("%s is not implemented yet (source-level debugging comes next)", cmd)
+	return fmt.Errorf("%s is not implemented yet", cmd)
 }
 
 // Execute runs one command line and returns its result. Errors are results
