@@ -440,10 +440,14 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
 	case "locals", "args":
 		return s.cmdInfoVars(what, res)
-	case "frame", "source", "line":
-		return errNotYet("info " + what)
+	case "frame", "f":
+		return s.cmdInfoFrame(res)
+	case "source":
+		return s.cmdInfoSource(res)
+	case "line":
+		return s.cmdInfoLine(rest, res)
 	default:
-		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings, locals, args)", what)
+		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings, locals, args, frame, source, line)", what)
 	}
 	return nil
 }
@@ -608,6 +612,43 @@ func parseNumber(s string) (uint64, error) {
 	return strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
 }
 
+// examineInstructions is x/Ni ADDR: n instructions from an address, the
+// current one marked, as gdb.
+func (s *Session) examineInstructions(n int, args string, res *Result) error {
+	if strings.TrimSpace(args) == "" {
+		args = "$pc"
+	}
+	addr, err := s.evalAddress(args)
+	if err != nil {
+		return err
+	}
+	t := s.symbols()
+	insts, err := t.Disassemble(s.mem(), addr, n*15)
+	if err != nil {
+		return err
+	}
+	pc, _ := s.pcOf(s.currentThread())
+	var lines []string
+	var vals []map[string]any
+	for i, in := range insts {
+		if i >= n {
+			break
+		}
+		mark := "   "
+		if in.Addr == pc {
+			mark = "=> "
+		}
+		name := ""
+		if sym, off, ok := t.At(in.Addr); ok {
+			name = fmt.Sprintf(" <%s+%d>", sym.Name, off)
+		}
+		lines = append(lines, fmt.Sprintf("%s%#x%s:\t%s", mark, in.Addr, name, in.Text))
+		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text})
+	}
+	res.Value, res.Text = vals, strings.Join(lines, "\n")
+	return nil
+}
+
 // cmdExamine implements x/NFU ADDR.
 func (s *Session) cmdExamine(name, args string, res *Result) error {
 	count, format, unit := 1, byte('x'), 0
@@ -632,7 +673,7 @@ func (s *Session) cmdExamine(name, args string, res *Result) error {
 			case 'x', 'd', 'u', 'o', 't', 'c', 's', 'a':
 				format = c
 			case 'i':
-				return errNotYet("x/i (disassembly)")
+				return s.examineInstructions(count, args, res)
 			default:
 				return fmt.Errorf("bad format letter %q in %s", c, name)
 			}

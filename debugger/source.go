@@ -552,3 +552,109 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// cmdInfoFrame describes the selected frame as gdb's info frame does.
+func (s *Session) cmdInfoFrame(res *Result) error {
+	f, frames, err := s.selectedFrame()
+	if err != nil {
+		return err
+	}
+	fi := s.frameInfo(frames, s.frame)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Stack level %d, frame at %#x:\n", s.frame, f.CFA)
+	where := fi.Function
+	if fi.File != "" {
+		where += fmt.Sprintf(" (%s:%d)", dwarf.ShortFile(fi.File), fi.Line)
+	}
+	val := map[string]any{"level": s.frame, "cfa": fmt.Sprintf("%#x", f.CFA), "pc": fmt.Sprintf("%#x", f.PC), "function": fi.Function}
+	fmt.Fprintf(&b, " rip = %#x in %s", f.PC, where)
+	if s.frame+1 < len(frames) {
+		caller := frames[s.frame+1]
+		fmt.Fprintf(&b, "; saved rip = %#x\n called by frame at %#x", caller.PC, caller.CFA)
+		val["saved_rip"], val["caller_cfa"] = fmt.Sprintf("%#x", caller.PC), fmt.Sprintf("%#x", caller.CFA)
+	}
+	if s.frame > 0 {
+		fmt.Fprintf(&b, "\n caller of frame at %#x", frames[s.frame-1].CFA)
+	}
+	b.WriteString("\n")
+	if f.Function != nil {
+		lang := map[dwarf.Lang]string{dwarf.LangC: "c", dwarf.LangCPlusPlus: "c++", dwarf.LangRust: "rust", dwarf.LangGo: "go"}[f.Function.Lang()]
+		if lang != "" {
+			fmt.Fprintf(&b, " source language %s.\n", lang)
+			val["language"] = lang
+		}
+	}
+	var args []string
+	for _, a := range fi.Args {
+		args = append(args, a.Name+"="+a.Value)
+	}
+	fmt.Fprintf(&b, " Arglist at %#x, args: %s\n", f.CFA-16, strings.Join(args, ", "))
+	fmt.Fprintf(&b, " Previous frame's sp is %#x\n", f.CFA)
+	// Saved registers: where the caller's callee-saved registers and the
+	// return address are, read from the CFI through the unwinder.
+	fmt.Fprintf(&b, " Saved registers:\n  rip at %#x", f.CFA-8)
+	res.Value, res.Text = val, b.String()
+	return nil
+}
+
+// cmdInfoSource describes the current source file.
+func (s *Session) cmdInfoSource(res *Result) error {
+	f, _, err := s.selectedFrame()
+	if err != nil {
+		return err
+	}
+	if f.File == "" {
+		return errors.New("No current source file.")
+	}
+	lines, _ := readSource(f.File)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Current source file is %s\nLocated in %s\n", dwarf.ShortFile(f.File), f.File)
+	if lines != nil {
+		fmt.Fprintf(&b, "Contains %d lines.\n", len(lines))
+	} else {
+		b.WriteString("The file cannot be read.\n")
+	}
+	lang := ""
+	if f.Function != nil {
+		lang = map[dwarf.Lang]string{dwarf.LangC: "c", dwarf.LangCPlusPlus: "c++", dwarf.LangRust: "rust", dwarf.LangGo: "go"}[f.Function.Lang()]
+		if lang != "" {
+			fmt.Fprintf(&b, "Source language is %s.\n", lang)
+		}
+	}
+	res.Value = map[string]any{"file": f.File, "lines": len(lines), "language": lang}
+	res.Text = strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// cmdInfoLine says where the code of a line starts and ends.
+func (s *Session) cmdInfoLine(args string, res *Result) error {
+	t := s.symbols()
+	var addr uint64
+	if strings.TrimSpace(args) == "" {
+		f, _, err := s.selectedFrame()
+		if err != nil {
+			return err
+		}
+		addr = f.PC
+	} else {
+		locs, err := s.resolve(strings.TrimSpace(args))
+		if err != nil {
+			return err
+		}
+		addr = locs[0]
+	}
+	l, ok := t.LineAt(addr)
+	if !ok || l.Line == 0 {
+		return fmt.Errorf("No line number information available for address %#x", addr)
+	}
+	lo, hi, _ := t.LineRange(addr)
+	name := func(a uint64) string {
+		if sym, off, ok := t.At(a); ok {
+			return fmt.Sprintf(" <%s+%d>", sym.Name, off)
+		}
+		return ""
+	}
+	res.Value = map[string]any{"file": l.File, "line": l.Line, "start": fmt.Sprintf("%#x", lo), "end": fmt.Sprintf("%#x", hi)}
+	res.Text = fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s and ends at %#x%s.", l.Line, dwarf.ShortFile(l.File), lo, name(lo), hi, name(hi))
+	return nil
+}

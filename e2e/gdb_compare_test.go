@@ -40,6 +40,7 @@ var (
 	valueNumber = regexp.MustCompile(`^\$\d+ = `)
 	atPath      = regexp.MustCompile(` at [^ ]*/([^/ :]+:\d+)`)
 	moment      = regexp.MustCompile(` \[#\d+, thread \d+\]`)
+	quotedPath  = regexp.MustCompile(`"[^" ]*/([^/" ]+)"`)
 )
 
 // normalize removes what legitimately differs: $N numbering, directories
@@ -53,6 +54,7 @@ func normalize(s string) string {
 		l = valueNumber.ReplaceAllString(l, "")
 		l = atPath.ReplaceAllString(l, " at $1")
 		l = moment.ReplaceAllString(l, "") // rewind's own: where in the recording
+		l = quotedPath.ReplaceAllString(l, `"$1"`)
 		out = append(out, strings.TrimRight(l, " "))
 	}
 	return strings.Join(out, "\n")
@@ -85,7 +87,7 @@ func TestCompareWithGDBAtCrash(t *testing.T) {
 	compareWithGDB(t, prog, trace, []string{"run"}, []string{"continue"}, []string{
 		"bt", "print head", "print *head", "print head->next->name", "print n", "print/x total",
 		"up", "info locals", "print *a", "print a->name[0]", "print b->next == c", "print sizeof(*a)",
-		"print (long)&b->next - (long)b", "print *a->next", "down", "info args",
+		"print (long)&b->next - (long)b", "print *a->next", "down", "info args", "info line", "info line corrupt.c:16", "x/3i $pc",
 	})
 }
 
