@@ -121,6 +121,11 @@ var testdataCases = []rrCase{
 		},
 	},
 	{
+		name:  "redir",
+		setup: cProg("redir.c"),
+		want:  []string{`\Aone\ntwo\n\z`},
+	},
+	{
 		name:  "popen",
 		setup: cProg("popen.c"),
 		quiet: true,

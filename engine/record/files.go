@@ -90,11 +90,28 @@ func identify(f *os.File) fileID {
 }
 
 // streamOf says whether fd of tid is the program's standard output (1) or
-// error (2) as rewind passed them, or neither (0).
+// error (2) as rewind passed them, or neither (0). The answer is cached
+// per thread and fd until a call that can change the fd table
+// (forgetStreams): a stat of /proc/PID/fd/N at every write would cost a
+// system call per write for output-heavy programs.
 func (r *Recorder) streamOf(tid, fd int) int {
 	if fd != 1 && fd != 2 {
 		return 0
 	}
+	k := [2]int{tid, fd}
+	if v, ok := r.streams[k]; ok {
+		return v
+	}
+	v := r.statStream(tid, fd)
+	if r.streams == nil {
+		r.streams = map[[2]int]int{}
+	}
+	r.streams[k] = v
+	return v
+}
+
+// statStream compares fd of tid with the streams rewind passed.
+func (r *Recorder) statStream(tid, fd int) int {
 	want := r.stdoutID
 	if fd == 2 {
 		want = r.stderrID
@@ -107,4 +124,14 @@ func (r *Recorder) streamOf(tid, fd int) int {
 		return fd
 	}
 	return 0
+}
+
+// forgetStreams drops the cache of streamOf after a call that may have
+// changed which file fd 1 or 2 is.
+func (r *Recorder) forgetStreams(nr int) {
+	switch nr {
+	case unix.SYS_CLOSE, unix.SYS_CLOSE_RANGE, unix.SYS_DUP, unix.SYS_DUP2, unix.SYS_DUP3, unix.SYS_FCNTL,
+		unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_UNSHARE, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_FORK, unix.SYS_VFORK:
+		r.streams = nil
+	}
 }

@@ -140,6 +140,8 @@ type Recorder struct {
 	timer    *time.Timer
 	stdoutID fileID
 	stderrID fileID
+	// streams caches streamOf by (tid, fd).
+	streams map[[2]int]int
 	killed   bool
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool

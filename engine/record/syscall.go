@@ -173,6 +173,7 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	}
 	c := t.effective(callOf(&t.entry))
 	c.Ret = int64(exit[trace.RAX])
+	r.forgetStreams(c.Nr)
 	if _, known := syscalls.Lookup(c.Nr); !known {
 		e.Flags |= trace.FlagUnsupported
 	}
