@@ -142,7 +142,7 @@ type Recorder struct {
 	stderrID fileID
 	// streams caches streamOf by (tid, fd).
 	streams map[[2]int]int
-	killed   bool
+	killed  bool
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
 }
