@@ -63,16 +63,13 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 			e.Syscall, syscalls.Name(int(e.Syscall)))
 	}
 	c := callOf(&e.Regs)
-	policy := syscalls.Emulate
+	policy, noFailure := syscalls.Emulate, false
 	if spec, ok := syscalls.Lookup(c.Nr); ok {
-		policy = spec.PolicyFor(&c)
+		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
 	}
 	split := e.Kind == trace.KindSyscallEntry
-	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 &&
-		c.Nr != unix.SYS_RT_SIGRETURN && c.Nr != unix.SYS_RT_SIGSUSPEND {
+	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 && !noFailure {
 		// It failed when recorded: the failure is all there is to replay.
-		// (rt_sigreturn "returns" the restored rax and rt_sigsuspend always
-		// returns an error: both must run again.)
 		policy = syscalls.Emulate
 	}
 	if policy != syscalls.Reexec {

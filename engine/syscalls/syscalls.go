@@ -87,4 +87,8 @@ type Spec struct {
 	// Inputs lists memory worth capturing at entry (paths, socket
 	// addresses, the first bytes written). Nil: none.
 	Inputs func(c *Call, m Memory) ([]Range, error)
+	// NoFailure marks calls whose negative result is not a failure that
+	// left nothing to replay: rt_sigreturn "returns" the restored rax and
+	// rt_sigsuspend always returns EINTR after running a handler.
+	NoFailure bool
 }

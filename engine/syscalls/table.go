@@ -258,8 +258,8 @@ var table = []Spec{
 	// Signals.
 	{Name: "rt_sigaction", Args: args(Arg{"signum", Signal}, Arg{"act", Ptr}, Arg{"oldact", Ptr}, aSetsz), Policy: Reexec},
 	{Name: "rt_sigprocmask", Args: args(Arg{"how", Int}, Arg{"set", Ptr}, Arg{"oldset", Ptr}, aSetsz), Policy: Reexec},
-	{Name: "rt_sigreturn", Args: args(), Policy: Reexec},
-	{Name: "rt_sigsuspend", Args: args(Arg{"mask", Ptr}, aSetsz), Policy: Reexec, Blocks: always},
+	{Name: "rt_sigreturn", Args: args(), Policy: Reexec, NoFailure: true},
+	{Name: "rt_sigsuspend", Args: args(Arg{"mask", Ptr}, aSetsz), Policy: Reexec, Blocks: always, NoFailure: true},
 	{Name: "sigaltstack", Args: args(Arg{"ss", Ptr}, Arg{"old_ss", Ptr}), Policy: Reexec},
 	{Name: "rt_sigpending", Args: args(Arg{"set", Ptr}, aSetsz), Outputs: outs(argSize(0, 1))},
 	{Name: "rt_sigtimedwait", Args: args(Arg{"set", Ptr}, Arg{"info", Ptr}, Arg{"timeout", Ptr}, aSetsz), Blocks: always, Outputs: outs(fixed(1, 128))},
