@@ -44,12 +44,6 @@ func New(s *debugger.Session, version string) *mcp.Server {
 	return srv
 }
 
-// Serve runs the server on stdin/stdout until the client disconnects or
-// ctx is cancelled.
-func Serve(ctx context.Context, s *debugger.Session, version string) error {
-	return Run(ctx, s, version, &mcp.StdioTransport{})
-}
-
 // Run runs the server on a transport until the client disconnects or ctx is
 // cancelled. A disconnection is not an error.
 func Run(ctx context.Context, s *debugger.Session, version string, t mcp.Transport) error {
