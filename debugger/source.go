@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rewind-debugger/rewind/debugger/expr"
 	"github.com/rewind-debugger/rewind/dwarf"
@@ -204,11 +205,17 @@ func (s *Session) cmdFrame(name, args string, res *Result) error {
 	return nil
 }
 
-// sourceLines caches source files by path.
-var sourceCache = map[string][]string{}
+// sourceCache holds source files by path, for every session of the
+// process (several may run at once: tests, the MCP server's calls).
+var sourceCache struct {
+	sync.Mutex
+	m map[string][]string
+}
 
 func readSource(path string) ([]string, error) {
-	if l, ok := sourceCache[path]; ok {
+	sourceCache.Lock()
+	defer sourceCache.Unlock()
+	if l, ok := sourceCache.m[path]; ok {
 		return l, nil
 	}
 	f, err := os.Open(path)
@@ -222,7 +229,10 @@ func readSource(path string) ([]string, error) {
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	sourceCache[path] = lines
+	if sourceCache.m == nil {
+		sourceCache.m = map[string][]string{}
+	}
+	sourceCache.m[path] = lines
 	return lines, sc.Err()
 }
 
