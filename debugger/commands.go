@@ -150,6 +150,7 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 		return err
 	}
 	before := s.frameID()
+	s.condErr = ""
 	st, err := op()
 	if err != nil {
 		if errors.Is(err, timeline.ErrAtStart) {
@@ -161,6 +162,9 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	res.Stop = s.describeStop(st)
 	s.lastStop = res.Stop
 	res.Text = s.stopText(res.Stop)
+	if s.condErr != "" {
+		res.Text = s.condErr + "\n" + res.Text
+	}
 	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.path != "" {
 		// gdb shows only the new line when a step stays in its frame.
 		if src := s.sourceLine(res.Stop.path, res.Stop.Line); src != "" {
@@ -196,15 +200,27 @@ func (s *Session) repeat(args string, res *Result, op func() (*timeline.Stop, er
 		}
 		n = v
 	}
-	for i := 0; i < n; i++ {
-		if err := s.run(res, op); err != nil {
+	// Only the last stop is described: describing one (the stack with its
+	// arguments) costs more than a step.
+	last := op
+	var early *timeline.Stop
+	if err := s.syncBreakpoints(); err != nil {
+		return err
+	}
+	for i := 0; i < n-1; i++ {
+		st, err := op()
+		if err != nil {
 			return err
 		}
-		if res.Stop.Reason != string(timeline.ReasonStep) {
+		if st.Reason != timeline.ReasonStep {
+			early = st
 			break
 		}
 	}
-	return nil
+	if early != nil {
+		last = func() (*timeline.Stop, error) { return early, nil }
+	}
+	return s.run(res, last)
 }
 
 func (s *Session) cmdDelete(args string, res *Result) error {
@@ -649,6 +665,9 @@ func (s *Session) examineInstructions(n int, args string, res *Result) error {
 	return nil
 }
 
+// maxExamine bounds the count of x/N, as gdb's does.
+const maxExamine = 65536
+
 // cmdExamine implements x/NFU ADDR.
 func (s *Session) cmdExamine(name, args string, res *Result) error {
 	count, format, unit := 1, byte('x'), 0
@@ -658,7 +677,11 @@ func (s *Session) cmdExamine(name, args string, res *Result) error {
 			i++
 		}
 		if i > 0 {
-			count, _ = strconv.Atoi(spec[:i])
+			n, err := strconv.Atoi(spec[:i])
+			if err != nil || n < 1 || n > maxExamine {
+				return fmt.Errorf("bad count %q in %s (1 to %d)", spec[:i], name, maxExamine)
+			}
+			count = n
 		}
 		for _, c := range []byte(spec[i:]) {
 			switch c {
@@ -697,6 +720,9 @@ func (s *Session) cmdExamine(name, args string, res *Result) error {
 		var b strings.Builder
 		for i := 0; i < count; i++ {
 			data, _ := s.tl.Session().ReadMem(addr, 4096)
+			if len(data) == 0 {
+				return fmt.Errorf("Cannot access memory at address %#x", addr)
+			}
 			end := strings.IndexByte(string(data), 0)
 			if end < 0 {
 				end = len(data)

@@ -53,10 +53,14 @@ type Session struct {
 	images map[string]*dwarf.Image
 	// frame is the selected frame (frame N, up, down); reset at each stop.
 	frame int
-	// printCount numbers print results ($1, $2, ...).
+	// printCount numbers print results ($1, $2, ...); values holds them.
 	printCount int
+	values     []dwarf.Value
 	// goProgram caches isGo: 0 unknown, 1 yes, -1 no.
 	goProgram int
+	// condErr is why a breakpoint condition could not be evaluated during
+	// the last motion (the stop is then shown with it).
+	condErr string
 	// lastStop is the last stop, for snapshots.
 	lastStop *StopInfo
 	// densityCache is the timeline bar, computed once.

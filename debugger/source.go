@@ -372,6 +372,31 @@ func (sc *scope) Register(name string) (uint64, bool) {
 // Memory implements expr.Scope.
 func (sc *scope) Memory() dwarf.Memory { return sc.s.mem() }
 
+// Convenience implements expr.Convenience: gdb's value history. "" is
+// $ (the last value), "$" is $$, "$N" is $$N, "N" is $N.
+func (sc *scope) Convenience(name string) (dwarf.Value, bool) {
+	h := sc.s.values
+	idx := -1
+	switch {
+	case name == "":
+		idx = len(h) - 1
+	case name == "$":
+		idx = len(h) - 2
+	case strings.HasPrefix(name, "$"):
+		if n, err := strconv.Atoi(name[1:]); err == nil {
+			idx = len(h) - 1 - n
+		}
+	default:
+		if n, err := strconv.Atoi(name); err == nil {
+			idx = n - 1
+		}
+	}
+	if idx < 0 || idx >= len(h) {
+		return dwarf.Value{}, false
+	}
+	return h[idx], true
+}
+
 // Lang implements expr.Scope.
 func (sc *scope) Lang() dwarf.Lang {
 	if len(sc.frames) > 0 && sc.frames[sc.level].Function != nil {
@@ -416,12 +441,28 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 	o.Format, o.TypePrefix = f, true
 	shown := s.symbols().Format(v, s.mem(), o)
 	s.printCount++
+	s.values = append(s.values, snapshotValue(v, s.mem()))
 	res.Value = text
 	if v.Type != nil {
 		res.Type = v.Type.Name
 	}
 	res.Text = fmt.Sprintf("$%d = %s", s.printCount, shown)
 	return nil
+}
+
+// snapshotValue keeps a printed value as it is now: history values do not
+// change when the program runs on (or back).
+func snapshotValue(v dwarf.Value, mem dwarf.Memory) dwarf.Value {
+	if !v.InMem || v.Type == nil || v.Type.Size <= 0 || v.Type.Size > 1<<20 {
+		return v
+	}
+	b, err := v.Contents(mem)
+	if err != nil {
+		return v
+	}
+	out := v
+	out.InMem, out.Bytes = false, append([]byte(nil), b...)
+	return out
 }
 
 // cmdList implements list [LINE | FILE:LINE | FUNC | FIRST,LAST].
@@ -453,7 +494,7 @@ func (s *Session) cmdList(args string, res *Result) error {
 		if a, b, ok := strings.Cut(args, ","); ok {
 			x, err1 := strconv.Atoi(strings.TrimSpace(a))
 			y, err2 := strconv.Atoi(strings.TrimSpace(b))
-			if err1 != nil || err2 != nil || y < x {
+			if err1 != nil || err2 != nil || y < x || x < 1 {
 				return fmt.Errorf("bad line range %q", args)
 			}
 			if file == "" || !strings.Contains(args, ":") && s.listFile == "" {
@@ -465,6 +506,9 @@ func (s *Session) cmdList(args string, res *Result) error {
 			break
 		}
 		if n, err := strconv.Atoi(args); err == nil {
+			if n < 1 {
+				return fmt.Errorf("bad line number %d", n)
+			}
 			if file == "" {
 				if f, _, err := s.selectedFrame(); err == nil {
 					file = f.File

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rewind-debugger/rewind/debugger/expr"
@@ -180,28 +181,33 @@ func (s *Session) stopText(info *StopInfo) string {
 // that evaluates their conditions at a hit.
 func (s *Session) condStops() ([]uint64, timeline.Filter) {
 	var addrs []uint64
-	conds := map[uint64][]string{}
+	conds := map[uint64][]*breakpoint{}
 	for _, b := range s.bps {
 		if b.cond == "" {
 			continue
 		}
 		for _, a := range b.addrs {
 			addrs = append(addrs, a)
-			conds[a] = append(conds[a], b.cond)
+			conds[a] = append(conds[a], b)
 		}
 	}
 	return addrs, func(tid int32, pc uint64) bool {
 		saved, savedFrame := s.thread, s.frame
 		s.thread, s.frame = tid, 0
 		defer func() { s.thread, s.frame = saved, savedFrame }()
-		for _, c := range conds[pc] {
-			v, err := s.eval(c)
+		for _, b := range conds[pc] {
+			v, err := s.eval(b.cond)
+			if err == nil {
+				var ok bool
+				if ok, err = expr.Truth(v, s.mem()); err == nil && !ok {
+					continue
+				}
+			}
 			if err != nil {
-				return true // gdb stops when a condition cannot be evaluated
+				// gdb stops when a condition cannot be evaluated, and says why.
+				s.condErr = fmt.Sprintf("Error in testing condition for breakpoint %d: %v", b.id, err)
 			}
-			if ok, err := expr.Truth(v, s.mem()); err != nil || ok {
-				return true
-			}
+			return true
 		}
 		return false
 	}
@@ -403,11 +409,30 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 // cmdHistory lists every write to the location of an expression over the
 // whole recording, with the source line of each writing instruction.
 func (s *Session) cmdHistory(args string, res *Result) error {
-	wp, typ, err := s.watchTarget(args, false)
-	if err != nil {
-		return err
+	var w *watch
+	if rest, ok := strings.CutPrefix(args, "watchpoint "); ok {
+		// The location a watchpoint watches, whatever its expression
+		// would mean in the current frame.
+		id, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil {
+			return fmt.Errorf("bad watchpoint number %q", rest)
+		}
+		for _, x := range s.watches {
+			if x.id == id {
+				w = &watch{expr: x.expr, wp: replay.Watchpoint{Addr: x.wp.Addr, Len: x.wp.Len}, typ: x.typ}
+			}
+		}
+		if w == nil {
+			return fmt.Errorf("no watchpoint number %d", id)
+		}
+	} else {
+		wp, typ, err := s.watchTarget(args, false)
+		if err != nil {
+			return err
+		}
+		w = &watch{expr: args, wp: wp, typ: typ}
 	}
-	w := &watch{expr: args, wp: wp, typ: typ}
+	wp := w.wp
 	ws, err := s.tl.WatchHistory(wp)
 	if err != nil {
 		return err
@@ -441,7 +466,7 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item["old"], item["new"], where)
 	}
 	res.Value = list
-	res.Text = fmt.Sprintf("%d writes to %s", len(ws), args)
+	res.Text = fmt.Sprintf("%d writes to %s", len(ws), w.expr)
 	if len(ws) > 0 {
 		res.Text += ":\n" + strings.TrimRight(b.String(), "\n")
 	}
@@ -528,7 +553,9 @@ func (s *Session) returnValue(fn *dwarf.Function) (string, bool) {
 		}
 		binary.LittleEndian.PutUint64(b, regs[trace.RAX])
 	}
-	return s.format(dwarf.Value{Type: typ, Bytes: b[:base.Size]}, 0), true
+	v := dwarf.Value{Type: typ, Bytes: b[:base.Size]}
+	s.values = append(s.values, v) // it is $N, as gdb's
+	return s.format(v, 0), true
 }
 
 // cmdUntil implements until/advance [LOCATION].

@@ -61,6 +61,9 @@ type Image struct {
 	// The index of variables with static storage of vars.go.
 	globalsOnce sync.Once
 	globalsIdx  *globalIndex
+	// sections caches Section.
+	sectMu   sync.Mutex
+	sections map[string][]byte
 	// The type index of types.go.
 	typeIdxOnce sync.Once
 	typeIdx     *typeIndex
@@ -235,19 +238,32 @@ func (img *Image) DWARF() (*dwarf.Data, error) {
 }
 
 // Section returns the contents of a section (decompressed), from the debug
-// file first and then from the image itself; nil when absent.
+// file first and then from the image itself; nil when absent. Sections are
+// kept once read: debug files compress them, and variables, location
+// lists and units are read from them at every stop.
 func (img *Image) Section(name string) []byte {
+	img.sectMu.Lock()
+	defer img.sectMu.Unlock()
+	if data, ok := img.sections[name]; ok {
+		return data
+	}
+	var out []byte
 	for _, f := range []*elf.File{img.debug, img.file} {
 		if f == nil {
 			continue
 		}
 		if s := f.Section(name); s != nil && s.Type != elf.SHT_NOBITS {
 			if data, err := s.Data(); err == nil {
-				return data
+				out = data
+				break
 			}
 		}
 	}
-	return nil
+	if img.sections == nil {
+		img.sections = map[string][]byte{}
+	}
+	img.sections[name] = out
+	return out
 }
 
 // SectionAddr returns the link-time address of a section of the image

@@ -337,7 +337,7 @@ func TestSourceCommandsBadInput(t *testing.T) {
 	bad := []string{"info locals", "print nosuch", "print 1+", "print (struct nope *)0", "frame 99", "down",
 		"list", "list nosuch", "finish", "reverse-finish", "next", "reverse-next", "advance nosuch",
 		"watch 1+2", "history nosuch", "break steps.c:999", "break if", "break main if", "print/q 1",
-		"x/4x 0", "info args", "until nosuch"}
+		"x/4x 0", "info args", "until nosuch", "x/s 0", "x/4611686018427387904x $sp", "list -1,3", "history watchpoint 9"}
 	rs := batch(t, trace, append(bad, "bt", "break add", "continue", "bt")...)
 	for i, c := range bad {
 		if rs[i]["ok"] != false || strings.Contains(field(rs[i], "error"), "\n") || field(rs[i], "error") == "" {
@@ -431,5 +431,27 @@ func TestGotoWrite(t *testing.T) {
 	for i, v := range want {
 		wantOK(t, out[2*i])
 		wantValue(t, out[2*i+1], v)
+	}
+}
+
+// TestValueHistoryAndConditionErrors: $N and $ read printed values back
+// (as they were when printed); a condition that cannot be evaluated stops
+// and says why, as gdb.
+func TestValueHistoryAndConditionErrors(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	rs := batch(t, trace, "break square", "continue", "print x", "print x * 10", "print $1 + $", "continue", "print $1",
+		"delete", "break add if nosuch > 1", "continue", "up", "watch -l total", "history watchpoint 3")
+	wantValue(t, rs[2], "1")
+	wantValue(t, rs[3], "10")
+	wantValue(t, rs[4], "11")
+	wantValue(t, rs[6], "1") // still the value printed then, not x now (2)
+	wantStop(t, rs[9], "breakpoint", "add", 12)
+	if !strings.Contains(field(rs[9], "text"), `Error in testing condition for breakpoint 2: No symbol "nosuch"`) {
+		t.Errorf("condition error not reported: %s", rs[9]["text"])
+	}
+	wantOK(t, rs[11])
+	if !strings.Contains(field(rs[12], "text"), "writes to total") {
+		t.Errorf("history watchpoint 3: %v", rs[12])
 	}
 }

@@ -32,8 +32,10 @@ func (m *Model) llmConfig() llm.Config {
 		Budget: c.Budget, Redact: c.Redact}, os.Getenv)
 }
 
-// askMsg carries one step of an answer from the background.
+// askMsg carries one step of an answer from the background; seq tells
+// the answers of successive questions apart.
 type askMsg struct {
+	seq  int
 	up   views.LLMUpdate
 	next tea.Cmd
 }
@@ -63,8 +65,13 @@ func (m *Model) ask(question string) tea.Cmd {
 	}
 	ch := make(chan views.LLMUpdate, 64)
 	eng := m.eng
+	if m.askCancel != nil {
+		m.askCancel() // a new question replaces the one still streaming
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.askCancel = cancel
+	m.askSeq++
+	seq := m.askSeq
 	go func() {
 		defer close(ch)
 		eng.mu.Lock()
@@ -104,7 +111,7 @@ func (m *Model) ask(question string) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		return askMsg{up: up, next: wait}
+		return askMsg{seq: seq, up: up, next: wait}
 	}
 	return wait
 }

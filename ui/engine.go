@@ -78,7 +78,9 @@ func (e *engine) history(req views.RequestHistory) tea.Cmd {
 	return func() tea.Msg {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		res := e.s.Execute("history " + req.Expr)
+		// By number: the watched location, not the expression re-evaluated
+		// in whatever frame is selected now.
+		res := e.s.Execute(fmt.Sprintf("history watchpoint %d", req.WatchID))
 		out := views.HistoryLoaded{WatchID: req.WatchID}
 		if !res.OK {
 			out.Err = fmt.Errorf("%s", res.Error)

@@ -59,6 +59,7 @@ type Model struct {
 	darkSet     bool
 	lastRects   placement
 	askCancel   func()
+	askSeq      int
 }
 
 // commands are the names the prompt completes.
@@ -153,6 +154,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case views.AskLLM:
 		return m, m.ask(msg.Question)
 	case askMsg:
+		if msg.seq != m.askSeq {
+			return m, msg.next // drain an answer that was replaced
+		}
+		if msg.up.Done {
+			m.askCancel = nil
+		}
 		return m, tea.Batch(m.panes[pLLM].Update(msg.up), msg.next)
 	case views.RequestEvents:
 		return m, m.eng.events(msg)

@@ -18,6 +18,14 @@ func Run(s *debugger.Session, opts Options) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
+	// Operations may still run in the background: stop them and keep the
+	// session locked, so that closing it cannot race with them.
+	m.eng.cancelled.Store(true)
+	if m.askCancel != nil {
+		m.askCancel()
+	}
+	m.eng.mu.Lock()
+	m.eng.evMu.Lock()
 	m.eng.evr.Close()
 	return err
 }
