@@ -90,11 +90,10 @@ func DescribeStatus(st int32) string {
 	return fmt.Sprintf("killed by %s (status %d)", syscalls.SignalName(sig), 128+sig)
 }
 
-// ReadEvents calls f with each event of the trace at path numbered from
-// through to (to < 0: the end), described as text, and returns the reader's
-// truncation warning. Blocking entries are remembered so that the exit of a
 // ReadEvents calls f for events from..to (inclusive; to < 0: to the end)
-// with their descriptions, and returns the trace's truncation notice.
+// with their descriptions, and returns the trace's truncation notice. The
+// blocking entry of a call is remembered so that its exit is described
+// with the call's arguments.
 func ReadEvents(path string, from, to int64, f func(i int64, e *trace.Event, text string)) (string, error) {
 	var r EventReader
 	defer r.Close()

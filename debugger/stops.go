@@ -452,7 +452,7 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 			// The writer's place needs the replay at the write; the
 			// instruction just before pc is the writer unless a jump got
 			// there, which a store does not do.
-			s.placeInfo(info, s.writerPCStatic(wr.PC))
+			s.placeInfo(info, s.writerPC(wr.PC))
 			if info.Function != "" {
 				item["function"] = info.Function
 				where = info.Function
@@ -472,10 +472,6 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 	}
 	return nil
 }
-
-// writerPCStatic finds the writing instruction from the program text, for
-// writes listed after the replay has moved on (code does not change).
-func (s *Session) writerPCStatic(pc uint64) uint64 { return s.writerPC(pc) }
 
 // cmdFinish implements finish and reverse-finish on the selected frame.
 func (s *Session) cmdFinish(res *Result, reverse bool) error {

@@ -352,9 +352,6 @@ type Table struct {
 	Images []*Image
 }
 
-// Program is the name the rest of the package uses for a process's images.
-type Program = Table
-
 // Lookup finds a symbol by name in any image, the executable first.
 func (t *Table) Lookup(name string) (Symbol, bool) {
 	for _, img := range t.Images {

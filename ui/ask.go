@@ -14,22 +14,10 @@ import (
 	"github.com/rewind-debugger/rewind/views"
 )
 
-// LLMConfig is the [llm] table of config.toml; REWIND_LLM_* variables
-// override it.
-type LLMConfig struct {
-	Provider string   `toml:"provider"` // openai (also Ollama, llama.cpp, vLLM) or anthropic
-	BaseURL  string   `toml:"base_url"`
-	Model    string   `toml:"model"`
-	APIKey   string   `toml:"api_key"`
-	Budget   int      `toml:"budget"` // tokens of evidence sent (default 8000)
-	Redact   []string `toml:"redact"` // regexes of text never to send
-}
-
-// llmConfig resolves the provider settings: config, then environment.
+// llmConfig resolves the provider settings: config.toml's [llm], then the
+// REWIND_LLM_* environment.
 func (m *Model) llmConfig() llm.Config {
-	c := m.cfg.LLM
-	return llm.ConfigFromEnv(llm.Config{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: c.APIKey,
-		Budget: c.Budget, Redact: c.Redact}, os.Getenv)
+	return llm.ConfigFromEnv(m.cfg.LLM, os.Getenv)
 }
 
 // askMsg carries one step of an answer from the background; seq tells

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rewind-debugger/rewind/keymaps"
+	"github.com/rewind-debugger/rewind/llm"
 	"github.com/rewind-debugger/rewind/themes"
 )
 
@@ -28,7 +29,7 @@ type Config struct {
 	Theme    string              `toml:"theme"`
 	Keys     string              `toml:"keys"`
 	Bindings map[string][]string `toml:"bindings"`
-	LLM      LLMConfig           `toml:"llm"`
+	LLM      llm.Config          `toml:"llm"`
 }
 
 // ConfigPath is where the config file is looked for.
@@ -70,7 +71,7 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: llm.redact %q: %v", path, re, err)
 		}
 	}
-	if p := c.LLM.Provider; p != "" && p != "openai" && p != "anthropic" {
+	if p := strings.ToLower(c.LLM.Provider); p != "" && p != "openai" && p != "anthropic" {
 		return nil, fmt.Errorf("config %s: llm.provider %q: openai or anthropic", path, p)
 	}
 	if _, err := keymaps.New(c.Keys, c.Bindings); err != nil {

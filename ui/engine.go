@@ -115,25 +115,8 @@ func (e *engine) events(req views.RequestEvents) tea.Cmd {
 		e.evMu.Lock()
 		defer e.evMu.Unlock()
 		e.evr.Read(path, req.From, req.To-1, func(i int64, ev *trace.Event, text string) {
-			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Kind: eventKind(ev), Text: text})
+			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Kind: debugger.EventRecord(i, ev, nil).Type, Text: text})
 		})
 		return out
 	}
-}
-
-// eventKind classifies an event for the timeline's colours and filters.
-func eventKind(ev *trace.Event) string {
-	switch ev.Kind {
-	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindSyscallExit:
-		return "syscall"
-	case trace.KindSignal:
-		return "signal"
-	case trace.KindExit:
-		return "exit"
-	case trace.KindExec:
-		return "exec"
-	case trace.KindPreempt, trace.KindThreadExit:
-		return "thread"
-	}
-	return "other"
 }

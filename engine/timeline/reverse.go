@@ -19,9 +19,7 @@ var ErrAtStart = errors.New("at the beginning of the recording")
 // breakpoints at temp that count as stops (reason "step") when accept says
 // so at the hit. Reverse source-level steps are built on it.
 func (tl *Timeline) ReverseContinueWith(temp []uint64, accept Filter) (*Stop, error) {
-	defer tl.clearTemp()
-	tl.temp, tl.accept = temp, accept
-	return tl.ReverseContinue()
+	return tl.ReverseContinueRun(Run{Temp: temp, Accept: accept})
 }
 
 // ReverseContinue goes back to the last breakpoint or watchpoint hit before

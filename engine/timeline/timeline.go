@@ -468,11 +468,7 @@ func (tl *Timeline) isTemp(pc uint64) bool {
 // temp: a hit there stops (with reason "step") when accept says so. This is
 // how source-level steps run without single-stepping over calls.
 func (tl *Timeline) ContinueWith(temp []uint64, accept Filter) (*Stop, error) {
-	defer tl.clearTemp()
-	if err := tl.setTemp(temp, accept); err != nil {
-		return nil, err
-	}
-	return tl.Continue()
+	return tl.ContinueRun(Run{Temp: temp, Accept: accept})
 }
 
 // Continue runs forwards to the next breakpoint or watchpoint hit, signal
