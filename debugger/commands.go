@@ -319,6 +319,12 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 			m = known
 			break
 		}
+		if parsed, ok := s.tl.ParseMoment(a); ok && (parsed.Hits > 0 || parsed.Steps > 0) {
+			// A moment shown by another session (an MCP client that
+			// restarted the server, a note): moments are canonical.
+			m = parsed
+			break
+		}
 		n, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
 		if err != nil || n < 0 {
 			return fmt.Errorf("bad event %q (goto #N, start, end, or a moment shown by a stop or history)", a)

@@ -455,3 +455,23 @@ func TestValueHistoryAndConditionErrors(t *testing.T) {
 		t.Errorf("history watchpoint 3: %v", rs[12])
 	}
 }
+
+// TestMomentsAcrossSessions: a moment printed by one session is reached
+// by another (moments are canonical, DESIGN §3).
+func TestMomentsAcrossSessions(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	rs := batch(t, trace, "break corrupt.c:16", "continue", "continue", "stepi 3", "info registers rip", "print i")
+	moment := fmt.Sprint(stopOf(t, rs[3])["moment"])
+	if !strings.Contains(moment, "hit 2 of") || !strings.HasSuffix(moment, "+3") {
+		t.Fatalf("moment %q", moment)
+	}
+	again := batch(t, trace, "goto "+moment, "info registers rip", "print i", "goto #1 hit 99 of 0x1")
+	wantOK(t, again[0])
+	if fmt.Sprint(again[1]["value"]) != fmt.Sprint(rs[4]["value"]) || again[2]["value"] != rs[5]["value"] {
+		t.Errorf("goto %s in a new session: rip %v i %v, want %v %v", moment, again[1]["value"], again[2]["value"], rs[4]["value"], rs[5]["value"])
+	}
+	if again[3]["ok"] != false {
+		t.Errorf("a moment that does not exist: %v", again[3])
+	}
+}

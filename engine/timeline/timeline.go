@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 )
@@ -266,7 +268,7 @@ func (tl *Timeline) Goto(m Moment) error {
 				return fmt.Errorf("go to %v: %w", m, err)
 			}
 			if st == nil || tl.live.Next() != m.Event {
-				return fmt.Errorf("go to %v: the moment was not reached (divergence?)", m)
+				return fmt.Errorf("go to %v: the moment was not reached (no such arrival, or a divergence)", m)
 			}
 			tl.count(st, ws)
 			if m.Watch == nil && st.Kind == replay.StopBreakpoint && st.PC == m.PC && tl.counts[m.PC] == m.Hits {
@@ -592,3 +594,31 @@ func (tl *Timeline) stepOnce() (*Stop, error) {
 
 // When returns the current event number.
 func (tl *Timeline) When() int64 { return tl.pos.Event }
+
+// momentRE matches the text of Moment.String for event and breakpoint
+// anchors: "#N", "#N hit K of 0xPC", each with an optional " +S".
+var momentRE = regexp.MustCompile(`^#(\d+)(?: hit (\d+) of (0x[0-9a-f]+))?(?: \+(\d+))?$`)
+
+// ParseMoment reads a moment written by Moment.String, so that a moment
+// shown by one session can be reached in another. Watch anchors ("write K
+// to 0xADDR") do not say the watched length and cannot be parsed.
+func (tl *Timeline) ParseMoment(s string) (Moment, bool) {
+	m := momentRE.FindStringSubmatch(s)
+	if m == nil {
+		return Moment{}, false
+	}
+	var out Moment
+	out.Event, _ = strconv.ParseInt(m[1], 10, 64)
+	if m[2] != "" {
+		out.Hits, _ = strconv.Atoi(m[2])
+		out.PC, _ = strconv.ParseUint(m[3][2:], 16, 64)
+	}
+	if m[4] != "" {
+		out.Steps, _ = strconv.Atoi(m[4])
+	}
+	if out.Event > tl.index.Total() {
+		return Moment{}, false
+	}
+	out.Tid = tl.index.TidAt(out.Event)
+	return out, true
+}
