@@ -71,8 +71,10 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	}
 	defer s.Close()
 	enc := json.NewEncoder(os.Stdout)
+	lastOK := true
 	for _, c := range cmds {
 		res := s.Execute(c)
+		lastOK = res.OK
 		if jsonOut {
 			if err := enc.Encode(res); err != nil {
 				return err
@@ -83,6 +85,11 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 		if res.Text != "" {
 			fmt.Println(res.Text)
 		}
+	}
+	if !lastOK {
+		// As gdb's batch mode: the status says whether the last command
+		// succeeded, so that scripts can test it.
+		return &exitError{1}
 	}
 	return nil
 }

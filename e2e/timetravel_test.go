@@ -19,9 +19,6 @@ func batch(t *testing.T, trace string, cmds ...string) []map[string]any {
 	}
 	args = append(args, trace)
 	r := run(t, runOpts{}, rewind(t), args...)
-	if r.Code != 0 {
-		t.Fatalf("batch exit %d: %s", r.Code, r.Stderr)
-	}
 	var out []map[string]any
 	for _, l := range lines(r.Stdout) {
 		var m map[string]any
@@ -32,6 +29,11 @@ func batch(t *testing.T, trace string, cmds ...string) []map[string]any {
 	}
 	if len(out) != len(cmds) {
 		t.Fatalf("%d results for %d commands:\n%s", len(out), len(cmds), r.Stdout)
+	}
+	// As gdb's batch mode, the exit status is 1 when the last command
+	// failed, 0 otherwise.
+	if want := map[bool]int{true: 0, false: 1}[out[len(out)-1]["ok"] == true]; r.Code != want {
+		t.Fatalf("batch exit %d, want %d: %s", r.Code, want, r.Stderr)
 	}
 	return out
 }

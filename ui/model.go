@@ -60,6 +60,7 @@ type Model struct {
 	lastRects   placement
 	askCancel   func()
 	askSeq      int
+	pendingHist []views.RequestHistory
 }
 
 // commands are the names the prompt completes.
@@ -166,7 +167,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case views.RequestMemory:
 		return m, m.eng.memory(msg)
 	case views.RequestHistory:
-		return m, m.eng.history(msg)
+		// A history replays the whole recording: it is an operation like a
+		// command (progress, Esc), one at a time.
+		if m.busy {
+			m.pendingHist = append(m.pendingHist, msg)
+			return m, nil
+		}
+		m.busy, m.busyCmd = true, fmt.Sprintf("history watchpoint %d", msg.WatchID)
+		m.eng.cancelled.Store(false)
+		return m, tea.Batch(m.eng.history(msg), tick())
+	case views.HistoryLoaded:
+		m.busy = false
+		cmds := []tea.Cmd{}
+		for _, p := range m.panes {
+			cmds = append(cmds, p.Update(msg))
+		}
+		if len(m.pendingHist) > 0 {
+			next := m.pendingHist[0]
+			m.pendingHist = m.pendingHist[1:]
+			cmds = append(cmds, func() tea.Msg { return next })
+		}
+		return m, tea.Batch(cmds...)
 	case tea.MouseClickMsg:
 		for id, r := range m.lastRects {
 			if r.contains(msg.X, msg.Y) {
@@ -199,6 +220,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // onResult shows a finished command: Console, status, every pane.
 func (m *Model) onResult(r resultMsg) tea.Cmd {
 	m.busy, m.confirmQuit = false, false
+	var pending tea.Cmd
+	if len(m.pendingHist) > 0 {
+		next := m.pendingHist[0]
+		m.pendingHist = m.pendingHist[1:]
+		pending = func() tea.Msg { return next }
+	}
 	if r.line != "" {
 		out := r.res.Text
 		if !r.res.OK {
@@ -221,7 +248,7 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 		// Panes that load lazily ask for their data on the next message.
 		cmds = append(cmds, p.Update(snapshotMsg{}))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, pending)...)
 }
 
 // snapshotMsg tells panes a new snapshot was set (for lazy loading).
