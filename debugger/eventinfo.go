@@ -162,16 +162,24 @@ func (f EventFilter) Match(e *EventInfo) bool {
 // that pass the filter, at most limit of them (0: no limit).
 func ReadEventRecords(path string, from, to int64, f EventFilter, limit int) ([]EventInfo, string, error) {
 	var out []EventInfo
-	var r EventReader
-	defer r.Close()
-	warn, err := r.Read(path, from, to, func(i int64, e *trace.Event, _ string) {
-		if limit > 0 && len(out) >= limit {
-			return
-		}
-		info := EventRecord(i, e, r.entries[e.Tid])
-		if f.Match(&info) {
-			out = append(out, info)
+	warn, err := WalkEventRecords(path, from, to, f, func(e EventInfo) {
+		if limit <= 0 || len(out) < limit {
+			out = append(out, e)
 		}
 	})
 	return out, warn, err
+}
+
+// WalkEventRecords calls fn with each event from..to (inclusive; to < 0:
+// the end) that passes the filter, without keeping them: a window may be
+// the whole recording. It returns the trace's truncation notice.
+func WalkEventRecords(path string, from, to int64, f EventFilter, fn func(EventInfo)) (string, error) {
+	var r EventReader
+	defer r.Close()
+	return r.Read(path, from, to, func(i int64, e *trace.Event, _ string) {
+		info := EventRecord(i, e, r.entries[e.Tid])
+		if f.Match(&info) {
+			fn(info)
+		}
+	})
 }

@@ -312,7 +312,7 @@ func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, st
 	}
 	filter := debugger.EventFilter{Types: in.Types, Thread: in.Thread, Text: in.Text}
 	out := EventsOutput{Events: []debugger.EventInfo{}, From: from, To: to, Current: cur}
-	warn, err := readEvents(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
+	warn, err := debugger.WalkEventRecords(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
 		out.Total++
 		if len(out.Events) < limit {
 			out.Events = append(out.Events, e)
