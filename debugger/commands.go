@@ -38,8 +38,9 @@ type StopInfo struct {
 	Breakpoint int        `json:"breakpoint,omitempty"`
 	Watch      *WatchInfo `json:"watch,omitempty"`
 	Moment     string     `json:"moment"`
-	path       string     // the full source path, for printing the line
-	where      string     // gdb's frame line for the text ("sum (head=0x…) at c.c:24")
+	// FullName is the source file's path (gdb/MI's fullname).
+	FullName string `json:"fullname,omitempty"`
+	where    string // gdb's frame line for the text ("sum (head=0x…) at c.c:24")
 }
 
 // WatchInfo is the watchpoint part of a stop.
@@ -165,9 +166,9 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	if s.condErr != "" {
 		res.Text = s.condErr + "\n" + res.Text
 	}
-	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.path != "" {
+	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.FullName != "" {
 		// gdb shows only the new line when a step stays in its frame.
-		if src := s.sourceLine(res.Stop.path, res.Stop.Line); src != "" {
+		if src := s.sourceLine(res.Stop.FullName, res.Stop.Line); src != "" {
 			res.Text = src
 		}
 	}

@@ -126,7 +126,7 @@ func (s *Session) Snapshot() *Snapshot {
 						}
 					}
 				}
-				if st := s.lastStop; st != nil && st.Reason == "watchpoint" && st.path == f.File {
+				if st := s.lastStop; st != nil && st.Reason == "watchpoint" && st.FullName == f.File {
 					sv.WatchLine = st.Line
 				}
 				sn.Source = sv

@@ -16,10 +16,12 @@ import (
 
 // FrameInfo is one frame of a backtrace in JSON results.
 type FrameInfo struct {
-	Level    int       `json:"level"`
-	PC       string    `json:"pc"`
-	Function string    `json:"function,omitempty"`
-	File     string    `json:"file,omitempty"`
+	Level    int    `json:"level"`
+	PC       string `json:"pc"`
+	Function string `json:"function,omitempty"`
+	File     string `json:"file,omitempty"` // the base name, as in stops
+	// FullName is the source file's path (gdb/MI's fullname).
+	FullName string    `json:"fullname,omitempty"`
 	Line     int       `json:"line,omitempty"`
 	Inlined  bool      `json:"inlined,omitempty"`
 	Args     []VarInfo `json:"args,omitempty"`
@@ -82,7 +84,10 @@ func (s *Session) frameArgs(frames []dwarf.Frame, level int) []VarInfo {
 // frameInfo describes a frame.
 func (s *Session) frameInfo(frames []dwarf.Frame, level int) FrameInfo {
 	f := frames[level]
-	fi := FrameInfo{Level: level, PC: fmt.Sprintf("%#x", f.PC), File: f.File, Line: f.Line, Inlined: f.Inlined}
+	fi := FrameInfo{Level: level, PC: fmt.Sprintf("%#x", f.PC), FullName: f.File, Line: f.Line, Inlined: f.Inlined}
+	if f.File != "" {
+		fi.File = dwarf.ShortFile(f.File)
+	}
 	if f.Function != nil {
 		fi.Function = f.Function.Name
 		fi.Args = s.frameArgs(frames, level)
@@ -199,7 +204,7 @@ func (s *Session) cmdFrame(name, args string, res *Result) error {
 	fi := s.frameInfo(frames, level)
 	res.Value = fi
 	res.Text = s.frameLine(frames, level, fi)
-	if src := s.sourceLine(fi.File, fi.Line); src != "" {
+	if src := s.sourceLine(fi.FullName, fi.Line); src != "" {
 		res.Text += "\n" + src
 	}
 	return nil

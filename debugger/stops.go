@@ -82,7 +82,7 @@ func (s *Session) placeInfo(info *StopInfo, pc uint64) {
 	}
 	if l, ok := t.LineAt(pc); ok && l.Line > 0 {
 		info.File, info.Line = dwarf.ShortFile(l.File), l.Line
-		info.path = l.File
+		info.FullName = l.File
 	}
 }
 
@@ -171,7 +171,7 @@ func (s *Session) stopText(info *StopInfo) string {
 		b.WriteString(where)
 	}
 	fmt.Fprintf(&b, " [#%d, thread %d]", info.Event, info.Thread)
-	if src := s.sourceLine(info.path, info.Line); src != "" {
+	if src := s.sourceLine(info.FullName, info.Line); src != "" {
 		b.WriteString("\n" + src)
 	}
 	return b.String()

@@ -356,7 +356,7 @@ func (b *builder) source() {
 		if f.File == "" || f.Line <= 0 {
 			continue
 		}
-		lines := b.readSource(f.File)
+		lines := b.readSource(f.FullName)
 		if f.Line > len(lines) {
 			continue
 		}
