@@ -650,25 +650,10 @@ func (s *Session) examineInstructions(n int, args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	pc, _ := s.pcOf(s.currentThread())
-	var lines []string
-	var vals []map[string]any
-	for i, in := range insts {
-		if i >= n {
-			break
-		}
-		mark := "   "
-		if in.Addr == pc {
-			mark = "=> "
-		}
-		name := ""
-		if sym, off, ok := t.At(in.Addr); ok {
-			name = fmt.Sprintf(" <%s+%d>", sym.Name, off)
-		}
-		lines = append(lines, fmt.Sprintf("%s%#x%s:\t%s", mark, in.Addr, name, in.Text))
-		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text})
+	if len(insts) > n {
+		insts = insts[:n]
 	}
-	res.Value, res.Text = vals, strings.Join(lines, "\n")
+	s.instructionListing(insts, "%#x", res)
 	return nil
 }
 

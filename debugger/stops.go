@@ -532,7 +532,7 @@ func (s *Session) returnValue(fn *dwarf.Function) (string, bool) {
 	}
 	tid := s.currentThread()
 	b := make([]byte, 8)
-	if base.Kind == dwarf.KindBase && base.Encoding == 4 { // DW_ATE_float
+	if base.Kind == dwarf.KindBase && base.Encoding == dwarf.ATEFloat {
 		x, err := s.tl.Session().FPRegs(tid)
 		if err != nil {
 			return "", false
@@ -573,8 +573,7 @@ func (s *Session) cmdUntil(name, args string, res *Result) error {
 // an address or function), marking the current one.
 func (s *Session) cmdDisassemble(args string, res *Result) error {
 	t := s.symbols()
-	pc, err := s.pcOf(s.currentThread())
-	if err != nil {
+	if _, err := s.pcOf(s.currentThread()); err != nil {
 		return err
 	}
 	start, end := uint64(0), uint64(0)
@@ -601,12 +600,25 @@ func (s *Session) cmdDisassemble(args string, res *Result) error {
 	if err != nil {
 		return err
 	}
+	for i, in := range insts {
+		if in.Addr >= end {
+			insts = insts[:i]
+			break
+		}
+	}
+	s.instructionListing(insts, "%#016x", res)
+	return nil
+}
+
+// instructionListing renders instructions as gdb's disassemble and x/i do:
+// the current one marked "=>", each with its symbol and offset. addrFmt
+// is the address format (disassemble pads, x/i does not).
+func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, res *Result) {
+	t := s.symbols()
+	pc, _ := s.pcOf(s.currentThread())
 	var lines []string
 	var vals []map[string]any
 	for _, in := range insts {
-		if in.Addr >= end {
-			break
-		}
 		mark := "   "
 		if in.Addr == pc {
 			mark = "=> "
@@ -615,9 +627,8 @@ func (s *Session) cmdDisassemble(args string, res *Result) error {
 		if sym, off, ok := t.At(in.Addr); ok {
 			name = fmt.Sprintf(" <%s+%d>", sym.Name, off)
 		}
-		lines = append(lines, fmt.Sprintf("%s%#016x%s:\t%s", mark, in.Addr, name, in.Text))
+		lines = append(lines, fmt.Sprintf("%s"+addrFmt+"%s:\t%s", mark, in.Addr, name, in.Text))
 		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text, "current": in.Addr == pc})
 	}
 	res.Value, res.Text = vals, strings.Join(lines, "\n")
-	return nil
 }

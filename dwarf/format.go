@@ -210,7 +210,7 @@ func signExtend(x uint64, bits int) int64 {
 }
 
 func isSignedEnc(enc int) bool {
-	return enc == ateSigned || enc == ateSignedChar
+	return enc == ATESigned || enc == ATESignedChar
 }
 
 // isCharType says whether t is a one-byte character type, whose arrays
@@ -218,7 +218,7 @@ func isSignedEnc(enc int) bool {
 func isCharType(t *Type) bool {
 	t = stripType(t)
 	return t != nil && t.Kind == KindBase && t.Size == 1 &&
-		(t.Encoding == ateSignedChar || t.Encoding == ateUnsignedChar || t.Encoding == ateUTF && t.Lang != LangRust)
+		(t.Encoding == ATESignedChar || t.Encoding == ATEUnsignedChar || t.Encoding == ATEUTF && t.Lang != LangRust)
 }
 
 // uintValue reads a scalar value (integer, pointer, enum, bool) of up to 8
@@ -422,12 +422,12 @@ func (f *formatter) cValue(v Value, depth int) string {
 func (f *formatter) cBase(b []byte, r *Type) string {
 	signed := isSignedEnc(r.Encoding)
 	switch {
-	case r.Encoding == ateFloat && f.opts.Format == 0:
+	case r.Encoding == ATEFloat && f.opts.Format == 0:
 		return gdbFloat(b)
-	case r.Encoding == ateComplexFloat && f.opts.Format == 0:
+	case r.Encoding == ATEComplexFloat && f.opts.Format == 0:
 		h := len(b) / 2
 		return gdbFloat(b[:h]) + " + " + gdbFloat(b[h:]) + "i"
-	case r.Encoding == ateBoolean && f.opts.Format == 0:
+	case r.Encoding == ATEBoolean && f.opts.Format == 0:
 		switch leUint(b) {
 		case 0:
 			return "false"
@@ -435,8 +435,8 @@ func (f *formatter) cBase(b []byte, r *Type) string {
 			return "true"
 		}
 		return strconv.FormatUint(leUint(b), 10)
-	case (r.Encoding == ateSignedChar || r.Encoding == ateUnsignedChar || r.Encoding == ateUTF) && f.opts.Format == 0:
-		return f.intText(b, signed, 0) + " " + charLiteral(leUint(b), len(b), r.Encoding == ateUTF)
+	case (r.Encoding == ATESignedChar || r.Encoding == ATEUnsignedChar || r.Encoding == ATEUTF) && f.opts.Format == 0:
+		return f.intText(b, signed, 0) + " " + charLiteral(leUint(b), len(b), r.Encoding == ATEUTF)
 	}
 	return f.intText(b, signed, f.opts.Format)
 }
@@ -1117,22 +1117,22 @@ func (f *formatter) rustValue(v Value, depth int) string {
 }
 
 func (f *formatter) rustBase(b []byte, r *Type) string {
-	if f.opts.Format != 0 && r.Encoding != ateFloat {
+	if f.opts.Format != 0 && r.Encoding != ATEFloat {
 		return f.intText(b, isSignedEnc(r.Encoding), f.opts.Format)
 	}
 	switch r.Encoding {
-	case ateBoolean:
+	case ATEBoolean:
 		if leUint(b) == 0 {
 			return "false"
 		}
 		return "true"
-	case ateUTF:
+	case ATEUTF:
 		c := rune(leUint(b))
 		if c == '"' {
 			return `'"'`
 		}
 		return "'" + rustEscape(string(c), '\'') + "'"
-	case ateFloat:
+	case ATEFloat:
 		if len(b) == 4 {
 			return rustFloat(float64(math.Float32frombits(uint32(leUint(b)))), 32)
 		}
@@ -1471,19 +1471,19 @@ func goKindOf(t *Type) int {
 		return goFunc
 	case KindBase:
 		switch r.Encoding {
-		case ateBoolean:
+		case ATEBoolean:
 			return goBool
-		case ateFloat:
+		case ATEFloat:
 			if r.Size == 4 {
 				return goFloat32
 			}
 			return goFloat64
-		case ateComplexFloat:
+		case ATEComplexFloat:
 			if r.Size == 8 {
 				return goComplex64
 			}
 			return goComplex128
-		case ateSigned, ateSignedChar:
+		case ATESigned, ATESignedChar:
 			return goInt64
 		}
 		return goUint
@@ -2448,7 +2448,7 @@ func (t *Table) Index(v Value, i int64, mem Memory) (Value, error) {
 		}
 		return atAddr(name, el, base+uint64(i*el.Size)), nil
 	}
-	byteType := &Type{Kind: KindBase, Name: "uint8", Size: 1, Encoding: ateUnsigned, Lang: r.Lang, GoKind: 8}
+	byteType := &Type{Kind: KindBase, Name: "uint8", Size: 1, Encoding: ATEUnsigned, Lang: r.Lang, GoKind: 8}
 	switch v.Type.Lang {
 	case LangGo:
 		switch goKindOf(v.Type) {

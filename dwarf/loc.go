@@ -302,13 +302,13 @@ func (s stackValue) size() int {
 	return s.t.size
 }
 
-func (s stackValue) isFloat() bool { return s.t != nil && s.t.enc == ateFloat }
+func (s stackValue) isFloat() bool { return s.t != nil && s.t.enc == ATEFloat }
 
 // signed says whether arithmetic treats the value as signed: the generic
 // type is signed for division and comparisons, as gdb does (DWARF 5
 // section 2.5.1.4 defines those operations as signed).
 func (s stackValue) signed() bool {
-	return s.t == nil || s.t.enc == ateSigned || s.t.enc == ateSignedChar
+	return s.t == nil || s.t.enc == ATESigned || s.t.enc == ATESignedChar
 }
 
 // int returns the value sign- or zero-extended from its size.
@@ -1251,13 +1251,13 @@ func convert(a stackValue, t *baseType) (stackValue, error) {
 	if a.wide != nil || (t != nil && t.size > 8) {
 		return stackValue{}, errors.New("conversion of values wider than 8 bytes is unsupported")
 	}
-	toFloat := t != nil && t.enc == ateFloat
+	toFloat := t != nil && t.enc == ATEFloat
 	switch {
 	case a.isFloat() && toFloat:
 		return makeFloat(t, a.float()), nil
 	case a.isFloat():
 		f := a.float()
-		if t != nil && !(t.enc == ateSigned || t.enc == ateSignedChar) {
+		if t != nil && !(t.enc == ATESigned || t.enc == ATESignedChar) {
 			return makeValue(t, uint64(f)), nil
 		}
 		return makeValue(t, uint64(int64(f))), nil

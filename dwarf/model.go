@@ -219,15 +219,16 @@ type Value struct {
 }
 
 // DW_ATE_* base type encodings (Type.Encoding), shared by the type reader,
-// the location evaluator and the formatter.
+// the location evaluator, the formatter and the expression evaluator.
 const (
-	ateAddress      = 0x1
-	ateBoolean      = 0x2
-	ateComplexFloat = 0x3
-	ateFloat        = 0x4
-	ateSigned       = 0x5
-	ateSignedChar   = 0x6
-	ateUnsigned     = 0x7
-	ateUnsignedChar = 0x8
-	ateUTF          = 0x10
+	ATEAddress      = 0x1
+	ATEBoolean      = 0x2
+	ATEComplexFloat = 0x3
+	ATEFloat        = 0x4
+	ATESigned       = 0x5
+	ATESignedChar   = 0x6
+	ATEUnsigned     = 0x7
+	ATEUnsignedChar = 0x8
+	ATESignedFixed  = 0xd
+	ATEUTF          = 0x10
 )

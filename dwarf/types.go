@@ -628,9 +628,9 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 			negative = negative || en.Value < 0
 			t.Enumerators = append(t.Enumerators, en)
 		}
-		t.Encoding = ateUnsigned
+		t.Encoding = ATEUnsigned
 		if negative {
-			t.Encoding = ateSigned
+			t.Encoding = ATESigned
 		}
 		if el != nil {
 			if u := stripType(el); u.Kind == KindBase {

@@ -59,19 +59,6 @@ func (e *noSymbolError) Error() string {
 	return fmt.Sprintf("No symbol \"%s\" in current context.", e.name)
 }
 
-// DW_ATE_* base type encodings.
-const (
-	ateBoolean      = 0x2
-	ateComplexFloat = 0x3
-	ateFloat        = 0x4
-	ateSigned       = 0x5
-	ateSignedChar   = 0x6
-	ateUnsigned     = 0x7
-	ateUnsignedChar = 0x8
-	ateSignedFixed  = 0xd
-	ateUTF          = 0x10
-)
-
 // reflect.Kind values of DW_AT_go_kind.
 const (
 	goKindSlice  = 23
@@ -234,9 +221,9 @@ func classOf(t *dwarf.Type) class {
 	switch t.Kind {
 	case dwarf.KindBase:
 		switch t.Encoding {
-		case ateFloat:
+		case dwarf.ATEFloat:
 			return cFloat
-		case ateComplexFloat:
+		case dwarf.ATEComplexFloat:
 			return cOther
 		}
 		return cInt
@@ -267,7 +254,7 @@ func isSigned(t *dwarf.Type) bool {
 	switch t.Kind {
 	case dwarf.KindBase:
 		switch t.Encoding {
-		case ateSigned, ateSignedChar, ateSignedFixed, ateFloat:
+		case dwarf.ATESigned, dwarf.ATESignedChar, dwarf.ATESignedFixed, dwarf.ATEFloat:
 			return true
 		}
 	case dwarf.KindEnum:
@@ -285,7 +272,7 @@ func isSigned(t *dwarf.Type) bool {
 
 func isBool(t *dwarf.Type) bool {
 	t = strip(t)
-	return t.Kind == dwarf.KindBase && t.Encoding == ateBoolean
+	return t.Kind == dwarf.KindBase && t.Encoding == dwarf.ATEBoolean
 }
 
 // typeName is how errors name a type.
@@ -404,10 +391,10 @@ func (e *evaluator) base(name string, size int64, enc int) *dwarf.Type {
 // cInt is the C integer type gdb gives a result of that size and
 // signedness: int, unsigned int, long, unsigned long.
 func (e *evaluator) cInt(size int64, unsigned bool) *dwarf.Type {
-	enc := ateSigned
+	enc := dwarf.ATESigned
 	pre := ""
 	if unsigned {
-		enc, pre = ateUnsigned, "unsigned "
+		enc, pre = dwarf.ATEUnsigned, "unsigned "
 	}
 	switch {
 	case size <= 4:
@@ -420,9 +407,9 @@ func (e *evaluator) cInt(size int64, unsigned bool) *dwarf.Type {
 
 // intN is the integer type of a size in the evaluator's language.
 func (e *evaluator) intN(size int64, unsigned bool) *dwarf.Type {
-	enc := ateSigned
+	enc := dwarf.ATESigned
 	if unsigned {
-		enc = ateUnsigned
+		enc = dwarf.ATEUnsigned
 	}
 	switch e.lang {
 	case dwarf.LangGo:
@@ -440,9 +427,9 @@ func (e *evaluator) intN(size int64, unsigned bool) *dwarf.Type {
 	}
 	if size == 1 {
 		if unsigned {
-			return e.base("unsigned char", 1, ateUnsignedChar)
+			return e.base("unsigned char", 1, dwarf.ATEUnsignedChar)
 		}
-		return e.base("signed char", 1, ateSignedChar)
+		return e.base("signed char", 1, dwarf.ATESignedChar)
 	}
 	if size == 2 {
 		if unsigned {
@@ -457,9 +444,9 @@ func (e *evaluator) intN(size int64, unsigned bool) *dwarf.Type {
 func (e *evaluator) longT() *dwarf.Type {
 	switch e.lang {
 	case dwarf.LangGo:
-		return e.base("int", 8, ateSigned)
+		return e.base("int", 8, dwarf.ATESigned)
 	case dwarf.LangRust:
-		return e.base("i64", 8, ateSigned)
+		return e.base("i64", 8, dwarf.ATESigned)
 	}
 	return e.cInt(8, false)
 }
@@ -468,9 +455,9 @@ func (e *evaluator) longT() *dwarf.Type {
 func (e *evaluator) sizeT() *dwarf.Type {
 	switch e.lang {
 	case dwarf.LangGo:
-		return e.base("uintptr", 8, ateUnsigned)
+		return e.base("uintptr", 8, dwarf.ATEUnsigned)
 	case dwarf.LangRust:
-		return e.base("usize", 8, ateUnsigned)
+		return e.base("usize", 8, dwarf.ATEUnsigned)
 	}
 	return e.cInt(8, true)
 }
@@ -479,9 +466,9 @@ func (e *evaluator) sizeT() *dwarf.Type {
 func (e *evaluator) intT() *dwarf.Type {
 	switch e.lang {
 	case dwarf.LangGo:
-		return e.base("int", 8, ateSigned)
+		return e.base("int", 8, dwarf.ATESigned)
 	case dwarf.LangRust:
-		return e.base("usize", 8, ateUnsigned)
+		return e.base("usize", 8, dwarf.ATEUnsigned)
 	}
 	return e.cInt(4, false)
 }
@@ -491,34 +478,34 @@ func (e *evaluator) boolT() *dwarf.Type {
 	if e.lang == dwarf.LangC || e.lang == dwarf.LangOther {
 		return e.cInt(4, false)
 	}
-	return e.base("bool", 1, ateBoolean)
+	return e.base("bool", 1, dwarf.ATEBoolean)
 }
 
 func (e *evaluator) floatT(size int64) *dwarf.Type {
 	switch e.lang {
 	case dwarf.LangGo:
-		return e.base(fmt.Sprintf("float%d", size*8), size, ateFloat)
+		return e.base(fmt.Sprintf("float%d", size*8), size, dwarf.ATEFloat)
 	case dwarf.LangRust:
-		return e.base(fmt.Sprintf("f%d", size*8), size, ateFloat)
+		return e.base(fmt.Sprintf("f%d", size*8), size, dwarf.ATEFloat)
 	}
 	switch size {
 	case 4:
-		return e.base("float", 4, ateFloat)
+		return e.base("float", 4, dwarf.ATEFloat)
 	case 16:
-		return e.base("long double", 16, ateFloat)
+		return e.base("long double", 16, dwarf.ATEFloat)
 	}
-	return e.base("double", 8, ateFloat)
+	return e.base("double", 8, dwarf.ATEFloat)
 }
 
 // charT is the element type of string literals.
 func (e *evaluator) charT() *dwarf.Type {
 	switch e.lang {
 	case dwarf.LangGo:
-		return e.base("uint8", 1, ateUnsigned)
+		return e.base("uint8", 1, dwarf.ATEUnsigned)
 	case dwarf.LangRust:
-		return e.base("u8", 1, ateUnsigned)
+		return e.base("u8", 1, dwarf.ATEUnsigned)
 	}
-	return e.base("char", 1, ateSignedChar)
+	return e.base("char", 1, dwarf.ATESignedChar)
 }
 
 // untypedT is the type of a Go or Rust literal: it adopts the type of the
@@ -536,28 +523,28 @@ var cTypes = map[string]struct {
 	enc     int
 	gccName string
 }{
-	"char":               {1, ateSignedChar, ""},
-	"signed char":        {1, ateSignedChar, ""},
-	"unsigned char":      {1, ateUnsignedChar, ""},
-	"short":              {2, ateSigned, "short int"},
-	"unsigned short":     {2, ateUnsigned, "short unsigned int"},
-	"int":                {4, ateSigned, ""},
-	"unsigned int":       {4, ateUnsigned, ""},
-	"long":               {8, ateSigned, "long int"},
-	"unsigned long":      {8, ateUnsigned, "long unsigned int"},
-	"long long":          {8, ateSigned, "long long int"},
-	"unsigned long long": {8, ateUnsigned, "long long unsigned int"},
-	"__int128":           {16, ateSigned, ""},
-	"unsigned __int128":  {16, ateUnsigned, "__int128 unsigned"},
-	"float":              {4, ateFloat, ""},
-	"double":             {8, ateFloat, ""},
-	"long double":        {16, ateFloat, ""},
-	"_Bool":              {1, ateBoolean, ""},
-	"bool":               {1, ateBoolean, ""},
-	"wchar_t":            {4, ateSigned, ""},
-	"char8_t":            {1, ateUnsignedChar, ""},
-	"char16_t":           {2, ateUTF, ""},
-	"char32_t":           {4, ateUTF, ""},
+	"char":               {1, dwarf.ATESignedChar, ""},
+	"signed char":        {1, dwarf.ATESignedChar, ""},
+	"unsigned char":      {1, dwarf.ATEUnsignedChar, ""},
+	"short":              {2, dwarf.ATESigned, "short int"},
+	"unsigned short":     {2, dwarf.ATEUnsigned, "short unsigned int"},
+	"int":                {4, dwarf.ATESigned, ""},
+	"unsigned int":       {4, dwarf.ATEUnsigned, ""},
+	"long":               {8, dwarf.ATESigned, "long int"},
+	"unsigned long":      {8, dwarf.ATEUnsigned, "long unsigned int"},
+	"long long":          {8, dwarf.ATESigned, "long long int"},
+	"unsigned long long": {8, dwarf.ATEUnsigned, "long long unsigned int"},
+	"__int128":           {16, dwarf.ATESigned, ""},
+	"unsigned __int128":  {16, dwarf.ATEUnsigned, "__int128 unsigned"},
+	"float":              {4, dwarf.ATEFloat, ""},
+	"double":             {8, dwarf.ATEFloat, ""},
+	"long double":        {16, dwarf.ATEFloat, ""},
+	"_Bool":              {1, dwarf.ATEBoolean, ""},
+	"bool":               {1, dwarf.ATEBoolean, ""},
+	"wchar_t":            {4, dwarf.ATESigned, ""},
+	"char8_t":            {1, dwarf.ATEUnsignedChar, ""},
+	"char16_t":           {2, dwarf.ATEUTF, ""},
+	"char32_t":           {4, dwarf.ATEUTF, ""},
 	"void":               {1, 0, ""},
 }
 
@@ -1183,29 +1170,29 @@ func (e *evaluator) intLit(n *IntLit) dwarf.Value {
 		if bits, err := strconv.Atoi(n.Suffix[1:]); err == nil {
 			size = int64(bits / 8)
 		}
-		enc := ateUnsigned
+		enc := dwarf.ATEUnsigned
 		if n.Suffix[0] == 'i' {
-			enc = ateSigned
+			enc = dwarf.ATESigned
 		}
 		return mkInt(e.base(n.Suffix, size, enc), v)
 	}
 	switch e.lang {
 	case dwarf.LangGo:
-		return mkInt(e.untypedT("int", 8, ateSigned), v)
+		return mkInt(e.untypedT("int", 8, dwarf.ATESigned), v)
 	case dwarf.LangRust:
 		if v <= math.MaxInt32 {
-			return mkInt(e.untypedT("i32", 4, ateSigned), v)
+			return mkInt(e.untypedT("i32", 4, dwarf.ATESigned), v)
 		}
-		return mkInt(e.untypedT("i64", 8, ateSigned), v)
+		return mkInt(e.untypedT("i64", 8, dwarf.ATESigned), v)
 	}
 	u := strings.Contains(n.Suffix, "u")
 	longs := strings.Count(n.Suffix, "l")
 	long := func(unsigned bool) *dwarf.Type {
 		if longs == 2 {
 			if unsigned {
-				return e.base("unsigned long long", 8, ateUnsigned)
+				return e.base("unsigned long long", 8, dwarf.ATEUnsigned)
 			}
-			return e.base("long long", 8, ateSigned)
+			return e.base("long long", 8, dwarf.ATESigned)
 		}
 		return e.cInt(8, unsigned)
 	}
@@ -1234,7 +1221,7 @@ func (e *evaluator) floatLit(n *FloatLit) (dwarf.Value, error) {
 		if e.lang == dwarf.LangRust {
 			name = "f64"
 		}
-		t = e.untypedT(name, 8, ateFloat)
+		t = e.untypedT(name, 8, dwarf.ATEFloat)
 	default:
 		t = e.floatT(8)
 	}
@@ -1245,14 +1232,14 @@ func (e *evaluator) charLit(n *CharLit) dwarf.Value {
 	r := n.Value
 	switch e.lang {
 	case dwarf.LangGo:
-		return mkInt(e.untypedT("int32", 4, ateSigned), uint64(r))
+		return mkInt(e.untypedT("int32", 4, dwarf.ATESigned), uint64(r))
 	case dwarf.LangRust:
-		return mkInt(e.base("char", 4, ateUTF), uint64(r))
+		return mkInt(e.base("char", 4, dwarf.ATEUTF), uint64(r))
 	}
 	if r > 0xff {
 		return mkInt(e.cInt(4, false), uint64(r))
 	}
-	return mkInt(e.base("char", 1, ateSignedChar), normalize(uint64(r), 1, true))
+	return mkInt(e.base("char", 1, dwarf.ATESignedChar), normalize(uint64(r), 1, true))
 }
 
 // ---------------------------------------------------------------- operators
@@ -2353,7 +2340,7 @@ func isStringLit(v dwarf.Value) bool {
 
 func isCharType(t *dwarf.Type) bool {
 	st := strip(t)
-	return st.Kind == dwarf.KindBase && st.Size == 1 && st.Encoding != ateBoolean
+	return st.Kind == dwarf.KindBase && st.Size == 1 && st.Encoding != dwarf.ATEBoolean
 }
 
 func cString(b []byte) string {

@@ -71,14 +71,14 @@ func (s *fakeScope) Convenience(name string) (dwarf.Value, bool) {
 //	struct flags { unsigned a:3, b:5; int c:4; };
 //	enum color { RED, GREEN = 5 };
 var (
-	tInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 4, Encoding: ateSigned}
-	tUInt   = &dwarf.Type{Kind: dwarf.KindBase, Name: "unsigned int", Size: 4, Encoding: ateUnsigned}
-	tChar   = &dwarf.Type{Kind: dwarf.KindBase, Name: "char", Size: 1, Encoding: ateSignedChar}
-	tUChar  = &dwarf.Type{Kind: dwarf.KindBase, Name: "unsigned char", Size: 1, Encoding: ateUnsignedChar}
-	tLong   = &dwarf.Type{Kind: dwarf.KindBase, Name: "long int", Size: 8, Encoding: ateSigned}
-	tULong  = &dwarf.Type{Kind: dwarf.KindBase, Name: "long unsigned int", Size: 8, Encoding: ateUnsigned}
-	tDouble = &dwarf.Type{Kind: dwarf.KindBase, Name: "double", Size: 8, Encoding: ateFloat}
-	tFloat  = &dwarf.Type{Kind: dwarf.KindBase, Name: "float", Size: 4, Encoding: ateFloat}
+	tInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 4, Encoding: dwarf.ATESigned}
+	tUInt   = &dwarf.Type{Kind: dwarf.KindBase, Name: "unsigned int", Size: 4, Encoding: dwarf.ATEUnsigned}
+	tChar   = &dwarf.Type{Kind: dwarf.KindBase, Name: "char", Size: 1, Encoding: dwarf.ATESignedChar}
+	tUChar  = &dwarf.Type{Kind: dwarf.KindBase, Name: "unsigned char", Size: 1, Encoding: dwarf.ATEUnsignedChar}
+	tLong   = &dwarf.Type{Kind: dwarf.KindBase, Name: "long int", Size: 8, Encoding: dwarf.ATESigned}
+	tULong  = &dwarf.Type{Kind: dwarf.KindBase, Name: "long unsigned int", Size: 8, Encoding: dwarf.ATEUnsigned}
+	tDouble = &dwarf.Type{Kind: dwarf.KindBase, Name: "double", Size: 8, Encoding: dwarf.ATEFloat}
+	tFloat  = &dwarf.Type{Kind: dwarf.KindBase, Name: "float", Size: 4, Encoding: dwarf.ATEFloat}
 	tVoid   = &dwarf.Type{Kind: dwarf.KindVoid, Name: "void"}
 	tNode   = &dwarf.Type{Kind: dwarf.KindStruct, Name: "struct node", Size: 24}
 	tNodeP  = &dwarf.Type{Kind: dwarf.KindPointer, Name: "struct node *", Size: 8, Elem: tNode}
@@ -116,8 +116,8 @@ var (
 	tVector  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "std::vector<int, std::allocator<int> >", Size: 24, Fields: []dwarf.Field{{Name: "std::_Vector_base<int, std::allocator<int> >", Type: tVecBase, Base: true}}}
 
 	// Go's int, uint8, []int and string.
-	tGoInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 8, Encoding: ateSigned, Lang: dwarf.LangGo, GoKind: 2}
-	tGoUint8  = &dwarf.Type{Kind: dwarf.KindBase, Name: "uint8", Size: 1, Encoding: ateUnsigned, Lang: dwarf.LangGo, GoKind: 8}
+	tGoInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 8, Encoding: dwarf.ATESigned, Lang: dwarf.LangGo, GoKind: 2}
+	tGoUint8  = &dwarf.Type{Kind: dwarf.KindBase, Name: "uint8", Size: 1, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangGo, GoKind: 8}
 	tGoIntP   = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*int", Size: 8, Elem: tGoInt, Lang: dwarf.LangGo, GoKind: 22}
 	tGoUint8P = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*uint8", Size: 8, Elem: tGoUint8, Lang: dwarf.LangGo, GoKind: 22}
 	tGoSlice  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "[]int", Size: 24, Lang: dwarf.LangGo, GoKind: goKindSlice, Fields: []dwarf.Field{
@@ -126,17 +126,17 @@ var (
 		{Name: "str", Type: tGoUint8P, Offset: 0}, {Name: "len", Type: tGoInt, Offset: 8}}}
 
 	// Rust's &[i32].
-	tI32      = &dwarf.Type{Kind: dwarf.KindBase, Name: "i32", Size: 4, Encoding: ateSigned, Lang: dwarf.LangRust}
+	tI32      = &dwarf.Type{Kind: dwarf.KindBase, Name: "i32", Size: 4, Encoding: dwarf.ATESigned, Lang: dwarf.LangRust}
 	tRustSlic = &dwarf.Type{Kind: dwarf.KindStruct, Name: "&[i32]", Size: 16, Lang: dwarf.LangRust, Fields: []dwarf.Field{
 		{Name: "data_ptr", Type: &dwarf.Type{Kind: dwarf.KindPointer, Name: "*const i32", Size: 8, Elem: tI32, Lang: dwarf.LangRust}, Offset: 0},
-		{Name: "length", Type: &dwarf.Type{Kind: dwarf.KindBase, Name: "usize", Size: 8, Encoding: ateUnsigned, Lang: dwarf.LangRust}, Offset: 8}}}
+		{Name: "length", Type: &dwarf.Type{Kind: dwarf.KindBase, Name: "usize", Size: 8, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangRust}, Offset: 8}}}
 )
 
 // Rust's Vec<i32> (1.80: the buffer is untyped bytes) and libstdc++'s
 // std::string.
 var (
-	tU8P      = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*const u8", Size: 8, Elem: &dwarf.Type{Kind: dwarf.KindBase, Name: "u8", Size: 1, Encoding: ateUnsigned, Lang: dwarf.LangRust}, Lang: dwarf.LangRust}
-	tUsize    = &dwarf.Type{Kind: dwarf.KindBase, Name: "usize", Size: 8, Encoding: ateUnsigned, Lang: dwarf.LangRust}
+	tU8P      = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*const u8", Size: 8, Elem: &dwarf.Type{Kind: dwarf.KindBase, Name: "u8", Size: 1, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangRust}, Lang: dwarf.LangRust}
+	tUsize    = &dwarf.Type{Kind: dwarf.KindBase, Name: "usize", Size: 8, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangRust}
 	tNonNull  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "core::ptr::non_null::NonNull<u8>", Size: 8, Lang: dwarf.LangRust, Fields: []dwarf.Field{{Name: "pointer", Type: tU8P}}}
 	tUnique   = &dwarf.Type{Kind: dwarf.KindStruct, Name: "core::ptr::unique::Unique<u8>", Size: 8, Lang: dwarf.LangRust, Fields: []dwarf.Field{{Name: "pointer", Type: tNonNull}}}
 	tRawInner = &dwarf.Type{Kind: dwarf.KindStruct, Name: "alloc::raw_vec::RawVecInner<alloc::alloc::Global>", Size: 16, Lang: dwarf.LangRust, Fields: []dwarf.Field{
@@ -920,7 +920,7 @@ func TestParseErrorsEarly(t *testing.T) {
 }
 
 func TestFloatEncodings(t *testing.T) {
-	ld := &dwarf.Type{Kind: dwarf.KindBase, Name: "long double", Size: 16, Encoding: ateFloat}
+	ld := &dwarf.Type{Kind: dwarf.KindBase, Name: "long double", Size: 16, Encoding: dwarf.ATEFloat}
 	for _, f := range []float64{0, 1, -1.5, 3.14159, 1e300, -1e-300, math.Inf(1)} {
 		b, err := encodeFloat(f, ld)
 		if err != nil {
@@ -936,7 +936,7 @@ func TestFloatEncodings(t *testing.T) {
 	if binary.LittleEndian.Uint64(one) != 1<<63 || binary.LittleEndian.Uint16(one[8:]) != 0x3fff {
 		t.Errorf("1.0 as long double = % x", one)
 	}
-	q := &dwarf.Type{Kind: dwarf.KindBase, Name: "_Float128", Size: 16, Encoding: ateFloat}
+	q := &dwarf.Type{Kind: dwarf.KindBase, Name: "_Float128", Size: 16, Encoding: dwarf.ATEFloat}
 	b := make([]byte, 16)
 	binary.LittleEndian.PutUint64(b[8:], 0x3fff8000_00000000) // 1.5
 	if got, _ := decodeFloat(b, q); got != 1.5 {
