@@ -62,10 +62,7 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 		}
 	}
 	cmds = append(cmds, exprs...)
-	if budget < 0 {
-		return fmt.Errorf("--checkpoint-memory must be 0 or more")
-	}
-	s, err := debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
+	s, err := openSession(path, budget)
 	if err != nil {
 		return err
 	}
@@ -92,6 +89,15 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 		return &exitError{1}
 	}
 	return nil
+}
+
+// openSession opens a debugging session with a checkpoint budget in bytes
+// (0: no checkpoints), for batch mode and the UI.
+func openSession(path string, budget int64) (*debugger.Session, error) {
+	if budget < 0 {
+		return nil, fmt.Errorf("--checkpoint-memory must be 0 or more")
+	}
+	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
 }
 
 // runCheck implements replay --check.

@@ -17,10 +17,7 @@ func openUI(trace, initial, hint string, budget int64) error {
 	if err != nil {
 		return err
 	}
-	if budget < 0 {
-		return fmt.Errorf("--checkpoint-memory must be 0 or more")
-	}
-	s, err := debugger.Open(trace, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
+	s, err := openSession(trace, budget)
 	if err != nil {
 		return err
 	}

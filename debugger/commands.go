@@ -51,10 +51,9 @@ type WatchInfo struct {
 	New  string `json:"new"`
 }
 
-// errNotYet marks commands of gdb's that are not implemented yet.
-func errNotYet(cmd string) error {
-	return fmt.Errorf("%s is not implemented yet", cmd)
-}
+// errNotRaw says a watch argument is not a raw `*(TYPE *)ADDR`: it is
+// then evaluated as an expression.
+var errNotRaw = errors.New("not a raw address")
 
 // Execute runs one command line and returns its result. Errors are results
 // with OK false; the session goes on.
@@ -279,7 +278,7 @@ func (s *Session) parseLocation(expr string) (uint64, int, error) {
 	e := strings.TrimSpace(expr)
 	rest, ok := strings.CutPrefix(e, "*")
 	if !ok {
-		return 0, 0, errNotYet("watching an expression")
+		return 0, 0, errNotRaw
 	}
 	rest = strings.TrimSpace(rest)
 	size := 8

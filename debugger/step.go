@@ -46,6 +46,27 @@ func (s *Session) cfaOf(tid int32) (int64, error) {
 	return s.frameKey(tid, fs[0].CFA), nil
 }
 
+// runOverCall runs a thread that has just entered a call back to the
+// return address in the frame of key cfa: how steps go over calls
+// without single-stepping through them.
+func (s *Session) runOverCall(tid int32, cfa int64) (*timeline.Stop, error) {
+	ret, err := s.returnAddress(tid)
+	if err != nil {
+		return nil, err
+	}
+	return s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
+}
+
+// inFrame is the filter of a temporary breakpoint that counts only when
+// thread tid is in the frame of the given key (not a recursive call, not
+// another thread).
+func (s *Session) inFrame(tid int32, key int64) timeline.Filter {
+	return func(tt int32, _ uint64) bool {
+		c, err := s.cfaOf(tt)
+		return tt == tid && err == nil && c == key
+	}
+}
+
 // frameKey turns a CFA into a frame identity that survives Go's stack
 // copying: a goroutine's stack moves when it grows, so in Go code the key
 // is the CFA's offset from the top of the goroutine's stack (g.stack.hi;
@@ -137,19 +158,9 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 				if fn.Entry == pc {
 					return st, nil
 				}
-				return s.tl.ContinueWith([]uint64{fn.Entry}, func(tt int32, _ uint64) bool {
-					c, err := s.cfaOf(tt)
-					return tt == tid && err == nil && c == now
-				})
+				return s.tl.ContinueWith([]uint64{fn.Entry}, s.inFrame(tid, now))
 			}
-			ret, err := s.returnAddress(tid)
-			if err != nil {
-				return nil, err
-			}
-			st, err = s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
-				c, err := s.cfaOf(tt)
-				return tt == tid && err == nil && c == cfa
-			})
+			st, err = s.runOverCall(tid, cfa)
 			if err != nil || st.Reason != timeline.ReasonStep {
 				return st, err
 			}
@@ -205,14 +216,7 @@ func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
 			return st, nil
 		}
 		if now < cfa {
-			ret, err := s.returnAddress(tid)
-			if err != nil {
-				return nil, err
-			}
-			if st, err = s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
-				c, err := s.cfaOf(tt)
-				return tt == tid && err == nil && c == cfa
-			}); err != nil || st.Reason != timeline.ReasonStep {
+			if st, err = s.runOverCall(tid, cfa); err != nil || st.Reason != timeline.ReasonStep {
 				return st, err
 			}
 			if pc, err = s.pcOf(tid); err != nil {
@@ -277,13 +281,9 @@ func (s *Session) finishFrame(level int) (*timeline.Stop, error) {
 		return nil, errors.New(`"finish" not meaningful in the outermost frame.`)
 	}
 	caller := frames[level+1]
-	want := s.frameKey(tid, caller.CFA)
+	// Back in the caller: its frame is the innermost again.
 	return s.tl.ContinueRun(timeline.Run{Temp: []uint64{caller.PC}, IgnoreWatchpoints: true,
-		Accept: func(tt int32, _ uint64) bool {
-			// Back in the caller: its frame is the innermost again.
-			c, err := s.cfaOf(tt)
-			return tt == tid && err == nil && c == want
-		}})
+		Accept: s.inFrame(tid, s.frameKey(tid, caller.CFA))})
 }
 
 // until runs like next but does not go back in loops: a stop at a line
@@ -419,10 +419,7 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		// instruction is the callee's return.
 		return s.enterCallee(tid)
 	}
-	sameFrame := func(tt int32, _ uint64) bool {
-		c, err := s.cfaOf(tt)
-		return tt == tid && err == nil && c == cfa
-	}
+	sameFrame := s.inFrame(tid, cfa)
 	st, err := s.tl.ReverseContinueWith(append(starts, rets...), sameFrame)
 	if err != nil || st.Reason != timeline.ReasonStep {
 		return st, err

@@ -273,10 +273,7 @@ func (s *Session) nextInstruction() (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.tl.ContinueWith([]uint64{ret}, func(tt int32, _ uint64) bool {
-		c, err := s.cfaOf(tt)
-		return tt == tid && err == nil && c == cfa
-	})
+	return s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
 }
 
 func (s *Session) cmdBreak(args string, res *Result) error {
