@@ -10,8 +10,16 @@ import (
 
 // symbols returns the images of the process as it is mapped now: the
 // executable first, then every shared library, each at its load address.
+// Mappings change only at events, so within one segment of one replaying
+// process the table is reused without reading /proc/PID/maps again: steps
+// and breakpoint filters ask for it at every stop.
 func (s *Session) symbols() *dwarf.Table {
-	maps, err := s.tl.Session().Mappings()
+	live := s.tl.Session()
+	if s.syms != nil && s.symsLive == live && s.symsEvent == live.Next() {
+		return s.syms
+	}
+	s.symsLive, s.symsEvent = live, live.Next()
+	maps, err := live.Mappings()
 	if err != nil {
 		if s.syms != nil {
 			return s.syms

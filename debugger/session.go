@@ -48,6 +48,9 @@ type Session struct {
 	thread  int32 // selected thread (0: the one that runs next)
 	syms    *dwarf.Table
 	symsAt  int // number of mappings the table was built from
+	// symsLive and symsEvent say where the table was last checked.
+	symsLive  *replay.Session
+	symsEvent int64
 	// images caches loaded images by path and base, so that a new mapping
 	// does not make the DWARF of every library be read again.
 	images map[string]*dwarf.Image
