@@ -59,14 +59,18 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 		}
 		c := syscalls.Call{Nr: int(e.Syscall), Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]}}
 		info.Name = syscalls.Name(c.Nr)
+		finished := e.Kind != trace.KindSyscallEntry && e.Flags&trace.FlagNoReturn == 0
+		if finished {
+			// Outputs are shown as long as the result says (read's buffer).
+			c.Ret = int64(e.ExitRegs[trace.RAX])
+		}
 		info.Args = syscalls.FormatArgs(&c, mem)
 		switch {
 		case e.Kind == trace.KindSyscallEntry:
 			info.Blocking = true
-		case e.Flags&trace.FlagNoReturn != 0:
+		case !finished:
 			info.Result = "?"
 		default:
-			c.Ret = int64(e.ExitRegs[trace.RAX])
 			info.Result, info.Errno = syscalls.FormatResult(&c)
 			info.Resumed = e.Kind == trace.KindSyscallExit
 		}
@@ -176,8 +180,8 @@ func ReadEventRecords(path string, from, to int64, f EventFilter, limit int) ([]
 func WalkEventRecords(path string, from, to int64, f EventFilter, fn func(EventInfo)) (string, error) {
 	var r EventReader
 	defer r.Close()
-	return r.Read(path, from, to, func(i int64, e *trace.Event, _ string) {
-		info := EventRecord(i, e, r.entries[e.Tid])
+	return r.each(path, from, to, func(i int64, e, entry *trace.Event) {
+		info := EventRecord(i, e, entry)
 		if f.Match(&info) {
 			fn(info)
 		}

@@ -114,6 +114,12 @@ type EventReader struct {
 
 // Read is ReadEvents on a reader that may be reused.
 func (r *EventReader) Read(path string, from, to int64, f func(i int64, e *trace.Event, text string)) (string, error) {
+	return r.each(path, from, to, func(i int64, e, entry *trace.Event) { f(i, e, DescribeEvent(e, entry)) })
+}
+
+// each calls f with events from..to and, for the exit of a call that
+// blocked, its entry.
+func (r *EventReader) each(path string, from, to int64, f func(i int64, e, entry *trace.Event)) (string, error) {
 	if r.rd == nil || r.path != path || from < r.next {
 		r.Close()
 		rd, err := trace.Open(path)
@@ -135,7 +141,7 @@ func (r *EventReader) Read(path string, from, to int64, f func(i int64, e *trace
 			r.entries[e.Tid] = e
 		}
 		if r.next >= from {
-			f(r.next, e, DescribeEvent(e, r.entries[e.Tid]))
+			f(r.next, e, r.entries[e.Tid])
 		}
 	}
 	return r.rd.Truncated(), nil

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,14 @@ func TestEventsNDJSON(t *testing.T) {
 			}
 			if e["result"] == nil && e["blocking"] == nil {
 				t.Errorf("syscall without result: %v", e)
+			}
+			// The structured fields say what the text line says.
+			var args []string
+			for _, a := range e["args"].([]any) {
+				args = append(args, a.(string))
+			}
+			if call := fmt.Sprintf("%s(%s)", e["name"], strings.Join(args, ", ")); e["resumed"] == nil && !strings.HasPrefix(e["text"].(string), call) {
+				t.Errorf("args %q disagree with the text %q", call, e["text"])
 			}
 			if e["result"] == "-1" {
 				sawFail = e["errno"] != nil && strings.HasPrefix(e["errno"].(string), "E")
