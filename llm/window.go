@@ -683,7 +683,7 @@ func (w *Window) fit(budget int) {
 	})
 	dropped := map[int]bool{}
 	size := func() int {
-		n := len(w.header(len(dropped)))
+		n := len(w.header(len(dropped))) + len("\n") // Render's final newline
 		for i, it := range w.Items {
 			if !dropped[i] {
 				n += itemSize(it)

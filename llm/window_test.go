@@ -185,3 +185,29 @@ func TestWindowLines(t *testing.T) {
 		}
 	}
 }
+
+// TestFitEveryBudget: at every budget the fitted window is within it unless
+// only pinned items are left, and Tokens is the size of what Render prints.
+func TestFitEveryBudget(t *testing.T) {
+	items := []Item{
+		{ID: "stop", Text: "signal SIGSEGV at main (corrupt.c:42)", Priority: Pinned},
+		{ID: "frame:1", Text: strings.Repeat("f", 37), Priority: prioFrame - 10},
+		{ID: "ev:7", Text: strings.Repeat("e", 61), Priority: prioNearEvent - 1},
+		{ID: "ev:1", Text: strings.Repeat("x", 13), Priority: prioFarEvent - 7},
+		{ID: "program", Text: strings.Repeat("p", 101), Priority: prioProgram},
+	}
+	all := (&Window{Items: items, moment: "#9", total: 9}).Render()
+	for budget := 1; budget < 1000; budget++ {
+		w := &Window{Items: append([]Item(nil), items...), moment: "#9", total: 9}
+		w.fit(budget)
+		if got := tokens(len(w.Render())); w.Tokens != got {
+			t.Fatalf("budget %d: Tokens %d, Render is %d tokens", budget, w.Tokens, got)
+		}
+		if w.Tokens > budget && len(w.Items) > 1 {
+			t.Fatalf("budget %d: %d tokens with %d droppable items left", budget, w.Tokens, len(w.Items)-1)
+		}
+		if budget >= tokens(len(all)) && len(w.Omitted) > 0 {
+			t.Fatalf("budget %d: omitted %v from a window of %d tokens", budget, w.Omitted, tokens(len(all)))
+		}
+	}
+}
