@@ -12,7 +12,7 @@ import (
 )
 
 // The terminal UI, driven for real in tmux: commands at the prompt, keys,
-// resizes, NO_COLOR, quitting.
+// resizes, NO_COLOR and colour profiles, quitting.
 
 // tmuxSession runs rewind in a detached tmux session of its own server.
 type tmuxSession struct {
@@ -123,17 +123,71 @@ func TestTUIInTmux(t *testing.T) {
 // 90-97, 100-107); 39 and 49 only return to the terminal's defaults.
 var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m`)
 
-func TestTUINoColor(t *testing.T) {
+// deepSGR matches a colour set from the 256-colour (38;5/48;5) or the
+// truecolor (38;2/48;2) range.
+var (
+	sgr256  = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?[34]8;5;`)
+	sgrTrue = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?[34]8;2;`)
+	// sgrBg sets a background colour of any range.
+	sgrBg = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(4[0-7]|10[0-7]|48;5;\d+|48;2;[\d;]+)m`)
+)
+
+// currentLineBg is the background the Source pane gives the current line
+// (24, at the crash): the last one set before its text.
+func currentLineBg(raw string) string {
+	for _, l := range strings.Split(raw, "\n") {
+		if i := strings.Index(l, "total += n->value"); i >= 0 && strings.Contains(l, "=> 24") {
+			m := sgrBg.FindAllStringSubmatch(l[:i], -1)
+			if len(m) == 0 {
+				return ""
+			}
+			return m[len(m)-1][1]
+		}
+	}
+	return ""
+}
+
+// TestTUIColours: the screen at a crash uses only what the terminal has:
+// nothing with NO_COLOR or TERM=dumb, the 16 basic colours on a plain
+// xterm (with the current line still on a background of its own), at most
+// 256 on xterm-256color. TMUX and COLORTERM are unset so that only TERM
+// tells the program what the terminal can do.
+func TestTUIColours(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/corrupt.c", 139)
-	s := newTmux(t, 100, 30, []string{"NO_COLOR=1", "HOME=" + t.TempDir()}, "replay", trace)
-	s.waitFor(`#\d+/\d+ .*thread`)
-	s.typeLine("continue")
-	s.waitFor(`SIGSEGV`)
-	if raw := s.capture(true); colourSGR.MatchString(raw) {
-		t.Errorf("colour escapes with NO_COLOR=1: %q", colourSGR.FindString(raw))
+	tests := []struct {
+		name   string
+		env    []string
+		banned []*regexp.Regexp
+		// currentBg matches the current line's background; "" is none.
+		currentBg string
+	}{
+		{"NO_COLOR", []string{"NO_COLOR=1", "TERM=xterm-256color"}, []*regexp.Regexp{colourSGR}, "^$"},
+		{"dumb", []string{"TERM=dumb"}, []*regexp.Regexp{colourSGR}, "^$"},
+		// Not black (40): that is the terminal's own background.
+		{"16 colours", []string{"TERM=xterm"}, []*regexp.Regexp{sgr256, sgrTrue}, `^(4[1-7]|10[0-7])$`},
+		{"256 colours", []string{"TERM=xterm-256color"}, []*regexp.Regexp{sgrTrue}, `^48;5;\d+$`},
 	}
-	s.keys("q")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := append([]string{"-u", "TMUX", "-u", "COLORTERM", "HOME=" + t.TempDir()}, tt.env...)
+			s := newTmux(t, 100, 30, env, "replay", trace)
+			s.waitFor(`#\d+/\d+ .*thread`)
+			s.typeLine("continue")
+			s.waitFor(`SIGSEGV`)
+			raw := s.capture(true)
+			for _, re := range tt.banned {
+				if re.MatchString(raw) {
+					t.Errorf("escape beyond the terminal: %q", re.FindString(raw))
+				}
+			}
+			if bg := currentLineBg(raw); !regexp.MustCompile(tt.currentBg).MatchString(bg) {
+				t.Errorf("the current line's background is %q, want %s:\n%q", bg, tt.currentBg, raw)
+			}
+			s.keys("q")
+		})
+	}
 }
 
 func TestTUIConfigErrors(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"image/color"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // Palette is the handful of colours a theme is made of.
@@ -65,7 +66,7 @@ func Light() *Theme {
 // HighContrast uses the 16 basic colours at full intensity.
 func HighContrast() *Theme {
 	return build("high-contrast", Palette{
-		Fg: lipgloss.Color("15"), Muted: lipgloss.Color("7"), Bg: lipgloss.Color("0"), Subtle: lipgloss.Color("0"),
+		Fg: lipgloss.Color("15"), Muted: lipgloss.Color("7"), Bg: lipgloss.Color("0"), Subtle: lipgloss.Color("8"),
 		Accent: lipgloss.Color("14"), Current: lipgloss.Color("4"), Changed: lipgloss.Color("11"),
 		Breakpoint: lipgloss.Color("9"), Watch: lipgloss.Color("13"), Error: lipgloss.Color("9"),
 		Syscall: lipgloss.Color("10"), Signal: lipgloss.Color("11"), Thread: lipgloss.Color("14"),
@@ -76,6 +77,44 @@ func HighContrast() *Theme {
 // characters only.
 func NoColor() *Theme {
 	return build("no-color", Palette{}, true)
+}
+
+// The 16-colour palettes replace dark and light on terminals that only have
+// the basic colours: converted to the nearest of those, the truecolor
+// palettes lose the current line and the status bar (both become the
+// background) and give breakpoints, changes and signals the same red.
+var (
+	dark16 = Palette{
+		Fg: lipgloss.Color("7"), Muted: lipgloss.Color("8"), Bg: lipgloss.Color("0"), Subtle: lipgloss.Color("8"),
+		Accent: lipgloss.Color("12"), Current: lipgloss.Color("4"), Changed: lipgloss.Color("11"),
+		Breakpoint: lipgloss.Color("9"), Watch: lipgloss.Color("13"), Error: lipgloss.Color("9"),
+		Syscall: lipgloss.Color("10"), Signal: lipgloss.Color("3"), Thread: lipgloss.Color("14"),
+	}
+	light16 = Palette{
+		Fg: lipgloss.Color("0"), Muted: lipgloss.Color("8"), Bg: lipgloss.Color("15"), Subtle: lipgloss.Color("7"),
+		Accent: lipgloss.Color("4"), Current: lipgloss.Color("14"), Changed: lipgloss.Color("3"),
+		Breakpoint: lipgloss.Color("1"), Watch: lipgloss.Color("5"), Error: lipgloss.Color("1"),
+		Syscall: lipgloss.Color("2"), Signal: lipgloss.Color("9"), Thread: lipgloss.Color("6"),
+	}
+)
+
+// ForProfile fits a theme to the colours the terminal has. Truecolor and
+// 256-colour terminals keep it (lipgloss converts to the nearest of 256,
+// which keeps every role apart); 16-colour terminals get the theme's
+// palette of basic colours; terminals without colour (TERM=dumb, NO_COLOR)
+// get the colourless theme, whose marks do not depend on colour.
+func ForProfile(t *Theme, p colorprofile.Profile) *Theme {
+	switch {
+	case t.NoColor || p == colorprofile.Unknown || p > colorprofile.ANSI:
+		return t
+	case p == colorprofile.ASCII || p == colorprofile.NoTTY:
+		return NoColor()
+	case t.Name == "dark":
+		return build(t.Name, dark16, false)
+	case t.Name == "light":
+		return build(t.Name, light16, false)
+	}
+	return t // high-contrast is made of the basic colours already
 }
 
 // ByName returns a theme by its config name; ok is false for unknown names.

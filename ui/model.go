@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rewind-debugger/rewind/debugger"
@@ -55,8 +56,10 @@ type Model struct {
 	histPos     int
 	showHelp    bool
 	help        help.Model
-	status      string // the last stop, one line
-	darkSet     bool
+	status      string               // the last stop, one line
+	darkSet     bool                 // the terminal answered with its background
+	light       bool                 // and it is light
+	profile     colorprofile.Profile // the colours it has (Unknown until told)
 	lastRects   placement
 	askCancel   func()
 	askSeq      int
@@ -79,11 +82,8 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, _ := themes.ByName(cfg.Theme, true)
-	if opts.NoColor {
-		th = themes.NoColor()
-	}
-	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: th, Keys: keys}, cfg: cfg, opts: opts, help: help.New()}
+	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: &themes.Theme{}, Keys: keys}, cfg: cfg, opts: opts, help: help.New()}
+	m.applyTheme()
 	m.panes = [numPanes]views.Pane{
 		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),
 		pConsole: views.NewConsole(m.ctx), pTimeline: views.NewTimeline(m.ctx), pWatch: views.NewWatch(m.ctx),
@@ -98,6 +98,18 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 		m.console().Append(views.ConsoleEntry{Command: "", Output: opts.Hint})
 	}
 	return m, nil
+}
+
+// applyTheme sets the configured theme, fit to the terminal's background
+// (for "auto") and colour profile. The Theme is changed in place: every
+// pane holds the same pointer.
+func (m *Model) applyTheme() {
+	th, _ := themes.ByName(m.cfg.Theme, !m.light)
+	th = themes.ForProfile(th, m.profile)
+	if m.opts.NoColor {
+		th = themes.NoColor()
+	}
+	*m.ctx.Theme = *th
 }
 
 func (m *Model) console() *views.Console { return m.panes[pConsole].(*views.Console) }
@@ -137,11 +149,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		if !m.opts.NoColor && (m.cfg.Theme == "" || m.cfg.Theme == "auto") && !m.darkSet {
-			th, _ := themes.ByName("auto", msg.IsDark())
-			*m.ctx.Theme = *th
+		if !m.darkSet {
+			m.light, m.darkSet = !msg.IsDark(), true
+			m.applyTheme()
 		}
-		m.darkSet = true
+		return m, nil
+	case tea.ColorProfileMsg:
+		m.profile = msg.Profile
+		m.applyTheme()
 		return m, nil
 	case tickMsg:
 		if m.busy {
