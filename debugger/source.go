@@ -479,14 +479,10 @@ func (s *Session) cmdList(args string, res *Result) error {
 	case args == "" && s.listLine > 0:
 		first = s.listLine
 	case args == "":
-		f, _, err := s.selectedFrame()
-		if err != nil {
-			return err
-		}
-		if f.File == "" {
+		file, center = s.defaultSource()
+		if file == "" {
 			return errors.New("No line number information available.")
 		}
-		file, center = f.File, f.Line
 	default:
 		if i := strings.LastIndexByte(args, ':'); i > 0 && strings.Contains(args[i:], ",") {
 			// FILE:FIRST,LAST
@@ -557,6 +553,27 @@ func (s *Session) cmdList(args string, res *Result) error {
 	return nil
 }
 
+// defaultSource is the file a bare line number means and the line `list`
+// centres on, as gdb's default source file: the selected frame's, else the
+// last listed, else main's (at the start of a recording, before main runs).
+func (s *Session) defaultSource() (file string, line int) {
+	if f, _, err := s.selectedFrame(); err == nil && f.File != "" {
+		return f.File, f.Line
+	}
+	if s.listFile != "" {
+		return s.listFile, s.listLine
+	}
+	t := s.symbols()
+	for _, name := range []string{"main", "main.main"} {
+		for _, fn := range t.FindFunction(name) {
+			if l, ok := t.LineAt(fn.Entry); ok && l.File != "" {
+				return l.File, l.Line
+			}
+		}
+	}
+	return "", 0
+}
+
 // resolveSource turns FILE:LINE or FUNC into source positions.
 func (s *Session) resolveSource(spec string) ([]dwarf.Line, error) {
 	t := s.symbols()
@@ -567,11 +584,11 @@ func (s *Session) resolveSource(spec string) ([]dwarf.Line, error) {
 	}
 	if isDigits(spec) {
 		n, _ := strconv.Atoi(spec)
-		f, _, err := s.selectedFrame()
-		if err != nil || f.File == "" {
+		file, _ := s.defaultSource()
+		if file == "" {
 			return nil, errors.New("no default source file: use FILE:LINE")
 		}
-		return t.FindLine(f.File, n)
+		return t.FindLine(file, n)
 	}
 	fns := t.FindFunction(spec)
 	if len(fns) == 0 {

@@ -7,7 +7,6 @@ package dwarf
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -1650,40 +1649,6 @@ func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (
 		return nil, fmt.Errorf("no location at pc %#x: %w", pc, ErrOptimizedOut)
 	}
 	return ent.Instr, nil
-}
-
-// StaticTLSBlock returns the address of the main executable's TLS block
-// in the thread whose fs_base is fsBase. The executable is TLS module 1,
-// placed by glibc (x86-64 TLS variant II) just below the thread pointer at
-// an offset rounded to the segment's alignment. Shared libraries' blocks
-// depend on the dynamic loader's state and are not computed here.
-func (img *Image) StaticTLSBlock(fsBase uint64) (uint64, error) {
-	f := img.file
-	exec := f.Type == elf.ET_EXEC
-	var tls *elf.Prog
-	for _, p := range f.Progs {
-		switch p.Type {
-		case elf.PT_INTERP:
-			exec = true
-		case elf.PT_TLS:
-			tls = p
-		}
-	}
-	if tls == nil {
-		return 0, fmt.Errorf("%s has no TLS segment", img.Path)
-	}
-	if !exec {
-		return 0, fmt.Errorf("%s is a shared library: its TLS block is not at a fixed offset", img.Path)
-	}
-	align := tls.Align
-	if align == 0 {
-		align = 1
-	}
-	// glibc's _dl_determine_tlsoffset: the block ends at the thread
-	// pointer, its start aligned so that p_vaddr's misalignment is kept.
-	firstbyte := (-tls.Vaddr) & (align - 1)
-	off := (tls.Memsz-firstbyte+align-1)/align*align + firstbyte
-	return fsBase - off, nil
 }
 
 // EntryValueResolver returns a function resolving DW_OP_entry_value for

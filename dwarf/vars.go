@@ -112,17 +112,8 @@ func (t *Table) newFrameScope(frames []Frame, level int, mem Memory) (*frameScop
 	if caller != nil {
 		ctx.EntryValue = t.EntryValueResolver(caller, mem)
 	}
-	ctx.TLSBase = func() (uint64, error) { return t.tlsBase(img, regs.FSBase) }
+	ctx.TLSBase = func() (uint64, error) { return t.TLSBlock(img, regs.FSBase, mem) }
 	return &frameScope{t: t, frames: frames, level: level, mem: mem, img: img, dw: dw, cu: cuInfo.entry, look: look, ctx: ctx}, nil
-}
-
-// tlsBase returns the address of an image's static TLS block (the
-// executable's; libraries' blocks need the loader's link_map).
-func (t *Table) tlsBase(img *Image, fs uint64) (uint64, error) {
-	if len(t.Images) == 0 || img != t.Images[0] {
-		return 0, errors.New("thread-local variables of shared libraries are not supported yet")
-	}
-	return img.StaticTLSBlock(fs)
 }
 
 // readVar reads one variable DIE in the scope.
@@ -381,7 +372,7 @@ func (t *Table) Global(name string, regs *Regs, mem Memory) (Variable, bool) {
 			rg = *regs
 		}
 		ctx.Regs, ctx.Mem = &rg, mem
-		ctx.TLSBase = func() (uint64, error) { return t.tlsBase(img, rg.FSBase) }
+		ctx.TLSBase = func() (uint64, error) { return t.TLSBlock(img, rg.FSBase, mem) }
 		sc := &frameScope{t: t, mem: mem, img: img, dw: dw, cu: ref.cu, ctx: ctx}
 		v := sc.readVar(e)
 		v.Kind = VarGlobal

@@ -475,3 +475,70 @@ func TestMomentsAcrossSessions(t *testing.T) {
 		t.Errorf("a moment that does not exist: %v", again[3])
 	}
 }
+
+// TestLibraryThreadLocals: thread-local variables of shared libraries (a
+// library of the test's, and libc's errno when its debug information is
+// installed) have the values and addresses each thread printed.
+func TestLibraryThreadLocals(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(workDir, "bin", "tls")
+	prog := cachedBuild(t, "tls", filepath.Join(dir, "tlsmain"), func(out string) error {
+		if err := compile("gcc", testdataDir, "-g", "-O0", "-shared", "-fPIC", "-o", filepath.Join(dir, "libtls.so"), "source/tls/lib.c"); err != nil {
+			return err
+		}
+		return compile("gcc", testdataDir, "-g", "-O0", "-pthread", "-o", out, "source/tls/main.c",
+			"-L"+dir, "-ltls", "-Wl,-rpath,"+dir)
+	})
+	trace := filepath.Join(t.TempDir(), "tls.rwd")
+	stdout, stderr, code := record(t, trace, prog)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	type printed struct{ counter, counterAt, errno, errnoAt string }
+	var threads []printed
+	var mainCounter, mainAt string
+	for _, l := range lines(stdout) {
+		var p printed
+		var id, r int
+		if n, _ := fmt.Sscanf(l, "thread %d: lib_counter=%s at %s errno=%s at %s r=%d", &id, &p.counter, &p.counterAt, &p.errno, &p.errnoAt, &r); n == 6 {
+			p.counterAt, p.errno, p.errnoAt = strings.TrimSuffix(p.counterAt, ","), strings.TrimSuffix(p.errno, ","), strings.TrimSuffix(p.errnoAt, ",")
+			threads = append(threads, p)
+		}
+		fmt.Sscanf(l, "main: lib_counter=%s at %s", &mainCounter, &mainAt)
+	}
+	if len(threads) != 2 || mainAt == "" {
+		t.Fatalf("program output: %q", stdout)
+	}
+	var cmds []string
+	cmds = append(cmds, "break main.c:22", "break main.c:32")
+	for range threads {
+		cmds = append(cmds, "continue", "print lib_counter", "print &lib_counter", "print lib_tag", "print errno", "print &errno")
+	}
+	cmds = append(cmds, "continue", "print lib_counter", "print &lib_counter", "print lib_tag")
+	rs := batch(t, trace, cmds...)
+	i := 2
+	for n, p := range threads {
+		wantStop(t, rs[i], "breakpoint", "worker", 22)
+		wantValue(t, rs[i+1], p.counter)
+		if got := field(rs[i+2], "value"); !strings.HasSuffix(got, p.counterAt) {
+			t.Errorf("thread %d: &lib_counter = %s, the program printed %s", n+1, got, p.counterAt)
+		}
+		tag := []string{"one", "two"}[n]
+		wantValue(t, rs[i+3], `"`+tag+`\000ial\000\000\000\000\000\000\000\000"`)
+		// errno is a variable only in libc's debug information (libc6-dbg);
+		// without it there is no such symbol, as in gdb.
+		if e := field(rs[i+4], "error"); !strings.Contains(e, `No symbol "errno"`) {
+			wantValue(t, rs[i+4], p.errno)
+			if got := field(rs[i+5], "value"); !strings.HasSuffix(got, p.errnoAt) {
+				t.Errorf("thread %d: &errno = %s, the program printed %s", n+1, got, p.errnoAt)
+			}
+		}
+		i += 6
+	}
+	wantStop(t, rs[i], "breakpoint", "main", 32)
+	wantValue(t, rs[i+1], mainCounter)
+	if got := field(rs[i+2], "value"); !strings.HasSuffix(got, mainAt) {
+		t.Errorf("main: &lib_counter = %s, the program printed %s", got, mainAt)
+	}
+	wantValue(t, rs[i+3], `"initial\000\000\000\000\000\000\000\000"`)
+}
