@@ -101,6 +101,8 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdList(args, &res)
 	case "print", "p", "output", "call":
 		err = s.cmdPrint(name, args, &res)
+	case "ptype", "whatis":
+		err = s.cmdPtype(name, args, &res)
 	case "disassemble", "disas":
 		err = s.cmdDisassemble(args, &res)
 	case "stepi", "si":
@@ -124,7 +126,7 @@ func (s *Session) Execute(line string) Result {
 	default:
 		if strings.HasPrefix(name, "x/") || name == "x" {
 			err = s.cmdExamine(name, args, &res)
-		} else if strings.HasPrefix(name, "print/") || strings.HasPrefix(name, "p/") {
+		} else if strings.HasPrefix(name, "print/") || strings.HasPrefix(name, "p/") || strings.HasPrefix(name, "output/") {
 			err = s.cmdPrint(name, args, &res)
 		} else {
 			err = fmt.Errorf("unknown command %q", name)
@@ -494,7 +496,7 @@ func (s *Session) infoRegisters(all bool, which string, res *Result) error {
 		}
 		if name == "rip" {
 			if fn, off := s.symbolize(v); fn != "" {
-				extra = fmt.Sprintf("  <%s+%d>", fn, off)
+				extra = " " + symRef(fn, off)
 			}
 		}
 		fmt.Fprintf(&b, "%-9s %#-18x %d%s\n", name, v, int64(v), extra)
@@ -740,7 +742,7 @@ func (s *Session) cmdExamine(name, args string, res *Result) error {
 			at := addr + uint64(i*unit)
 			fmt.Fprintf(&b, "%#x", at)
 			if fn, off := s.symbolize(at); fn != "" {
-				fmt.Fprintf(&b, " <%s+%d>", fn, off)
+				b.WriteString(symRef(fn, off))
 			}
 			b.WriteByte(':')
 		}

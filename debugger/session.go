@@ -139,11 +139,11 @@ func (s *Session) currentThread() int32 {
 
 // symbolize names an address: "func+0x12" or "".
 func (s *Session) symbolize(addr uint64) (string, uint64) {
-	sym, off, ok := s.symbols().At(addr)
+	name, off, ok := s.symbols().SymbolAt(addr)
 	if !ok {
 		return "", 0
 	}
-	return sym.Name, off
+	return name, off
 }
 
 // resolve turns a location into addresses: *ADDR, FILE:LINE, LINE (in the

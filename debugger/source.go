@@ -336,6 +336,37 @@ func (sc *scope) Variable(name string) (dwarf.Value, bool, error) {
 			return v.Value, true, v.Err
 		}
 	}
+	return functionValue(t, name)
+}
+
+// noDebugFunc is the type gdb gives a function known only by its symbol.
+var noDebugFunc = &dwarf.Type{Kind: dwarf.KindFunc, Name: "<text variable, no debug info>", Size: 1}
+
+// functionValue is a function's name as a value, as in C: the function at
+// its entry address, with its type ({int (int)} 0x401136 <f>), so that
+// `print f`, `print &f`, `x/4i f` and ptype work; a function without debug
+// information has gdb's "<text variable, no debug info>" type.
+func functionValue(t *dwarf.Table, name string) (dwarf.Value, bool, error) {
+	for _, fn := range t.FindFunction(name) {
+		if fn.Inlined || fn.Low == 0 {
+			continue
+		}
+		ft, err := t.FunctionType(fn)
+		if err != nil {
+			return dwarf.Value{}, true, err
+		}
+		return dwarf.Value{Name: name, Type: ft, Addr: fn.Low, InMem: true}, true, nil
+	}
+	if sym, ok := t.Lookup(name); ok && sym.Func {
+		// An alias of a function with debug information (printf is
+		// libc's __printf) has its type.
+		if fn := t.FunctionAt(sym.Addr); fn != nil && fn.Low == sym.Addr {
+			if ft, err := t.FunctionType(fn); err == nil {
+				return dwarf.Value{Name: name, Type: ft, Addr: sym.Addr, InMem: true}, true, nil
+			}
+		}
+		return dwarf.Value{Name: name, Type: noDebugFunc, Addr: sym.Addr, InMem: true}, true, nil
+	}
 	return dwarf.Value{}, false, nil
 }
 
@@ -445,20 +476,49 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 	o := formatOpts
 	o.Format, o.TypePrefix = f, true
 	shown := s.symbols().Format(v, s.mem(), o)
-	s.printCount++
-	s.values = append(s.values, snapshotValue(v, s.mem()))
 	res.Value = text
 	if v.Type != nil {
 		res.Type = v.Type.Name
 	}
+	if name == "output" || strings.HasPrefix(name, "output/") {
+		// gdb's output: the value alone, kept out of the value history.
+		res.Text = shown
+		return nil
+	}
+	s.printCount++
+	s.values = append(s.values, snapshotValue(v, s.mem()))
 	res.Text = fmt.Sprintf("$%d = %s", s.printCount, shown)
+	return nil
+}
+
+// cmdPtype implements ptype and whatis over an expression or a type name.
+func (s *Session) cmdPtype(name, args string, res *Result) error {
+	if strings.TrimSpace(args) == "" {
+		return fmt.Errorf("%s needs an expression or a type", name)
+	}
+	sc := s.newScope()
+	t, isType, err := expr.TypeOf(args, sc)
+	if err != nil {
+		return err
+	}
+	if isIdent(args) && !isType {
+		// A reference variable has its reference type, as in print.
+		if raw, ok, err := sc.Variable(strings.TrimSpace(args)); ok && err == nil && raw.Type != nil && raw.Type.Kind == dwarf.KindReference {
+			t = raw.Type
+		}
+	}
+	text := dwarf.Whatis(t, isType)
+	if name == "ptype" {
+		text = dwarf.Ptype(t)
+	}
+	res.Value, res.Text = text, "type = "+text
 	return nil
 }
 
 // snapshotValue keeps a printed value as it is now: history values do not
 // change when the program runs on (or back).
 func snapshotValue(v dwarf.Value, mem dwarf.Memory) dwarf.Value {
-	if !v.InMem || v.Type == nil || v.Type.Size <= 0 || v.Type.Size > 1<<20 {
+	if !v.InMem || v.Type == nil || v.Type.Kind == dwarf.KindFunc || v.Type.Size <= 0 || v.Type.Size > 1<<20 {
 		return v
 	}
 	b, err := v.Contents(mem)
@@ -556,6 +616,7 @@ func (s *Session) cmdList(args string, res *Result) error {
 // defaultSource is the file a bare line number means and the line `list`
 // centres on, as gdb's default source file: the selected frame's, else the
 // last listed, else main's (at the start of a recording, before main runs).
+// The line is where `list` centres.
 func (s *Session) defaultSource() (file string, line int) {
 	if f, _, err := s.selectedFrame(); err == nil && f.File != "" {
 		return f.File, f.Line
@@ -567,7 +628,9 @@ func (s *Session) defaultSource() (file string, line int) {
 	for _, name := range []string{"main", "main.main"} {
 		for _, fn := range t.FindFunction(name) {
 			if l, ok := t.LineAt(fn.Entry); ok && l.File != "" {
-				return l.File, l.Line
+				// gdb (select_source_symtab) lists around a line a screen
+				// above main's body, so that main is near the bottom.
+				return l.File, max(l.Line-9, 1)
 			}
 		}
 	}
@@ -713,20 +776,26 @@ func (s *Session) cmdInfoLine(args string, res *Result) error {
 		}
 		addr = f.PC
 	} else {
-		locs, err := s.resolve(strings.TrimSpace(args))
+		arg := strings.TrimSpace(args)
+		locs, err := s.resolve(arg)
 		if err != nil {
 			return err
 		}
 		addr = locs[0]
+		// A function means its first line, from the entry (not after the
+		// prologue, where a breakpoint goes), as in gdb.
+		if fn := t.FunctionAt(addr); fn != nil && !strings.ContainsAny(arg, ":*") && !isDigits(arg) {
+			addr = fn.Low
+		}
 	}
 	l, ok := t.LineAt(addr)
 	if !ok || l.Line == 0 {
 		return fmt.Errorf("No line number information available for address %#x", addr)
 	}
-	lo, hi, _ := t.LineRange(addr)
+	lo, hi, _ := t.RowRange(addr)
 	name := func(a uint64) string {
-		if sym, off, ok := t.At(a); ok {
-			return fmt.Sprintf(" <%s+%d>", sym.Name, off)
+		if sym, off, ok := t.SymbolAt(a); ok {
+			return symRef(sym, off)
 		}
 		return ""
 	}

@@ -339,7 +339,7 @@ func (s *Session) cmdBreak(args string, res *Result) error {
 	if f, ok := locs[0]["file"]; ok {
 		res.Text += fmt.Sprintf(": file %s, line %d.", f, locs[0]["line"])
 	} else if fn, off := s.symbolize(b.addrs[0]); fn != "" {
-		res.Text += fmt.Sprintf(" <%s+%d>", fn, off)
+		res.Text += symRef(fn, off)
 	}
 	if len(b.addrs) > 1 {
 		res.Text += fmt.Sprintf(" (%d locations)", len(b.addrs))
@@ -621,11 +621,19 @@ func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, 
 			mark = "=> "
 		}
 		name := ""
-		if sym, off, ok := t.At(in.Addr); ok {
-			name = fmt.Sprintf(" <%s+%d>", sym.Name, off)
+		if sym, off, ok := t.SymbolAt(in.Addr); ok {
+			name = symRef(sym, off)
 		}
 		lines = append(lines, fmt.Sprintf("%s"+addrFmt+"%s:\t%s", mark, in.Addr, name, in.Text))
 		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text, "current": in.Addr == pc})
 	}
 	res.Value, res.Text = vals, strings.Join(lines, "\n")
+}
+
+// symRef is gdb's " <sym+off>" after an address, " <sym>" at its start.
+func symRef(name string, off uint64) string {
+	if off == 0 {
+		return " <" + name + ">"
+	}
+	return fmt.Sprintf(" <%s+%d>", name, off)
 }

@@ -292,17 +292,9 @@ func (f *formatter) symbolize(addr uint64) string {
 	if f.t == nil || addr == 0 {
 		return ""
 	}
-	s, off, ok := f.t.At(addr)
-	// Like gdb, name only addresses inside a symbol's extent: a sizeless
-	// symbol (_fini, _end) says nothing about the bytes after it.
-	if !ok || off >= s.Size && off != 0 {
+	name, off, ok := f.t.SymbolAt(addr)
+	if !ok {
 		return ""
-	}
-	name := s.Name
-	// gcc names a function's static "o" as "o.0" in the symbol table; gdb
-	// shows the variable's own name from the debug information.
-	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" {
-		name = name[:i]
 	}
 	if off == 0 {
 		return name

@@ -2,6 +2,8 @@ package dwarf
 
 import (
 	"debug/dwarf"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -389,4 +391,103 @@ func (t *Table) ReturnType(fn *Function) (*Type, error) {
 		return nil, nil
 	}
 	return fn.image.TypeAt(off)
+}
+
+// FunctionType returns the type of a function, as the value of its name
+// has in C: "int (const void *, const void *)". Parameters come from the
+// DIE that declares them (an out-of-line or inlined instance points to it
+// with DW_AT_abstract_origin or DW_AT_specification).
+func (t *Table) FunctionType(fn *Function) (*Type, error) {
+	if fn == nil || fn.image == nil {
+		return nil, errors.New("no debug information for the function")
+	}
+	dw, err := fn.image.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.ReturnType(fn)
+	if err != nil {
+		return nil, err
+	}
+	ft := &Type{Kind: KindFunc, Size: 1, Result: res, Lang: fn.Lang()}
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return nil, fmt.Errorf("reading the function %s: %w", fn.Name, err)
+	}
+	// The declaration with the parameters: the first DIE along the
+	// origin/specification chain that has children.
+	for depth := 0; depth < 8; depth++ {
+		if hasParams(dw, e) {
+			break
+		}
+		o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			o, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+		}
+		if !ok {
+			break
+		}
+		r.Seek(o)
+		if e, err = r.Next(); err != nil || e == nil {
+			return nil, fmt.Errorf("reading the declaration of %s: %w", fn.Name, err)
+		}
+	}
+	proto, _ := e.Val(dwarf.AttrPrototyped).(bool)
+	variadic := false
+	if e.Children {
+		for {
+			k, err := r.Next()
+			if err != nil || k == nil || k.Tag == 0 {
+				break
+			}
+			switch k.Tag {
+			case dwarf.TagFormalParameter:
+				v, _ := attrVia(dw, k, dwarf.AttrType)
+				if off, ok := v.(dwarf.Offset); ok {
+					p, err := fn.image.TypeAt(off)
+					if err != nil {
+						return nil, err
+					}
+					ft.Params = append(ft.Params, p)
+				}
+			case dwarf.TagUnspecifiedParameters:
+				variadic = true
+			}
+			if k.Children {
+				r.SkipChildren()
+			}
+		}
+	}
+	ft.Variadic = variadic
+	ft.Name = funcName(ft, "", variadic, proto || ft.Lang != LangC)
+	return ft, nil
+}
+
+// hasParams says whether a subprogram DIE lists formal parameters (or
+// has no origin to take them from).
+func hasParams(dw *dwarf.Data, e *dwarf.Entry) bool {
+	if e.Val(dwarf.AttrAbstractOrigin) == nil && e.Val(dwarf.AttrSpecification) == nil {
+		return true
+	}
+	if !e.Children {
+		return false
+	}
+	r := dw.Reader()
+	r.Seek(e.Offset)
+	r.Next()
+	for {
+		k, err := r.Next()
+		if err != nil || k == nil || k.Tag == 0 {
+			return false
+		}
+		if k.Tag == dwarf.TagFormalParameter {
+			_, hasType := k.Val(dwarf.AttrType).(dwarf.Offset)
+			return hasType
+		}
+		if k.Children {
+			r.SkipChildren()
+		}
+	}
 }

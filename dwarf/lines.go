@@ -18,6 +18,10 @@ type lineRow struct {
 	stmt        bool
 	end         bool // end_sequence: addr is one past the sequence
 	prologueEnd bool
+	// folded marks a row gdb does not keep in its line table: one more
+	// row of the same line after a non-zero discriminator (a loop's
+	// condition split in blocks). `info line` ranges span it.
+	folded bool
 }
 
 // lineTable is every line table of an image merged and sorted by address.
@@ -59,6 +63,7 @@ func (img *Image) lineTable() *lineTable {
 				continue
 			}
 			var e dwarf.LineEntry
+			lastLine, lastFile, lineDisc := -1, (*dwarf.LineFile)(nil), false
 			for {
 				if err := lr.Next(&e); err != nil {
 					if !errors.Is(err, io.EOF) {
@@ -76,8 +81,19 @@ func (img *Image) lineTable() *lineTable {
 					fileIdx[name] = fi
 					lt.files = append(lt.files, name)
 				}
+				folded := false
+				if e.Line != lastLine || e.File != lastFile {
+					lineDisc = e.Discriminator != 0
+				} else {
+					lineDisc = lineDisc || e.Discriminator != 0
+					folded = lineDisc && !e.EndSequence
+				}
+				lastLine, lastFile = e.Line, e.File
+				if e.EndSequence {
+					lastLine, lastFile = -1, nil
+				}
 				lt.rows = append(lt.rows, lineRow{addr: e.Address, file: fi, line: int32(e.Line),
-					stmt: e.IsStmt, end: e.EndSequence, prologueEnd: e.PrologueEnd})
+					stmt: e.IsStmt, end: e.EndSequence, prologueEnd: e.PrologueEnd, folded: folded})
 			}
 		}
 		// At equal addresses an end of sequence comes first: the row after
@@ -152,12 +168,7 @@ func (t *Table) LineAt(pc uint64) (Line, bool) {
 // line-table rows around pc that belong to the same source line, as gdb's
 // step range: stepping stays inside it.
 func (t *Table) LineRange(pc uint64) (start, end uint64, ok bool) {
-	img := t.ImageAt(pc)
-	if img == nil {
-		return 0, 0, false
-	}
-	lt := img.lineTable()
-	i := lt.rowAt(pc - img.Bias)
+	img, lt, i := t.row(pc)
 	if i < 0 {
 		return 0, 0, false
 	}
@@ -173,6 +184,38 @@ func (t *Table) LineRange(pc uint64) (start, end uint64, ok bool) {
 		return lt.rows[lo].addr + img.Bias, pc + 1, true
 	}
 	return lt.rows[lo].addr + img.Bias, lt.rows[hi].addr + img.Bias, true
+}
+
+// row finds the line-table row covering a run-time pc: its image, the
+// image's table and the row's index, -1 when there is none.
+func (t *Table) row(pc uint64) (*Image, *lineTable, int) {
+	img := t.ImageAt(pc)
+	if img == nil {
+		return nil, nil, -1
+	}
+	lt := img.lineTable()
+	return img, lt, lt.rowAt(pc - img.Bias)
+}
+
+// RowRange returns the run-time address range [start, end) of the
+// line-table row around pc, up to the next row, as gdb's `info line`: rows
+// gdb folds into the one before (see lineRow.folded) are part of it.
+func (t *Table) RowRange(pc uint64) (start, end uint64, ok bool) {
+	img, lt, i := t.row(pc)
+	if i < 0 {
+		return 0, 0, false
+	}
+	for i > 0 && lt.rows[i].folded && !lt.rows[i-1].end {
+		i--
+	}
+	hi := i + 1
+	for hi < len(lt.rows) && (lt.rows[hi].addr == lt.rows[i].addr || lt.rows[hi].folded) {
+		hi++
+	}
+	if hi >= len(lt.rows) {
+		return lt.rows[i].addr + img.Bias, pc + 1, true
+	}
+	return lt.rows[i].addr + img.Bias, lt.rows[hi].addr + img.Bias, true
 }
 
 // StmtStarts returns the run-time addresses in [lo, hi) where a statement

@@ -144,10 +144,12 @@ type Type struct {
 	// Variants is a Rust enum (DW_TAG_variant_part): the discriminant field
 	// and the variants it selects.
 	Variants *VariantPart
-	// Params and Result describe a function type.
-	Params []*Type
-	Result *Type
-	Lang   Lang
+	// Params and Result describe a function type; Variadic marks one
+	// taking more arguments after them ("...").
+	Params   []*Type
+	Result   *Type
+	Variadic bool
+	Lang     Lang
 	// GoKind is DW_AT_go_kind (reflect.Kind) for Go types; GoKey and GoElem
 	// come from DW_AT_go_key and DW_AT_go_elem (maps, channels).
 	GoKind int
@@ -164,6 +166,8 @@ type Type struct {
 	// Scoped marks a C++ "enum class" (DW_AT_enum_class), whose enumerators
 	// gdb prints qualified by the enum's name.
 	Scoped bool
+	// Class marks a C++ DW_TAG_class_type, which ptype writes "class".
+	Class bool
 	// Offset is the DIE offset, for identity and caching.
 	Offset uint64
 }
@@ -179,6 +183,9 @@ type Field struct {
 	BitOffset int64
 	// Base marks a C++ base class subobject.
 	Base bool
+	// Artificial marks a member the compiler added (a C++ vtable
+	// pointer), which ptype does not list.
+	Artificial bool
 }
 
 // Enumerator is one named value of an enum.

@@ -372,6 +372,33 @@ func (t *Table) At(addr uint64) (Symbol, uint64, bool) {
 	return Symbol{}, 0, false
 }
 
+// SymbolAt names addr as gdb's <sym+off> does: code by the function the
+// debug information puts there (libc's write is __GI___libc_write, as in
+// backtraces), anything else by its ELF symbol. ok is false for an address
+// outside every symbol's extent (a sizeless symbol such as _end names only
+// its own address).
+func (t *Table) SymbolAt(addr uint64) (name string, off uint64, ok bool) {
+	s, off, ok := t.At(addr)
+	if ok && off >= s.Size && off != 0 {
+		ok = false
+	}
+	if !ok || s.Func {
+		if fn := t.FunctionAt(addr); fn != nil && addr >= fn.Low && addr < fn.High {
+			return fn.Name, addr - fn.Low, true
+		}
+	}
+	if !ok {
+		return "", 0, false
+	}
+	name = s.Name
+	// gcc names a function's static "o" as "o.0" in the symbol table; gdb
+	// shows the variable's own name from the debug information.
+	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" {
+		name = name[:i]
+	}
+	return name, off, true
+}
+
 // ImageAt returns the image whose segments contain addr.
 func (t *Table) ImageAt(addr uint64) *Image {
 	for _, img := range t.Images {

@@ -546,6 +546,7 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		if e.Tag == dwarf.TagUnionType {
 			t.Kind = KindUnion
 		}
+		t.Class = e.Tag == dwarf.TagClassType
 		switch {
 		case lang == LangC && name != "":
 			t.Name = tagKeyword(e.Tag) + " " + name
@@ -680,6 +681,7 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 			t.Name = name
 		} else {
 			proto, _ := e.Val(dwarf.AttrPrototyped).(bool)
+			t.Variadic = variadic
 			t.Name = funcName(t, "", variadic, proto || lang != LangC)
 		}
 
@@ -760,6 +762,7 @@ func (tr *typeReader) field(e *dwarf.Entry) (Field, bool, error) {
 		return Field{}, false, err
 	}
 	f := Field{Type: ft, Base: e.Tag == dwarf.TagInheritance}
+	f.Artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
 	f.Name, _ = e.Val(dwarf.AttrName).(string)
 	if f.Base {
 		f.Name = ft.Name
@@ -886,8 +889,17 @@ func qualName(tag dwarf.Tag, el *Type) string {
 
 // declName names t as the type of a declarator inner ("" for an abstract
 // one). sym is the pointer symbol of t itself when t is a pointer or
-// reference ("*", "&", "&&").
+// reference ("*", "&", "&&"), given while t is being read and has no name.
 func declName(t *Type, inner, sym string) string {
+	return cDecl(t, inner, sym, func(b *Type) string { return b.Name })
+}
+
+// cDecl writes a C declaration of inner with type t, as declName; base
+// writes the type at the bottom of the declarator (ptype expands a struct
+// there). Arrays, functions and qualified pointers are C and C++ syntax;
+// in other languages t is named as it is.
+func cDecl(t *Type, inner, sym string, base func(*Type) string) string {
+	cLike := t.Lang == LangC || t.Lang == LangCPlusPlus
 	switch t.Kind {
 	case KindPointer, KindReference:
 		if sym == "" {
@@ -908,20 +920,55 @@ func declName(t *Type, inner, sym string) string {
 		if t.Elem.Kind == KindArray || t.Elem.Kind == KindFunc {
 			d = "(" + d + ")"
 		}
-		return declName(t.Elem, d, "")
+		return cDecl(t.Elem, d, "", base)
 	case KindArray:
-		if t.Lang == LangC || t.Lang == LangCPlusPlus {
-			return arrayName(t, inner)
+		if cLike {
+			n := ""
+			if t.Count >= 0 {
+				n = strconv.FormatInt(t.Count, 10)
+			}
+			return cDecl(t.Elem, inner+"["+n+"]", "", base)
 		}
 	case KindFunc:
-		if t.Lang == LangC || t.Lang == LangCPlusPlus {
-			return funcName(t, inner, false, true)
+		if cLike {
+			var ps []string
+			for _, p := range t.Params {
+				ps = append(ps, p.Name)
+			}
+			if t.Variadic {
+				ps = append(ps, "...")
+			}
+			if len(ps) == 0 {
+				ps = []string{"void"}
+			}
+			res := t.Result
+			if res == nil {
+				res = voidType
+			}
+			return cDecl(res, inner+"("+strings.Join(ps, ", ")+")", "", base)
+		}
+	case KindQualified:
+		if cLike && t.Elem != nil {
+			q, _, _ := strings.Cut(t.Name, " ")
+			if t.Elem.Kind == KindPointer || t.Elem.Kind == KindReference {
+				// char *const p: the qualifier follows the star.
+				q = t.Name[strings.LastIndexByte(t.Name, ' ')+1:]
+				if inner != "" {
+					inner = " " + strings.TrimPrefix(inner, " ")
+				}
+				return cDecl(t.Elem, " "+q+inner, "", base)
+			}
+			return q + " " + cDecl(t.Elem, inner, "", base)
 		}
 	}
-	if inner == "" {
-		return t.Name
+	b := base(t)
+	switch {
+	case inner == "":
+		return b
+	case strings.HasPrefix(inner, " "):
+		return b + inner
 	}
-	return t.Name + " " + inner
+	return b + " " + inner
 }
 
 func arrayName(t *Type, inner string) string {

@@ -106,6 +106,29 @@ func TestCompareWithGDBAtBreakpoint(t *testing.T) {
 	})
 }
 
+// TestCompareWithGDBTypes: ptype and whatis of variables, expressions and
+// type names, and functions as values (print f, &f, *f, x/i f, libc's).
+func TestCompareWithGDBTypes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	prog := buildC(t, "source/types.c")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	pre := []string{"break types.c:48"}
+	compareWithGDB(t, prog, trace, append(pre, "run"), append(pre, "continue"), []string{
+		"ptype n", "whatis n", "ptype p", "whatis p", "ptype node_t", "whatis node_t", "ptype struct node",
+		"whatis struct node *", "ptype c", "whatis c", "ptype enum color", "ptype an", "ptype an.u", "ptype f",
+		"whatis f", "ptype cmp_fn", "ptype s", "whatis s", "ptype grid", "whatis grid[0]", "ptype names",
+		"ptype v", "ptype int", "ptype unsigned long", "whatis 1+2", "whatis p->next", "ptype n.name",
+		"ptype compare", "whatis compare", "ptype sum", "ptype main",
+		"print compare", "print &compare", "print *compare", "print f", "print compare == f", "print sum",
+		"x/2i compare", "x/2xg compare", "info line compare", "ptype nosuch", "whatis struct nosuch",
+		"output n.value", "output/x n.value", "print $", "output *p",
+	})
+}
+
 func TestCompareWithGDBInlined(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("gdb"); err != nil {

@@ -205,7 +205,12 @@ func TestGoLocals(t *testing.T) {
 	t.Parallel()
 	trace := recordedGo(t, "locals")
 	rs := batch(t, trace, "break main.go:27", "continue", "print greeting", "print primes", "print counts",
-		"print origin", "print origin.Name", "print primes[4]", "info locals", "bt")
+		"print origin", "print origin.Name", "print primes[4]", "info locals", "bt",
+		"ptype origin", "whatis counts", "ptype err", "whatis primes")
+	wantValue(t, rs[10], "struct main.point {\n    X int\n    Y int\n    Name string\n}")
+	wantValue(t, rs[11], "map[string]int")
+	wantValue(t, rs[12], "error")
+	wantValue(t, rs[13], "[]int")
 	wantStop(t, rs[1], "breakpoint", "main.main", 27)
 	wantValue(t, rs[2], `"hello, rewind"`)
 	if v := field(rs[3], "value"); !strings.Contains(v, "len: 5, cap: 5") || !strings.Contains(v, "2,3,5,7,11") {
@@ -261,6 +266,12 @@ func TestRustPanicBacktrace(t *testing.T) {
 	if !strings.Contains(text, "panic.rs:4") {
 		t.Errorf("bt lacks the panicking line panic.rs:4:\n%s", text)
 	}
+	// Types in Rust's syntax, as gdb writes them.
+	rs = batch(t, trace, "break panic::pick", "continue", "ptype v", "whatis v", "whatis i")
+	wantStop(t, rs[1], "breakpoint", "panic::pick", 4)
+	wantValue(t, rs[2], "struct &[i32] {\n  data_ptr: *mut i32,\n  length: usize,\n}")
+	wantValue(t, rs[3], "&[i32]")
+	wantValue(t, rs[4], "usize")
 }
 
 // TestConditionsAndHistory: a conditional breakpoint stops only where its
@@ -335,7 +346,7 @@ func TestSourceCommandsBadInput(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
 	bad := []string{"info locals", "print nosuch", "print 1+", "print (struct nope *)0", "frame 99", "down",
-		"list", "list nosuch", "finish", "reverse-finish", "next", "reverse-next", "advance nosuch",
+		"list nosuch", "finish", "reverse-finish", "next", "reverse-next", "advance nosuch",
 		"watch 1+2", "history nosuch", "break steps.c:999", "break if", "break main if", "print/q 1",
 		"x/4x 0", "info args", "until nosuch", "x/s 0", "x/4611686018427387904x $sp", "list -1,3", "history watchpoint 9"}
 	rs := batch(t, trace, append(bad, "bt", "break add", "continue", "bt")...)
@@ -346,6 +357,15 @@ func TestSourceCommandsBadInput(t *testing.T) {
 	}
 	if !strings.Contains(field(rs[len(bad)], "text"), "_start") {
 		t.Errorf("bt at the start: %v", rs[len(bad)]["text"])
+	}
+	// Before main runs, list and a bare line number mean main's file, as
+	// in gdb.
+	start := batch(t, trace, "list", "break 20")
+	if got := field(start[0], "text"); !strings.HasPrefix(got, "4\tstatic int square(int x)\n") {
+		t.Errorf("list at the start:\n%s", got)
+	}
+	if got := field(start[1], "text"); !strings.Contains(got, "file steps.c, line 20.") {
+		t.Errorf("break 20 at the start: %s", got)
 	}
 	wantStop(t, rs[len(bad)+2], "breakpoint", "add", 12)
 }

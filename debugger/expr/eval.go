@@ -2409,3 +2409,25 @@ func (e *evaluator) structString(v dwarf.Value) (string, bool, error) {
 	}
 	return string(b), true, nil
 }
+
+// TypeOf returns the type src names or, when src is an expression, the
+// type of its value: gdb's whatis and ptype take either. isType reports a
+// type name: anything written as a type ("struct node", "int *",
+// "char[4]"), or a lone name that is a type and no variable in scope.
+func TypeOf(src string, sc Scope) (t *dwarf.Type, isType bool, err error) {
+	p, err := newParser(src, typeOracle(sc))
+	if err != nil {
+		return nil, false, err
+	}
+	if tn, ok := p.tryTypeName(true); ok && p.peek().kind == tokEOF && (!tn.simple() || p.isType(tn.Name)) {
+		e := newEvaluator(sc.Memory(), sc.Lang())
+		e.sc = sc
+		t, err := e.resolveType(tn)
+		return t, true, err
+	}
+	v, err := Eval(src, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	return v.Type, false, nil
+}
