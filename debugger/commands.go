@@ -36,6 +36,8 @@ type StopInfo struct {
 	Line       int        `json:"line,omitempty"`
 	Signal     string     `json:"signal,omitempty"`
 	Breakpoint int        `json:"breakpoint,omitempty"`
+	// Temporary marks the stop of a tbreak, which is deleted by it.
+	Temporary bool `json:"temporary,omitempty"`
 	Watch      *WatchInfo `json:"watch,omitempty"`
 	Moment     string     `json:"moment"`
 	// FullName is the source file's path (gdb/MI's fullname).
@@ -68,7 +70,11 @@ func (s *Session) Execute(line string) Result {
 	var err error
 	switch name {
 	case "break", "b", "br":
-		err = s.cmdBreak(args, &res)
+		err = s.cmdBreak(args, false, &res)
+	case "tbreak", "tb":
+		err = s.cmdBreak(args, true, &res)
+	case "enable", "disable":
+		err = s.cmdEnable(name == "enable", args, &res)
 	case "delete", "d":
 		err = s.cmdDelete(args, &res)
 	case "watch", "rwatch", "awatch":
@@ -239,14 +245,7 @@ func (s *Session) cmdDelete(args string, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("bad breakpoint number %q", f)
 		}
-		found := false
-		for i, b := range s.bps {
-			if b.id == id {
-				s.bps = append(s.bps[:i], s.bps[i+1:]...)
-				found = true
-				break
-			}
-		}
+		found := s.deleteBreakpoint(id)
 		for i, w := range s.watches {
 			if w.id == id {
 				s.watches = append(s.watches[:i], s.watches[i+1:]...)
@@ -262,6 +261,58 @@ func (s *Session) cmdDelete(args string, res *Result) error {
 		}
 	}
 	res.Text = "Deleted " + args
+	return s.syncBreakpoints()
+}
+
+// deleteBreakpoint removes breakpoint id, reporting whether it existed.
+// The engine's set is updated by the next motion command.
+func (s *Session) deleteBreakpoint(id int) bool {
+	for i, b := range s.bps {
+		if b.id == id {
+			s.bps = append(s.bps[:i], s.bps[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// cmdEnable implements enable and disable [N...] (all without numbers) for
+// breakpoints and watchpoints: a disabled one stays listed, unarmed.
+func (s *Session) cmdEnable(on bool, args string, res *Result) error {
+	ids := map[int]bool{}
+	for _, f := range strings.Fields(args) {
+		id, err := strconv.Atoi(f)
+		if err != nil {
+			return fmt.Errorf("bad breakpoint number %q", f)
+		}
+		ids[id] = true
+	}
+	for id := range ids {
+		found := false
+		for _, b := range s.bps {
+			found = found || b.id == id
+		}
+		for _, w := range s.watches {
+			found = found || w.id == id
+		}
+		if !found {
+			return fmt.Errorf("No breakpoint number %d.", id)
+		}
+	}
+	for _, b := range s.bps {
+		if len(ids) == 0 || ids[b.id] {
+			b.disabled = !on
+		}
+	}
+	for _, w := range s.watches {
+		if len(ids) == 0 || ids[w.id] {
+			w.disabled = !on
+		}
+	}
+	if err := s.syncWatches(); err != nil {
+		return err
+	}
+	res.Text = ""
 	return s.syncBreakpoints()
 }
 
@@ -402,7 +453,14 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 		var b strings.Builder
 		b.WriteString("Num     Type           Disp Enb Address            What\n")
 		for _, bp := range s.bps {
-			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec}
+			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec, "enabled": !bp.disabled, "temporary": bp.temp}
+			disp, enb := "keep", "y"
+			if bp.temp {
+				disp = "del"
+			}
+			if bp.disabled {
+				enb = "n"
+			}
 			var where []string
 			for _, a := range bp.addrs {
 				where = append(where, fmt.Sprintf("%#x", a))
@@ -417,7 +475,7 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			}
 			list = append(list, item)
 			row := func(num, addr, what string) {
-				fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", num, "breakpoint", "keep", "y", addr, what)
+				fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", num, "breakpoint", disp, enb, addr, what)
 			}
 			switch len(bp.addrs) {
 			case 0:
@@ -435,12 +493,16 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			}
 		}
 		for _, w := range s.watches {
-			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len})
+			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len, "enabled": !w.disabled})
+			enb := "y"
+			if w.disabled {
+				enb = "n"
+			}
 			kind := "hw watchpoint"
 			if w.wp.ReadWrite {
 				kind = "acc watchpoint"
 			}
-			fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", "y", "", w.expr)
+			fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", enb, "", w.expr)
 		}
 		if len(s.bps)+len(s.watches) == 0 {
 			b.Reset()

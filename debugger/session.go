@@ -28,6 +28,9 @@ type breakpoint struct {
 	addrs []uint64 // empty while pending (a library not loaded yet)
 	// cond is the condition of `break LOC if EXPR` ("" for none).
 	cond string
+	// temp marks a tbreak, deleted at its first stop; disabled ones
+	// stay listed and are not armed.
+	temp, disabled bool
 }
 
 // watch is a user watchpoint.
@@ -36,6 +39,8 @@ type watch struct {
 	expr string
 	wp   replay.Watchpoint
 	typ  *dwarf.Type // the watched expression's type, for old/new values
+	// disabled ones stay listed and are not armed.
+	disabled bool
 }
 
 // Session is one debugging session over a recording.
@@ -43,6 +48,7 @@ type Session struct {
 	path    string
 	tl      *timeline.Timeline
 	bps     []*breakpoint
+	armed   []*watch // the enabled watchpoints, in the engine's order
 	watches []*watch
 	nextID  int
 	thread  int32 // selected thread (0: the one that runs next)
@@ -98,7 +104,7 @@ func Open(path string, opts Options) (*Session, error) {
 func (s *Session) resolvePending() []uint64 {
 	var out []uint64
 	for _, b := range s.bps {
-		if len(b.addrs) == 0 && b.cond == "" {
+		if len(b.addrs) == 0 && b.cond == "" && !b.disabled {
 			if a, err := s.resolve(b.spec); err == nil {
 				b.addrs = a
 				out = append(out, a...)
@@ -194,17 +200,31 @@ func (s *Session) syncBreakpoints() error {
 				b.addrs = a
 			}
 		}
-		if b.cond == "" {
+		if b.cond == "" && !b.disabled {
 			addrs = append(addrs, b.addrs...)
 		}
 	}
 	return s.tl.SetBreakpoints(addrs)
 }
 
+// syncWatches gives the engine the enabled watchpoints; s.armed maps the
+// engine's watchpoint index in a stop back to them.
 func (s *Session) syncWatches() error {
-	ws := make([]replay.Watchpoint, len(s.watches))
-	for i, w := range s.watches {
-		ws[i] = w.wp
+	s.armed = s.armed[:0]
+	var ws []replay.Watchpoint
+	for _, w := range s.watches {
+		if !w.disabled {
+			s.armed = append(s.armed, w)
+			ws = append(ws, w.wp)
+		}
 	}
 	return s.tl.SetWatchpoints(ws)
+}
+
+// armedWatch is the watchpoint of a watch stop.
+func (s *Session) armedWatch(st *timeline.Stop) *watch {
+	if st.Watch < 0 || st.Watch >= len(s.armed) {
+		return nil
+	}
+	return s.armed[st.Watch]
 }

@@ -86,6 +86,8 @@ type BreakpointInfo struct {
 	File      string
 	Line      int
 	Pending   bool
+	// Temporary is a tbreak; Disabled ones are listed but not armed.
+	Temporary, Disabled bool
 }
 
 // WatchpointInfo is one watchpoint.
@@ -95,6 +97,8 @@ type WatchpointInfo struct {
 	Addr   string
 	Size   int
 	Access bool
+	// Disabled ones are listed but not armed.
+	Disabled bool
 }
 
 // densityBuckets is the resolution of the timeline's bar.
@@ -143,7 +147,7 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Threads = append(sn.Threads, ti)
 	}
 	for _, b := range s.bps {
-		bi := BreakpointInfo{ID: b.id, Spec: b.spec, Condition: b.cond, Pending: len(b.addrs) == 0}
+		bi := BreakpointInfo{ID: b.id, Spec: b.spec, Condition: b.cond, Pending: len(b.addrs) == 0, Temporary: b.temp, Disabled: b.disabled}
 		for _, a := range b.addrs {
 			bi.Addrs = append(bi.Addrs, fmt.Sprintf("%#x", a))
 		}
@@ -155,7 +159,7 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Breakpoints = append(sn.Breakpoints, bi)
 	}
 	for _, w := range s.watches {
-		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite})
+		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled})
 	}
 	sn.Density = s.density()
 	return sn

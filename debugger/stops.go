@@ -56,17 +56,19 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 	if st.Reason == timeline.ReasonBreakpoint {
 		for _, b := range s.bps {
 			for _, a := range b.addrs {
-				if a == pc {
-					info.Breakpoint = b.id
+				if a == pc && !b.disabled && info.Breakpoint == 0 {
+					info.Breakpoint, info.Temporary = b.id, b.temp
 				}
 			}
+		}
+		if info.Temporary {
+			s.deleteBreakpoint(info.Breakpoint)
 		}
 	}
 	if st.Reason == timeline.ReasonSignal {
 		info.Signal = syscalls.SignalName(st.Signal)
 	}
-	if st.Reason == timeline.ReasonWatchpoint && st.Watch < len(s.watches) {
-		w := s.watches[st.Watch]
+	if w := s.armedWatch(st); st.Reason == timeline.ReasonWatchpoint && w != nil {
 		info.Watch = &WatchInfo{ID: w.id, Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
 	}
 	return info
@@ -158,11 +160,19 @@ func (s *Session) stopText(info *StopInfo) string {
 	}
 	switch info.Reason {
 	case "breakpoint":
-		fmt.Fprintf(&b, "Breakpoint %d, %s", info.Breakpoint, where)
+		kind := "Breakpoint"
+		if info.Temporary {
+			kind = "Temporary breakpoint"
+		}
+		fmt.Fprintf(&b, "%s %d, %s", kind, info.Breakpoint, where)
 	case "watchpoint":
 		fmt.Fprintf(&b, "Hardware watchpoint %d: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.ID, info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
 	case "signal":
-		fmt.Fprintf(&b, "Program received signal %s.\n%s", info.Signal, where)
+		sig := info.Signal
+		if d := syscalls.SignalDescription(sig); d != "" {
+			sig += ", " + d
+		}
+		fmt.Fprintf(&b, "Program received signal %s.\n%s", sig, where)
 	case "start":
 		fmt.Fprintf(&b, "No more reverse-execution history.\n%s", where)
 	case "exit", "end":
@@ -183,7 +193,7 @@ func (s *Session) condStops() ([]uint64, timeline.Filter) {
 	var addrs []uint64
 	conds := map[uint64][]*breakpoint{}
 	for _, b := range s.bps {
-		if b.cond == "" {
+		if b.cond == "" || b.disabled {
 			continue
 		}
 		for _, a := range b.addrs {
@@ -251,7 +261,7 @@ func (s *Session) skipSameValue(op func() (*timeline.Stop, error)) (*timeline.St
 	for {
 		st, err := op()
 		if err != nil || st.Reason != timeline.ReasonWatchpoint || st.Old != st.New ||
-			st.Watch >= len(s.watches) || s.watches[st.Watch].wp.ReadWrite {
+			s.armedWatch(st) == nil || s.armedWatch(st).wp.ReadWrite {
 			return st, err
 		}
 	}
@@ -276,7 +286,7 @@ func (s *Session) nextInstruction() (*timeline.Stop, error) {
 	return s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
 }
 
-func (s *Session) cmdBreak(args string, res *Result) error {
+func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 	if args == "" {
 		return errors.New("break needs a location: FILE:LINE, LINE, FUNCTION or *ADDR")
 	}
@@ -295,7 +305,7 @@ func (s *Session) cmdBreak(args string, res *Result) error {
 	} else if strings.HasSuffix(args, " if") {
 		return errors.New("Argument required (boolean expression).")
 	}
-	b := &breakpoint{id: s.nextID, spec: spec, cond: cond}
+	b := &breakpoint{id: s.nextID, spec: spec, cond: cond, temp: temp}
 	addrs, err := s.resolve(spec)
 	if err != nil && (strings.HasPrefix(spec, "*") || strings.Contains(spec, ":") || isDigits(spec) || errors.Is(err, dwarf.ErrAmbiguousFile)) {
 		return err
@@ -307,9 +317,13 @@ func (s *Session) cmdBreak(args string, res *Result) error {
 		s.bps = s.bps[:len(s.bps)-1]
 		return err
 	}
+	kind := "Breakpoint"
+	if temp {
+		kind = "Temporary breakpoint"
+	}
 	if len(b.addrs) == 0 {
-		res.Value = map[string]any{"id": b.id, "pending": true}
-		res.Text = fmt.Sprintf("Breakpoint %d (%s) pending: not in the program or its libraries loaded so far", b.id, spec)
+		res.Value = map[string]any{"id": b.id, "pending": true, "temporary": temp}
+		res.Text = fmt.Sprintf("%s %d (%s) pending: not in the program or its libraries loaded so far", kind, b.id, spec)
 		return nil
 	}
 	var locs []map[string]any
@@ -334,8 +348,11 @@ func (s *Session) cmdBreak(args string, res *Result) error {
 	if cond != "" {
 		val["condition"] = cond
 	}
+	if temp {
+		val["temporary"] = true
+	}
 	res.Value = val
-	res.Text = fmt.Sprintf("Breakpoint %d at %#x", b.id, b.addrs[0])
+	res.Text = fmt.Sprintf("%s %d at %#x", kind, b.id, b.addrs[0])
 	if f, ok := locs[0]["file"]; ok {
 		res.Text += fmt.Sprintf(": file %s, line %d.", f, locs[0]["line"])
 	} else if fn, off := s.symbolize(b.addrs[0]); fn != "" {

@@ -562,3 +562,43 @@ func TestLibraryThreadLocals(t *testing.T) {
 	}
 	wantValue(t, rs[i+3], `"initial\000\000\000\000\000\000\000\000"`)
 }
+
+// TestTemporaryAndDisabledBreakpoints: a tbreak stops once and is gone; a
+// disabled breakpoint or watchpoint is listed but does not stop, in either
+// direction, until enabled.
+func TestTemporaryAndDisabledBreakpoints(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	rs := batch(t, trace, "tbreak set_name", "break sum", "disable 2", "info breakpoints", "continue",
+		"continue", "info breakpoints", "enable 2", "reverse-continue", "reverse-continue",
+		"disable 7", "enable x")
+	if !strings.HasPrefix(field(rs[0], "text"), "Temporary breakpoint 1 at ") {
+		t.Errorf("tbreak: %s", rs[0]["text"])
+	}
+	if got := field(rs[3], "text"); !regexp.MustCompile(`(?m)^1 +breakpoint +del +y .* in set_name `).MatchString(got) ||
+		!regexp.MustCompile(`(?m)^2 +breakpoint +keep +n .* in sum `).MatchString(got) {
+		t.Errorf("info breakpoints:\n%s", got)
+	}
+	wantStop(t, rs[4], "breakpoint", "set_name", 0)
+	if got := field(rs[4], "text"); !strings.HasPrefix(got, "Temporary breakpoint 1, set_name (") {
+		t.Errorf("tbreak stop: %s", got)
+	}
+	// Breakpoint 2 is disabled: the next stop is the crash.
+	wantStop(t, rs[5], "signal", "sum", 24)
+	if got := field(rs[5], "text"); !strings.HasPrefix(got, "Program received signal SIGSEGV, Segmentation fault.\n") {
+		t.Errorf("crash: %s", got)
+	}
+	if got := fmt.Sprint(rs[6]["value"]); strings.Contains(got, "id:1 ") || !strings.Contains(got, "enabled:false") {
+		t.Errorf("after the tbreak stop: %v", got)
+	}
+	wantStop(t, rs[8], "breakpoint", "sum", 22)
+	// The temporary breakpoint is gone: back to the start.
+	if st := stopOf(t, rs[9]); st["reason"] != "start" {
+		t.Errorf("reverse-continue past the deleted tbreak: %v", st)
+	}
+	for _, r := range rs[10:] {
+		if r["ok"] != false {
+			t.Errorf("%v: %v, want an error", r["command"], r)
+		}
+	}
+}

@@ -68,9 +68,9 @@ type Model struct {
 
 // commands are the names the prompt completes.
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
-	"frame", "goto", "history", "info args", "info breakpoints", "info locals", "info registers", "info threads",
+	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "step", "stepi", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask"}
+	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask"}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {

@@ -56,9 +56,10 @@ func (p *Breakpoints) id(i int) int {
 	return p.wps[i-len(p.bps)].ID
 }
 
-// Update moves the cursor; "x" and Delete delete. They are literal keys
-// rather than a keymaps action because no preset binds deletion and "x"
-// is what vim and mutt users press to remove an entry.
+// Update moves the cursor; "x" and Delete delete, space enables or
+// disables. They are literal keys rather than keymaps actions because no
+// preset binds them: "x" is what vim and mutt users press to remove an
+// entry, space what toggles a checkbox.
 func (p *Breakpoints) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || p.count() == 0 {
@@ -69,8 +70,22 @@ func (p *Breakpoints) Update(msg tea.Msg) tea.Cmd {
 	case p.cur.navigate(p.ctx.Keys, ks, p.count(), p.h):
 	case ks == "x" || ks == "delete":
 		return paneRun(fmt.Sprintf("delete %d", p.id(p.cur.pos)))
+	case ks == "space":
+		verb := "disable"
+		if p.disabled(p.cur.pos) {
+			verb = "enable"
+		}
+		return paneRun(fmt.Sprintf("%s %d", verb, p.id(p.cur.pos)))
 	}
 	return nil
+}
+
+// disabled says whether row i is disabled.
+func (p *Breakpoints) disabled(i int) bool {
+	if i < len(p.bps) {
+		return p.bps[i].Disabled
+	}
+	return p.wps[i-len(p.bps)].Disabled
 }
 
 // View renders the visible rows.
@@ -109,11 +124,20 @@ func (p *Breakpoints) View() string {
 			if b.Pending {
 				segs = append(segs, paneSeg{" (pending)", muted})
 			}
+			if b.Temporary {
+				segs = append(segs, paneSeg{" (once)", muted})
+			}
+			if b.Disabled {
+				segs = append(segs, paneSeg{" (disabled)", muted})
+			}
 		} else {
 			w := p.wps[i-len(p.bps)]
 			segs = append(segs, paneSeg{paneText(w.Expr), text}, paneSeg{fmt.Sprintf(" @%s/%d", w.Addr, w.Size), muted})
 			if w.Access {
 				segs = append(segs, paneSeg{" (access)", muted})
+			}
+			if w.Disabled {
+				segs = append(segs, paneSeg{" (disabled)", muted})
 			}
 		}
 		out = append(out, paneRow(p.w, row, segs...))
@@ -121,7 +145,7 @@ func (p *Breakpoints) View() string {
 	return paneBlock(out, p.w, p.h)
 }
 
-// Help lists the pane's keys; "x" and Delete are literal keys, not
+// Help lists the pane's keys; "x", Delete and space are literal keys, not
 // actions, so the help overlay cannot list them from here.
 func (p *Breakpoints) Help() []keymaps.Action {
 	return []keymaps.Action{keymaps.Up, keymaps.Down, keymaps.PageUp, keymaps.PageDown}

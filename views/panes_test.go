@@ -126,6 +126,7 @@ func ptSnapshot() *debugger.Snapshot {
 			{ID: 1, Spec: "sum", File: "corrupt.c", Line: 20, Addrs: []string{"0x5555555551a5"}},
 			{ID: 3, Spec: "corrupt.c:41", Condition: "total > 2", File: "corrupt.c", Line: 41, Addrs: []string{"0x555555555301"}},
 			{ID: 4, Spec: "missing.c:9", Pending: true},
+			{ID: 5, Spec: "main", File: "corrupt.c", Line: 30, Addrs: []string{"0x5555555551e5"}, Temporary: true, Disabled: true},
 		},
 		Watches: []debugger.WatchpointInfo{{ID: 2, Expr: "b->next", Addr: "0x5555555592f8", Size: 8}},
 	}
@@ -418,6 +419,9 @@ func TestBreakpointsDelete(t *testing.T) {
 		{[]string{"down", "delete"}, "delete 3"},
 		{[]string{"end", "x"}, "delete 2"}, // the watchpoint, listed last
 		{[]string{"enter"}, ""},
+		{[]string{"space"}, "disable 1"},
+		{[]string{"down", "down", "down", "space"}, "enable 5"}, // disabled
+		{[]string{"end", "space"}, "disable 2"},
 	} {
 		msg := ptRun(p, append([]string{"home"}, tc.keys...)...)
 		got, _ := msg.(RunCommand)

@@ -559,3 +559,24 @@ func sockaddr(m Memory, addr, n uint64) string {
 	}
 	return fmt.Sprintf("{sa_family=%d}", fam)
 }
+
+// signalDescriptions are gdb's words for the signals (gdb/signals.def), which
+// it prints after the name: "Program received signal SIGSEGV, Segmentation
+// fault."
+var signalDescriptions = map[string]string{
+	"SIGHUP": "Hangup", "SIGINT": "Interrupt", "SIGQUIT": "Quit", "SIGILL": "Illegal instruction",
+	"SIGTRAP": "Trace/breakpoint trap", "SIGABRT": "Aborted", "SIGBUS": "Bus error",
+	"SIGFPE": "Arithmetic exception", "SIGKILL": "Killed", "SIGUSR1": "User defined signal 1",
+	"SIGSEGV": "Segmentation fault", "SIGUSR2": "User defined signal 2", "SIGPIPE": "Broken pipe",
+	"SIGALRM": "Alarm clock", "SIGTERM": "Terminated", "SIGSTKFLT": "Stack fault",
+	"SIGCHLD": "Child status changed", "SIGCONT": "Continued", "SIGSTOP": "Stopped (signal)",
+	"SIGTSTP": "Stopped (user)", "SIGTTIN": "Stopped (tty input)", "SIGTTOU": "Stopped (tty output)",
+	"SIGURG": "Urgent I/O condition", "SIGXCPU": "CPU time limit exceeded",
+	"SIGXFSZ": "File size limit exceeded", "SIGVTALRM": "Virtual timer expired",
+	"SIGPROF": "Profiling timer expired", "SIGWINCH": "Window size changed",
+	"SIGIO": "I/O possible", "SIGPWR": "Power fail/restart", "SIGSYS": "Bad system call",
+}
+
+// SignalDescription is gdb's description of a signal by name ("" when it
+// has none, as for real-time signals).
+func SignalDescription(name string) string { return signalDescriptions[name] }
