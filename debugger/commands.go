@@ -36,8 +36,7 @@ type StopInfo struct {
 	Line       int        `json:"line,omitempty"`
 	Signal     string     `json:"signal,omitempty"`
 	Breakpoint int        `json:"breakpoint,omitempty"`
-	// Temporary marks the stop of a tbreak, which is deleted by it.
-	Temporary bool `json:"temporary,omitempty"`
+	Temporary  bool       `json:"temporary,omitempty"` // a tbreak's stop, which deletes it
 	Watch      *WatchInfo `json:"watch,omitempty"`
 	Moment     string     `json:"moment"`
 	// FullName is the source file's path (gdb/MI's fullname).
