@@ -167,6 +167,9 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 	}
 	s.frame, s.listLine = 0, 0
 	res.Stop = s.describeStop(st)
+	if res.Stop.Temporary {
+		s.deleteBreakpoint(res.Stop.Breakpoint) // a tbreak is spent by its stop
+	}
 	s.lastStop = res.Stop
 	res.Text = s.stopText(res.Stop)
 	if s.condErr != "" {
@@ -311,7 +314,6 @@ func (s *Session) cmdEnable(on bool, args string, res *Result) error {
 	if err := s.syncWatches(); err != nil {
 		return err
 	}
-	res.Text = ""
 	return s.syncBreakpoints()
 }
 

@@ -370,6 +370,16 @@ func functionValue(t *dwarf.Table, name string) (dwarf.Value, bool, error) {
 	return dwarf.Value{}, false, nil
 }
 
+// reference returns the variable an expression names when it is a C++
+// reference, which the evaluator looks through but print and ptype show.
+func (sc *scope) reference(src string) (dwarf.Value, bool) {
+	if !isIdent(src) {
+		return dwarf.Value{}, false
+	}
+	v, ok, err := sc.Variable(strings.TrimSpace(src))
+	return v, ok && err == nil && v.Type != nil && v.Type.Kind == dwarf.KindReference
+}
+
 // Type implements expr.Scope.
 func (sc *scope) Type(name string) (*dwarf.Type, bool) {
 	t, err := sc.s.symbols().TypeByName(name)
@@ -463,12 +473,10 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if isIdent(args) {
+	if raw, ok := sc.reference(args); ok {
 		// A reference variable prints as itself at the top level, as gdb:
 		// (Shape &) @0x7ffe...: {...}; the evaluator looks through it.
-		if raw, ok, err := sc.Variable(strings.TrimSpace(args)); ok && err == nil && raw.Type != nil && raw.Type.Kind == dwarf.KindReference {
-			v = raw
-		}
+		v = raw
 	}
 	// JSON carries the type in its own field; the text is gdb's, with
 	// the pointer type prefix: $1 = (struct node *) 0x4052a0.
@@ -501,11 +509,8 @@ func (s *Session) cmdPtype(name, args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if isIdent(args) && !isType {
-		// A reference variable has its reference type, as in print.
-		if raw, ok, err := sc.Variable(strings.TrimSpace(args)); ok && err == nil && raw.Type != nil && raw.Type.Kind == dwarf.KindReference {
-			t = raw.Type
-		}
+	if raw, ok := sc.reference(args); ok && !isType {
+		t = raw.Type // Shape &, as in print
 	}
 	text := dwarf.Whatis(t, isType)
 	if name == "ptype" {

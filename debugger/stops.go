@@ -61,9 +61,6 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 				}
 			}
 		}
-		if info.Temporary {
-			s.deleteBreakpoint(info.Breakpoint)
-		}
 	}
 	if st.Reason == timeline.ReasonSignal {
 		info.Signal = syscalls.SignalName(st.Signal)

@@ -417,7 +417,7 @@ func (t *Table) FunctionType(fn *Function) (*Type, error) {
 		return nil, fmt.Errorf("reading the function %s: %w", fn.Name, err)
 	}
 	// The declaration with the parameters: the first DIE along the
-	// origin/specification chain that has children.
+	// origin/specification chain whose formal parameters have types.
 	for depth := 0; depth < 8; depth++ {
 		if hasParams(dw, e) {
 			break

@@ -408,6 +408,8 @@ func (r *exprReader) uint(n int) uint64 {
 	return v
 }
 
+// uleb and sleb are not delve's leb128 decoders: those panic on a value
+// cut short, and the debug information of any binary is untrusted input.
 func (r *exprReader) uleb() uint64 {
 	var v uint64
 	var shift uint

@@ -9,9 +9,9 @@ import (
 // and the struct, union, class or enum at the base of the declarator
 // expanded one level (its members named, not expanded, except anonymous
 // ones), followed by the declarator: "struct node {...} *". C++ classes
-// list their bases and data members (not the compiler's vtable pointer);
-// their methods are not listed. Go and
-// Rust structs are written in their language's syntax.
+// list their bases and data members (not the compiler's vtable pointer),
+// not their methods. Go and Rust types are written in their language's
+// syntax.
 func Ptype(t *Type) string {
 	if t == nil {
 		return "void"
@@ -22,8 +22,7 @@ func Ptype(t *Type) string {
 		return goPtype(t)
 	}
 	t = stripTypedefs(t)
-	switch t.Lang {
-	case LangRust:
+	if t.Lang == LangRust {
 		return rustPtype(t)
 	}
 	return cDecl(t, "", "", func(b *Type) string { return cBody(b, "") })

@@ -19,17 +19,11 @@ import (
 // an offset rounded to the segment's alignment. Shared libraries' blocks
 // depend on the dynamic loader's state and are not computed here.
 func (img *Image) StaticTLSBlock(fsBase uint64) (uint64, error) {
-	f := img.file
-	exec := f.Type == elf.ET_EXEC
-	var tls *elf.Prog
-	for _, p := range f.Progs {
-		switch p.Type {
-		case elf.PT_INTERP:
-			exec = true
-		case elf.PT_TLS:
-			tls = p
-		}
+	exec := img.file.Type == elf.ET_EXEC
+	for _, p := range img.file.Progs {
+		exec = exec || p.Type == elf.PT_INTERP
 	}
+	tls := img.tlsSegment()
 	if tls == nil {
 		return 0, fmt.Errorf("%s has no TLS segment", img.Path)
 	}
@@ -53,7 +47,8 @@ func (img *Image) StaticTLSBlock(fsBase uint64) (uint64, error) {
 // glibc's private structures, which changes between versions.
 type tlsDescriptor struct{ bits, count, offset uint32 }
 
-// Bounds on what a damaged or unusual link_map list can make us read.
+// The public layout of <link.h> and glibc's marks, and bounds on what a
+// damaged link_map list or dtv can make us read.
 const (
 	maxLinkMaps     = 4096
 	tlsUnallocated  = ^uint64(0) // glibc's TLS_DTV_UNALLOCATED
@@ -74,7 +69,7 @@ func (t *Table) TLSBlock(img *Image, tp uint64, mem Memory) (uint64, error) {
 	if len(t.Images) > 0 && img == t.Images[0] {
 		return img.StaticTLSBlock(tp)
 	}
-	if !img.hasTLS() {
+	if img.tlsSegment() == nil {
 		return 0, fmt.Errorf("%s has no TLS segment", img.Path)
 	}
 	desc := func(name string) (tlsDescriptor, error) {
@@ -168,12 +163,12 @@ func (t *Table) linkMap(img *Image, mem Memory) (uint64, error) {
 	return 0, fmt.Errorf("%s is not in the dynamic loader's list of loaded objects", img.Path)
 }
 
-// hasTLS says whether the image has a PT_TLS segment.
-func (img *Image) hasTLS() bool {
+// tlsSegment is the image's PT_TLS segment, nil when it has none.
+func (img *Image) tlsSegment() *elf.Prog {
 	for _, p := range img.file.Progs {
 		if p.Type == elf.PT_TLS {
-			return true
+			return p
 		}
 	}
-	return false
+	return nil
 }

@@ -446,6 +446,15 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		}
 		return tr.read(ref)
 	}
+	// elemOrVoid is elem for the types whose missing DW_AT_type means void
+	// (void *, const void, typedef void T).
+	elemOrVoid := func() (*Type, error) {
+		el, err := elem()
+		if el == nil && err == nil {
+			el = voidType
+		}
+		return el, err
+	}
 	if ref, ok := e.Val(attrGoKey).(dwarf.Offset); ok {
 		if t.GoKey, err = tr.read(ref); err != nil {
 			return fail(err)
@@ -486,12 +495,9 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		if t.Size < 0 {
 			t.Size = 8
 		}
-		el, err := elem()
+		el, err := elemOrVoid()
 		if err != nil {
 			return fail(err)
-		}
-		if el == nil {
-			el = voidType
 		}
 		t.Elem = el
 		switch {
@@ -513,12 +519,9 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		t.Kind = KindQualified
-		el, err := elem()
+		el, err := elemOrVoid()
 		if err != nil {
 			return fail(err)
-		}
-		if el == nil {
-			el = voidType
 		}
 		t.Elem = el
 		if t.Size < 0 {
@@ -529,12 +532,9 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 	case dwarf.TagTypedef:
 		t.Kind = KindTypedef
 		t.Name = qname
-		el, err := elem()
+		el, err := elemOrVoid()
 		if err != nil {
 			return fail(err)
-		}
-		if el == nil {
-			el = voidType
 		}
 		t.Elem = el
 		if t.Size < 0 {
@@ -565,12 +565,9 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 
 	case dwarf.TagArrayType:
 		t.Kind = KindArray
-		el, err := elem()
+		el, err := elemOrVoid()
 		if err != nil {
 			return fail(err)
-		}
-		if el == nil {
-			el = voidType
 		}
 		var dims []int64
 		for _, k := range n.kids {
