@@ -144,7 +144,16 @@ var testdataCases = []rrCase{
 	},
 	{
 		name:  "cxx",
-		setup: func(t *testing.T) (string, []string) { return buildCXX(t, "cxx.cpp"), nil },
+		setup: func(t *testing.T) (string, []string) {
+			if !cpuidFaulting() {
+				// Without CPUID faulting, cpuid cannot hide rdrand and
+				// random_device's default reads it unrecorded (issue 11
+				// makes rdrand an event): read the kernel's randomness.
+				t.Log("no CPUID faulting here: random_device reads /dev/urandom")
+				return buildCXX(t, "cxx.cpp"), []string{"/dev/urandom"}
+			}
+			return buildCXX(t, "cxx.cpp"), nil
+		},
 		quiet: true,
 		want:  []string{`(?m)^key\d+ = -?\d+$`, `(?m)^outer caught: outer$`},
 	},

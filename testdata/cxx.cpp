@@ -1,8 +1,8 @@
 // cxx.cpp: the C++ runtime. Exceptions thrown and caught across functions
 // (libgcc's unwinder, libstdc++'s allocation of exception objects), and a
 // std::map<std::string,int> filled from std::random_device (the rdrand
-// instruction or getrandom, depending on the CPU and libstdc++), printed in
-// key order.
+// instruction or getrandom, depending on the CPU and libstdc++; argv[1], if
+// given, is random_device's token), printed in key order.
 #include <iostream>
 #include <map>
 #include <random>
@@ -24,8 +24,8 @@ static int guarded(int v) {
 	}
 }
 
-int main() {
-	std::random_device rd;
+int main(int argc, char **argv) {
+	std::random_device rd(argc > 1 ? argv[1] : "default");
 	std::map<std::string, int> m;
 	for (int i = 0; i < 8; i++) {
 		unsigned v = rd();

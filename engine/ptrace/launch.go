@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,6 +39,11 @@ type Spec struct {
 	Env        []string
 	Dir        string
 	StackLimit uint64 // RLIMIT_STACK soft limit (0: leave as is)
+	// CPU is the CPU the program is bound to, or -1 to leave its affinity
+	// alone. cpuid answers (the APIC id of leaf 1, leaves 0xb and 0x1f) name
+	// the CPU that runs the instruction: where cpuid cannot be trapped,
+	// record and replay agree only when both run on the same CPU.
+	CPU int
 	Stdin      *os.File
 	Stdout     *os.File
 	Stderr     *os.File
@@ -136,6 +142,16 @@ func Start(s *Spec) (pid int, err error) {
 	}
 	pid = cmd.Process.Pid
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, nil, unix.WALL, nil) }
+	if s.CPU >= 0 {
+		// The helper's main thread is the one that execs: binding it binds
+		// the program and every thread and child it makes.
+		var set unix.CPUSet
+		set.Set(s.CPU)
+		if err := unix.SchedSetaffinity(pid, &set); err != nil {
+			kill()
+			return 0, fmt.Errorf("launch: bind to CPU %d: %w", s.CPU, err)
+		}
+	}
 	readyW.Close()
 	var b [1]byte
 	if n, _ := readyR.Read(b[:]); n != 1 {
@@ -195,6 +211,30 @@ func Start(s *Spec) (pid int, err error) {
 			return 0, fmt.Errorf("launch: %w", err)
 		}
 	}
+}
+
+// PickCPU returns the CPU a program is bound to: want if this process may
+// run there, else (want < 0, or not allowed here) the CPU this thread runs
+// on now, so that recordings made in parallel spread over the machine.
+// Replay asks for the recorded CPU again: on the same machine it gets it.
+func PickCPU(want int) (int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0, fmt.Errorf("CPU affinity: %w", err)
+	}
+	if want >= 0 && set.IsSet(want) {
+		return want, nil
+	}
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e == 0 && set.IsSet(int(cpu)) {
+		return int(cpu), nil
+	}
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			return c, nil
+		}
+	}
+	return 0, errors.New("CPU affinity: no CPU allowed")
 }
 
 // checkPersonality makes sure the new image runs without address space

@@ -42,6 +42,9 @@ type Options struct {
 	Warn io.Writer
 	// Stdin, Stdout, Stderr of the program (default: rewind's own).
 	Stdin, Stdout, Stderr *os.File
+	// CPU binds the program to this CPU (nil, or one not allowed here: the
+	// CPU rewind runs on when it starts).
+	CPU *int
 }
 
 // Result summarizes a finished recording.
@@ -193,14 +196,23 @@ func Record(opts Options) (*Result, error) {
 	defer th.Close()
 	var runErr error
 	th.Do(func() {
+		want := -1
+		if opts.CPU != nil {
+			want = *opts.CPU
+		}
+		var cpu int
+		if cpu, runErr = ptrace.PickCPU(want); runErr != nil {
+			return
+		}
 		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
-			StackLimit: stack, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+			StackLimit: stack, CPU: cpu, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 		r.start = time.Now()
 		if r.pid, runErr = ptrace.Start(spec); runErr != nil {
 			return
 		}
 		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
 		h.Pid = r.pid
+		h.CPU = &cpu
 		h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
 		r.cpuidFaulting = h.CPUIDFaulting
 		if r.w, runErr = trace.Create(opts.Output, h); runErr != nil {

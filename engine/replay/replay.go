@@ -168,8 +168,14 @@ func (s *Session) launch() error {
 		return err
 	}
 	defer null.Close()
+	cpu := -1
+	if s.hdr.CPU != nil {
+		if cpu, err = ptrace.PickCPU(*s.hdr.CPU); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
 	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
-		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], Stdin: null, Stdout: null, Stderr: null}
+		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Stdin: null, Stdout: null, Stderr: null}
 	if s.pid, err = ptrace.Start(spec); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}

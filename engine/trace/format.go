@@ -164,6 +164,9 @@ type Header struct {
 	// CPUIDFaulting says cpuid was trapped and its answers logged; replay
 	// must trap it too.
 	CPUIDFaulting bool `json:"cpuid_faulting,omitempty"`
+	// CPU is the CPU the program was bound to (nil in traces from before
+	// binding): replay binds to it too, so that cpuid answers agree.
+	CPU *int `json:"cpu,omitempty"`
 }
 
 // Footer closes a complete recording. It is the last frame of the file.
