@@ -143,7 +143,7 @@ var testdataCases = []rrCase{
 		want:  []string{`(?m)^port: \d+$`, `(?m)^reply: HELLO SERVER \d+$`},
 	},
 	{
-		name:  "cxx",
+		name: "cxx",
 		setup: func(t *testing.T) (string, []string) {
 			if !cpuidFaulting() {
 				// Without CPUID faulting, cpuid cannot hide rdrand and

@@ -43,10 +43,10 @@ type Spec struct {
 	// alone. cpuid answers (the APIC id of leaf 1, leaves 0xb and 0x1f) name
 	// the CPU that runs the instruction: where cpuid cannot be trapped,
 	// record and replay agree only when both run on the same CPU.
-	CPU int
-	Stdin      *os.File
-	Stdout     *os.File
-	Stderr     *os.File
+	CPU    int
+	Stdin  *os.File
+	Stdout *os.File
+	Stderr *os.File
 }
 
 // Options are the ptrace options every recorded or replayed task gets.
