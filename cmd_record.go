@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/record"
 )
@@ -58,6 +59,11 @@ func runRecord(out string, args []string) (int, string, error) {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+		return res.ExitCode(), out, nil
+	}
+	if res.Interrupted != 0 {
+		fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (stopped by %s; the program was killed)\n",
+			res.Events, displayPath(out), unix.SignalName(res.Interrupted))
 		return res.ExitCode(), out, nil
 	}
 	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(out))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,9 +22,14 @@ func openUI(trace, initial, hint string, budget int64) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	// no-color.org: any non-empty NO_COLOR means no colour at all.
-	return ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint})
+	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint})
+	if errors.Is(err, ui.ErrEngineBusy) {
+		// Still in use by the stuck operation: rewind's exit ends it.
+		return err
+	}
+	s.Close()
+	return err
 }
 
 // runProgramUI is `rewind PROG ARGS...`: record, then open the UI at the

@@ -99,6 +99,9 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 	case trace.KindExit:
 		info.Type = "exit"
 		info.Status = DescribeStatus(e.Status)
+	case trace.KindEnd:
+		info.Type = "end"
+		info.Status = string(e.Data)
 	case trace.KindRdtsc:
 		info.Type = "rdtsc"
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])

@@ -76,6 +76,8 @@ func DescribeEvent(e, entry *trace.Event) string {
 		return "+++ thread exited +++"
 	case trace.KindExit:
 		return "+++ " + DescribeStatus(e.Status) + " +++"
+	case trace.KindEnd:
+		return "+++ end of the recording: " + string(e.Data) + " +++"
 	}
 	return fmt.Sprintf("event kind %d", e.Kind)
 }

@@ -2,6 +2,9 @@ package ptrace
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -76,6 +79,15 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 		return 0, 0, err
 	}
 	entered := false
+	// Asynchronous signals that arrive meanwhile (a Ctrl-C) are not for
+	// the injected call: they are sent again once the thread is back where
+	// it was, to be seen by the caller as if they had just arrived.
+	var deferred []int
+	defer func() {
+		for _, sig := range deferred {
+			Tgkill(pidOf(tid), tid, sig)
+		}
+	}()
 	for {
 		if err := Syscall(tid, 0); err != nil {
 			return 0, 0, err
@@ -105,6 +117,11 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 				}
 				child = int(msg)
 			}
+		case StopSignal:
+			if !asyncSignal(tid, st.Sig) {
+				return 0, 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+			}
+			deferred = append(deferred, st.Sig)
 		default:
 			return 0, 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 		}
@@ -174,4 +191,33 @@ func TrapInstructions(tid int, m *Mem, withCPUID bool) error {
 		return fmt.Errorf("arch_prctl(ARCH_SET_CPUID): %w", unix.Errno(-ret))
 	}
 	return nil
+}
+
+// asyncSignal reports whether the signal tid stopped with was sent to it
+// (kill, a terminal, a timer) rather than caused by its instruction.
+func asyncSignal(tid, sig int) bool {
+	info, err := GetSiginfo(tid)
+	if err != nil {
+		return false
+	}
+	switch unix.Signal(sig) {
+	case unix.SIGSEGV, unix.SIGBUS, unix.SIGILL, unix.SIGFPE, unix.SIGTRAP:
+		return SiCode(info) <= 0
+	}
+	return true
+}
+
+// pidOf returns the process (thread group) of thread tid.
+func pidOf(tid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return tid
 }

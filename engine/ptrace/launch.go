@@ -59,6 +59,9 @@ const Options = OptTraceSysGood | OptTraceClone | OptTraceFork | OptTraceVfork |
 // as one, and never returns in that case. main (and TestMain of packages that
 // launch programs) must call it first.
 func MaybeRunHelper() {
+	if len(os.Args) == 2 && os.Args[1] == wakerArg {
+		runWaker()
+	}
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
 		return
 	}

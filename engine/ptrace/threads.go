@@ -95,6 +95,29 @@ func BlockedMask(pid, tid int) uint64 {
 	return 0
 }
 
+// PendingSignal reports whether signal sig is pending for process pid,
+// shared or for one of its threads.
+func PendingSignal(pid, sig int) bool {
+	bit := uint64(1) << (sig - 1)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			for _, field := range [...]string{"SigPnd:", "ShdPnd:"} {
+				if v, ok := strings.CutPrefix(l, field); ok {
+					if n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64); n&bit != 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 // cloneThreadFlags make a plain thread of the same process; its TLS and
 // registers are set from the saved state afterwards.
 const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND |

@@ -77,11 +77,18 @@ func Decode(tid int, ws unix.WaitStatus) Status {
 	return s
 }
 
-// Wait waits for any traced task (pid -1) or one task, threads included.
-// With nohang it returns ok=false when nothing is ready.
+// wNoThread is __WNOTHREAD: wait for the calling thread's own children and
+// tracees only. Without it, wait4(-1) also reaps the tracees of the other
+// threads of the process, so two sessions in one process (tests, a UI that
+// replays while it records) would steal each other's stops.
+const wNoThread = 0x20000000
+
+// Wait waits for any task traced by the calling thread (pid -1) or one
+// task, threads included. With nohang it returns ok=false when nothing is
+// ready.
 func Wait(pid int, nohang bool) (st Status, ok bool, err error) {
 	var ws unix.WaitStatus
-	opts := unix.WALL
+	opts := unix.WALL | wNoThread
 	if nohang {
 		opts |= unix.WNOHANG
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -52,10 +53,18 @@ type Result struct {
 	Events int64
 	Status unix.WaitStatus // the program's wait status
 	Trace  string
+	// Interrupted is the signal that made rewind stop the recording before
+	// the program ended (0: the program ended by itself).
+	Interrupted unix.Signal
 }
 
-// ExitCode is the shell-style status: the exit code, or 128+signal.
+// ExitCode is the shell-style status: the exit code, or 128+signal; for a
+// recording rewind stopped, 128+the signal rewind received, as a shell
+// reports a job it interrupted.
 func (r *Result) ExitCode() int {
+	if r.Interrupted != 0 {
+		return 128 + int(r.Interrupted)
+	}
 	if r.Status.Signaled() {
 		return 128 + int(r.Status.Signal())
 	}
@@ -145,10 +154,38 @@ type Recorder struct {
 	stderrID fileID
 	// streams caches streamOf by (tid, fd).
 	streams map[[2]int]int
-	killed  bool
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
+
+	// stop receives the signals that ask rewind itself to stop.
+	stop chan os.Signal
+	// interrupts is how many SIGINT/SIGQUIT rewind received, and sawSig when
+	// the program last had one delivered: the terminal sends Ctrl-C to the
+	// whole foreground group, program and rewind alike.
+	interrupts int
+	sawSig     map[unix.Signal]time.Time
+	// fwd is a first Ctrl-C to pass on at fwdAt if the program did not get
+	// its own (fwdSince: when rewind got it).
+	fwd             unix.Signal
+	fwdAt, fwdSince time.Time
+	// interrupted is the signal that ended the recording early.
+	interrupted unix.Signal
+	// lastPush is when the events were last pushed to the file.
+	lastPush time.Time
+	// waker's death wakes the recorder's wait when rewind gets a signal;
+	// stops holds the signals it was woken for.
+	waker atomic.Pointer[ptrace.Waker]
+	stops chan unix.Signal
 }
+
+// pushEvery bounds what a recorder killed with SIGKILL loses: events reach
+// the file at most this long after they happened.
+const pushEvery = time.Second
+
+// pushSignalGap rate-limits the push that every signal event asks for, so
+// that a program taking thousands of signals a second does not write a frame
+// for each one.
+const pushSignalGap = time.Millisecond
 
 // Record runs the program and writes the trace. The program's exit status is
 // in the result even when err is non-nil for a problem after it started.
@@ -175,6 +212,7 @@ func Record(opts Options) (*Result, error) {
 	}
 	r := &Recorder{
 		opts:     opts,
+		sawSig:   map[unix.Signal]time.Time{},
 		threads:  map[int]*thread{},
 		children: map[int]bool{},
 		pending:  map[int]ptrace.Status{},
@@ -185,12 +223,17 @@ func Record(opts Options) (*Result, error) {
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
-	// recorded as the signal it is. rewind itself keeps going to save the trace.
+	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
+	// the recording (see onStopSignal).
 	signal.Notify(r.sigchld, unix.SIGCHLD)
 	defer signal.Stop(r.sigchld)
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
-	defer signal.Stop(stop)
+	r.stop = make(chan os.Signal, 4)
+	r.stops = make(chan unix.Signal, 16)
+	signal.Notify(r.stop, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	defer func() {
+		signal.Stop(r.stop)
+		close(r.stop)
+	}()
 
 	th := ptrace.NewThread()
 	defer th.Close()
@@ -222,13 +265,25 @@ func Record(opts Options) (*Result, error) {
 			return
 		}
 		r.files = newFileStore(r.w)
-		runErr = r.run(stop)
+		r.w.AutoPush(pushEvery)
+		r.lastPush = time.Now()
+		var wk *ptrace.Waker
+		if wk, runErr = ptrace.StartWaker(); runErr != nil {
+			unix.Kill(r.pid, unix.SIGKILL)
+			return
+		}
+		r.waker.Store(wk)
+		go r.relayStops()
+		runErr = r.run()
+		if wk := r.waker.Swap(nil); wk != nil {
+			wk.Close(false)
+		}
 	})
 	if r.pid == 0 {
 		return nil, runErr
 	}
 	w := r.w
-	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output}
+	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted}
 	if runErr != nil {
 		if !r.done {
 			unix.Kill(r.pid, unix.SIGKILL)
@@ -236,7 +291,10 @@ func Record(opts Options) (*Result, error) {
 		w.Abort()
 		return res, fmt.Errorf("record: %w (partial trace left in %s.partial)", runErr, opts.Output)
 	}
-	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: true, Blobs: r.files.count()}
+	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: r.interrupted == 0, Blobs: r.files.count()}
+	if r.interrupted != 0 {
+		foot.Interrupted = stopReason(r.interrupted)
+	}
 	if err := w.Close(foot); err != nil {
 		return res, fmt.Errorf("record: %w", err)
 	}
@@ -246,17 +304,30 @@ func Record(opts Options) (*Result, error) {
 
 func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
 
-// log appends an event stamped with the time.
+// log appends an event stamped with the time. The event reaches the file
+// within pushEvery, and at once for an end or a signal: those are where a
+// user looks first when the recorder itself did not survive.
 func (r *Recorder) log(e *trace.Event) error {
 	e.Time = r.now()
 	if err := r.w.Append(e); err != nil {
+		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
+	}
+	if e.Kind != trace.KindExit && e.Kind != trace.KindEnd && e.Kind != trace.KindSignal {
+		return nil // the writer's AutoPush takes them within pushEvery
+	}
+	now := time.Now()
+	if e.Kind == trace.KindSignal && now.Sub(r.lastPush) < pushSignalGap {
+		return nil
+	}
+	r.lastPush = now
+	if err := r.w.Push(); err != nil {
 		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
 	}
 	return nil
 }
 
 // run is the recording loop, from the exec stop of the program to its end.
-func (r *Recorder) run(stop chan os.Signal) error {
+func (r *Recorder) run() error {
 	var err error
 	if r.mem, err = ptrace.OpenMem(r.pid); err != nil {
 		return err
@@ -273,17 +344,6 @@ func (r *Recorder) run(stop chan os.Signal) error {
 		return err
 	}
 	for !r.done {
-		select {
-		case <-stop:
-			// rewind was asked to stop (SIGTERM, SIGHUP, a second Ctrl-C
-			// through our own terminal is the program's business): end the
-			// program so the trace up to here is saved.
-			if !r.killed {
-				r.killed = true
-				unix.Kill(r.pid, unix.SIGKILL)
-			}
-		default:
-		}
 		if debug {
 			r.dumpState()
 		}
@@ -295,6 +355,16 @@ func (r *Recorder) run(stop chan os.Signal) error {
 			return err
 		}
 		if !ok {
+			if r.interrupted != 0 {
+				return r.end()
+			}
+			now := time.Now()
+			if r.fwd != 0 && !now.Before(r.fwdAt) {
+				r.forward()
+			}
+			if dl := r.deadlineAt(); dl.IsZero() || now.Before(dl) {
+				continue
+			}
 			if err := r.deadline(); err != nil && !errors.Is(err, unix.ESRCH) {
 				return err
 			}
@@ -325,32 +395,61 @@ func (r *Recorder) deadlineAt() time.Time {
 	return t.sliceStart.Add(r.opts.Slice << min(t.spin.backoff, 8))
 }
 
-// wait returns the next stop, or ok=false when the deadline passed first.
+// wait returns the next stop, or ok=false when rewind must step in first:
+// the scheduling deadline passed, a Ctrl-C is to be passed on, or rewind was
+// told to stop. With no deadline it sleeps in wait4, which the waker's death
+// interrupts when rewind gets a signal; with one, it polls and sleeps on a
+// timer (that costs more per stop, and only happens while threads wait).
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
-	dl := r.deadlineAt()
-	if dl.IsZero() {
-		return ptrace.Wait(-1, false)
-	}
 	for {
+		if r.deadlineAt().IsZero() && r.fwd == 0 {
+			st, ok, err := ptrace.Wait(-1, false)
+			if err != nil || st.Tid != r.wakerPid() {
+				return st, ok, err
+			}
+			if r.wake() {
+				return ptrace.Status{}, false, nil
+			}
+			continue
+		}
 		st, ok, err := ptrace.Wait(-1, true)
 		if ok || err != nil {
+			if err == nil && st.Tid == r.wakerPid() {
+				if r.wake() {
+					return ptrace.Status{}, false, nil
+				}
+				continue
+			}
 			return st, ok, err
 		}
-		d := time.Until(dl)
-		if d <= 0 {
-			return ptrace.Status{}, false, nil
+		dl := r.deadlineAt()
+		if !r.fwdAt.IsZero() && (dl.IsZero() || r.fwdAt.Before(dl)) {
+			dl = r.fwdAt
 		}
-		if r.timer == nil {
-			r.timer = time.NewTimer(d)
-		} else {
-			r.timer.Reset(d)
+		var timeout <-chan time.Time
+		if !dl.IsZero() {
+			d := time.Until(dl)
+			if d <= 0 {
+				return ptrace.Status{}, false, nil
+			}
+			if r.timer == nil {
+				r.timer = time.NewTimer(d)
+			} else {
+				r.timer.Reset(d)
+			}
+			timeout = r.timer.C
 		}
 		select {
 		case <-r.sigchld:
-			if !r.timer.Stop() {
-				<-r.timer.C
+		case <-timeout:
+			return ptrace.Status{}, false, nil
+		case sig := <-r.stops:
+			if r.onStopSignal(sig) {
+				return ptrace.Status{}, false, nil
 			}
-		case <-r.timer.C:
+		}
+		if timeout != nil && !r.timer.Stop() {
+			<-r.timer.C
 		}
 	}
 }
@@ -592,4 +691,121 @@ func (r *Recorder) yield(t *thread) (bool, error) {
 	next := r.ready[0]
 	r.ready = r.ready[1:]
 	return true, r.switchTo(next)
+}
+
+// wakerPid is the pid of the current waker.
+func (r *Recorder) wakerPid() int {
+	if wk := r.waker.Load(); wk != nil {
+		return wk.Pid()
+	}
+	return -1
+}
+
+// relayStops passes the signals sent to rewind to the recorder, waking it
+// from wait4 by ending the waker.
+func (r *Recorder) relayStops() {
+	for sig := range r.stop {
+		r.stops <- sig.(unix.Signal)
+		if wk := r.waker.Load(); wk != nil {
+			wk.Wake()
+		}
+	}
+}
+
+// wake handles the waker's death: it starts a new waker, then the signals
+// rewind got. It reports whether the recording must end.
+func (r *Recorder) wake() bool {
+	w, err := ptrace.StartWaker()
+	if err != nil {
+		// Without a waker the next signal could go unseen: stop now
+		// rather than risk a recording that cannot be stopped.
+		r.interrupted = unix.SIGTERM
+		return true
+	}
+	r.waker.Swap(w).Close(true)
+	end := false
+	for {
+		select {
+		case sig := <-r.stops:
+			end = r.onStopSignal(sig) || end
+		default:
+			return end
+		}
+	}
+}
+
+// onStopSignal handles a signal sent to rewind itself, and reports whether
+// the recording must end now. Ctrl-C (and Ctrl-\\) from the terminal reach
+// the whole foreground process group: the program gets its own and handles
+// it as it would without rewind. So the first one is passed on only if the
+// program has not got it shortly after (a kill aimed at rewind alone; see
+// forward). The second one, or SIGTERM or SIGHUP, stops the recording.
+func (r *Recorder) onStopSignal(sig unix.Signal) bool {
+	if sig == unix.SIGINT || sig == unix.SIGQUIT {
+		r.interrupts++
+		if r.interrupts == 1 {
+			r.fwd = sig
+			r.fwdSince = time.Now()
+			r.fwdAt = r.fwdSince.Add(fwdGrace)
+			return false
+		}
+	}
+	r.interrupted = sig
+	return true
+}
+
+// fwdGrace is how long the program's own copy of a terminal signal may take
+// to show up (as pending, or delivered) before rewind passes one on.
+const fwdGrace = 50 * time.Millisecond
+
+// forward passes the first Ctrl-C rewind received on to the program, unless
+// the program got one of its own around the same time.
+func (r *Recorder) forward() {
+	sig := r.fwd
+	r.fwd, r.fwdAt = 0, time.Time{}
+	if t, ok := r.sawSig[sig]; ok && t.After(r.fwdSince.Add(-time.Second)) {
+		return
+	}
+	if ptrace.PendingSignal(r.pid, int(sig)) {
+		return
+	}
+	unix.Kill(r.pid, sig)
+}
+
+// stopReason says in words why rewind stopped a recording.
+func stopReason(sig unix.Signal) string {
+	if sig == unix.SIGINT || sig == unix.SIGQUIT {
+		return "interrupted (" + unix.SignalName(sig) + " to rewind twice)"
+	}
+	return "interrupted (" + unix.SignalName(sig) + " to rewind)"
+}
+
+// end stops the recording while the program runs: the end event goes last
+// in the trace, then the program is killed (it cannot go on unrecorded: it
+// is traced with PTRACE_O_EXITKILL and its threads are serialized by us).
+// Its death is not an event: replay stops at the end event, with the
+// program alive there.
+func (r *Recorder) end() error {
+	tid := r.pid
+	if r.current != nil {
+		tid = r.current.tid
+	}
+	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(stopReason(r.interrupted))}); err != nil {
+		return err
+	}
+	unix.Kill(r.pid, unix.SIGKILL)
+	if wk := r.waker.Swap(nil); wk != nil {
+		wk.Close(false)
+	}
+	for {
+		st, _, err := ptrace.Wait(-1, false)
+		if err != nil {
+			break // ECHILD: every task is gone
+		}
+		if st.Tid == r.pid && (st.Kind == ptrace.Exited || st.Kind == ptrace.Killed) {
+			r.status = st.Raw
+		}
+	}
+	r.done = true
+	return nil
 }

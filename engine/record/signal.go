@@ -1,6 +1,8 @@
 package record
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -47,6 +49,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 		t.resumeRegs, t.haveRegs = regs, true
 		return r.resume(t, sig)
 	}
+	r.sawSig[unix.Signal(sig)] = time.Now()
 	if t.injecting != nil && t.injecting.sig == sig {
 		// The signal we re-sent ourselves: deliver it with its original siginfo.
 		info = t.injecting.info

@@ -61,6 +61,9 @@ type Session struct {
 	next    int64 // index of the next event
 	done    bool
 	status  unix.WaitStatus
+	// killSent: the recording says the process was killed by SIGKILL from
+	// outside, and the replay sent it (killIfKilled).
+	killSent bool
 
 	blobID   uint32
 	blobData []byte
@@ -283,12 +286,8 @@ func (s *Session) step() (*trace.Event, error) {
 		return nil, err
 	}
 	if e == nil {
-		if s.done {
-			return nil, io.EOF
-		}
-		if w := s.rd.Truncated(); w != "" {
-			return nil, fmt.Errorf("replay stopped at event %d: %s", s.next, w)
-		}
+		// The end of the recording, also for a trace cut short (its
+		// reader says so where it is opened): what it holds is replayed.
 		return nil, io.EOF
 	}
 	before := s.watchedValues()
@@ -353,6 +352,10 @@ func (s *Session) apply(e *trace.Event) error {
 		return s.applyThreadExit(t, e)
 	case trace.KindExit:
 		return s.applyExit(t, e)
+	case trace.KindEnd:
+		// The recording stopped here with the program running: nothing
+		// to do, and nothing follows.
+		return nil
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
@@ -437,6 +440,9 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 }
 
 func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
+	if err := s.killIfKilled(); err != nil {
+		return err
+	}
 	for !t.dead {
 		st, err := s.waitFor(t)
 		if err != nil {
@@ -454,6 +460,9 @@ func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
 }
 
 func (s *Session) applyExit(t *rthread, e *trace.Event) error {
+	if err := s.killIfKilled(); err != nil {
+		return err
+	}
 	for !t.dead {
 		if t.resumeSig != 0 {
 			// A fatal signal waits at its delivery stop.
@@ -474,6 +483,37 @@ func (s *Session) applyExit(t *rthread, e *trace.Event) error {
 	s.done = true
 	if int32(s.status) != e.Status {
 		return s.diverge(e, "program ended with status %#x, recorded %#x", uint32(s.status), uint32(e.Status))
+	}
+	return nil
+}
+
+// killIfKilled sends SIGKILL to the replaying process when the recording
+// shows it killed by SIGKILL from here on (the deaths of its threads, then
+// its own): SIGKILL came from outside (kill -9, the OOM killer, rewind
+// ending a recording of an older version) and nothing in the replay would
+// send it, so the replaying process would wait forever for its end. It
+// lands after the thread's last event, as it did.
+func (s *Session) killIfKilled() error {
+	if s.killSent {
+		return nil
+	}
+	for i := 0; i < lookahead; i++ {
+		e, err := s.peek(i)
+		if err != nil || e == nil {
+			return err
+		}
+		switch e.Kind {
+		case trace.KindThreadExit:
+			continue
+		case trace.KindExit:
+			if ws := unix.WaitStatus(e.Status); ws.Signaled() && ws.Signal() == unix.SIGKILL {
+				s.killSent = true
+				if err := unix.Kill(s.pid, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+					return fmt.Errorf("kill: %w", err)
+				}
+			}
+		}
+		return nil
 	}
 	return nil
 }

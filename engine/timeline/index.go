@@ -67,12 +67,19 @@ func BuildIndex(path string) (*Index, error) {
 		case e.Kind == trace.KindExit:
 			idx.ended = true
 			ws := unix.WaitStatus(e.Status)
-			if ws.Signaled() && idx.Last < 0 && lastSignal >= 0 {
+			if ws.Signaled() && idx.Last < 0 && lastSignal >= 0 && idx.events[lastSignal].signo == int16(ws.Signal()) {
 				idx.Last = lastSignal + 1
 			}
 			if idx.Last < 0 {
+				// Killed from outside (SIGKILL): the end is before the
+				// deaths of its threads.
 				idx.Last = n
+				for idx.Last > 0 && idx.events[idx.Last-1].kind == trace.KindThreadExit {
+					idx.Last--
+				}
 			}
+		case e.Kind == trace.KindEnd:
+			idx.Last = n
 		}
 	}
 	if idx.First < 0 {

@@ -62,12 +62,15 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 		}
 	}
 	for tl.live.Next() < target.Event {
-		st, err := tl.live.Continue(target.Event)
+		// In chunks, so that a long scan can be cancelled.
+		st, err := tl.live.Continue(min(target.Event, tl.live.Next()+2000))
 		if err != nil {
 			return nil, err
 		}
 		if st == nil {
 			if tl.Progress != nil && !tl.Progress(tl.live.Next(), target.Event) {
+				tl.resetCounts()
+				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
 				return nil, ErrCancelled
 			}
 			continue
@@ -186,6 +189,9 @@ func (tl *Timeline) previous(m Moment) (Moment, error) {
 			// Keep the position true to the live replay for the next Goto.
 			tl.pos = anchor
 			tl.pos.Steps = n
+			if n%4096 == 0 && tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
+				return m, ErrCancelled
+			}
 			arrived := (m.Watch == nil && st.PC == m.PC) || (m.Watch != nil && st.Kind == replay.StopWatchpoint)
 			if tl.live.Next() != m.Event {
 				tl.pos = Moment{Event: -1}

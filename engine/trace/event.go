@@ -41,6 +41,12 @@ const (
 	// KindCpuid: a cpuid instruction trapped (CPUID faulting) and emulated:
 	// Value is eax | ebx<<32 and Aux is ecx | edx<<32 of the answer.
 	KindCpuid Kind = 10
+	// KindEnd: the recording stopped while the program still ran (rewind
+	// was told to stop: a second Ctrl-C, SIGTERM, SIGHUP). Data says why.
+	// It is the last event; replay stops there with the program alive, as
+	// it was at the thread's previous event. It has no registers: what the
+	// threads did after their last event is not in the recording.
+	KindEnd Kind = 11
 )
 
 // Event flags.

@@ -1,4 +1,4 @@
-// # Trace file format, version 1
+// # Trace file format, version 2
 //
 // All integers in fixed-size fields are little-endian. A trace file is:
 //
@@ -99,7 +99,9 @@ import (
 
 // CurrentVersion is the trace format version this package writes, and the
 // newest one it reads.
-const CurrentVersion = 1
+//
+// Version 2 added KindEnd and Header.CPU; version 1 traces read the same.
+const CurrentVersion = 2
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"
@@ -180,6 +182,9 @@ type Footer struct {
 	Exited bool `json:"exited"`
 	// Blobs is the number of blobs in the trace (Writer.Close sets it).
 	Blobs int `json:"blobs"`
+	// Interrupted says why the recording stopped before the program ended
+	// ("SIGTERM to rewind"): the trace then ends with a KindEnd event.
+	Interrupted string `json:"interrupted,omitempty"`
 	// Warnings are messages from the recorder worth showing with the trace.
 	Warnings []string `json:"warnings,omitempty"`
 }

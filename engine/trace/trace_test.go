@@ -719,7 +719,7 @@ func TestVersions(t *testing.T) {
 		version uint32
 		want    string
 	}{
-		{2, "trace format version 2 is newer than this rewind supports (1); upgrade rewind"},
+		{CurrentVersion + 1, fmt.Sprintf("trace format version %d is newer than this rewind supports (%d); upgrade rewind", CurrentVersion+1, CurrentVersion)},
 		{0, "invalid trace format version 0"},
 	} {
 		d := bytes.Clone(data)
@@ -735,6 +735,12 @@ func TestVersions(t *testing.T) {
 		if errors.Is(err, ErrNewerVersion) != (tt.version > CurrentVersion) {
 			t.Errorf("version %d: errors.Is(ErrNewerVersion) wrong", tt.version)
 		}
+	}
+	// Version 1 (before KindEnd and Header.CPU) still reads.
+	d := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(d[len(Magic):], 1)
+	if _, _, err := readBytes(d); err != nil {
+		t.Errorf("version 1: %v", err)
 	}
 	// Only the preamble: not enough for a trace, but recognized as one.
 	if _, _, err := readBytes(data[:preambleSize]); err == nil || errors.Is(err, ErrNotTrace) {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -21,12 +23,18 @@ const queueLen = 4
 // on Close.
 //
 // Events are encoded by Append into an in-memory frame; full frames are
-// compressed and written by a background goroutine. A Writer is not safe for
-// concurrent use, and must be ended by Close or Abort.
+// compressed and written by a background goroutine. Append, Push and Flush
+// may be called from any goroutine, one at a time; AutoPush also pushes from
+// a goroutine of its own. A Writer must be ended by Close or Abort.
 type Writer struct {
 	path    string
 	partial string
 	f       *os.File
+
+	// mu guards the frame being filled (codec, buf, nEvents) against the
+	// AutoPush goroutine.
+	mu       sync.Mutex
+	autoStop chan struct{}
 
 	codec   *codec
 	buf     []byte // the events frame being filled
@@ -160,6 +168,8 @@ func (w *Writer) Append(e *Event) error {
 	if e == nil {
 		return errors.New("trace: Append of a nil event")
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.buf = w.codec.appendEvent(w.buf, e)
 	w.nEvents++
 	if len(w.buf) > frameTarget {
@@ -188,6 +198,47 @@ func (w *Writer) sendEvents() error {
 	return nil
 }
 
+// Push queues the events appended so far as a frame, so that they reach the
+// file within moments without waiting for it: the recorder pushes at least
+// once a second and at every exit or fatal signal, so that a recorder killed
+// with SIGKILL loses at most its last second. It blocks only when several
+// frames are already waiting to be written.
+func (w *Writer) Push() error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sendEvents()
+}
+
+// AutoPush pushes the pending events every period from a goroutine of its
+// own, until Close or Abort: events then reach the file within a period of
+// being appended, even while the appender sleeps.
+func (w *Writer) AutoPush(period time.Duration) {
+	if w.autoStop != nil {
+		return
+	}
+	w.autoStop = make(chan struct{})
+	stopped := w.autoStop
+	go func() {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopped:
+				return
+			case <-tick.C:
+				w.mu.Lock()
+				if !w.closed && w.bgErr() == nil {
+					w.sendEvents()
+				}
+				w.mu.Unlock()
+			}
+		}
+	}()
+}
+
 // Flush writes the events appended so far as a frame (if there are any) and
 // waits until every queued frame is in the file, so that a reader of the
 // .partial file sees them. It returns the background writer's error, if any.
@@ -195,7 +246,10 @@ func (w *Writer) Flush() error {
 	if err := w.check(); err != nil {
 		return err
 	}
-	if err := w.sendEvents(); err != nil {
+	w.mu.Lock()
+	err := w.sendEvents()
+	w.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	ack := make(chan struct{})
@@ -228,7 +282,11 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 }
 
 // Events returns the number of events appended so far.
-func (w *Writer) Events() int64 { return w.nEvents }
+func (w *Writer) Events() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nEvents
+}
 
 // Close writes the remaining events and the footer, syncs the file to disk
 // and renames it from PATH.partial to PATH. The footer's Events and Blobs are
@@ -243,6 +301,7 @@ func (w *Writer) Close(f *Footer) error {
 	if f != nil {
 		foot = *f
 	}
+	w.mu.Lock()
 	foot.Events = w.nEvents
 	foot.Blobs = int(w.nBlobs)
 	fj, err := json.Marshal(&foot)
@@ -251,6 +310,7 @@ func (w *Writer) Close(f *Footer) error {
 			w.jobs <- job{typ: FrameFooter, data: fj}
 		}
 	}
+	w.mu.Unlock()
 	w.stop()
 	if err == nil {
 		err = w.bgErr()
@@ -286,15 +346,22 @@ func (w *Writer) Abort() {
 	if w.closed {
 		return
 	}
+	w.mu.Lock()
 	if w.bgErr() == nil {
 		w.sendEvents()
 	}
+	w.mu.Unlock()
 	w.stop()
 	w.f.Close()
 }
 
 // stop marks the writer closed and waits for the background goroutine.
 func (w *Writer) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.autoStop != nil {
+		close(w.autoStop)
+	}
 	w.closed = true
 	close(w.jobs)
 	<-w.done
