@@ -172,8 +172,15 @@ func (s *Session) stopText(info *StopInfo) string {
 		fmt.Fprintf(&b, "Program received signal %s.\n%s", sig, where)
 	case "start":
 		fmt.Fprintf(&b, "No more reverse-execution history.\n%s", where)
-	case "exit", "end":
-		fmt.Fprintf(&b, "End of the recording (%s).\n%s", info.Reason, where)
+	case "exit":
+		fmt.Fprintf(&b, "End of the recording (exit).\n%s", where)
+	case "end":
+		// The program still ran: say why the recording has no more.
+		why := "the trace is partial: the recording did not finish"
+		if f := s.tl.Session().Footer(); f != nil && f.Interrupted != "" {
+			why = "the recording was " + f.Interrupted
+		}
+		fmt.Fprintf(&b, "End of the recording: %s.\n%s", why, where)
 	default:
 		b.WriteString(where)
 	}

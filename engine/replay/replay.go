@@ -131,6 +131,9 @@ func Open(path string, opts Options) (*Session, error) {
 // Header returns the trace header.
 func (s *Session) Header() *trace.Header { return s.hdr }
 
+// Footer returns the trace footer, nil for a trace that did not finish.
+func (s *Session) Footer() *trace.Footer { return s.rd.Footer() }
+
 // Truncated returns the reader's warning about an incomplete trace.
 func (s *Session) Truncated() string { return s.rd.Truncated() }
 
