@@ -93,7 +93,7 @@ func bare(b *testing.B, prog string, args []string) time.Duration {
 	defer th.Close()
 	th.Do(func() {
 		start := time.Now()
-		pid, err := ptrace.Start(&ptrace.Spec{Path: prog, Args: append([]string{prog}, args...), Env: os.Environ(), Dir: "/",
+		pid, err := ptrace.Start(&ptrace.Spec{Path: prog, Args: append([]string{prog}, args...), Env: os.Environ(), Dir: "/", CPU: -1, Ignored: -1,
 			Stdin: null, Stdout: null, Stderr: null})
 		if err != nil {
 			b.Errorf("bare: %v", err)

@@ -340,3 +340,37 @@ func TestKillRecorder(t *testing.T) {
 		t.Errorf("at the end of the .partial, i is not 5:\n%s", b.Stdout)
 	}
 }
+
+// TestIgnoredSignals: a program started with SIGINT ignored (nohup, a
+// shell's background job) is replayed with SIGINT ignored too, from
+// wherever the replay runs: shells and language runtimes ask, and their
+// answers are in the recording.
+func TestIgnoredSignals(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "sigint.c")
+	for _, c := range []struct {
+		name, trap, want string
+	}{
+		{"ignored", `trap "" INT; `, "SIGINT at start: ignored\n"},
+		{"default", "", "SIGINT at start: default\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), "t.rwd")
+			r := run(t, runOpts{}, "sh", "-c", c.trap+`exec "$0" record -o "$1" "$2" check`, rewind(t), trace, prog)
+			if r.Code != 0 || string(r.Stdout) != c.want {
+				t.Fatalf("record exited %d, printed %q, want %q\nstderr:\n%s", r.Code, r.Stdout, c.want, r.Stderr)
+			}
+			// Replayed from a shell that ignores SIGINT when the
+			// recording did not, and the other way round.
+			other := `trap "" INT; `
+			if c.trap != "" {
+				other = ""
+			}
+			r = run(t, runOpts{}, "sh", "-c", other+`exec "$0" replay --check "$1"`, rewind(t), trace)
+			if r.Code != 0 || string(r.Stdout) != c.want {
+				t.Fatalf("replay --check exited %d, printed %q, want %q\nstderr:\n%s", r.Code, r.Stdout, c.want, r.Stderr)
+			}
+		})
+	}
+}

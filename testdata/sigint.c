@@ -1,7 +1,8 @@
 // sigint.c: a program that handles Ctrl-C. It prints "ready", then sleeps
 // in a loop; each SIGINT runs its handler, which counts it. With an
 // argument N it exits after N of them ("done after N"); without, it runs
-// until it is killed.
+// until it is killed. With "check", it only says whether it started with
+// SIGINT ignored (nohup, a shell's background job) and exits.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,12 @@ static void on_int(int sig)
 
 int main(int argc, char **argv)
 {
+	struct sigaction old;
+	sigaction(SIGINT, NULL, &old);
+	if (argc > 1 && strcmp(argv[1], "check") == 0) {
+		printf("SIGINT at start: %s\n", old.sa_handler == SIG_IGN ? "ignored" : "default");
+		return 0;
+	}
 	int want = argc > 1 ? atoi(argv[1]) : 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

@@ -39,6 +39,12 @@ type Spec struct {
 	Env        []string
 	Dir        string
 	StackLimit uint64 // RLIMIT_STACK soft limit (0: leave as is)
+	// Ignored is the set of signals (bit N-1 for signal N) the program
+	// starts with ignored, every other one at its default action; -1
+	// leaves them as rewind's runtime has them. An ignored disposition
+	// survives exec (nohup, a shell's background job), and programs look
+	// at it: sh asks whether SIGINT is ignored.
+	Ignored int64
 	// CPU is the CPU the program is bound to, or -1 to leave its affinity
 	// alone. cpuid answers (the APIC id of leaf 1, leaves 0xb and 0x1f) name
 	// the CPU that runs the instruction: where cpuid cannot be trapped,
@@ -71,14 +77,18 @@ func MaybeRunHelper() {
 }
 
 func runHelper(args []string) error {
-	if len(args) < 3 {
+	if len(args) < 4 {
 		return errors.New("exec helper: bad arguments")
 	}
 	stack, err := strconv.ParseUint(args[0], 10, 64)
 	if err != nil {
 		return fmt.Errorf("exec helper: %w", err)
 	}
-	path, argv := args[1], args[2:]
+	ignored, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil {
+		return fmt.Errorf("exec helper: %w", err)
+	}
+	path, argv := args[2], args[3:]
 	// The program's environment comes through the sync pipe, so that the
 	// helper itself runs with an environment that keeps its runtime quiet:
 	// no SIGURG preemption signal may be pending when it execs.
@@ -112,6 +122,9 @@ func runHelper(args []string) error {
 	if _, _, e := unix.Syscall(unix.SYS_PERSONALITY, persona|addrNoRandomize, 0, 0); e != 0 {
 		return fmt.Errorf("personality(ADDR_NO_RANDOMIZE): %w", e)
 	}
+	if ignored >= 0 {
+		setDispositions(uint64(ignored))
+	}
 	err = unix.Exec(path, argv, env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }
@@ -135,7 +148,8 @@ func Start(s *Spec) (pid int, err error) {
 	}
 	defer readyR.Close()
 	defer readyW.Close()
-	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10), s.Path}, s.Args...)...)
+	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10),
+		strconv.FormatInt(s.Ignored, 10), s.Path}, s.Args...)...)
 	cmd.Env = []string{"GODEBUG=asyncpreemptoff=1"}
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
@@ -213,6 +227,46 @@ func Start(s *Spec) (pid int, err error) {
 			kill()
 			return 0, fmt.Errorf("launch: %w", err)
 		}
+	}
+}
+
+// IgnoredSignals returns the set of signals this process ignores (bit N-1
+// for signal N): what a program it starts inherits. The Go runtime keeps
+// SIGHUP and SIGINT ignored when they were at its start and handles every
+// other one, so read it before signal.Notify takes SIGINT over.
+func IgnoredSignals() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigIgn:"); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// setDispositions sets every signal's action to ignored (in set) or default
+// right before exec, the helper's last act: whatever its Go runtime did with
+// them, the program starts with the recorded dispositions.
+func setDispositions(set uint64) {
+	type sigaction struct {
+		handler  uintptr
+		flags    uint64
+		restorer uintptr
+		mask     uint64
+	}
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		act := sigaction{handler: 0} // SIG_DFL
+		if set&(1<<(sig-1)) != 0 {
+			act.handler = 1 // SIG_IGN
+		}
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
 	}
 }
 

@@ -227,6 +227,7 @@ func Record(opts Options) (*Result, error) {
 	// the recording (see onStopSignal).
 	signal.Notify(r.sigchld, unix.SIGCHLD)
 	defer signal.Stop(r.sigchld)
+	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
 	signal.Notify(r.stop, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
@@ -248,7 +249,7 @@ func Record(opts Options) (*Result, error) {
 			return
 		}
 		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
-			StackLimit: stack, CPU: cpu, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+			StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 		r.start = time.Now()
 		if r.pid, runErr = ptrace.Start(spec); runErr != nil {
 			return
@@ -256,6 +257,7 @@ func Record(opts Options) (*Result, error) {
 		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
 		h.Pid = r.pid
 		h.CPU = &cpu
+		h.Ignored = &ignored
 		h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
 		r.cpuidFaulting = h.CPUIDFaulting
 		if r.w, runErr = trace.Create(opts.Output, h); runErr != nil {

@@ -180,8 +180,12 @@ func (s *Session) launch() error {
 			return fmt.Errorf("replay: %w", err)
 		}
 	}
+	ignored := int64(-1)
+	if s.hdr.Ignored != nil {
+		ignored = int64(*s.hdr.Ignored)
+	}
 	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
-		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Stdin: null, Stdout: null, Stderr: null}
+		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Ignored: ignored, Stdin: null, Stdout: null, Stderr: null}
 	if s.pid, err = ptrace.Start(spec); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}

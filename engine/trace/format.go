@@ -169,6 +169,10 @@ type Header struct {
 	// CPU is the CPU the program was bound to (nil in traces from before
 	// binding): replay binds to it too, so that cpuid answers agree.
 	CPU *int `json:"cpu,omitempty"`
+	// Ignored is the set of signals the program started with ignored (bit
+	// N-1 for signal N; nil in traces from before it was kept): replay
+	// starts it with the same ones.
+	Ignored *uint64 `json:"ignored_signals,omitempty"`
 }
 
 // Footer closes a complete recording. It is the last frame of the file.
