@@ -191,6 +191,11 @@ type Footer struct {
 	Interrupted string `json:"interrupted,omitempty"`
 	// Warnings are messages from the recorder worth showing with the trace.
 	Warnings []string `json:"warnings,omitempty"`
+	// FrameEvents is the number of events of each events frame, in file
+	// order (Writer.Close sets it). A frame that fails its CRC check cannot
+	// say how many events it held; with this index a reader still names
+	// them, and counts the events lost. Traces of older writers lack it.
+	FrameEvents []int64 `json:"frame_events,omitempty"`
 }
 
 // Errors that can be tested with errors.Is.
@@ -201,8 +206,14 @@ var (
 	ErrNewerVersion = errors.New("trace format version is newer than this rewind supports")
 	// ErrClosed is returned by a Writer used after Close or Abort.
 	ErrClosed = errors.New("trace: writer closed")
+	// ErrWrite is wrapped by the errors of Reserve, Pending.Start and a
+	// Writer when the file cannot be written (a directory in the way, no
+	// permission, a full disk, an I/O error): the trace is not complete.
+	ErrWrite = errors.New("cannot write the trace")
 
 	errIncomplete = errors.New("incomplete")
+	errUnreadable = errors.New("the trace cannot be read")
+	errNoHeader   = errors.New("the file ends inside its header: no events (the recording stopped as it began)")
 	errCRC        = errors.New("crc mismatch")
 )
 
@@ -231,6 +242,7 @@ func (e *versionError) Unwrap() error {
 type frameError struct {
 	frame  int
 	offset int64
+	typ    byte // the frame's type, 0 when unknown
 	err    error
 }
 

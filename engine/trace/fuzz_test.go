@@ -97,6 +97,7 @@ func readFuzz(t *testing.T, file []byte) {
 	if err != nil {
 		t.Fatalf("valid header refused: %v", err)
 	}
+	var n int64
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
@@ -105,8 +106,11 @@ func readFuzz(t *testing.T, file []byte) {
 		if err != nil || e == nil {
 			t.Fatalf("Next: %v, %v", e, err)
 		}
+		n++
 	}
-	_ = r.Truncated()
+	if st := r.Status(); st.Usable != n || (st.Condition == Complete) != (st.Message == "") || st.Message != r.Truncated() {
+		t.Fatalf("read %d events, Status() = %+v, Truncated() = %q", n, st, r.Truncated())
+	}
 	_ = r.Footer()
 	for id := range r.Blobs() {
 		r.Blob(uint32(id))

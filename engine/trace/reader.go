@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // frameInfo is the header of one frame, found by the scan of Open.
@@ -24,11 +26,12 @@ type frameInfo struct {
 // frames in order.
 //
 // A damaged or unfinished file is read up to its first bad frame: Next
-// returns io.EOF there and Truncated says why. Frames are checked (CRC,
+// returns io.EOF there and Status says why. Frames are checked (CRC,
 // decompression) before any of their events is returned; an event that
 // cannot be decoded in a frame that passed these checks (a bug, or a crafted
-// file) ends the stream at that event. Next is not safe for
-// concurrent use; Blob, Header and Footer are.
+// file) ends the stream at that event, and so does an event that maps a
+// blob whose frame fails its CRC check (replay could not go past it). Next
+// is not safe for concurrent use; Blob, Header and Footer are.
 type Reader struct {
 	path   string
 	f      *os.File
@@ -44,6 +47,13 @@ type Reader struct {
 	curFr int // index of the current events frame
 	nread int64
 	done  bool
+	// frameFirst is the number of the first event of the events frame
+	// being read (or that could not be read), for messages.
+	frameFirst int64
+	// blobChecked says, per blob id, that its frame passed its CRC check
+	// (done when an event first maps it).
+	blobChecked []bool
+	size        int64
 
 	// scanStop is a problem found by the scan (an incomplete or unreadable
 	// frame, or a bad footer); it ends the stream once Next gets there.
@@ -67,6 +77,10 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("trace: %w", err)
 	}
+	if st.Size() == 0 && st.Mode().IsRegular() {
+		f.Close()
+		return nil, emptyTrace(path)
+	}
 	r, err := newReader(f, st.Size(), path)
 	if err != nil {
 		f.Close()
@@ -87,16 +101,41 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotTrace, path)
 	}
 	if n < preambleSize {
-		return nil, fmt.Errorf("trace: %s: file ends before the format version", path)
+		return nil, fmt.Errorf("trace: %s: %w", path, errNoHeader)
 	}
 	if v := binary.LittleEndian.Uint32(pre[len(Magic):]); v == 0 || v > CurrentVersion {
 		return nil, &versionError{path: path, version: v}
 	}
-	r := &Reader{path: path, ra: ra, codec: newCodec()}
+	r := &Reader{path: path, ra: ra, codec: newCodec(), size: size}
 	if err := r.scan(size); err != nil {
 		return nil, err
 	}
+	r.blobChecked = make([]bool, len(r.blobs))
 	return r, nil
+}
+
+// emptyTrace explains an empty file where a trace was expected: most likely
+// the name Reserve claims for a recording that is still running or was
+// killed, whose events are in its .partial file.
+func emptyTrace(path string) error {
+	partials, _ := filepath.Glob(globEscape(path) + ".*.partial")
+	if len(partials) == 0 {
+		return fmt.Errorf("%w: %s is empty (the name a recording reserves until it finishes, or a file cut to nothing)", ErrNotTrace, path)
+	}
+	return fmt.Errorf("%w: %s is empty: the name reserved by a recording that has not finished (still running, or killed); what it recorded is in %s",
+		ErrNotTrace, path, strings.Join(partials, ", "))
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // scan reads the frame headers, and the header and footer frames.
@@ -105,8 +144,13 @@ func (r *Reader) scan(size int64) error {
 	var hb [frameHeaderSize]byte
 	for off < size {
 		idx := len(r.frames)
-		fe := func(err error) error { return &frameError{frame: idx, offset: off, err: err} }
+		var typ byte // once known and valid
+		fe := func(err error) error { return &frameError{frame: idx, offset: off, typ: typ, err: err} }
 		if size-off < frameHeaderSize {
+			// The type byte may be there, for the message.
+			if _, err := r.ra.ReadAt(hb[:1], off); err == nil && hb[0] > FrameHeader && hb[0] <= FrameFooter {
+				typ = hb[0]
+			}
 			r.scanStop = fe(errIncomplete)
 			break
 		}
@@ -125,6 +169,7 @@ func (r *Reader) scan(size int64) error {
 			r.scanStop = fe(fmt.Errorf("unknown frame type %d", fi.typ))
 			break
 		}
+		typ = fi.typ
 		if (fi.typ == FrameHeader) != (idx == 0) {
 			if idx == 0 {
 				r.scanStop = fe(errors.New("first frame is not a header"))
@@ -152,14 +197,18 @@ func (r *Reader) scan(size int64) error {
 	}
 
 	if len(r.frames) == 0 {
-		if r.scanStop != nil {
-			return fmt.Errorf("trace: %s: no header: %w", r.path, r.scanStop)
+		if r.scanStop == nil || errors.Is(r.scanStop, errIncomplete) {
+			return fmt.Errorf("trace: %s: %w", r.path, errNoHeader)
 		}
-		return fmt.Errorf("trace: %s: no header: file ends after the format version", r.path)
+		return fmt.Errorf("trace: %s: no header: %w", r.path, r.scanStop)
 	}
 	var h Header
 	if err := r.readJSON(0, &h); err != nil {
-		return fmt.Errorf("trace: %s: header: %w", r.path, err)
+		var fe *frameError
+		if errors.As(err, &fe) {
+			return fmt.Errorf("trace: %s: the header (frame 0) %s: %w", r.path, why(fe.err), errUnreadable)
+		}
+		return fmt.Errorf("trace: %s: the header: %w", r.path, err)
 	}
 	r.header = &h
 
@@ -182,7 +231,7 @@ func (r *Reader) readJSON(idx int, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return &frameError{frame: idx, offset: r.frames[idx].off, err: err}
+		return &frameError{frame: idx, offset: r.frames[idx].off, typ: r.frames[idx].typ, err: err}
 	}
 	return nil
 }
@@ -192,19 +241,10 @@ func (r *Reader) readJSON(idx int, v any) error {
 // ubuf or a new slice.
 func (r *Reader) readFrame(idx int, cbuf, ubuf []byte) ([]byte, error) {
 	fi := r.frames[idx]
-	fe := func(err error) error { return &frameError{frame: idx, offset: fi.off, err: err} }
-	if cap(cbuf) < int(fi.clen) {
-		cbuf = make([]byte, fi.clen)
-	}
-	cbuf = cbuf[:fi.clen]
-	if _, err := r.ra.ReadAt(cbuf, fi.off+frameHeaderSize); err != nil {
-		if err == io.EOF {
-			return nil, fe(errIncomplete)
-		}
-		return nil, fe(err)
-	}
-	if crc32.Checksum(cbuf, castagnoli) != fi.crc {
-		return nil, fe(errCRC)
+	fe := func(err error) error { return &frameError{frame: idx, offset: fi.off, typ: fi.typ, err: err} }
+	cbuf, err := r.readRaw(idx, cbuf)
+	if err != nil {
+		return nil, err
 	}
 	dec, err := decoder()
 	if err != nil {
@@ -218,6 +258,27 @@ func (r *Reader) readFrame(idx int, cbuf, ubuf []byte) ([]byte, error) {
 		return nil, fe(fmt.Errorf("decompressed to %d bytes, frame header says %d", len(out), fi.ulen))
 	}
 	return out, nil
+}
+
+// readRaw reads the compressed payload of frame idx into cbuf (if large
+// enough) and checks its CRC.
+func (r *Reader) readRaw(idx int, cbuf []byte) ([]byte, error) {
+	fi := r.frames[idx]
+	fe := func(err error) error { return &frameError{frame: idx, offset: fi.off, typ: fi.typ, err: err} }
+	if cap(cbuf) < int(fi.clen) {
+		cbuf = make([]byte, fi.clen)
+	}
+	cbuf = cbuf[:fi.clen]
+	if _, err := r.ra.ReadAt(cbuf, fi.off+frameHeaderSize); err != nil {
+		if err == io.EOF {
+			return nil, fe(errIncomplete)
+		}
+		return nil, fe(err)
+	}
+	if crc32.Checksum(cbuf, castagnoli) != fi.crc {
+		return nil, fe(errCRC)
+	}
+	return cbuf, nil
 }
 
 // Header returns the trace's header.
@@ -236,9 +297,16 @@ func (r *Reader) Next() (*Event, error) {
 		if len(r.cur.b) > 0 {
 			e := r.codec.decodeEvent(&r.cur)
 			if r.cur.err != nil {
-				r.stopAt(&frameError{frame: r.curFr, offset: r.frames[r.curFr].off,
-					err: fmt.Errorf("event %d: %w", r.nread, r.cur.err)})
+				r.stopAt(&frameError{frame: r.curFr, offset: r.frames[r.curFr].off, typ: FrameEvents,
+					err: &eventError{event: r.nread, err: r.cur.err}})
 				continue
+			}
+			if e.Map != nil {
+				if err := r.checkBlob(e.Map); err != nil {
+					// Replay cannot map the file, nor run what follows.
+					r.stopAt(err)
+					continue
+				}
 			}
 			r.nread++
 			return e, nil
@@ -246,6 +314,7 @@ func (r *Reader) Next() (*Event, error) {
 		if r.done {
 			return nil, io.EOF
 		}
+		r.frameFirst = r.nread
 		if r.next >= len(r.frames) {
 			r.stopAt(r.scanStop)
 			continue
@@ -275,38 +344,25 @@ func (r *Reader) Next() (*Event, error) {
 	}
 }
 
+// checkBlob checks, once per blob, the CRC of the blob an event maps. A
+// blob id the trace does not hold is left to the replayer to report.
+func (r *Reader) checkBlob(m *MapFile) error {
+	if uint64(m.Blob) >= uint64(len(r.blobs)) || r.blobChecked[m.Blob] {
+		return nil
+	}
+	if _, err := r.readRaw(r.blobs[m.Blob], nil); err != nil {
+		// The stream ends here: there is no need to remember it.
+		return &blobError{blob: m.Blob, path: m.Path, err: err}
+	}
+	r.blobChecked[m.Blob] = true
+	return nil
+}
+
 // stopAt ends the stream; err (nil for a normal end) says why.
 func (r *Reader) stopAt(err error) {
 	r.stop = err
 	r.done = true
 	r.cur = dec{}
-}
-
-// Truncated returns a one-line warning when the trace is incomplete: a
-// damaged or missing frame ends it early, or it has no footer because the
-// recording did not finish. It returns "" for a complete trace.
-//
-// Once Next has returned io.EOF, the warning is final and ends with the number
-// of events read, as in "trace truncated: frame 7 at offset 123456
-// incomplete; read 1234 events". Before that, it reports what Open found (an
-// incomplete or unreadable frame, a missing footer) without a count; damage
-// inside event frames is only found by Next.
-func (r *Reader) Truncated() string {
-	stop, count := r.stop, ""
-	if r.done {
-		count = fmt.Sprintf("; read %d events", r.nread)
-	} else {
-		stop = r.scanStop
-	}
-	switch {
-	case stop != nil:
-		return fmt.Sprintf("trace truncated: %v%s", stop, count)
-	case r.footer == nil:
-		return "trace has no footer: the recording did not finish" + count
-	case r.done && r.footer.Events != r.nread:
-		return fmt.Sprintf("trace footer counts %d events but %d were read", r.footer.Events, r.nread)
-	}
-	return ""
 }
 
 // Blobs returns the number of blobs in the trace.
@@ -326,7 +382,7 @@ func (r *Reader) Blob(id uint32) ([]byte, error) {
 	}
 	if got := binary.LittleEndian.Uint32(data); got != id {
 		return nil, fmt.Errorf("trace: %s: blob %d: %w", r.path, id,
-			&frameError{frame: idx, offset: r.frames[idx].off, err: fmt.Errorf("holds blob %d", got)})
+			&frameError{frame: idx, offset: r.frames[idx].off, typ: FrameBlob, err: fmt.Errorf("holds blob %d", got)})
 	}
 	return data[4:len(data):len(data)], nil
 }

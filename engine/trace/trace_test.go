@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -330,7 +333,18 @@ func TestRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(h, testHeader()) {
 				t.Errorf("header\n got %+v\nwant %+v", h, testHeader())
 			}
-			wantFoot := &Footer{Events: int64(len(tt.evs)), ExitStatus: 256, Exited: true, Warnings: []string{"w1"}}
+			var indexed int64
+			for _, n := range f.FrameEvents {
+				if n <= 0 {
+					t.Errorf("footer index %v has an empty frame", f.FrameEvents)
+				}
+				indexed += n
+			}
+			if indexed != int64(len(tt.evs)) {
+				t.Errorf("footer index %v counts %d events, want %d", f.FrameEvents, indexed, len(tt.evs))
+			}
+			wantFoot := &Footer{Events: int64(len(tt.evs)), ExitStatus: 256, Exited: true, Warnings: []string{"w1"},
+				FrameEvents: f.FrameEvents}
 			if !reflect.DeepEqual(f, wantFoot) {
 				t.Errorf("footer %+v, want %+v", f, wantFoot)
 			}
@@ -587,9 +601,9 @@ func TestTruncated(t *testing.T) {
 			t.Fatalf("cut at %d: read %d events, want %d", cut, len(got), len(want))
 		}
 		compareEvents(t, got, want)
-		warn := r.Truncated()
-		if warn == "" || !strings.Contains(warn, fmt.Sprintf("read %d events", len(want))) {
-			t.Fatalf("cut at %d: Truncated() = %q", cut, warn)
+		st := r.Status()
+		if st.Condition != Unfinished || st.Usable != int64(len(want)) || st.Total != -1 || st.Message != r.Truncated() {
+			t.Fatalf("cut at %d: Status() = %+v, Truncated() = %q", cut, st, r.Truncated())
 		}
 		if r.Footer() != nil {
 			t.Fatalf("cut at %d: footer %+v", cut, r.Footer())
@@ -599,37 +613,45 @@ func TestTruncated(t *testing.T) {
 		}
 	}
 
-	// Some precise messages.
+	// Some precise messages: before Next reaches the end, Truncated says
+	// what Open found; after, and from Status, it has the counts.
 	for _, tt := range []struct {
-		cut  int64
-		want string
+		cut          int64
+		before, want string
 	}{
-		{offs[4] + 5, fmt.Sprintf("trace truncated: frame 4 at offset %d incomplete; read %d events", offs[4], 2*perFrame)},
-		{offs[4], fmt.Sprintf("trace has no footer: the recording did not finish; read %d events", 2*perFrame)},
-		{int64(len(data)) - 1, fmt.Sprintf("trace truncated: frame 7 at offset %d incomplete; read %d events", offs[7], nFrames*perFrame)},
+		{offs[4] + 5, fmt.Sprintf("the trace ends early: frame 4 at offset %d incomplete", offs[4]),
+			fmt.Sprintf("the recording did not finish: the file ends inside frame 4 (events from #%d); %d events usable", 2*perFrame, 2*perFrame)},
+		{offs[2] + 5, fmt.Sprintf("the trace ends early: frame 2 at offset %d incomplete", offs[2]),
+			fmt.Sprintf("the recording did not finish: the file ends inside frame 2 (blob 0); %d events usable", perFrame)},
+		{offs[4], "the recording did not finish (the trace has no footer)",
+			fmt.Sprintf("the recording did not finish (the trace has no footer); %d events usable", 2*perFrame)},
+		{int64(len(data)) - 1, fmt.Sprintf("the trace ends early: frame 7 at offset %d incomplete", offs[7]),
+			fmt.Sprintf("the recording did not finish: the file ends inside the footer (frame 7); %d events usable", nFrames*perFrame)},
 	} {
 		r, err := newReader(bytes.NewReader(data[:tt.cut]), tt.cut, "mem")
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, _, _ := strings.Cut(tt.want, "; read")
-		if got := r.Truncated(); got != before {
-			t.Errorf("cut at %d: Truncated() before Next = %q, want %q", tt.cut, got, before)
+		if got := r.Truncated(); got != tt.before {
+			t.Errorf("cut at %d: Truncated() before Next = %q, want %q", tt.cut, got, tt.before)
 		}
-		for {
-			if _, err := r.Next(); err != nil {
-				break
-			}
+		if got := r.Status().Message; got != tt.want {
+			t.Errorf("cut at %d: Status().Message = %q, want %q", tt.cut, got, tt.want)
 		}
 		if got := r.Truncated(); got != tt.want {
-			t.Errorf("cut at %d: Truncated() = %q, want %q", tt.cut, got, tt.want)
+			t.Errorf("cut at %d: Truncated() after Status = %q, want %q", tt.cut, got, tt.want)
 		}
 	}
 
-	// Cuts in the preamble and the header frame make Open fail, cleanly.
+	// Cuts in the preamble and the header frame make Open fail, cleanly;
+	// once the magic is there, with a message that says why.
 	for cut := int64(0); cut < offs[1]; cut++ {
-		if _, _, err := readBytes(data[:cut]); err == nil {
+		_, _, err := readBytes(data[:cut])
+		if err == nil {
 			t.Fatalf("cut at %d: no error", cut)
+		}
+		if cut >= int64(len(Magic)) && !strings.Contains(err.Error(), "the file ends inside its header") {
+			t.Fatalf("cut at %d: %v", cut, err)
 		}
 	}
 }
@@ -637,27 +659,45 @@ func TestTruncated(t *testing.T) {
 func TestCorruption(t *testing.T) {
 	const nFrames, perFrame = 5, 40
 	data, offs, evs := buildTrace(t, nFrames, perFrame)
+	// Frames: 0 header, 1 events, 2 blob, 3..6 events, 7 footer.
+	damaged := func(frame, first int) string {
+		lost := fmt.Sprintf("frames %d–6", frame)
+		if frame == 6 {
+			lost = "frame 6"
+		}
+		return fmt.Sprintf("damaged trace: frame %d (events #%d–#%d) fails its CRC check; %d of %d events usable, %d lost (%s)",
+			frame, first, first+perFrame-1, first, nFrames*perFrame, nFrames*perFrame-first, lost)
+	}
 	tests := []struct {
-		name     string
-		at       int64 // byte to flip
-		openErr  string
-		events   int
-		warn     string // substring of Truncated()
-		footer   bool
-		badBlob  bool
-		exactMsg string
+		name    string
+		at      int64 // byte to flip
+		openErr string
+		events  int
+		cond    Condition
+		msg     string // Status().Message
+		footer  bool
+		badBlob bool
 	}{
-		{name: "header payload", at: offs[0] + frameHeaderSize + 3, openErr: "frame 0 at offset 12: crc mismatch"},
+		{name: "header payload", at: offs[0] + frameHeaderSize + 3, openErr: "mem: the header (frame 0) fails its CRC check"},
 		{name: "header type", at: offs[0], openErr: "frame 0 at offset 12: unknown frame type 129"},
-		{name: "first events payload", at: offs[1] + frameHeaderSize + 1, events: 0, warn: "crc mismatch", footer: true,
-			exactMsg: fmt.Sprintf("trace truncated: frame 1 at offset %d: crc mismatch; read 0 events", offs[1])},
-		{name: "middle events crc", at: offs[4] + 9, events: 2 * perFrame, warn: "crc mismatch", footer: true},
-		{name: "middle events payload", at: offs[4] + frameHeaderSize + 10, events: 2 * perFrame, warn: "crc mismatch", footer: true},
-		{name: "last events payload", at: offs[6] + frameHeaderSize + 5, events: 4 * perFrame, warn: "crc mismatch", footer: true},
-		{name: "frame type", at: offs[5], events: 3 * perFrame, warn: "unknown frame type"},
-		{name: "frame length", at: offs[5] + 4, events: 3 * perFrame, warn: "incomplete"},
-		{name: "blob payload", at: offs[2] + frameHeaderSize + 20, events: nFrames * perFrame, footer: true, badBlob: true},
-		{name: "footer payload", at: offs[7] + frameHeaderSize + 2, events: nFrames * perFrame, warn: "frame 7"},
+		{name: "first events payload", at: offs[1] + frameHeaderSize + 1, events: 0, cond: Damaged, footer: true,
+			msg: damaged(1, 0)},
+		{name: "middle events crc", at: offs[4] + 9, events: 2 * perFrame, cond: Damaged, footer: true,
+			msg: damaged(4, 2*perFrame)},
+		{name: "middle events payload", at: offs[4] + frameHeaderSize + 10, events: 2 * perFrame, cond: Damaged, footer: true,
+			msg: damaged(4, 2*perFrame)},
+		{name: "last events payload", at: offs[6] + frameHeaderSize + 5, events: 4 * perFrame, cond: Damaged, footer: true,
+			msg: damaged(6, 4*perFrame)},
+		{name: "frame type", at: offs[5], events: 3 * perFrame, cond: Damaged,
+			msg: fmt.Sprintf("damaged trace: frame 5 at offset %d is unreadable (unknown frame type 130); %d events usable, the last %d bytes of the file cannot be read",
+				offs[5], 3*perFrame, int64(len(data))-offs[5])},
+		// A length beyond the end of the file looks like a file cut there.
+		{name: "frame length", at: offs[5] + 4, events: 3 * perFrame, cond: Unfinished,
+			msg: fmt.Sprintf("the recording did not finish: the file ends inside frame 5 (events from #%d); %d events usable", 3*perFrame, 3*perFrame)},
+		// No event maps the blob: the events are all usable.
+		{name: "blob payload", at: offs[2] + frameHeaderSize + 20, events: nFrames * perFrame, cond: Complete, footer: true, badBlob: true},
+		{name: "footer payload", at: offs[7] + frameHeaderSize + 2, events: nFrames * perFrame, cond: Damaged,
+			msg: fmt.Sprintf("damaged trace: the footer (frame 7) fails its CRC check; %d events usable (the footer's count of them is lost)", nFrames*perFrame)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -674,12 +714,12 @@ func TestCorruption(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareEvents(t, got, evs[:tt.events])
-			warn := r.Truncated()
-			if tt.warn == "" && warn != "" || !strings.Contains(warn, tt.warn) {
-				t.Errorf("Truncated() = %q, want %q", warn, tt.warn)
+			st := r.Status()
+			if st.Condition != tt.cond || st.Usable != int64(tt.events) || st.Message != tt.msg {
+				t.Errorf("Status() = %+v, want %v, %d events usable, message %q", st, tt.cond, tt.events, tt.msg)
 			}
-			if tt.exactMsg != "" && warn != tt.exactMsg {
-				t.Errorf("Truncated() = %q, want %q", warn, tt.exactMsg)
+			if warn := r.Truncated(); warn != tt.msg {
+				t.Errorf("Truncated() = %q, want %q", warn, tt.msg)
 			}
 			if (r.Footer() != nil) != tt.footer {
 				t.Errorf("footer %+v", r.Footer())
@@ -691,13 +731,81 @@ func TestCorruption(t *testing.T) {
 			if err != nil && !strings.Contains(err.Error(), "crc mismatch") {
 				t.Errorf("Blob(0): %v", err)
 			}
+
+			// Check, which skips decoding when the footer indexes the
+			// frames, agrees with reading every event.
+			path := filepath.Join(t.TempDir(), "t.trace")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cst, err := Check(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cst != st {
+				t.Errorf("Check() = %+v, want %+v", cst, st)
+			}
 		})
+	}
+}
+
+// TestDamagedBlob damages a blob that an event maps: the events before that
+// one are usable, and the message names the frame, the blob and the event.
+func TestDamagedBlob(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	path := filepath.Join(t.TempDir(), "t.trace")
+	w, err := Create(path, testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll := func(evs []*Event) {
+		for _, e := range evs {
+			e.Map = nil // only the event below maps a blob
+			if err := w.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	appendAll(genEvents(rng, 30, someFields))
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddBlob(randBytes(rng, 5000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(genEvents(rng, 7, someFields))
+	if err := w.Append(&Event{Kind: KindSyscall, Tid: 1, Syscall: 9, Map: &MapFile{Blob: id, Length: 5000, Path: "/lib/libx.so"}}); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(genEvents(rng, 20, someFields))
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Frames: 0 header, 1 events, 2 blob, 3 events, 4 footer.
+	var offs []int64
+	for off := int64(preambleSize); off < int64(len(data)); off += frameHeaderSize + int64(binary.LittleEndian.Uint32(data[off+1:])) {
+		offs = append(offs, off)
+	}
+	data[offs[2]+frameHeaderSize+100] ^= 1
+	r, got, err := readBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Status()
+	want := "damaged trace: frame 2 (blob 0, /lib/libx.so) fails its CRC check, and event #37 maps it; 37 of 58 events usable, 21 lost"
+	if len(got) != 37 || st.Condition != Damaged || st.Usable != 37 || st.Total != 58 || st.Message != want {
+		t.Errorf("read %d events; Status() = %+v, want message %q", len(got), st, want)
 	}
 }
 
 func TestNotATrace(t *testing.T) {
 	dir := t.TempDir()
-	for _, content := range []string{"", "RWND", "#!/bin/sh\necho hello\n", "RWNDTRC\x01\x01\x00\x00\x00"} {
+	for _, content := range []string{"RWND", "#!/bin/sh\necho hello\n", "RWNDTRC\x01\x01\x00\x00\x00"} {
 		path := filepath.Join(dir, "x")
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -709,6 +817,39 @@ func TestNotATrace(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestEmptyReservation opens the empty file that claims a trace's name
+// while its recording runs (or after it was killed): the message says so,
+// and names the .partial file that holds the events.
+func TestEmptyReservation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p[1]-1.rwd") // a glob character in the name
+	p, err := Reserve(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.Start(testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path)
+	want := fmt.Sprintf("not a rewind trace: %s is empty: the name reserved by a recording that has not finished (still running, or killed); what it recorded is in %s",
+		path, w.Partial())
+	if !errors.Is(err, ErrNotTrace) || err == nil || err.Error() != want {
+		t.Errorf("Open of the reservation: %v, want %q", err, want)
+	}
+	w.Abort()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(w.Partial()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path)
+	if !errors.Is(err, ErrNotTrace) || !strings.Contains(err.Error(), path+" is empty (") {
+		t.Errorf("Open of an empty file: %v", err)
 	}
 }
 
@@ -755,14 +896,17 @@ func TestPartialReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial := path + ".partial"
+	partial := w.Partial()
+	if !strings.HasPrefix(partial, path+".") || !strings.HasSuffix(partial, ".partial") {
+		t.Errorf("Partial() = %q, want %s.NNNN.partial", partial, path)
+	}
 
 	// Right after Create: the header alone.
 	r, err := Open(partial)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := r.Truncated(); w != "trace has no footer: the recording did not finish" {
+	if w := r.Truncated(); w != "the recording did not finish (the trace has no footer)" {
 		t.Errorf("Truncated() before Next = %q", w)
 	}
 	r.Close()
@@ -771,7 +915,7 @@ func TestPartialReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(h, testHeader()) || len(got) != 0 || f != nil ||
-		warn != "trace has no footer: the recording did not finish; read 0 events" {
+		warn != "the recording did not finish (the trace has no footer); 0 events usable" {
 		t.Errorf("after Create: %+v %d %+v %q", h, len(got), f, warn)
 	}
 
@@ -791,7 +935,7 @@ func TestPartialReadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		compareEvents(t, got, want)
-		if f != nil || !strings.HasPrefix(warn, "trace has no footer") {
+		if f != nil || warn != fmt.Sprintf("the recording did not finish (the trace has no footer); %d events usable", len(want)) {
 			t.Errorf("footer %+v, warning %q", f, warn)
 		}
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -833,12 +977,12 @@ func TestAbort(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("final file exists after Abort: %v", err)
 	}
-	_, got, f, warn, err := ReadAll(path + ".partial")
+	_, got, f, warn, err := ReadAll(w.Partial())
 	if err != nil {
 		t.Fatal(err)
 	}
 	compareEvents(t, got, want)
-	if f != nil || warn != fmt.Sprintf("trace has no footer: the recording did not finish; read %d events", len(want)) {
+	if f != nil || warn != fmt.Sprintf("the recording did not finish (the trace has no footer); %d events usable", len(want)) {
 		t.Errorf("footer %+v, warning %q", f, warn)
 	}
 }
@@ -857,7 +1001,7 @@ func TestWriterError(t *testing.T) {
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil || !strings.Contains(err.Error(), "trace: writing frame 1 at offset") {
+	if !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "cannot write the trace: writing frame 1 at offset") {
 		t.Fatalf("no error surfaced: %v", err)
 	}
 	if err := w.Close(nil); err == nil {
@@ -953,5 +1097,224 @@ func BenchmarkNext(b *testing.B) {
 	}
 	if r != nil {
 		r.Close()
+	}
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestReserve checks how a trace takes its name and its .partial file, and
+// what each way of ending leaves in the directory.
+func TestReserve(t *testing.T) {
+	partialRE := regexp.MustCompile(`^t\.rwd\.\d+\.partial$`)
+	tests := []struct {
+		name      string
+		existing  string // "file" or "dir" at the trace's path beforehand
+		exclusive bool
+		end       string // "close", "abort", "discard"
+		err       error  // of Reserve
+		left      string // what is left at path: "trace", "old", "none", "empty"
+		partial   bool   // a .partial file is left
+	}{
+		{name: "new name, closed", exclusive: true, end: "close", left: "trace"},
+		{name: "new name, aborted", exclusive: true, end: "abort", left: "none", partial: true},
+		{name: "new name, discarded", exclusive: true, end: "discard", left: "none"},
+		{name: "taken name", existing: "file", exclusive: true, err: fs.ErrExist, left: "old"},
+		{name: "replace, closed", existing: "file", end: "close", left: "trace"},
+		{name: "replace, aborted", existing: "file", end: "abort", left: "old", partial: true},
+		{name: "directory", existing: "dir", err: ErrWrite},
+		{name: "directory, exclusive", existing: "dir", exclusive: true, err: ErrWrite},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "t.rwd")
+			switch tt.existing {
+			case "file":
+				writeTestFile(t, path, "old")
+			case "dir":
+				if err := os.Mkdir(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := Reserve(path, tt.exclusive)
+			if !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+				t.Fatalf("Reserve: %v, want %v", err, tt.err)
+			}
+			if err != nil {
+				if names := dirNames(t, dir); len(names) != 1 || names[0] != "t.rwd" {
+					t.Errorf("a failed Reserve left %q", names)
+				}
+				return
+			}
+			if !partialRE.MatchString(filepath.Base(p.Partial())) {
+				t.Errorf("Partial() = %q", p.Partial())
+			}
+			if st, err := os.Stat(path); tt.exclusive && (err != nil || st.Size() != 0) {
+				t.Errorf("the name is not reserved: %v", err)
+			}
+			switch tt.end {
+			case "discard":
+				p.Discard()
+				p.Discard()
+			default:
+				w, err := p.Start(testHeader())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Append(&Event{Kind: KindExec, Tid: 1}); err != nil {
+					t.Fatal(err)
+				}
+				if tt.end == "close" {
+					err = w.Close(nil)
+				} else {
+					w.Abort()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(path)
+			var got string
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				got = "none"
+			case err != nil:
+				t.Fatal(err)
+			case string(data) == "old":
+				got = "old"
+			case len(data) == 0:
+				got = "empty"
+			default:
+				got = "trace"
+				if st, err := Check(path); err != nil || st.Condition != Complete || st.Usable != 1 {
+					t.Errorf("Check: %+v, %v", st, err)
+				}
+			}
+			if got != tt.left {
+				t.Errorf("left %s at the trace's path, want %s", got, tt.left)
+			}
+			var partials []string
+			for _, n := range dirNames(t, dir) {
+				if partialRE.MatchString(n) {
+					partials = append(partials, n)
+				}
+			}
+			if len(partials) != map[bool]int{false: 0, true: 1}[tt.partial] {
+				t.Fatalf("left .partial files %q, want %v", partials, tt.partial)
+			}
+			if tt.partial {
+				st, err := Check(filepath.Join(dir, partials[0]))
+				if err != nil || st.Condition != Unfinished || st.Usable != 1 {
+					t.Errorf("the .partial file: %+v, %v", st, err)
+				}
+			}
+		})
+	}
+}
+
+// TestReserveErrors checks the failures Reserve catches before a recording
+// starts, and a Close that cannot put the trace in place.
+func TestReserveErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Reserve(filepath.Join(dir, "missing", "t.rwd"), true); !errors.Is(err, ErrWrite) {
+		t.Errorf("Reserve in a missing directory: %v, want ErrWrite", err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Reserve(sub, false); !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "it is a directory") {
+		t.Errorf("Reserve of a directory: %v", err)
+	}
+
+	// Something takes the trace's place during the recording: Close fails,
+	// keeps the .partial file and does not remove what is there.
+	path := filepath.Join(dir, "t.rwd")
+	w, err := Create(path, testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(nil); !errors.Is(err, ErrWrite) {
+		t.Errorf("Close over a directory: %v, want ErrWrite", err)
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		t.Errorf("the directory is gone: %v", err)
+	}
+	if _, err := Check(w.Partial()); err != nil {
+		t.Errorf("the .partial file: %v", err)
+	}
+}
+
+// TestReserveConcurrent takes names as concurrent recordings do: each
+// claims the first free t-N.rwd, and all get distinct, valid traces.
+func TestReserveConcurrent(t *testing.T) {
+	const n = 16
+	dir := t.TempDir()
+	paths := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for k := 1; ; k++ {
+				path := filepath.Join(dir, fmt.Sprintf("t-%d.rwd", k))
+				p, err := Reserve(path, true)
+				if errors.Is(err, fs.ErrExist) {
+					continue
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				w, err := p.Start(testHeader())
+				if err == nil {
+					if err = w.Append(&Event{Kind: KindExec, Tid: int32(i + 1)}); err == nil {
+						err = w.Close(nil)
+					}
+				}
+				paths[i], errs[i] = path, err
+				return
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if seen[paths[i]] {
+			t.Errorf("%s taken twice", paths[i])
+		}
+		seen[paths[i]] = true
+		_, evs, _, warn, err := ReadAll(paths[i])
+		if err != nil || warn != "" || len(evs) != 1 || evs[0].Tid != int32(i+1) {
+			t.Errorf("%s: %d events, %q, %v", paths[i], len(evs), warn, err)
+		}
+	}
+	if names := dirNames(t, dir); len(names) != n {
+		t.Errorf("directory holds %q, want the %d traces alone", names, n)
+	}
+}
+
+// writeTestFile writes a file or fails the test.
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,21 +20,22 @@ import (
 // Append blocks: it bounds the writer's memory to a few frames.
 const queueLen = 4
 
-// Writer writes a trace file. It writes to PATH.partial, which is a readable
-// trace at any time (up to its last complete frame), and renames it to PATH
-// on Close.
+// Writer writes a trace file. It writes to a .partial file of its own
+// (PATH.NNNN.partial, see Reserve), which is a readable trace at any time (up
+// to its last complete frame), and renames it to PATH on Close.
 //
 // Events are encoded by Append into an in-memory frame; full frames are
 // compressed and written by a background goroutine. Append, Push and Flush
 // may be called from any goroutine, one at a time; AutoPush also pushes from
 // a goroutine of its own. A Writer must be ended by Close or Abort.
 type Writer struct {
-	path    string
-	partial string
-	f       *os.File
+	path     string
+	partial  string
+	reserved bool // path is the empty file Reserve created to claim the name
+	f        *os.File
 
-	// mu guards the frame being filled (codec, buf, nEvents) against the
-	// AutoPush goroutine.
+	// mu guards the frame being filled (codec, buf, nEvents, frameEvents)
+	// against the AutoPush goroutine.
 	mu       sync.Mutex
 	autoStop chan struct{}
 
@@ -41,6 +44,10 @@ type Writer struct {
 	nEvents int64
 	nBlobs  uint32
 	closed  bool
+	// frameEvents counts the events of each events frame sent, for the
+	// footer's index; sent is the number of events they hold in all.
+	frameEvents []int64
+	sent        int64
 
 	jobs chan job
 	free chan []byte // recycled event buffers
@@ -58,14 +65,115 @@ type job struct {
 	ack     chan struct{}
 }
 
-// Create starts a trace at path: it creates path+".partial" (replacing any
-// previous one), writes the magic, the version and the header frame, and
-// returns a Writer for the rest. h.FormatVersion is recorded as
-// CurrentVersion whatever its value. Close replaces any existing file at path.
+// Pending is a trace file prepared before its recording starts: the name is
+// taken and the directory proven writable, so that a program is not run for
+// a trace that cannot be written. Start turns it into a Writer; Discard
+// gives it up.
+type Pending struct {
+	path     string
+	partial  string
+	reserved bool
+	f        *os.File
+}
+
+// Reserve prepares a trace at path. It creates the file the trace is
+// written to, PATH.NNNN.partial (NNNN makes it unique: concurrent recordings
+// to one name never share it), in path's directory, and writes the magic and
+// the version to it, so that a directory that cannot be written to or a
+// full disk fails here.
+//
+// With exclusive, path must not exist: Reserve creates it empty (O_EXCL),
+// which claims the name against other recordings until Close renames the
+// trace over it, and returns an error satisfying errors.Is(err,
+// fs.ErrExist) when it exists. Without, a file at path is replaced when the
+// trace is complete. Other errors wrap ErrWrite.
+func Reserve(path string, exclusive bool) (*Pending, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%w %s: it is a directory", ErrWrite, path)
+	}
+	p := &Pending{path: path}
+	if exclusive {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %w", ErrWrite, path, err)
+		}
+		f.Close()
+		p.reserved = true
+	}
+	var err error
+	for range 100 {
+		p.partial = fmt.Sprintf("%s.%d.partial", path, rand.Uint32())
+		p.f, err = os.OpenFile(p.partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err == nil {
+		if _, err = p.f.Write(appendPreamble(nil)); err != nil {
+			p.f.Close()
+			os.Remove(p.partial)
+		}
+	}
+	if err != nil {
+		p.f = nil
+		p.Discard()
+		return nil, fmt.Errorf("%w %s: %w", ErrWrite, path, err)
+	}
+	return p, nil
+}
+
+// Path returns the trace's final path.
+func (p *Pending) Path() string { return p.path }
+
+// Partial returns the path of the file the trace is written to until it is
+// complete.
+func (p *Pending) Partial() string { return p.partial }
+
+// Discard removes the .partial file and the reservation of the name, unless
+// Start handed them to a Writer. It may be called more than once.
+func (p *Pending) Discard() {
+	if p.f != nil {
+		p.f.Close()
+		os.Remove(p.partial)
+		p.f = nil
+	}
+	if p.reserved {
+		dropReservation(p.path)
+		p.reserved = false
+	}
+}
+
+// dropReservation removes the empty file Reserve created at path, unless
+// something else took its place.
+func dropReservation(path string) {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		os.Remove(path)
+	}
+}
+
+// Create starts a trace at path: Reserve(path, false), then Start. Close
+// replaces any existing file at path.
+func Create(path string, h *Header) (*Writer, error) {
+	p, err := Reserve(path, false)
+	if err != nil {
+		return nil, err
+	}
+	return p.Start(h)
+}
+
+// Start writes the header frame and returns a Writer for the rest. The
+// Writer owns the files from then on; if Start fails, they are removed.
+// h.FormatVersion is recorded as CurrentVersion whatever its value.
 //
 // The caller must end the Writer with Close or Abort, which also stop its
 // background goroutine.
-func Create(path string, h *Header) (*Writer, error) {
+func (p *Pending) Start(h *Header) (*Writer, error) {
+	if p.f == nil {
+		return nil, errors.New("trace: Start of a discarded or started trace")
+	}
 	if h == nil {
 		h = &Header{}
 	}
@@ -73,37 +181,39 @@ func Create(path string, h *Header) (*Writer, error) {
 	hc.FormatVersion = CurrentVersion
 	hj, err := json.Marshal(&hc)
 	if err != nil {
+		p.Discard()
 		return nil, fmt.Errorf("trace: encoding header: %w", err)
 	}
 	enc, err := newEncoder()
 	if err != nil {
+		p.Discard()
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	partial := path + ".partial"
-	f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	start := appendFrame(nil, enc, FrameHeader, hj)
+	if _, err := p.f.Write(start); err != nil {
 		enc.Close()
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	start := appendFrame(appendPreamble(nil), enc, FrameHeader, hj)
-	if _, err := f.Write(start); err != nil {
-		enc.Close()
-		f.Close()
-		return nil, fmt.Errorf("trace: writing header: %w", err)
+		p.Discard()
+		return nil, fmt.Errorf("%w %s: writing the header: %w", ErrWrite, p.path, err)
 	}
 	w := &Writer{
-		path:    path,
-		partial: partial,
-		f:       f,
-		codec:   newCodec(),
-		buf:     make([]byte, 0, frameTarget+frameTarget/4),
-		jobs:    make(chan job, queueLen),
-		free:    make(chan []byte, queueLen+1),
-		done:    make(chan struct{}),
+		path:     p.path,
+		partial:  p.partial,
+		reserved: p.reserved,
+		f:        p.f,
+		codec:    newCodec(),
+		buf:      make([]byte, 0, frameTarget+frameTarget/4),
+		jobs:     make(chan job, queueLen),
+		free:     make(chan []byte, queueLen+1),
+		done:     make(chan struct{}),
 	}
-	go w.background(enc, int64(len(start)))
+	p.f, p.reserved = nil, false
+	go w.background(enc, int64(preambleSize+len(start)))
 	return w, nil
 }
+
+// Partial returns the path of the file the trace is written to: a readable
+// trace up to its last complete frame, renamed to the final path by Close.
+func (w *Writer) Partial() string { return w.partial }
 
 // background compresses and writes the queued frames in order. After an
 // error it keeps draining the queue without writing, so that the producer
@@ -117,7 +227,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 		if j.data != nil && w.err.Load() == nil {
 			out = appendFrame(out[:0], enc, j.typ, j.data)
 			if _, err := w.f.Write(out); err != nil {
-				w.setErr(fmt.Errorf("trace: writing frame %d at offset %d: %w", frame, offset, err))
+				w.setErr(fmt.Errorf("%w: writing frame %d at offset %d: %w", ErrWrite, frame, offset, err))
 			}
 			offset += int64(len(out))
 			frame++
@@ -189,6 +299,8 @@ func (w *Writer) sendEvents() error {
 		return err
 	}
 	w.jobs <- job{typ: FrameEvents, data: w.buf, recycle: true}
+	w.frameEvents = append(w.frameEvents, w.nEvents-w.sent)
+	w.sent = w.nEvents
 	select {
 	case b := <-w.free:
 		w.buf = b
@@ -289,10 +401,11 @@ func (w *Writer) Events() int64 {
 }
 
 // Close writes the remaining events and the footer, syncs the file to disk
-// and renames it from PATH.partial to PATH. The footer's Events and Blobs are
-// set to the counts of this Writer; f may be nil. If anything fails, the
-// .partial file is left in place (readable up to its last complete frame)
-// and the error is returned.
+// and renames it from its .partial name to the final path. The footer's
+// Events, Blobs and FrameEvents are set by this Writer; f may be nil. If
+// anything fails, the .partial file is left in place (readable up to its
+// last complete frame), the name Reserve claimed is released, and the error
+// (wrapping ErrWrite if the file could not be written) is returned.
 func (w *Writer) Close(f *Footer) error {
 	if w.closed {
 		return ErrClosed
@@ -302,11 +415,16 @@ func (w *Writer) Close(f *Footer) error {
 		foot = *f
 	}
 	w.mu.Lock()
-	foot.Events = w.nEvents
-	foot.Blobs = int(w.nBlobs)
-	fj, err := json.Marshal(&foot)
-	if err == nil && w.bgErr() == nil {
-		if err = w.sendEvents(); err == nil {
+	err := w.bgErr()
+	if err == nil {
+		err = w.sendEvents()
+	}
+	if err == nil {
+		foot.Events = w.nEvents
+		foot.Blobs = int(w.nBlobs)
+		foot.FrameEvents = w.frameEvents
+		var fj []byte
+		if fj, err = json.Marshal(&foot); err == nil {
 			w.jobs <- job{typ: FrameFooter, data: fj}
 		}
 	}
@@ -317,17 +435,20 @@ func (w *Writer) Close(f *Footer) error {
 	}
 	if err == nil {
 		if err = w.f.Sync(); err != nil {
-			err = fmt.Errorf("trace: %w", err)
+			err = fmt.Errorf("%w: %w", ErrWrite, err)
 		}
 	}
 	if cerr := w.f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("trace: %w", cerr)
+		err = fmt.Errorf("%w: %w", ErrWrite, cerr)
+	}
+	if err == nil {
+		if err = os.Rename(w.partial, w.path); err != nil {
+			err = fmt.Errorf("%w: %w", ErrWrite, err)
+		}
 	}
 	if err != nil {
+		w.release()
 		return err
-	}
-	if err := os.Rename(w.partial, w.path); err != nil {
-		return fmt.Errorf("trace: %w", err)
 	}
 	// Make the rename durable. Not all file systems support syncing a
 	// directory; the trace itself is already on disk.
@@ -340,8 +461,9 @@ func (w *Writer) Close(f *Footer) error {
 
 // Abort ends the writer without a footer: the events appended so far are
 // written, then the .partial file is closed and left in place. It is a
-// readable trace whose Truncated warning says the recording did not finish.
-// Errors are ignored. Abort after Close or Abort does nothing.
+// readable trace whose Status says the recording did not finish. The name
+// Reserve claimed is released. Errors are ignored. Abort after Close or
+// Abort does nothing.
 func (w *Writer) Abort() {
 	if w.closed {
 		return
@@ -353,6 +475,16 @@ func (w *Writer) Abort() {
 	w.mu.Unlock()
 	w.stop()
 	w.f.Close()
+	w.release()
+}
+
+// release gives up the name Reserve claimed, so that an empty file is not
+// left where the trace should have been.
+func (w *Writer) release() {
+	if w.reserved {
+		dropReservation(w.path)
+		w.reserved = false
+	}
 }
 
 // stop marks the writer closed and waits for the background goroutine.
