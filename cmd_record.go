@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +12,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
+
+// exitTraceFailed is the status of rewind record when it could not write a
+// complete trace, whatever the program did: as timeout(1) and env(1) do
+// with 125, it keeps rewind's own failure apart from the statuses programs
+// use (1 and 2 are common ones, and a Go program that panics exits 2).
+const exitTraceFailed = 125
 
 func newRecordCmd() *cobra.Command {
 	var out string
@@ -19,7 +28,14 @@ func newRecordCmd() *cobra.Command {
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
-atomically to TRACE (default ./PROG-N.rwd).`,
+atomically to TRACE (default ./PROG-N.rwd, the first N free; an existing TRACE
+given with -o is replaced once the recording is complete).
+
+If the trace cannot be written (-o names a directory, the directory is not
+writable, the disk is full, an I/O error), rewind says why in one line and
+exits with status 125: before the program starts when it can tell, else by
+killing the program and keeping the trace up to its last good frame in
+TRACE.NNNN.partial.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code, _, err := runRecord(out, args)
@@ -35,7 +51,8 @@ atomically to TRACE (default ./PROG-N.rwd).`,
 }
 
 // runRecord records args and returns the program's shell-style exit
-// status and the trace written.
+// status and the trace written. When the trace could not be written, it
+// prints why and returns an *exitError of exitTraceFailed.
 func runRecord(out string, args []string) (int, string, error) {
 	path, err := record.ResolveProgram(args[0])
 	if err != nil {
@@ -45,41 +62,61 @@ func runRecord(out string, args []string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if out == "" {
-		out = defaultTraceName(filepath.Base(path))
-	}
-	if out, err = filepath.Abs(out); err != nil {
-		return 0, "", err
-	}
-	res, err := record.Record(record.Options{
-		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: out,
-	})
-	if res == nil {
-		return 0, "", err
-	}
+	p, err := reserveTrace(out, filepath.Base(path))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
-		return res.ExitCode(), out, nil
+		return 0, "", traceFailed(err)
+	}
+	defer p.Discard()
+	res, err := record.Record(record.Options{
+		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: p.Path(), Trace: p,
+	})
+	switch {
+	case res == nil && !errors.Is(err, trace.ErrWrite):
+		return 0, "", err // the program could not be started
+	case err != nil:
+		return 0, "", traceFailed(err)
 	}
 	if res.Interrupted != 0 {
 		fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (stopped by %s; the program was killed)\n",
-			res.Events, displayPath(out), unix.SignalName(res.Interrupted))
-		return res.ExitCode(), out, nil
+			res.Events, displayPath(p.Path()), unix.SignalName(res.Interrupted))
+		return res.ExitCode(), p.Path(), nil
 	}
-	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(out))
-	return res.ExitCode(), out, nil
+	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(p.Path()))
+	return res.ExitCode(), p.Path(), nil
 }
 
-// defaultTraceName picks ./PROG-N.rwd with the first N not taken.
-func defaultTraceName(prog string) string {
-	for n := 1; ; n++ {
-		name := prog + "-" + strconv.Itoa(n) + ".rwd"
-		if _, err := os.Lstat(name); os.IsNotExist(err) {
-			if _, err := os.Lstat(name + ".partial"); os.IsNotExist(err) {
-				return name
-			}
+// traceFailed reports a recording without a complete trace.
+func traceFailed(err error) error {
+	fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+	return &exitError{exitTraceFailed}
+}
+
+// maxTraceNumber bounds the search for a free default name.
+const maxTraceNumber = 1 << 20
+
+// reserveTrace prepares the trace file: out if given (replaced at the end
+// if it exists), else ./PROG-N.rwd with the first N free. Each default name
+// is claimed with O_EXCL, so that concurrent recordings of one program in
+// one directory get distinct names.
+func reserveTrace(out, prog string) (*trace.Pending, error) {
+	if out != "" {
+		abs, err := filepath.Abs(out)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %w", trace.ErrWrite, out, err)
+		}
+		return trace.Reserve(abs, false)
+	}
+	for n := 1; n <= maxTraceNumber; n++ {
+		abs, err := filepath.Abs(prog + "-" + strconv.Itoa(n) + ".rwd")
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", trace.ErrWrite, err)
+		}
+		p, err := trace.Reserve(abs, true)
+		if !errors.Is(err, fs.ErrExist) {
+			return p, err
 		}
 	}
+	return nil, fmt.Errorf("%w: %s-1.rwd to %s-%d.rwd all exist", trace.ErrWrite, prog, prog, maxTraceNumber)
 }
 
 // displayPath shows a path relative to the working directory when shorter.

@@ -36,6 +36,10 @@ type Options struct {
 	Env    []string
 	Dir    string
 	Output string // trace path
+	// Trace, when set, is the trace file prepared for Output before the
+	// program starts (trace.Reserve). Record starts it once the program
+	// runs; the caller discards it afterwards (a no-op once started).
+	Trace *trace.Pending
 	// Slice is how long a thread may run while others wait before the
 	// recorder tries to switch (default 10ms).
 	Slice time.Duration
@@ -260,7 +264,12 @@ func Record(opts Options) (*Result, error) {
 		h.Ignored = &ignored
 		h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
 		r.cpuidFaulting = h.CPUIDFaulting
-		if r.w, runErr = trace.Create(opts.Output, h); runErr != nil {
+		if opts.Trace != nil {
+			r.w, runErr = opts.Trace.Start(h)
+		} else {
+			r.w, runErr = trace.Create(opts.Output, h)
+		}
+		if runErr != nil {
 			unix.Kill(r.pid, unix.SIGKILL)
 			ptrace.Wait(r.pid, false)
 			r.pid = 0
@@ -291,14 +300,14 @@ func Record(opts Options) (*Result, error) {
 			unix.Kill(r.pid, unix.SIGKILL)
 		}
 		w.Abort()
-		return res, fmt.Errorf("record: %w (partial trace left in %s.partial)", runErr, opts.Output)
+		return res, fmt.Errorf("record: %w (partial trace left in %s)", runErr, w.Partial())
 	}
 	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: r.interrupted == 0, Blobs: r.files.count()}
 	if r.interrupted != 0 {
 		foot.Interrupted = stopReason(r.interrupted)
 	}
 	if err := w.Close(foot); err != nil {
-		return res, fmt.Errorf("record: %w", err)
+		return res, fmt.Errorf("record: %w (partial trace left in %s)", err, w.Partial())
 	}
 	res.Events = foot.Events
 	return res, nil

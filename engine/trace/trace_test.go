@@ -1134,7 +1134,7 @@ func TestReserve(t *testing.T) {
 		{name: "replace, closed", existing: "file", end: "close", left: "trace"},
 		{name: "replace, aborted", existing: "file", end: "abort", left: "old", partial: true},
 		{name: "directory", existing: "dir", err: ErrWrite},
-		{name: "directory, exclusive", existing: "dir", exclusive: true, err: ErrWrite},
+		{name: "directory, exclusive", existing: "dir", exclusive: true, err: fs.ErrExist},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,7 +88,7 @@ type Pending struct {
 // fs.ErrExist) when it exists. Without, a file at path is replaced when the
 // trace is complete. Other errors wrap ErrWrite.
 func Reserve(path string, exclusive bool) (*Pending, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	if st, err := os.Stat(path); err == nil && st.IsDir() && !exclusive {
 		return nil, fmt.Errorf("%w %s: it is a directory", ErrWrite, path)
 	}
 	p := &Pending{path: path}
