@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 func newEventsCmd() *cobra.Command {
@@ -53,7 +54,12 @@ object a line (fields in the README). --type may be repeated or comma-separated.
 }
 
 func runEvents(w io.Writer, path string, from, to int64, f debugger.EventFilter, jsonOut bool) error {
-	evs, warn, err := debugger.ReadEventRecords(path, from, to, f, 0)
+	evs, _, err := debugger.ReadEventRecords(path, from, to, f, 0)
+	if err != nil {
+		return err
+	}
+	// The listing may stop before the end: the status needs the rest.
+	st, err := trace.Check(path)
 	if err != nil {
 		return err
 	}
@@ -68,8 +74,5 @@ func runEvents(w io.Writer, path string, from, to int64, f debugger.EventFilter,
 		}
 		fmt.Fprintf(w, "#%-7d %7d %10.6f %s\n", e.Event, e.Thread, e.Time, e.Text)
 	}
-	if warn != "" {
-		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", warn)
-	}
-	return nil
+	return traceStatusExit(st)
 }

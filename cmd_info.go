@@ -120,15 +120,18 @@ func runInfo(w io.Writer, path string) error {
 			fmt.Fprintf(w, "  %-20s %d\n", syscalls.Name(int(c.nr)), c.n)
 		}
 	}
-	if warn := rd.Truncated(); warn != "" {
-		fmt.Fprintf(w, "warning:   %s\n", warn)
+	st := rd.Status()
+	if st.Message != "" {
+		fmt.Fprintf(w, "state:     %s\n", st.Message)
+	} else {
+		fmt.Fprintf(w, "state:     complete\n")
 	}
 	if f := rd.Footer(); f != nil {
 		for _, m := range f.Warnings {
 			fmt.Fprintf(w, "warning:   %s\n", m)
 		}
 	}
-	return nil
+	return traceStatusExit(st)
 }
 
 func sortedKinds(m map[trace.Kind]int64) []trace.Kind {

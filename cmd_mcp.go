@@ -39,6 +39,8 @@ func runMCP(trace string) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	defer s.Close()
+	// For the client's log; the model is told in the protocol.
+	warnTrace(s.TraceStatus())
 	protocol, err := reserveStdout()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)

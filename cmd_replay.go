@@ -2,16 +2,16 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
-
 	"errors"
 	"fmt"
-	"github.com/rewind-debugger/rewind/debugger"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -67,6 +67,7 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 		return err
 	}
 	defer s.Close()
+	warnTrace(s.TraceStatus())
 	enc := json.NewEncoder(os.Stdout)
 	lastOK := true
 	for _, c := range cmds {
@@ -100,25 +101,37 @@ func openSession(path string, budget int64) (*debugger.Session, error) {
 	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
 }
 
-// runCheck implements replay --check.
+// runCheck implements replay --check. On an unfinished or damaged trace it
+// says first how many events are usable, replays those and exits with
+// exitPartialTrace.
 func runCheck(path string) error {
+	st, err := trace.Check(path)
+	if err != nil {
+		return err
+	}
+	if st.Usable == 0 && st.Message != "" {
+		return fmt.Errorf("%s: nothing to replay: %s", path, st.Message)
+	}
+	warnTrace(st)
 	s, err := replay.Open(path, replay.Options{Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if w := s.Truncated(); w != "" {
-		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", w)
-	}
 	err = s.Run()
-	if err != nil {
-		var d *replay.Divergence
-		if errors.As(err, &d) {
-			fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
-			return &exitError{1}
-		}
+	var d *replay.Divergence
+	switch {
+	case errors.As(err, &d):
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+		return &exitError{1}
+	case err != nil && (st.Condition == trace.Complete || s.Next() < st.Usable):
 		return err
 	}
+	// Replay may report the end of a partial trace as an error: reaching
+	// it is the success here, the status says the trace is partial.
 	fmt.Fprintf(os.Stderr, "replay OK: %d events\n", s.Next())
+	if st.Condition != trace.Complete {
+		return &exitError{exitPartialTrace}
+	}
 	return nil
 }

@@ -13,12 +13,36 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // exitError carries a process exit status through cobra without printing.
 type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// exitPartialTrace is the status of info, events and replay --check on an
+// unfinished or damaged trace: they do their work on the usable events and
+// say in one line on stderr why the rest is not usable. A divergence (1)
+// takes precedence.
+const exitPartialTrace = 2
+
+// warnTrace tells, in one line on stderr, why not all of a trace is usable.
+func warnTrace(st trace.Status) {
+	if st.Message != "" {
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", st.Message)
+	}
+}
+
+// traceStatusExit warns about an incomplete trace and returns the
+// exitPartialTrace status for it, nil for a complete one.
+func traceStatusExit(st trace.Status) error {
+	if st.Condition == trace.Complete {
+		return nil
+	}
+	warnTrace(st)
+	return &exitError{exitPartialTrace}
+}
 
 func main() {
 	ptrace.MaybeRunHelper()

@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // Options configure a session.
@@ -124,6 +125,11 @@ func (s *Session) Close() {
 		img.Close()
 	}
 }
+
+// TraceStatus says how many events of the recording are usable and, for
+// an unfinished or damaged trace, why not all of them: what every entry
+// point tells the user on open.
+func (s *Session) TraceStatus() trace.Status { return s.tl.Index().TraceStatus() }
 
 // Timeline exposes the engine, for views that need more than commands.
 func (s *Session) Timeline() *timeline.Timeline { return s.tl }

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // instructions tell a client's model how the tools fit together.
@@ -31,15 +32,26 @@ type server struct {
 	// sem is the session's lock: a one-slot channel, so that a call waiting
 	// for another one's end can give up when its client cancels it.
 	sem chan struct{}
+	// trace says how much of an unfinished or damaged trace is usable;
+	// noticed is set once a result has carried its message.
+	trace   trace.Status
+	noticed bool
 }
 
 // New builds the server over a debugger session. All tool calls run one at
 // a time: the session is not safe for concurrent use. The server does not
 // close the session.
 func New(s *debugger.Session, version string) *mcp.Server {
+	sv := &server{s: s, sem: make(chan struct{}, 1), trace: s.TraceStatus()}
+	inst := instructions
+	if sv.trace.Message != "" {
+		// Clients may not show the instructions to their model: the first
+		// result carries the message too (see notice).
+		inst += fmt.Sprintf("\nWARNING: this trace is incomplete: %s. Only events #0 to #%d can be replayed: the end of this session is not where the program ended.",
+			sv.trace.Message, sv.trace.Usable-1)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "rewind", Title: "rewind time-travel debugger", Version: version},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	sv := &server{s: s, sem: make(chan struct{}, 1)}
+		&mcp.ServerOptions{Instructions: inst, Capabilities: &mcp.ServerCapabilities{}})
 	sv.addTools(srv)
 	return srv
 }
@@ -85,8 +97,27 @@ func addTool[In, Out any](srv *mcp.Server, sv *server, t *mcp.Tool, h handler[In
 			var zero Out
 			return nil, zero, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: sv.notice(text)}}}, out, nil
 	})
+}
+
+// notice puts the message of an incomplete trace before the first result's
+// text, for clients that do not pass the instructions on to their model.
+func (sv *server) notice(text string) string {
+	if sv.trace.Message == "" || sv.noticed {
+		return text
+	}
+	sv.noticed = true
+	return "warning: " + sv.trace.Message + "\n" + text
+}
+
+// atTraceEnd adds the message of an incomplete trace to the text of a stop
+// at the end of its usable events, where the program seems to end.
+func (sv *server) atTraceEnd(r debugger.Result, text string) string {
+	if sv.trace.Message != "" && r.Stop != nil && r.Stop.Event >= sv.trace.Usable-1 {
+		return text + "\nwarning: " + sv.trace.Message
+	}
+	return text
 }
 
 // progressEvery spaces progress notifications.

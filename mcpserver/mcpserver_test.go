@@ -577,3 +577,48 @@ func TestCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestIncompleteTrace serves a trace whose recording did not finish (its
+// footer cut off): the instructions, the first result, a window of events
+// that reaches the end and a stop there all say how many events are usable
+// and why; a window before the end and later results do not repeat it.
+func TestIncompleteTrace(t *testing.T) {
+	data, err := os.ReadFile(traceOf(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := testprog.Frames(data)
+	if last := frames[len(frames)-1]; last.Type != 4 {
+		t.Fatalf("the last frame is of type %d, not the footer", last.Type)
+	} else {
+		data = data[:last.Off]
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rwd")
+	if err := os.WriteFile(cut, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, cut)
+	const notice = "the recording did not finish (the trace has no footer)"
+	if inst := cs.InitializeResult().Instructions; !strings.Contains(inst, "WARNING: this trace is incomplete: "+notice) {
+		t.Errorf("the instructions do not warn:\n%s", inst)
+	}
+	stack := call(t, cs, toolGetStack, map[string]any{})
+	if !strings.HasPrefix(text(stack), "warning: "+notice) {
+		t.Errorf("the first result does not start with the notice: %q", text(stack))
+	}
+	if again := call(t, cs, toolGetStack, map[string]any{}); strings.Contains(text(again), notice) {
+		t.Errorf("the second result repeats the notice: %q", text(again))
+	}
+	head := decode[EventsOutput](t, call(t, cs, toolGetEvents, map[string]any{"from": 0, "to": 1}))
+	if head.Warning != "" {
+		t.Errorf("a window at the start warns: %q", head.Warning)
+	}
+	all := decode[EventsOutput](t, call(t, cs, toolGetEvents, map[string]any{"from": 0}))
+	if !strings.HasPrefix(all.Warning, notice) || !strings.Contains(all.Warning, fmt.Sprintf("; %d events usable", all.Total)) {
+		t.Errorf("a window to the end: %d events, warning %q", all.Total, all.Warning)
+	}
+	end := call(t, cs, toolGoto, map[string]any{"target": "end"})
+	if !strings.Contains(text(end), "warning: "+notice) {
+		t.Errorf("a stop at the end of the usable events does not warn: %q", text(end))
+	}
+}

@@ -57,7 +57,7 @@ type EventsOutput struct {
 	To        int64  `json:"to" jsonschema:"last event of the window (-1: the end of the recording)"`
 	Current   int64  `json:"current" jsonschema:"the event number of the current moment"`
 	Truncated bool   `json:"truncated,omitempty" jsonschema:"limit cut the list"`
-	Warning   string `json:"warning,omitempty" jsonschema:"the recording is truncated"`
+	Warning   string `json:"warning,omitempty" jsonschema:"the trace is unfinished or damaged and the window reaches the end of its usable events: why, and how many are usable"`
 }
 
 // StackInput is the (empty) input of get_stack.
@@ -273,12 +273,12 @@ func (sv *server) runCommand(_ context.Context, in CommandInput) (debugger.Resul
 		return debugger.Result{}, "", errors.New("one command per call (the command has a line break)")
 	}
 	r := sv.s.Execute(in.Command)
-	return r, resultText(r), nil
+	return r, sv.atTraceEnd(r, resultText(r)), nil
 }
 
 func (sv *server) gotoMoment(_ context.Context, in GotoInput) (debugger.Result, string, error) {
 	r := sv.s.Execute("goto " + strings.TrimSpace(in.Target))
-	return r, resultText(r), nil
+	return r, sv.atTraceEnd(r, resultText(r)), nil
 }
 
 func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, string, error) {
@@ -312,7 +312,7 @@ func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, st
 	}
 	filter := debugger.EventFilter{Types: in.Types, Thread: in.Thread, Text: in.Text}
 	out := EventsOutput{Events: []debugger.EventInfo{}, From: from, To: to, Current: cur}
-	warn, err := debugger.WalkEventRecords(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
+	_, err := debugger.WalkEventRecords(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
 		out.Total++
 		if len(out.Events) < limit {
 			out.Events = append(out.Events, e)
@@ -321,7 +321,13 @@ func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, st
 	if err != nil {
 		return EventsOutput{}, "", fmt.Errorf("reading the events of %s: %w", sv.s.Path(), err)
 	}
-	out.Warning, out.Truncated = warn, out.Total > len(out.Events)
+	out.Truncated = out.Total > len(out.Events)
+	var warn string
+	if to < 0 || to >= sv.trace.Usable-1 {
+		// The window reaches the end of what the trace holds.
+		warn = sv.trace.Message
+	}
+	out.Warning = warn
 
 	var b strings.Builder
 	end := "the end"

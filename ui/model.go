@@ -57,6 +57,7 @@ type Model struct {
 	showHelp    bool
 	help        help.Model
 	status      string               // the last stop, one line
+	traceNote   string               // an unfinished or damaged trace, marked in the status bar throughout
 	darkSet     bool                 // the terminal answered with its background
 	light       bool                 // and it is light
 	profile     colorprofile.Profile // the colours it has (Unknown until told)
@@ -94,6 +95,13 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	m.prompt.Prompt = ":"
 	m.prompt.ShowSuggestions = true
 	m.prompt.SetSuggestions(commands)
+	if st := s.TraceStatus(); st.Message != "" {
+		m.console().Append(views.ConsoleEntry{Output: st.Message, Error: true})
+		m.traceNote = st.Condition.String() + " trace"
+		if st.Total > st.Usable {
+			m.traceNote += fmt.Sprintf(" (%d of %d events)", st.Usable, st.Total)
+		}
+	}
 	if opts.Hint != "" {
 		m.console().Append(views.ConsoleEntry{Command: "", Output: opts.Hint})
 	}
@@ -482,6 +490,9 @@ func (m *Model) statusLine() string {
 			pct = m.snap.Event * 100 / m.snap.Total
 		}
 		left = fmt.Sprintf(" #%d/%d %d%% · thread %d", m.snap.Event, m.snap.Total, pct, m.snap.Thread)
+		if m.traceNote != "" {
+			left += " · " + m.traceNote
+		}
 		if m.status != "" {
 			left += " · " + m.status
 		}

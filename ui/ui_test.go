@@ -2,6 +2,7 @@ package ui
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -295,5 +296,42 @@ func TestMouse(t *testing.T) {
 	}
 	if m.focus != pStack {
 		t.Error("the wheel moved the focus")
+	}
+}
+
+// TestIncompleteTraceNotice opens a trace whose recording did not finish
+// (its footer cut off): the Console says why and how many events are
+// usable, and the status bar marks the trace as long as the UI runs.
+func TestIncompleteTraceNotice(t *testing.T) {
+	full := recordC(t, "../testdata/source/corrupt.c")
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := testprog.Frames(data)
+	last := frames[len(frames)-1]
+	if last.Type != 4 {
+		t.Fatalf("the last frame of %s is of type %d, not the footer", full, last.Type)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rwd")
+	if err := os.WriteFile(cut, data[:last.Off], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := openModel(t, cut, 100, 30, true)
+	msg := regexp.MustCompile(`the recording did not finish \(the trace has no footer\); (\d+) events usable`)
+	screen := m.render()
+	found := msg.FindStringSubmatch(screen)
+	if found == nil {
+		t.Fatalf("the screen does not say the trace is unfinished:\n%s", screen)
+	}
+	if n, _ := strconv.ParseInt(found[1], 10, 64); n != m.snap.Total {
+		t.Errorf("the notice counts %s usable events, the session has %d", found[1], m.snap.Total)
+	}
+	for _, cmd := range []string{"continue", "reverse-continue"} {
+		drive(t, m, m.run(cmd))
+		lines := strings.Split(m.render(), "\n")
+		if status := lines[len(lines)-1]; !strings.Contains(status, "unfinished trace") {
+			t.Errorf("after %s, the status bar does not mark the trace: %q", cmd, status)
+		}
 	}
 }

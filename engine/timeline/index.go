@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"golang.org/x/sys/unix"
@@ -30,6 +31,8 @@ type Index struct {
 	// delivery of the signal that killed it.
 	Last  int64
 	ended bool
+	// status says how much of the trace is usable, and why not all of it.
+	status trace.Status
 }
 
 // stopSignals are the signals a debugger stops at by default (gdb's list).
@@ -82,7 +85,11 @@ func BuildIndex(path string) (*Index, error) {
 			idx.Last = n
 		}
 	}
+	idx.status = rd.Status()
 	if idx.First < 0 {
+		if msg := idx.status.Message; msg != "" {
+			return nil, fmt.Errorf("%s: nothing to replay: %s", path, msg)
+		}
 		return nil, errors.New("the trace has no execution to replay")
 	}
 	if idx.Last < 0 {
@@ -100,6 +107,10 @@ func runsCode(k trace.Kind, flags uint32) bool {
 	}
 	return false
 }
+
+// TraceStatus says how many events of the trace are usable (Total), and
+// why not all of them.
+func (x *Index) TraceStatus() trace.Status { return x.status }
 
 // Total is the number of events.
 func (x *Index) Total() int64 { return int64(len(x.events)) }
