@@ -19,7 +19,10 @@ func newInfoCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "info TRACE",
 		Short: "Summarise a recording: program, machine, threads, events, size",
-		Args:  cobra.ExactArgs(1),
+		Long: `Summarises a recording: program, machine, threads, events, size. On an
+unfinished or damaged trace it summarises the usable events, says in one line
+on stderr why the rest is not usable, and exits 2.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfo(os.Stdout, args[0])
 		},

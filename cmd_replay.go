@@ -25,7 +25,9 @@ func newReplayCmd() *cobra.Command {
 		Long: `Without flags, opens the recording in the terminal UI, at its start.
 --check replays to the end without a UI, re-emitting the program's output as
 the replaying process produces it, verifies every event and prints
-"replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.`,
+"replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.
+On an unfinished or damaged trace, every mode first says in one line on stderr
+how many events are usable and why not all; --check replays those and exits 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
