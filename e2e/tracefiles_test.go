@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rewind-debugger/rewind/internal/testprog"
 )
@@ -213,6 +214,65 @@ func TestRecordTraceWriteFailures(t *testing.T) {
 				t.Errorf("info on the .partial file exited %d, stderr %q", info.Code, info.Stderr)
 			}
 		})
+	}
+}
+
+// TestKilledRecording kills rewind itself during a recording (as a crash
+// or an OOM kill would): the trace's name stays reserved by an empty file,
+// which no command mistakes for a trace (each names the .partial file), and
+// the .partial file is a trace readable up to its last complete frame.
+func TestKilledRecording(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "bulk.c")
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "record", prog, "forever")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
+	}()
+	// Wait until the .partial file holds events: the header and the
+	// libraries are far smaller than this.
+	partialRE := regexp.MustCompile(`^bulk-1\.rwd\.\d+\.partial$`)
+	var partial string
+	for deadline := time.Now().Add(cmdTimeout); partial == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, n := range dirNames(t, dir) {
+			if st, err := os.Stat(filepath.Join(dir, n)); err == nil && partialRE.MatchString(n) && st.Size() > 4<<20 {
+				partial = n
+			}
+		}
+	}
+	if partial == "" {
+		t.Fatalf("no .partial file grew in %s: %q", dir, dirNames(t, dir))
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cmd.Wait()
+	killed = true
+
+	for _, args := range [][]string{{"info"}, {"events"}, {"replay", "--check"}, {"replay", "--batch", "-ex", "info threads"}, {"mcp"}} {
+		r := run(t, runOpts{Dir: dir}, bin, append(args, "bulk-1.rwd")...)
+		want := "bulk-1.rwd is empty: the name reserved by a recording that has not finished (still running, or killed); what it recorded is in " + partial
+		if ls := lines(r.Stderr); r.Code != 1 || len(ls) != 1 || !strings.Contains(ls[0], want) {
+			t.Errorf("%s on the reserved name exited %d, stderr %q; want 1 and one line saying %q", strings.Join(args, " "), r.Code, r.Stderr, want)
+		}
+	}
+	r := run(t, runOpts{Dir: dir}, bin, "replay", "--check", partial)
+	checkNoPanic(t, "replay --check", r.Stdout, r.Stderr)
+	msg := regexp.MustCompile(`^rewind: the recording did not finish(?: \(the trace has no footer\)|: the file ends inside frame \d+ \(events from #\d+\)); (\d+) events usable\n`)
+	m := msg.FindSubmatch(r.Stderr)
+	if m == nil || r.Code != exitPartialTrace {
+		t.Fatalf("replay --check of the .partial file exited %d\nstderr:\n%s", r.Code, tail(r.Stderr))
+	}
+	if last, _ := lastLine(r.Stderr); last != "replay OK: "+string(m[1])+" events" {
+		t.Errorf("replay --check of the .partial file ends with %q, want replay OK: %s events", last, m[1])
 	}
 }
 
