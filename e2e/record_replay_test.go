@@ -364,14 +364,7 @@ func TestRecordDefaultTraceName(t *testing.T) {
 		t.Fatalf("record exited %d, want 3\nstderr:\n%s", r.Code, tail(r.Stderr))
 	}
 	checkRecorded(t, r.Stderr, "", dir)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := dirNames(t, dir)
 	if len(names) != 1 || !regexp.MustCompile(`^exit3-\d+\.rwd$`).MatchString(names[0]) {
 		t.Fatalf("working directory holds %q, want one trace named exit3-N.rwd", names)
 	}

@@ -535,12 +535,17 @@ func buildTrace(t testing.TB, nFrames, perFrame int) ([]byte, []int64, []*Event)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data, frameOffsets(data), evs
+}
+
+// frameOffsets returns where each frame of a complete trace starts.
+func frameOffsets(data []byte) []int64 {
 	var offs []int64
 	for off := int64(preambleSize); off < int64(len(data)); {
 		offs = append(offs, off)
 		off += frameHeaderSize + int64(binary.LittleEndian.Uint32(data[off+1:]))
 	}
-	return data, offs, evs
+	return offs
 }
 
 // readBytes reads a trace from memory, like ReadAll.
@@ -787,10 +792,7 @@ func TestDamagedBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Frames: 0 header, 1 events, 2 blob, 3 events, 4 footer.
-	var offs []int64
-	for off := int64(preambleSize); off < int64(len(data)); off += frameHeaderSize + int64(binary.LittleEndian.Uint32(data[off+1:])) {
-		offs = append(offs, off)
-	}
+	offs := frameOffsets(data)
 	data[offs[2]+frameHeaderSize+100] ^= 1
 	r, got, err := readBytes(data)
 	if err != nil {
