@@ -61,8 +61,13 @@ while [ "$i" -le "$n" ]; do
 		# Recorded in the background, its Ctrl-C handled, then the
 		# recording stopped by a second one.
 		t0=$(ms)
+		# Signals are sent once the program runs: before, rewind has
+		# not taken SIGINT over yet, and a background job ignores it.
 		(cd "$work" && { "$rewind" record -o "$trace" ${cmd#interrupt } </dev/null >"$work/out" 2>"$work/err" & p=$!
-			sleep 0.3; kill -INT $p; sleep 0.3; kill -INT $p; wait $p; })
+			until grep -q ready "$work/out" 2>/dev/null; do sleep 0.05; done
+			kill -INT $p
+			until grep -q handler "$work/out" 2>/dev/null; do sleep 0.05; done
+			kill -INT $p; wait $p; })
 		;;
 	*)
 		t0=$(ms)
