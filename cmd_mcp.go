@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
@@ -48,7 +47,7 @@ func runMCP(trace string) error {
 	defer protocol.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return mcpserver.Run(ctx, s, record.Version, &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
+	return mcpserver.Run(ctx, s, record.Version, &mcpserver.Transport{Reader: os.Stdin, Writer: protocol})
 }
 
 // reserveStdout keeps standard output for the protocol: it returns a copy

@@ -515,6 +515,7 @@ func TestCommand(t *testing.T) {
 		for _, msg := range []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`not JSON: answered, and the session goes on`,
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"goto","arguments":{"target":"end"}}}`,
 		} {
 			if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
@@ -524,7 +525,7 @@ func TestCommand(t *testing.T) {
 		// Read up to the answer of the call, then hang up.
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
-		answered := false
+		answered, parseError := false, false
 		for !answered && sc.Scan() {
 			var m struct {
 				JSONRPC string          `json:"jsonrpc"`
@@ -532,10 +533,12 @@ func TestCommand(t *testing.T) {
 				Result  struct {
 					StructuredContent debugger.Result `json:"structuredContent"`
 				} `json:"result"`
+				Error struct{ Code int } `json:"error"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
 				t.Fatalf("stdout line %q is not a JSON-RPC message (%v)", sc.Text(), err)
 			}
+			parseError = parseError || string(m.ID) == "null" && m.Error.Code == -32700
 			if string(m.ID) == "2" {
 				answered = true
 				if st := m.Result.StructuredContent.Stop; st == nil || st.Reason != "goto" {
@@ -548,8 +551,8 @@ func TestCommand(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("rewind mcp: %v (stderr %q)", err, stderr.String())
 		}
-		if !answered || len(strings.TrimSpace(string(rest))) > 0 {
-			t.Errorf("answered %v; output after the answer: %q", answered, rest)
+		if !answered || !parseError || len(strings.TrimSpace(string(rest))) > 0 {
+			t.Errorf("answered %v, parse error %v; output after the answer: %q", answered, parseError, rest)
 		}
 	})
 
