@@ -507,6 +507,27 @@ type parser struct {
 	// Scope; nil when parsing without one.
 	isType    func(name string) bool
 	ambiguous bool
+	// depth is the nesting of the node being parsed: its parentheses,
+	// prefix operators and conditionals, and the operators chained
+	// before it (a+b+c nests as ((a+b)+c)).
+	depth int
+}
+
+// maxNesting bounds the nesting of an expression. The parser and the
+// evaluator recurse once per level, and a stack overflow ends the whole
+// process (an MCP server, the TUI) instead of failing the command.
+const maxNesting = 1000
+
+// errTooDeep is the error for an expression nested deeper than maxNesting.
+var errTooDeep = fmt.Errorf("Expression nested too deeply (more than %d levels).", maxNesting)
+
+// nest enters one more level; the caller restores p.depth on return.
+func (p *parser) nest() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return errTooDeep
+	}
+	return nil
 }
 
 func newParser(src string, isType func(string) bool) (*parser, error) {
@@ -565,11 +586,15 @@ func (p *parser) parse() (Node, error) {
 }
 
 func (p *parser) parseComma() (Node, error) {
+	defer func(depth int) { p.depth = depth }(p.depth)
 	x, err := p.parseAssign()
 	if err != nil {
 		return nil, err
 	}
 	for p.accept(",") {
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
 		y, err := p.parseAssign()
 		if err != nil {
 			return nil, err
@@ -594,12 +619,16 @@ func (p *parser) parseAssign() (Node, error) {
 }
 
 func (p *parser) parseCond() (Node, error) {
+	defer func(depth int) { p.depth = depth }(p.depth)
 	c, err := p.parseBinary(1)
 	if err != nil {
 		return nil, err
 	}
 	if !p.accept("?") {
 		return c, nil
+	}
+	if err := p.nest(); err != nil {
+		return nil, err
 	}
 	a, err := p.parseComma()
 	if err != nil {
@@ -628,6 +657,7 @@ var binaryPrec = map[string]int{
 }
 
 func (p *parser) parseBinary(minPrec int) (Node, error) {
+	defer func(depth int) { p.depth = depth }(p.depth)
 	x, err := p.parseUnary()
 	if err != nil {
 		return nil, err
@@ -637,6 +667,9 @@ func (p *parser) parseBinary(minPrec int) (Node, error) {
 		prec, ok := binaryPrec[t.text]
 		if t.kind != tokPunct || !ok || prec < minPrec {
 			return x, nil
+		}
+		if err := p.nest(); err != nil {
+			return nil, err
 		}
 		p.next()
 		y, err := p.parseBinary(prec + 1)
@@ -648,6 +681,10 @@ func (p *parser) parseBinary(minPrec int) (Node, error) {
 }
 
 func (p *parser) parseUnary() (Node, error) {
+	defer func(depth int) { p.depth = depth }(p.depth)
+	if err := p.nest(); err != nil {
+		return nil, err
+	}
 	t := p.peek()
 	if t.kind == tokPunct {
 		switch t.text {
@@ -970,11 +1007,15 @@ func canonicalCType(words []string) (string, bool) {
 }
 
 func (p *parser) parsePostfix() (Node, error) {
+	defer func(depth int) { p.depth = depth }(p.depth)
 	x, err := p.parsePrimary()
 	if err != nil {
 		return nil, err
 	}
 	for {
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
 		switch {
 		case p.is("."), p.is("->"):
 			arrow := p.next().text == "->"
