@@ -128,6 +128,10 @@ const (
 	frameTarget = 256 << 10
 	// maxFrameLen is the largest payload a frame can describe.
 	maxFrameLen = 1<<32 - 1
+	// maxZstdExpansion bounds what one compressed byte decompresses to:
+	// the densest zstd block, a 3-byte header and a byte repeated,
+	// makes 128 KiB from 4 bytes.
+	maxZstdExpansion = (128 << 10) / 4
 )
 
 // Header describes a recording. It is the first frame of the file.
@@ -288,5 +292,6 @@ func newEncoder() (*zstd.Encoder, error) {
 var decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(4),
-		zstd.WithDecoderMaxMemory(maxFrameLen))
+		zstd.WithDecoderMaxMemory(maxFrameLen),
+		zstd.WithDecodeAllCapLimit(true))
 })

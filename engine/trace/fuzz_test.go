@@ -2,11 +2,15 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -26,9 +30,14 @@ func fuzzPrefix(t testing.TB) []byte {
 
 // FuzzReader reads arbitrary bytes after a valid header, both as raw frames
 // and wrapped in valid event and blob frames (so that the event decoder sees
-// them past the CRC check). Reading must never panic.
+// them past the CRC check), and as a whole file (the preamble and the
+// header frame too). Reading must never panic.
 func FuzzReader(f *testing.F) {
 	prefix := fuzzPrefix(f)
+	enc, err := newEncoder()
+	if err != nil {
+		f.Fatal(err)
+	}
 
 	// Seeds: the frames of real traces, cut and whole, and raw event payloads.
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -64,6 +73,7 @@ func FuzzReader(f *testing.F) {
 			f.Fatal(err)
 		}
 		body := data[len(prefix):]
+		f.Add(data)
 		f.Add(body)
 		f.Add(body[:len(body)/2])
 	}
@@ -72,15 +82,18 @@ func FuzzReader(f *testing.F) {
 	f.Add(payload)
 	f.Add(payload[:len(payload)-3])
 	f.Add([]byte{})
+	f.Add(prefix)
+	f.Add(prefix[:len(prefix)-1])
+	f.Add(appendFrame(appendPreamble(nil), enc, FrameHeader, []byte(`{"format_version":1,"args":[""],"rlimits":{"x":[1,2]},"cpu":-1}`)))
+	f.Add(appendFrame(appendPreamble(nil), enc, FrameHeader, []byte(`[`)))
 	f.Add([]byte{byte(KindSyscall), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 
-	enc, err := newEncoder()
-	if err != nil {
-		f.Fatal(err)
-	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// A whole file.
+		readFuzz(t, in, false)
+
 		// Raw frames after the header.
-		readFuzz(t, append(bytes.Clone(prefix), in...))
+		readFuzz(t, append(bytes.Clone(prefix), in...), true)
 
 		// The same bytes as the payload of valid frames.
 		file := bytes.Clone(prefix)
@@ -88,14 +101,19 @@ func FuzzReader(f *testing.F) {
 		file = appendFrame(file, enc, FrameBlob, in)
 		file = appendFrame(file, enc, FrameEvents, in)
 		file = appendFrame(file, enc, FrameFooter, in)
-		readFuzz(t, file)
+		readFuzz(t, file, true)
 	})
 }
 
-func readFuzz(t *testing.T, file []byte) {
+// readFuzz reads a whole trace file. A file whose header is valid must be
+// opened; any other may be refused.
+func readFuzz(t *testing.T, file []byte, validHeader bool) {
 	r, err := newReader(bytes.NewReader(file), int64(len(file)), "fuzz")
 	if err != nil {
-		t.Fatalf("valid header refused: %v", err)
+		if validHeader {
+			t.Fatalf("valid header refused: %v", err)
+		}
+		return
 	}
 	var n int64
 	for {
@@ -116,4 +134,43 @@ func readFuzz(t *testing.T, file []byte) {
 		r.Blob(uint32(id))
 	}
 	r.Blob(uint32(r.Blobs()))
+}
+
+// TestFrameSizeClaims opens traces whose header frame claims a huge
+// decompressed size, in its frame header or in the zstd frame's: they are
+// refused without allocating what they claim.
+func TestFrameSizeClaims(t *testing.T) {
+	// A zstd frame with a 1 KiB window, a content size of fcs and one
+	// empty raw block.
+	zstdFrame := func(fcs uint32) []byte {
+		return binary.LittleEndian.AppendUint32([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x80, 0x00}, fcs)[:10:10]
+	}
+	for _, c := range []struct {
+		name string
+		ulen uint32
+		comp []byte
+	}{
+		{"zstd content size", 16, append(zstdFrame(0xfffffff0), 0x01, 0x00, 0x00)},
+		{"frame header size", 0xfffffff0, append(zstdFrame(16), 0x01, 0x00, 0x00)},
+		{"both", 0xfffffff0, append(zstdFrame(0xfffffff0), 0x01, 0x00, 0x00)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := make([]byte, frameHeaderSize)
+			h[0] = FrameHeader
+			binary.LittleEndian.PutUint32(h[1:], uint32(len(c.comp)))
+			binary.LittleEndian.PutUint32(h[5:], c.ulen)
+			binary.LittleEndian.PutUint32(h[9:], crc32.Checksum(c.comp, castagnoli))
+			file := append(append(appendPreamble(nil), h...), c.comp...)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := newReader(bytes.NewReader(file), int64(len(file)), "bomb")
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), "frame 0") {
+				t.Errorf("open: %v, want an error about frame 0", err)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Errorf("a %d-byte file allocated %d MiB", len(file), n>>20)
+			}
+		})
+	}
 }

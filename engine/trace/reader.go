@@ -246,6 +246,16 @@ func (r *Reader) readFrame(idx int, cbuf, ubuf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The decoder writes into ubuf and no further (WithDecodeAllCapLimit):
+	// left to itself it allocates what a zstd frame header claims, up to
+	// 4 GiB for a few crafted bytes. ulen is bounded by what clen bytes
+	// of zstd can hold, so that ulen cannot claim it either.
+	if uint64(fi.ulen) > uint64(fi.clen)*maxZstdExpansion {
+		return nil, fe(fmt.Errorf("%d bytes cannot decompress to the %d the frame header says", fi.clen, fi.ulen))
+	}
+	if cap(ubuf) < int(fi.ulen) {
+		ubuf = make([]byte, 0, fi.ulen)
+	}
 	dec, err := decoder()
 	if err != nil {
 		return nil, fe(err)
