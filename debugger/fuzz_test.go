@@ -2,29 +2,20 @@ package debugger
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	code := m.Run()
-	if fuzzDir != "" {
-		os.RemoveAll(fuzzDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
-// fuzzDir holds the recording FuzzCommand debugs.
-var fuzzDir string
+// corruptTrace is the recording FuzzCommand debugs.
+var corruptTrace = testprog.Once(filepath.Join("..", "testdata", "source", "corrupt.c"))
 
 // fuzzState is the session the inputs of FuzzCommand share in one process
 // (a new one per input would load the DWARF again each time), and the
@@ -36,12 +27,7 @@ type fuzzState struct {
 }
 
 var fuzzSession = sync.OnceValues(func() (*fuzzState, error) {
-	dir, err := os.MkdirTemp("", "rewind-debugger-fuzz-")
-	if err != nil {
-		return nil, err
-	}
-	fuzzDir = dir
-	trace, err := testprog.RecordC(dir, filepath.Join("..", "testdata", "source", "corrupt.c"), nil)
+	trace, err := corruptTrace()
 	if err != nil {
 		return nil, err
 	}

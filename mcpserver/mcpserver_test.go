@@ -19,24 +19,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rewind-debugger/rewind/debugger"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	code := m.Run()
-	if traceDir != "" {
-		os.RemoveAll(traceDir)
-	}
-	os.Exit(code)
-}
-
-// recordIn compiles a C program of testdata/source (gcc -g -O0) in dir
-// and records it in-process; it returns the trace.
-func recordIn(dir, name string) (string, error) {
-	return testprog.RecordC(dir, filepath.Join("..", "testdata", "source", name), nil)
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // traceOf gives the recording of corrupt.c, made once per test binary.
 func traceOf(t testing.TB) string {
@@ -123,19 +109,9 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// traceDir holds the recording of corrupt.c the tests share.
-var traceDir string
-
 // corruptTrace records testdata/source/corrupt.c once: every test opens
 // its own session on it.
-var corruptTrace = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "rewind-mcp-")
-	if err != nil {
-		return "", err
-	}
-	traceDir = dir
-	return recordIn(dir, "corrupt.c")
-})
+var corruptTrace = testprog.Once(filepath.Join("..", "testdata", "source", "corrupt.c"))
 
 func TestListTools(t *testing.T) {
 	cs := connect(t, traceOf(t))

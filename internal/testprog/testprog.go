@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 )
 
@@ -66,4 +68,49 @@ func RecordCT(t TB, src string, env []string, args ...string) string {
 		t.Fatal(err)
 	}
 	return trace
+}
+
+// onceDirs are the directories of the recordings made by Once, removed by
+// Cleanup.
+var (
+	onceMu   sync.Mutex
+	onceDirs []string
+)
+
+// Once returns a function that records the C program src (as RecordC,
+// with FixedEnv) the first time it is called, into a temporary directory,
+// and then returns the same trace: for the tests of a package that all
+// read one recording. The test binary's TestMain calls Cleanup after its
+// tests (Main does).
+func Once(src string) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "rewind-testprog-")
+		if err != nil {
+			return "", fmt.Errorf("recording %s: %w", src, err)
+		}
+		onceMu.Lock()
+		onceDirs = append(onceDirs, dir)
+		onceMu.Unlock()
+		return RecordC(dir, src, nil)
+	})
+}
+
+// Main is the TestMain of a test binary that records (m is its
+// *testing.M): it runs the recorder's launcher when the binary was
+// started as one, else the tests, then Cleanup.
+func Main(m interface{ Run() int }) {
+	ptrace.MaybeRunHelper()
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
+// Cleanup removes the recordings made by Once.
+func Cleanup() {
+	onceMu.Lock()
+	defer onceMu.Unlock()
+	for _, dir := range onceDirs {
+		os.RemoveAll(dir)
+	}
+	onceDirs = nil
 }
