@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -229,4 +230,52 @@ func TestTUIRecordThenDebug(t *testing.T) {
 	d.waitFor(`Welcome to the rewind demo`)
 	d.waitFor(`signal SIGSEGV in sum`)
 	d.keys("q")
+}
+
+// TestTUIInterruptedRecording: the UI replays a recording stopped by a
+// second Ctrl-C to its end and says why it ends there; q leaves no process
+// behind (the replayed program runs in the recording's directory).
+func TestTUIInterruptedRecording(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "sigint.c")
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.rwd")
+	lr := startRecord(t, nil, trace, prog)
+	lr.waitLine("ready")
+	for lr.signalGroup(syscall.SIGINT); !lr.exited(300 * time.Millisecond); {
+		lr.signalGroup(syscall.SIGINT)
+	}
+	if code := lr.wait(); code != 130 {
+		t.Fatalf("rewind record exited %d, want 130\nstderr:\n%s", code, lr.stderr.String())
+	}
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
+	s.waitFor(`#\d+/\d+ .*thread`)
+	if n := processesIn(t, dir); n == 0 {
+		t.Fatalf("no replaying process runs in the recording's directory")
+	}
+	s.keys("c")
+	s.waitFor(`End of the recording: the recording was interrupted \(SIGINT`)
+	s.keys("q")
+	s.waitFor(`Pane is dead|^\s*$`)
+	for end := time.Now().Add(30 * time.Second); processesIn(t, dir) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("a process still runs in the recording's directory after q")
+		}
+	}
+}
+
+// processesIn counts the processes whose working directory is dir.
+func processesIn(t *testing.T, dir string) int {
+	t.Helper()
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range procs {
+		if cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd"); err == nil && cwd == dir {
+			n++
+		}
+	}
+	return n
 }
