@@ -58,37 +58,77 @@ func (s *Session) runOverCall(tid int32, cfa int64) (*timeline.Stop, error) {
 }
 
 // inFrame is the filter of a temporary breakpoint that counts only when
-// thread tid is in the frame of the given key (not a recursive call, not
-// another thread).
+// the code thread tid runs is in the frame of the given key (not a
+// recursive call, not another thread or goroutine).
 func (s *Session) inFrame(tid int32, key int64) timeline.Filter {
+	same := s.sameRunner(tid)
 	return func(tt int32, _ uint64) bool {
+		if !same(tt) {
+			return false
+		}
 		c, err := s.cfaOf(tt)
-		return tt == tid && err == nil && c == key
+		return err == nil && c == key
 	}
+}
+
+// sameRunner returns a test of whether thread tt runs what thread tid runs
+// now: the same thread, or in Go code the same goroutine. Go's scheduler
+// moves a goroutine to another thread when it comes back from a system
+// call that lost its P (sysmon hands the P over while the call blocks), so
+// a step over fmt.Println may end on another thread than it began.
+func (s *Session) sameRunner(tid int32) func(tt int32) bool {
+	g, _, ok := s.goroutine(tid)
+	if !ok {
+		return func(tt int32) bool { return tt == tid }
+	}
+	return func(tt int32) bool {
+		if g2, _, ok := s.goroutine(tt); ok {
+			return g2 == g
+		}
+		return tt == tid // r14 does not hold a g here (assembly, C)
+	}
+}
+
+// follow returns the thread a step goes on with after a stop: the thread
+// of the stop when it runs the same goroutine (sameRunner), else tid.
+func follow(tid int32, st *timeline.Stop, same func(int32) bool) int32 {
+	if st != nil && st.Moment.Tid != 0 && st.Moment.Tid != tid && same(st.Moment.Tid) {
+		return st.Moment.Tid
+	}
+	return tid
+}
+
+// goroutine returns the g a thread runs in Go code (r14 on amd64) and the
+// top of its stack (g.stack.hi); ok is false outside a goroutine stack
+// (g0, a signal stack, C code) and in programs that are not Go.
+func (s *Session) goroutine(tid int32) (g, hi uint64, ok bool) {
+	if !s.isGo() {
+		return 0, 0, false
+	}
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return 0, 0, false
+	}
+	var b [16]byte
+	if _, err := s.mem().ReadAt(b[:], regs[trace.R14]); err != nil {
+		return 0, 0, false
+	}
+	lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	if sp := regs[trace.RSP]; lo == 0 || sp < lo || sp >= hi {
+		return 0, 0, false
+	}
+	return regs[trace.R14], hi, true
 }
 
 // frameKey turns a CFA into a frame identity that survives Go's stack
 // copying: a goroutine's stack moves when it grows, so in Go code the key
-// is the CFA's offset from the top of the goroutine's stack (g.stack.hi;
-// the g is in r14 on amd64). Elsewhere it is the CFA.
+// is the CFA's offset from the top of the goroutine's stack. Elsewhere it
+// is the CFA.
 func (s *Session) frameKey(tid int32, cfa uint64) int64 {
-	if !s.isGo() {
-		return int64(cfa)
+	if _, hi, ok := s.goroutine(tid); ok && cfa <= hi {
+		return int64(cfa) - int64(hi)
 	}
-	regs, err := s.tl.Session().Regs(tid)
-	if err != nil {
-		return int64(cfa)
-	}
-	var b [16]byte
-	if _, err := s.mem().ReadAt(b[:], regs[trace.R14]); err != nil {
-		return int64(cfa)
-	}
-	lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
-	sp := regs[trace.RSP]
-	if lo == 0 || sp < lo || sp >= hi || cfa > hi {
-		return int64(cfa) // not on a goroutine stack (g0, a signal stack, C code)
-	}
-	return int64(cfa) - int64(hi)
+	return int64(cfa)
 }
 
 // isGo says whether the program is a Go program.
@@ -129,6 +169,7 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
+	same := s.sameRunner(tid)
 	for n := 0; n < maxLineSteps; n++ {
 		st, err := s.tl.StepInstruction()
 		if err != nil {
@@ -164,6 +205,7 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 			if err != nil || st.Reason != timeline.ReasonStep {
 				return st, err
 			}
+			tid = follow(tid, st, same)
 			if pc, err = s.pcOf(tid); err != nil {
 				return st, nil
 			}
@@ -202,6 +244,7 @@ func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
+	same := s.sameRunner(tid)
 	for n := 0; n < maxLineSteps; n++ {
 		st, err := s.tl.StepInstruction()
 		if err != nil || st.Reason != timeline.ReasonStep {
@@ -219,6 +262,7 @@ func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
 			if st, err = s.runOverCall(tid, cfa); err != nil || st.Reason != timeline.ReasonStep {
 				return st, err
 			}
+			tid = follow(tid, st, same)
 			if pc, err = s.pcOf(tid); err != nil {
 				return st, nil
 			}
@@ -298,11 +342,13 @@ func (s *Session) until() (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
+	same := s.sameRunner(tid)
 	for i := 0; i < 10000; i++ {
 		st, err := s.stepLine(false)
 		if err != nil || st.Reason != timeline.ReasonStep {
 			return st, err
 		}
+		tid = follow(tid, st, same)
 		pc, err := s.pcOf(tid)
 		if err != nil {
 			return st, nil
@@ -329,8 +375,9 @@ func (s *Session) advance(addrs []uint64) (*timeline.Stop, error) {
 		temp = append(temp, caller.PC)
 		want = s.frameKey(tid, caller.CFA)
 	}
+	same := s.sameRunner(tid)
 	return s.tl.ContinueWith(temp, func(tt int32, pc uint64) bool {
-		if tt != tid {
+		if !same(tt) {
 			return false
 		}
 		if caller != nil && pc == caller.PC {
@@ -420,10 +467,12 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		return s.enterCallee(tid)
 	}
 	sameFrame := s.inFrame(tid, cfa)
+	same := s.sameRunner(tid)
 	st, err := s.tl.ReverseContinueWith(append(starts, rets...), sameFrame)
 	if err != nil || st.Reason != timeline.ReasonStep {
 		return st, err
 	}
+	tid = follow(tid, st, same)
 	at, err := s.pcOf(tid)
 	if err != nil {
 		return st, nil
@@ -510,11 +559,12 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 		return nil, errors.New("cannot find the entry of this function")
 	}
 	want := s.frameKey(tid, f.CFA)
+	same := s.sameRunner(tid)
 	st, err := s.tl.ReverseContinueRun(timeline.Run{Temp: []uint64{entry}, IgnoreWatchpoints: true,
 		Accept: func(tt int32, _ uint64) bool {
 			// At the entry, before any push, the CFA is rsp+8.
 			regs, err := s.tl.Session().Regs(tt)
-			return tt == tid && err == nil && s.frameKey(tt, regs[trace.RSP]+8) == want
+			return same(tt) && err == nil && s.frameKey(tt, regs[trace.RSP]+8) == want
 		}})
 	if err != nil || st.Reason != timeline.ReasonStep {
 		return st, err
