@@ -207,11 +207,13 @@ func TestGoLocals(t *testing.T) {
 	rs := batch(t, trace, "break main.go:27", "continue", "print greeting", "print primes", "print counts",
 		"print origin", "print origin.Name", "print primes[4]", "info locals", "bt",
 		"ptype origin", "whatis counts", "ptype err", "whatis primes")
+	// The stop first: every other answer depends on it (a missed
+	// breakpoint reads as "No symbol" below).
+	wantStop(t, rs[1], "breakpoint", "main.main", 27)
 	wantValue(t, rs[10], "struct main.point {\n    X int\n    Y int\n    Name string\n}")
 	wantValue(t, rs[11], "map[string]int")
 	wantValue(t, rs[12], "error")
 	wantValue(t, rs[13], "[]int")
-	wantStop(t, rs[1], "breakpoint", "main.main", 27)
 	wantValue(t, rs[2], `"hello, rewind"`)
 	if v := field(rs[3], "value"); !strings.Contains(v, "len: 5, cap: 5") || !strings.Contains(v, "2,3,5,7,11") {
 		t.Errorf("print primes = %s", v)
@@ -283,7 +285,7 @@ func TestConditionsAndHistory(t *testing.T) {
 	rs := batch(t, trace, "break square if x == 2", "continue", "print x", "continue", "print x",
 		"reverse-continue", "print x", "reverse-continue", "info breakpoints", "break steps.c:12 if",
 		"break nosuch.c:3", "delete", "break main", "continue", "history total", "list 20,21",
-		"watch total", "continue", "continue", "reverse-continue", "reverse-continue")
+		"break steps.c:20 if i == 1", "continue", "watch total", "continue", "continue", "reverse-continue", "reverse-continue")
 	wantOK(t, rs[0])
 	wantStop(t, rs[1], "breakpoint", "square", 6)
 	wantValue(t, rs[2], "2")
@@ -316,17 +318,20 @@ func TestConditionsAndHistory(t *testing.T) {
 		t.Errorf("history total: %s\n%s", got, rs[14]["text"])
 	}
 	// A write watchpoint stops where the value changes, at the line of
-	// the writing instruction, in both directions.
-	wantOK(t, rs[16])
+	// the writing instruction, in both directions. It is set once line 18
+	// has run: before, total holds whatever the stack held (the loader's
+	// leftovers, which change with the environment), and total = 0 may or
+	// may not change it. The breakpoint on line 20 (first iteration only)
+	// is after that write, so going back stops there in any case.
+	wantStop(t, rs[17], "breakpoint", "main", 20)
+	wantOK(t, rs[18])
 	for i, want := range []struct {
 		line     int
 		old, new string
 	}{{21, "0", "1"}, {21, "1", "5"}, {21, "0", "1"}, {0, "", ""}} {
-		r := rs[17+i]
+		r := rs[19+i]
 		if want.line == 0 {
-			if st := stopOf(t, r); st["reason"] != "breakpoint" || st["line"] != float64(18) {
-				t.Errorf("%v: %v, want back at the breakpoint on line 18", r["command"], st)
-			}
+			wantStop(t, r, "breakpoint", "main", 20)
 			continue
 		}
 		st := wantStop(t, r, "watchpoint", "main", want.line)
@@ -383,6 +388,26 @@ func TestGoStepping(t *testing.T) {
 	wantStop(t, rs[4], "step", "main.main", 27)
 	wantStop(t, rs[6], "step", "main.main", 26)
 	wantStop(t, rs[7], "step", "main.main", 25)
+}
+
+// TestGoStepFollowsGoroutine: testdata/go/migrate moves main.main to
+// another thread while it waits on a channel, on every run. next over the
+// receive follows the goroutine there (a step that followed the thread ran
+// to the end of the recording), and reverse-next comes back across.
+func TestGoStepFollowsGoroutine(t *testing.T) {
+	t.Parallel()
+	trace := recordedGo(t, "migrate")
+	rs := batch(t, trace, "break main.go:22", "continue", "next", "next", "reverse-next", "reverse-next")
+	before := wantStop(t, rs[1], "breakpoint", "main.main", 22)
+	after := wantStop(t, rs[2], "step", "main.main", 23)
+	if before["thread"] == after["thread"] {
+		t.Fatalf("main.main stayed on thread %v: the program no longer moves it, so this tests nothing", before["thread"])
+	}
+	wantStop(t, rs[3], "step", "main.main", 24)
+	wantStop(t, rs[4], "step", "main.main", 23)
+	if back := wantStop(t, rs[5], "breakpoint", "main.main", 22); back["thread"] != before["thread"] {
+		t.Errorf("reverse-next back to line 22 on thread %v, want %v", back["thread"], before["thread"])
+	}
 }
 
 // recordedGo builds and records a testdata Go program that exits 0.
