@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,11 +20,25 @@ import (
 // marked unverified.
 func TestAsk(t *testing.T) {
 	var body string
+	// The fake model cites event ids taken from the request: which events
+	// a recording has, and so the window, depends on the machine.
+	var sent, unsent int64 = -1, -1
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		body = string(b)
+		ids := map[int64]bool{}
+		// An event item is "[ev:N] #N thread …" (the prompt's own
+		// example ids are not items).
+		for _, m := range regexp.MustCompile(`\[ev:(\d+)\] #\d+ thread`).FindAllStringSubmatch(body, -1) {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			ids[n] = true
+			sent = max(sent, n)
+		}
+		for unsent = 0; ids[unsent]; unsent++ {
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, part := range []string{"The list walk in sum ", "read a corrupted next pointer [ev:108] ", "at corrupt.c:24; see also [ev:5]."} {
+		for _, part := range []string{"The list walk in sum ", fmt.Sprintf("read a corrupted next pointer [ev:%d] ", sent),
+			fmt.Sprintf("at corrupt.c:24; see also [ev:%d].", unsent)} {
 			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", part)
 			w.(http.Flusher).Flush()
 		}
@@ -47,14 +63,22 @@ func TestAsk(t *testing.T) {
 			t.Errorf("the LLM pane lacks %q:\n%s", want, screen)
 		}
 	}
-	if !strings.Contains(screen, "[ev:5]?") {
-		t.Errorf("an id outside the window is not marked unverified:\n%s", screen)
+	if sent < 0 {
+		t.Fatalf("the request has no event ids: %s", body)
 	}
-	// The first citation is [ev:108]: Enter goes there.
+	if want := fmt.Sprintf("[ev:%d]?", unsent); !strings.Contains(screen, want) {
+		t.Errorf("an id outside the window is not marked unverified (%s):\n%s", want, screen)
+	}
+	if strings.Contains(screen, fmt.Sprintf("[ev:%d]?", sent)) {
+		t.Errorf("[ev:%d], sent in the window, is marked unverified:\n%s", sent, screen)
+	}
+	// The first citation is [ev:sent]: Enter goes there. Leave the crash
+	// first, so that staying put does not pass.
+	drive(t, m, m.run("goto start"))
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	drive(t, m, cmd)
-	if m.snap.Event != 108 {
-		t.Errorf("Enter on [ev:108] went to #%d", m.snap.Event)
+	if m.snap.Event != sent {
+		t.Errorf("Enter on [ev:%d] went to #%d", sent, m.snap.Event)
 	}
 }
 
