@@ -21,9 +21,30 @@ import (
 // stack addresses are the same on every machine.
 var FixedEnv = []string{"PATH=/usr/bin:/bin"}
 
+// ProgPathLen is the length of the path of every program RecordC records.
+// The kernel copies that path (AT_EXECFN, and argv[0] here) onto the
+// program's stack, so its length moves every stack address below, and with
+// them the stack garbage a program finds; t.TempDir's length changes with
+// TMPDIR, the test's name and a random number.
+const ProgPathLen = 200
+
+// progPath returns a path of length ProgPathLen for the program base in
+// dir, creating the padding directory it needs.
+func progPath(dir, base string) (string, error) {
+	pad := ProgPathLen - len(dir) - len(base) - 2 // two slashes
+	if pad < 1 || pad > 255 {
+		return "", fmt.Errorf("testprog: %s is too long a directory to record %s from at a path of %d bytes (set TMPDIR to a shorter one)", dir, base, ProgPathLen)
+	}
+	sub := filepath.Join(dir, strings.Repeat("p", pad))
+	if err := os.Mkdir(sub, 0o755); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	return filepath.Join(sub, base), nil
+}
+
 // RecordC compiles the C program src (gcc -g -O0) into dir and records it
 // with args and env (nil: FixedEnv), its output discarded. It returns the
-// trace's path.
+// trace's path. The program runs from a path of ProgPathLen bytes.
 func RecordC(dir, src string, env []string, args ...string) (string, error) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		return "", fmt.Errorf("gcc is not installed: %w", err)
@@ -32,7 +53,10 @@ func RecordC(dir, src string, env []string, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	prog, err := progPath(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	if err != nil {
+		return "", err
+	}
 	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, abs).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("gcc %s: %v\n%s", src, err, msg)
 	}
