@@ -55,10 +55,12 @@ func (s *tmuxSession) capture(escapes bool) string {
 // keys sends keys (tmux key names or literal text with -l).
 func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t", "rw"}, k...)...) }
 
-// typeLine types a prompt command and presses Enter.
+// typeLine types a prompt command and presses Enter. It types the line
+// once the prompt is open (the status bar starts with ":"): typed at once,
+// ":" and the text can reach the program in one read, as one key event.
 func (s *tmuxSession) typeLine(line string) {
 	s.keys(":")
-	time.Sleep(50 * time.Millisecond)
+	s.waitFor(`(?m)^:.*\n*\z`)
 	s.keys("-l", line)
 	s.keys("Enter")
 }

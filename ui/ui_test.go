@@ -382,8 +382,15 @@ func TestCancel(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(300 * time.Millisecond)
-	if !strings.Contains(m.statusLine(), "continue") {
+	// Cancel once the replay is under way (it has reported progress), not
+	// after some time: how far a replay gets in a given time depends on
+	// the machine and its load.
+	for deadline := time.Now().Add(60 * time.Second); m.eng.done.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replay reported no progress")
+		}
+	}
+	if !strings.Contains(m.statusLine(), "continue: replaying") {
 		t.Errorf("status while busy: %q", m.statusLine())
 	}
 	// q while busy asks first.
