@@ -28,6 +28,9 @@ func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession 
 		t.Skip("tmux not installed")
 	}
 	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), dir: t.TempDir()}
+	// What the environment of the test could say about colours or the
+	// configuration goes first; each test sets what it needs after.
+	env = append([]string{"-u", "NO_COLOR", "-u", "CLICOLOR", "-u", "CLICOLOR_FORCE", "-u", "XDG_CONFIG_HOME"}, env...)
 	cmdline := strings.Join(append(append([]string{"env"}, env...), append([]string{rewind(t)}, args...)...), " ")
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", "rw", "-c", s.dir, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmdline)
 	s.run("set-option", "-t", "rw", "remain-on-exit", "on")
