@@ -52,7 +52,10 @@ int main(void) {
 	printf("pid: %d\n", (int)getpid());
 	printf("tid: %d\n", (int)gettid());
 
-	char path[] = "/tmp/rewind-nondet-XXXXXX";
+	/* Where the machine keeps temporary files: /tmp may be another's. */
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/rewind-nondet-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	int fd = mkstemp(path);
 	if (fd < 0) {
 		perror("mkstemp");
