@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"debug/elf"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -559,8 +562,12 @@ func TestLibraryThreadLocals(t *testing.T) {
 	for range threads {
 		cmds = append(cmds, "continue", "print lib_counter", "print &lib_counter", "print lib_tag", "print errno", "print &errno")
 	}
-	cmds = append(cmds, "continue", "print lib_counter", "print &lib_counter", "print lib_tag")
+	cmds = append(cmds, "continue", "print lib_counter", "print &lib_counter", "print lib_tag", "info mappings")
 	rs := batch(t, trace, cmds...)
+	// errno is a variable only in libc's debug information (libc6-dbg);
+	// without it there is no such symbol, as in gdb.
+	withErrno := libcDebugInfo(t, rs[len(rs)-1])
+	t.Logf("libc's debug information installed: %v", withErrno)
 	i := 2
 	for n, p := range threads {
 		wantStop(t, rs[i], "breakpoint", "worker", 22)
@@ -570,9 +577,11 @@ func TestLibraryThreadLocals(t *testing.T) {
 		}
 		tag := []string{"one", "two"}[n]
 		wantValue(t, rs[i+3], `"`+tag+`\000ial\000\000\000\000\000\000\000\000"`)
-		// errno is a variable only in libc's debug information (libc6-dbg);
-		// without it there is no such symbol, as in gdb.
-		if e := field(rs[i+4], "error"); !strings.Contains(e, `No symbol "errno"`) {
+		if !withErrno {
+			if e := field(rs[i+4], "error"); !strings.Contains(e, `No symbol "errno"`) {
+				t.Errorf("print errno without libc's debug information: %v", rs[i+4])
+			}
+		} else {
 			wantValue(t, rs[i+4], p.errno)
 			if got := field(rs[i+5], "value"); !strings.HasSuffix(got, p.errnoAt) {
 				t.Errorf("thread %d: &errno = %s, the program printed %s", n+1, got, p.errnoAt)
@@ -586,6 +595,54 @@ func TestLibraryThreadLocals(t *testing.T) {
 		t.Errorf("main: &lib_counter = %s, the program printed %s", got, mainAt)
 	}
 	wantValue(t, rs[i+3], `"initial\000\000\000\000\000\000\000\000"`)
+}
+
+// libcDebugInfo says whether the libc of a recording (named by the result
+// of "info mappings") has its separate debug information installed where
+// gdb looks: by build-id under /usr/lib/debug/.build-id/, or by the name
+// in its .gnu_debuglink.
+func libcDebugInfo(t *testing.T, mappings map[string]any) bool {
+	t.Helper()
+	wantOK(t, mappings)
+	var libc string
+	for _, m := range mappings["value"].([]any) {
+		if p := fmt.Sprint(m.(map[string]any)["path"]); strings.Contains(filepath.Base(p), "libc.so") {
+			libc = p
+		}
+	}
+	f, err := elf.Open(libc)
+	if err != nil {
+		t.Fatalf("libc of the recording (%q): %v", libc, err)
+	}
+	defer f.Close()
+	var cands []string
+	if sec := f.Section(".note.gnu.build-id"); sec != nil {
+		// namesz, descsz, type, then the name "GNU\0" and the id.
+		if note, err := sec.Data(); err == nil && len(note) >= 16 {
+			namesz, descsz := binary.LittleEndian.Uint32(note), binary.LittleEndian.Uint32(note[4:])
+			if off := 12 + (namesz+3)&^3; uint32(len(note)) >= off+descsz && descsz >= 2 {
+				id := hex.EncodeToString(note[off : off+descsz])
+				cands = append(cands, filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug"))
+			}
+		}
+	}
+	if sec := f.Section(".gnu_debuglink"); sec != nil {
+		if data, err := sec.Data(); err == nil {
+			if name, _, _ := strings.Cut(string(data), "\x00"); name != "" {
+				dir := filepath.Dir(libc)
+				if real, err := filepath.EvalSymlinks(libc); err == nil {
+					dir = filepath.Dir(real)
+				}
+				cands = append(cands, filepath.Join(dir, name), filepath.Join(dir, ".debug", name), filepath.Join("/usr/lib/debug", dir, name))
+			}
+		}
+	}
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && c != libc {
+			return true
+		}
+	}
+	return false
 }
 
 // TestTemporaryAndDisabledBreakpoints: a tbreak stops once and is gone; a
