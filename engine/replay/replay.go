@@ -134,7 +134,6 @@ func (s *Session) Header() *trace.Header { return s.hdr }
 // Footer returns the trace footer, nil for a trace that did not finish.
 func (s *Session) Footer() *trace.Footer { return s.rd.Footer() }
 
-
 // Next returns the index of the next event to replay.
 func (s *Session) Next() int64 { return s.next }
 
