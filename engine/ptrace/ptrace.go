@@ -23,8 +23,27 @@ const (
 	OptExitKill     = unix.PTRACE_O_EXITKILL
 )
 
+// ptrace makes a request whose data is a number (a signal, options, a word
+// to poke), never the address of one of our buffers: see ptracePtr.
 func ptrace(req int, pid int, addr, data uintptr) error {
 	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(pid), addr, data, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// ptracePtr makes a request whose data points to our memory (registers, a
+// siginfo, an iovec). The pointer becomes a uintptr only in the Syscall6
+// call expression: there alone the compiler keeps the object alive and where
+// it is until the kernel is done with it. A uintptr made by a caller and
+// passed down is a plain number: the goroutine's stack can move at any
+// function entry in between (it grows, or the garbage collector shrinks
+// it), and the kernel then reads or writes the stack's old copy. That made
+// GETREGS leave a caller's registers zero now and then, and the SETREGS of
+// those zeros failed with EIO (cs 0).
+func ptracePtr(req int, pid int, addr uintptr, data unsafe.Pointer) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(pid), addr, uintptr(data), 0, 0)
 	if e != 0 {
 		return e
 	}
@@ -88,12 +107,12 @@ func Detach(tid, sig int) error {
 
 // GetRegs reads the general registers.
 func GetRegs(tid int, r *trace.Regs) error {
-	return wrap("getregs", tid, ptrace(unix.PTRACE_GETREGS, tid, 0, uintptr(unsafe.Pointer(r))))
+	return wrap("getregs", tid, ptracePtr(unix.PTRACE_GETREGS, tid, 0, unsafe.Pointer(r)))
 }
 
 // SetRegs writes the general registers.
 func SetRegs(tid int, r *trace.Regs) error {
-	return wrap("setregs", tid, ptrace(unix.PTRACE_SETREGS, tid, 0, uintptr(unsafe.Pointer(r))))
+	return wrap("setregs", tid, ptracePtr(unix.PTRACE_SETREGS, tid, 0, unsafe.Pointer(r)))
 }
 
 // SiginfoSize is the size of the kernel's siginfo_t.
@@ -105,7 +124,7 @@ func SiCode(info []byte) int32 { return int32(binary.LittleEndian.Uint32(info[8:
 // GetSiginfo reads the siginfo of the signal the tracee is stopped for.
 func GetSiginfo(tid int) ([]byte, error) {
 	buf := make([]byte, SiginfoSize)
-	err := ptrace(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&buf[0])))
+	err := ptracePtr(unix.PTRACE_GETSIGINFO, tid, 0, unsafe.Pointer(&buf[0]))
 	return buf, wrap("getsiginfo", tid, err)
 }
 
@@ -114,20 +133,20 @@ func SetSiginfo(tid int, info []byte) error {
 	if len(info) < SiginfoSize {
 		return fmt.Errorf("ptrace setsiginfo tid %d: siginfo of %d bytes", tid, len(info))
 	}
-	return wrap("setsiginfo", tid, ptrace(unix.PTRACE_SETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&info[0]))))
+	return wrap("setsiginfo", tid, ptracePtr(unix.PTRACE_SETSIGINFO, tid, 0, unsafe.Pointer(&info[0])))
 }
 
 // EventMsg returns the message of a PTRACE_EVENT stop (a new tid, an exit status).
 func EventMsg(tid int) (uint64, error) {
 	var msg uint64
-	err := ptrace(unix.PTRACE_GETEVENTMSG, tid, 0, uintptr(unsafe.Pointer(&msg)))
+	err := ptracePtr(unix.PTRACE_GETEVENTMSG, tid, 0, unsafe.Pointer(&msg))
 	return msg, wrap("geteventmsg", tid, err)
 }
 
 // GetFPRegs reads the 512-byte FXSAVE area (x87, MMX, SSE registers).
 func GetFPRegs(tid int) ([]byte, error) {
 	buf := make([]byte, 512)
-	err := ptrace(unix.PTRACE_GETFPREGS, tid, 0, uintptr(unsafe.Pointer(&buf[0])))
+	err := ptracePtr(unix.PTRACE_GETFPREGS, tid, 0, unsafe.Pointer(&buf[0]))
 	return buf, wrap("getfpregs", tid, err)
 }
 
@@ -142,7 +161,7 @@ func GetXState(tid int) ([]byte, error) {
 	// it wrote, and setting it back needs exactly that size.
 	buf := make([]byte, 32<<10)
 	iov := unix.Iovec{Base: &buf[0], Len: uint64(len(buf))}
-	err := ptrace(unix.PTRACE_GETREGSET, tid, ntX86XState, uintptr(unsafe.Pointer(&iov)))
+	err := ptracePtr(unix.PTRACE_GETREGSET, tid, ntX86XState, unsafe.Pointer(&iov))
 	if err != nil {
 		return nil, wrap("getregset xstate", tid, err)
 	}

@@ -178,5 +178,5 @@ func SetXState(tid int, xs []byte) error {
 		return nil
 	}
 	iov := unix.Iovec{Base: &xs[0], Len: uint64(len(xs))}
-	return wrap("setregset xstate", tid, ptrace(unix.PTRACE_SETREGSET, tid, ntX86XState, uintptr(unsafe.Pointer(&iov))))
+	return wrap("setregset xstate", tid, ptracePtr(unix.PTRACE_SETREGSET, tid, ntX86XState, unsafe.Pointer(&iov)))
 }
