@@ -76,7 +76,7 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 		regs[argRegs[i]] = a
 	}
 	if err := SetRegs(tid, &regs); err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("inject syscall %d: %w", nr, err)
 	}
 	entered := false
 	// Asynchronous signals that arrive meanwhile (a Ctrl-C) are not for
@@ -107,7 +107,10 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 			}
 			if op == syscallInfoExit && entered {
 				ret = int64(val)
-				return ret, child, SetRegs(tid, &saved)
+				if err := SetRegs(tid, &saved); err != nil {
+					return 0, 0, fmt.Errorf("restore the registers after injected syscall %d: %w", nr, err)
+				}
+				return ret, child, nil
 			}
 		case StopEvent:
 			if st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK || st.Event == unix.PTRACE_EVENT_CLONE {

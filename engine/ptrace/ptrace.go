@@ -2,6 +2,7 @@ package ptrace
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -110,9 +111,46 @@ func GetRegs(tid int, r *trace.Regs) error {
 	return wrap("getregs", tid, ptracePtr(unix.PTRACE_GETREGS, tid, 0, unsafe.Pointer(r)))
 }
 
-// SetRegs writes the general registers.
+// SetRegs writes the general registers. When the kernel refuses them, the
+// error names the register it cannot take.
 func SetRegs(tid int, r *trace.Regs) error {
-	return wrap("setregs", tid, ptracePtr(unix.PTRACE_SETREGS, tid, 0, unsafe.Pointer(r)))
+	err := ptracePtr(unix.PTRACE_SETREGS, tid, 0, unsafe.Pointer(r))
+	if errors.Is(err, unix.EIO) {
+		if what := refusedReg(r); what != "" {
+			return fmt.Errorf("ptrace setregs tid %d: %s refused: %w", tid, what, err)
+		}
+	}
+	return wrap("setregs", tid, err)
+}
+
+// userRPL is the privilege level in the low bits of a user segment selector.
+const userRPL = 3
+
+// taskSizeMax is the kernel's TASK_SIZE_MAX with 4-level page tables: the
+// first address a user fs or gs base may not have.
+const taskSizeMax = 1<<47 - 4096
+
+// refusedReg names a register of r that PTRACE_SETREGS rejects with EIO on
+// x86-64 (the checks of the kernel's putreg), as "cs=0x0", or returns "".
+// User registers read from a stopped thread always pass: a refused one was
+// never read from a thread (zeros, or another buffer's bytes).
+func refusedReg(r *trace.Regs) string {
+	for _, i := range []int{trace.CS, trace.SS} {
+		if r[i]&0xffff == 0 || r[i]&3 != userRPL {
+			return fmt.Sprintf("%s=%#x", trace.RegNames[i], r[i])
+		}
+	}
+	for _, i := range []int{trace.DS, trace.ES, trace.FS, trace.GS} {
+		if sel := r[i] & 0xffff; sel != 0 && sel&3 != userRPL {
+			return fmt.Sprintf("%s=%#x", trace.RegNames[i], r[i])
+		}
+	}
+	for _, i := range []int{trace.FSBase, trace.GSBase} {
+		if r[i] >= taskSizeMax {
+			return fmt.Sprintf("%s=%#x", trace.RegNames[i], r[i])
+		}
+	}
+	return ""
 }
 
 // SiginfoSize is the size of the kernel's siginfo_t.

@@ -465,11 +465,21 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	}
 }
 
-// handle dispatches one stop.
+// handle dispatches one stop; its errors say where the recording was.
 func (r *Recorder) handle(st ptrace.Status) error {
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, r.current != nil && r.current.tid == st.Tid)
 	}
+	if err := r.dispatch(st); err != nil {
+		// Say where the recording was: the event being recorded, and
+		// which thread stopped for what.
+		return fmt.Errorf("at event %d (%v): %w", r.w.Events(), st, err)
+	}
+	return nil
+}
+
+// dispatch handles one stop according to the thread and the kind of stop.
+func (r *Recorder) dispatch(st ptrace.Status) error {
 	t := r.threads[st.Tid]
 	if t == nil {
 		return r.handleStranger(st)

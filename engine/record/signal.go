@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -141,9 +142,10 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	default:
 		return false, nil
 	}
+	rip := regs[trace.RIP]
 	e.ApplyTrap(regs)
 	if err := ptrace.SetRegs(t.tid, regs); err != nil {
-		return true, err
+		return true, fmt.Errorf("complete %s at %#x: %w", e.TrapName(), rip, err)
 	}
 	if err := r.log(e); err != nil {
 		return true, err

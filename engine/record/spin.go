@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -135,7 +136,7 @@ func (r *Recorder) spinTrap(t *thread, regs *trace.Regs) error {
 			return err
 		}
 		if err := ptrace.SetRegs(t.tid, regs); err != nil {
-			return err
+			return fmt.Errorf("move back onto the spin breakpoint at %#x: %w", t.spin.pc, err)
 		}
 		hash := r.mem.StackHash(regs[trace.RSP])
 		if *regs == t.spin.regs && hash == t.spin.hash {

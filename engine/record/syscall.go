@@ -73,7 +73,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 			regs := t.entry
 			regs[trace.OrigRAX] = ^uint64(0)
 			if err := ptrace.SetRegs(t.tid, &regs); err != nil {
-				return err
+				return fmt.Errorf("refuse %s: %w", syscalls.Name(c.Nr), err)
 			}
 		}
 		if ranges, err := syscalls.InputRanges(&c, r.mem); err == nil {

@@ -250,7 +250,7 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 		pc := regs[trace.RIP] - 1
 		regs[trace.RIP] = pc
 		if err := ptrace.SetRegs(t.real, &regs); err != nil {
-			return st, err
+			return st, fmt.Errorf("move back onto the breakpoint at %#x: %w", pc, err)
 		}
 		if pc == s.preemptPC {
 			return st, nil // applyPreempt decides
@@ -311,7 +311,7 @@ func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error
 		if regs[trace.R11]&eflagsTF != 0 {
 			regs[trace.R11] &^= eflagsTF
 			if err := ptrace.SetRegs(t.real, &regs); err != nil {
-				return st, false, err
+				return st, false, fmt.Errorf("clear the trap flag from r11: %w", err)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"fmt"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -49,10 +51,7 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 
 // applyTrap replays a trapped rdtsc, rdtscp or cpuid with the recorded answer.
 func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
-	what := "rdtsc"
-	if e.Kind == trace.KindCpuid {
-		what = "cpuid"
-	}
+	what := e.TrapName()
 	st, err := s.run(t)
 	if err != nil {
 		return err
@@ -68,7 +67,10 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		return err
 	}
 	e.ApplyTrap(&regs)
-	return ptrace.SetRegs(t.real, &regs)
+	if err := ptrace.SetRegs(t.real, &regs); err != nil {
+		return fmt.Errorf("complete %s at %#x: %w", what, e.Regs[trace.RIP], err)
+	}
+	return nil
 }
 
 // applyPreempt runs t to the first time it reaches the recorded pc with the

@@ -131,9 +131,17 @@ func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) 
 	if err := s.writeMem(e.Mem); err != nil {
 		return err
 	}
+	return s.setResult(t, e)
+}
+
+// setResult gives t the registers its call returned with when recorded.
+func (s *Session) setResult(t *rthread, e *trace.Event) error {
 	regs := e.ExitRegs
 	s.restartIfNoSignal(t, &regs)
-	return ptrace.SetRegs(t.real, &regs)
+	if err := ptrace.SetRegs(t.real, &regs); err != nil {
+		return fmt.Errorf("set the result of %s: %w", syscalls.Name(int(e.Syscall)), err)
+	}
+	return nil
 }
 
 // restartIfNoSignal handles a call interrupted for the recorder's own
@@ -237,7 +245,7 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
-		return err
+		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
 	}
 	// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
 	// exit of the skipped call (at the rewound rip), then the real entry.
@@ -321,9 +329,7 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		t.atEntry = true
 		return nil
 	}
-	exit := e.ExitRegs
-	s.restartIfNoSignal(t, &exit)
-	return ptrace.SetRegs(t.real, &exit)
+	return s.setResult(t, e)
 }
 
 // addressResult tells the re-executed calls whose result must be what was

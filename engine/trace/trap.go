@@ -7,6 +7,17 @@ const (
 	cpuidLen  = 2 // 0f a2
 )
 
+// TrapName names the instruction of a KindRdtsc or KindCpuid event.
+func (e *Event) TrapName() string {
+	switch {
+	case e.Kind == KindCpuid:
+		return "cpuid"
+	case e.Flags&FlagRdtscp != 0:
+		return "rdtscp"
+	}
+	return "rdtsc"
+}
+
 // ApplyTrap sets regs as the trapped instruction of a KindRdtsc or KindCpuid
 // event did: the results in their registers (upper halves cleared) and rip
 // past the instruction. Recording and replay share it so that they cannot
