@@ -1,0 +1,47 @@
+// pipesum.c: sums the numbers on standard input (a pipe), as
+// `seq 100 | python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'`
+// does, with what recording that python3 (a pyenv shim: bash, then the
+// interpreter) goes through besides: rdtsc traps, a forked child whose
+// SIGCHLD a handler takes, reads of a pipe that may be empty. Each of those
+// makes the recorder or the replayer read and write registers.
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+static volatile sig_atomic_t sigchld;
+
+static void on_sigchld(int sig) {
+	(void)sig;
+	sigchld++;
+}
+
+int main(void) {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	unsigned long long t0 = __rdtsc();
+	pid_t child = fork();
+	if (child == 0)
+		_exit(7);
+
+	long sum = 0;
+	char line[64];
+	while (fgets(line, sizeof line, stdin))
+		sum += atol(line);
+
+	int status;
+	waitpid(child, &status, 0);
+	unsigned long long t1 = __rdtsc();
+	printf("sum: %ld\n", sum);
+	printf("child: exit %d\n", WEXITSTATUS(status));
+	printf("sigchld handled: %d\n", (int)sigchld);
+	printf("rdtsc: %s\n", t1 > t0 ? "increasing" : "not increasing");
+	return 0;
+}
