@@ -42,7 +42,7 @@ interrupt ./sigint
 sh -c 'ls / | wc -l'
 sh -c 'seq 1000 | sort -r | head -3'
 python3 -c 'import sys, json; print(json.dumps({"n": sum(range(1000))}))'
-seq 100 | python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
+stdin seq 100 -- python3 -c 'import sys; print(sum(int(l) for l in sys.stdin))'
 gzip -c /etc/services
 find /etc -maxdepth 1 -name '*.conf'
 EOF
@@ -68,6 +68,12 @@ while [ "$i" -le "$n" ]; do
 			kill -INT $p
 			until grep -q handler "$work/out" 2>/dev/null; do sleep 0.05; done
 			kill -INT $p; wait $p; })
+		;;
+	"stdin "*)
+		# The program reads a pipe from a producer that is not recorded.
+		spec=${cmd#stdin }
+		t0=$(ms)
+		(cd "$work" && eval "${spec%% -- *} | \"$rewind\" record -o \"$trace\" ${spec#* -- }" >"$work/out" 2>"$work/err")
 		;;
 	*)
 		t0=$(ms)
