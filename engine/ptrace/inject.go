@@ -2,9 +2,7 @@ package ptrace
 
 import (
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -212,15 +210,8 @@ func asyncSignal(tid, sig int) bool {
 
 // pidOf returns the process (thread group) of thread tid.
 func pidOf(tid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
-	if err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
-				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-					return n
-				}
-			}
-		}
+	if n, err := strconv.Atoi(statusFields(fmt.Sprintf("/proc/%d/status", tid), "Tgid")[0]); err == nil {
+		return n
 	}
 	return tid
 }

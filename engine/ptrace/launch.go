@@ -235,17 +235,7 @@ func Start(s *Spec) (pid int, err error) {
 // SIGHUP and SIGINT ignored when they were at its start and handles every
 // other one, so read it before signal.Notify takes SIGINT over.
 func IgnoredSignals() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigIgn:"); ok {
-			n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return n
-		}
-	}
-	return 0
+	return statusMask("/proc/self/status", "SigIgn")
 }
 
 // setDispositions sets every signal's action to ignored (in set) or default

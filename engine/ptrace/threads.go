@@ -80,19 +80,37 @@ func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
 	return st, err
 }
 
-// BlockedMask reads the thread's blocked signal mask (SigBlk).
-func BlockedMask(pid, tid int) uint64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+// statusFields reads the named fields of a /proc status file ("SigBlk",
+// "Tgid"…), as their text; a field that is missing is "".
+func statusFields(path string, names ...string) []string {
+	out := make([]string, len(names))
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0
+		return out
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigBlk:"); ok {
-			n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return n
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		for i, n := range names {
+			if k == n {
+				out[i] = strings.TrimSpace(v)
+			}
 		}
 	}
-	return 0
+	return out
+}
+
+// statusMask reads a signal-set field of a /proc status file (0 if absent).
+func statusMask(path, name string) uint64 {
+	n, _ := strconv.ParseUint(statusFields(path, name)[0], 16, 64)
+	return n
+}
+
+// BlockedMask reads the thread's blocked signal mask (SigBlk).
+func BlockedMask(pid, tid int) uint64 {
+	return statusMask(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid), "SigBlk")
 }
 
 // PendingSignal reports whether signal sig is pending for process pid,
@@ -101,17 +119,9 @@ func PendingSignal(pid, sig int) bool {
 	bit := uint64(1) << (sig - 1)
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			for _, field := range [...]string{"SigPnd:", "ShdPnd:"} {
-				if v, ok := strings.CutPrefix(l, field); ok {
-					if n, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64); n&bit != 0 {
-						return true
-					}
-				}
+		for _, v := range statusFields(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()), "SigPnd", "ShdPnd") {
+			if n, _ := strconv.ParseUint(v, 16, 64); n&bit != 0 {
+				return true
 			}
 		}
 	}

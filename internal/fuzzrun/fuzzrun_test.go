@@ -124,7 +124,16 @@ func fuzz(t *testing.T, goCmd, dir, name string, d time.Duration) {
 		return
 	}
 	report := lastLines(out.String(), 60)
-	if m := failingInput.FindStringSubmatch(out.String()); m != nil {
+	m := failingInput.FindStringSubmatch(out.String())
+	if m == nil && ctx.Err() == nil && coordinatorRace.MatchString(out.String()) {
+		// Go 1.26's fuzzing coordinator can report its own -fuzztime
+		// deadline as a failure when a worker is still busy at that
+		// moment (a loaded machine): golang/go#75804, fixed in Go 1.27.
+		// No input failed, and none was written.
+		t.Logf("go test -fuzz=%s: the coordinator's end-of-time race (golang/go#75804), not a failing input\n%s", name, lastStats(out.String()))
+		return
+	}
+	if m != nil {
 		input, rerr := takeInput(dir, m[1])
 		if rerr != nil {
 			report += "\n" + rerr.Error()
@@ -137,6 +146,10 @@ func fuzz(t *testing.T, goCmd, dir, name string, d time.Duration) {
 	}
 	t.Errorf("go test -fuzz=%s in %s: %v\n%s", name, dir, err, report)
 }
+
+// coordinatorRace is the whole failure report of golang/go#75804: the
+// target's FAIL line followed by the fuzzing deadline, nothing else.
+var coordinatorRace = regexp.MustCompile(`(?m)^--- FAIL: Fuzz\w+ \([0-9.]+s\)\n\s+context deadline exceeded\n`)
 
 // takeInput reads and removes a failing input the fuzzer saved under
 // dir, and the testdata directories it created if nothing else is left in
