@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -85,7 +86,9 @@ func TestWindowCrash(t *testing.T) {
 		{name: "watch out of scope", cmds: append(crash, "down"), want: map[string]string{
 			"watch:1": "10. at #", "locals:frame:1": "b = 0x", "frame:0": "(selected frame)",
 		}},
-		{name: "before any stop", want: map[string]string{"stop": "not stopped yet", "frame:0": "_start"}},
+		// The loader's entry is named _start with its debug information
+		// (libc6-dbg), ?? without it, as in gdb.
+		{name: "before any stop", want: map[string]string{"stop": "not stopped yet", "frame:0": `^#0 (_start|\?\? \(\), pc 0x[0-9a-f]+ \(no debug information\))`}},
 		{name: "tiny budget", cmds: crash, budget: 50, omitted: true,
 			want:   map[string]string{"stop": "SIGSEGV", "frame:0": "", "src:frame:0": "total += n->value"},
 			absent: []string{"program", "regs", "asm", "frame:1", "locals:frame:1", "watch:1"}},
@@ -107,7 +110,7 @@ func TestWindowCrash(t *testing.T) {
 				t.Errorf("Build moved the session: frame %d -> %d, event %d -> %d", before.Selected, after.Selected, before.Event, after.Event)
 			}
 			for id, text := range c.want {
-				if it := item(t, w, id); !strings.Contains(it.Text, text) {
+				if it := item(t, w, id); !strings.Contains(it.Text, text) && !matches(text, it.Text) {
 					t.Errorf("%s lacks %q:\n%s", id, text, it.Text)
 				}
 			}
@@ -215,4 +218,14 @@ func TestFitEveryBudget(t *testing.T) {
 			t.Fatalf("budget %d: omitted %v from a window of %d tokens", budget, w.Omitted, tokens(len(all)))
 		}
 	}
+}
+
+// matches reports whether want, taken as a regular expression anchored
+// with ^, matches text.
+func matches(want, text string) bool {
+	if !strings.HasPrefix(want, "^") {
+		return false
+	}
+	re, err := regexp.Compile(want)
+	return err == nil && re.MatchString(text)
 }
