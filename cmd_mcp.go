@@ -40,6 +40,7 @@ func runMCP(trace string) error {
 	defer s.Close()
 	// For the client's log; the model is told in the protocol.
 	warnTrace(s.TraceStatus())
+	warnMachine(s.Header())
 	protocol, err := reserveStdout()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)

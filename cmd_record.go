@@ -23,6 +23,7 @@ const exitTraceFailed = 125
 
 func newRecordCmd() *cobra.Command {
 	var out string
+	var bindCPU int
 	cmd := &cobra.Command{
 		Use:   "record [-o TRACE] [--] PROG [ARGS...]",
 		Short: "Record one run of PROG",
@@ -38,7 +39,7 @@ killing the program and keeping the trace up to its last good frame in
 TRACE.NNNN.partial.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, _, err := runRecord(out, args)
+			code, _, err := runRecord(out, bindCPU, args)
 			if err != nil {
 				return err
 			}
@@ -47,16 +48,25 @@ TRACE.NNNN.partial.`,
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
+	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the program to this CPU (default: the one rewind starts on); replay binds to it too")
 	return cmd
 }
 
 // runRecord records args and returns the program's shell-style exit
 // status and the trace written. When the trace could not be written, it
 // prints why and returns an *exitError of exitTraceFailed.
-func runRecord(out string, args []string) (int, string, error) {
+func runRecord(out string, bindCPU int, args []string) (int, string, error) {
 	path, err := record.ResolveProgram(args[0])
 	if err != nil {
 		return 0, "", err
+	}
+	var cpu *int
+	if bindCPU >= 0 {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &set); err != nil || !set.IsSet(bindCPU) {
+			return 0, "", fmt.Errorf("--bind-to-cpu %d: not a CPU this process may run on", bindCPU)
+		}
+		cpu = &bindCPU
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -68,7 +78,7 @@ func runRecord(out string, args []string) (int, string, error) {
 	}
 	defer p.Discard()
 	res, err := record.Record(record.Options{
-		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: p.Path(), Trace: p,
+		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: p.Path(), Trace: p, CPU: cpu,
 	})
 	switch {
 	case res == nil && !errors.Is(err, trace.ErrWrite):

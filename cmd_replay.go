@@ -70,6 +70,7 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	}
 	defer s.Close()
 	warnTrace(s.TraceStatus())
+	warnMachine(s.Header())
 	enc := json.NewEncoder(os.Stdout)
 	lastOK := true
 	for _, c := range cmds {
@@ -120,6 +121,7 @@ func runCheck(path string) error {
 		return err
 	}
 	defer s.Close()
+	warnMachine(s.Header())
 	err = s.Run()
 	var d *replay.Divergence
 	switch {

@@ -35,7 +35,7 @@ func openUI(trace, initial, hint string, budget int64) error {
 // runProgramUI is `rewind PROG ARGS...`: record, then open the UI at the
 // end of the recording (at the crash if there is one).
 func runProgramUI(args []string) error {
-	_, trace, err := runRecord("", args)
+	_, trace, err := runRecord("", -1, args)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func runDemo() error {
 	fmt.Fprintf(os.Stderr, "rewind: built the demo program (%s), recording it\n", lang)
 	trace := filepath.Join(dir, "corrupt.rwd")
 	os.Setenv("GOTRACEBACK", "crash") // the Go version crashes like the C one
-	if _, _, err := runRecord(trace, []string{prog}); err != nil {
+	if _, _, err := runRecord(trace, -1, []string{prog}); err != nil {
 		return err
 	}
 	return openUI(trace, "continue", demo.Hint, debugger.DefaultCheckpointBudget)

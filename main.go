@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -31,6 +32,14 @@ const exitPartialTrace = 2
 func warnTrace(st trace.Status) {
 	if st.Message != "" {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", st.Message)
+	}
+}
+
+// warnMachine warns, a line each, about what differs between this machine
+// and the recording's in ways that can make the replay diverge.
+func warnMachine(h *trace.Header) {
+	for _, w := range machine.Warnings(h) {
+		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", w)
 	}
 }
 

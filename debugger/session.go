@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -130,6 +131,10 @@ func (s *Session) Close() {
 // an unfinished or damaged trace, why not all of them: what every entry
 // point tells the user on open.
 func (s *Session) TraceStatus() trace.Status { return s.tl.Index().TraceStatus() }
+
+// MachineWarnings says how this machine differs from the recording's in
+// ways that can make the replay diverge (machine.Warnings).
+func (s *Session) MachineWarnings() []string { return machine.Warnings(s.Header()) }
 
 // Timeline exposes the engine, for views that need more than commands.
 func (s *Session) Timeline() *timeline.Timeline { return s.tl }

@@ -102,6 +102,9 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 			m.traceNote += fmt.Sprintf(" (%d of %d events)", st.Usable, st.Total)
 		}
 	}
+	for _, w := range s.MachineWarnings() {
+		m.console().Append(views.ConsoleEntry{Output: "warning: " + w, Error: true})
+	}
 	if opts.Hint != "" {
 		m.console().Append(views.ConsoleEntry{Command: "", Output: opts.Hint})
 	}

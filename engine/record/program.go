@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
@@ -17,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -102,7 +102,7 @@ func NewHeader(path string, args, env []string, cwd string, stack uint64) *trace
 		Rlimits:       map[string][2]uint64{},
 	}
 	h.ExeBuildID, h.ExeSHA256 = exeIdentity(path)
-	h.CPUModel, h.CPUFlags = cpuInfo()
+	h.CPUModel, h.CPUFlags = machine.CPUInfo()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		h.Kernel = unix.ByteSliceToString(u.Release[:])
@@ -146,37 +146,4 @@ func exeIdentity(path string) (buildID, sum string) {
 		}
 	}
 	return buildID, sum
-}
-
-// cpuInfo reads the CPU model and flags: replay on another CPU may see
-// different cpuid answers, which Rewind cannot trap here.
-func cpuInfo() (model string, flags []string) {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "", nil
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch k {
-		case "model name":
-			if model == "" {
-				model = v
-			}
-		case "flags":
-			if flags == nil {
-				flags = strings.Fields(v)
-			}
-		}
-		if model != "" && flags != nil {
-			break
-		}
-	}
-	return model, flags
 }
