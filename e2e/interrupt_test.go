@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"io"
 	"os"
 	"os/exec"
@@ -13,7 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // liveRecord is a `rewind record` running in a process group of its own,
@@ -87,11 +87,11 @@ func (lr *liveRecord) waitLine(want string) {
 // exited reports whether rewind ends within d.
 func (lr *liveRecord) exited(d time.Duration) bool {
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		// WNOWAIT: leave the status for cmd.Wait.
-		var info [128]byte
-		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, 1 /* P_PID */, uintptr(lr.cmd.Process.Pid),
-			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOHANG|0x01000000 /* WNOWAIT */, 0, 0)
-		if e == 0 && binary.LittleEndian.Uint32(info[16:]) == uint32(lr.cmd.Process.Pid) {
+		// WNOWAIT: leave the status for cmd.Wait. With WNOHANG and no
+		// exit to report, the kernel leaves the siginfo zero.
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, lr.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err == nil && info.Signo == int32(unix.SIGCHLD) {
 			return true
 		}
 	}
