@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestConformance records and replays every program of testdata/conformance:
+// small C programs, one per kernel behaviour the recorder must get right
+// (process trees, shared memory, signals into busy code, system call
+// families). Each ends by printing a line "OK". The test checks the native
+// run says OK, the recording exits with the native status and prints the same
+// last line, and `replay --check` reproduces the recorded stdout and stderr
+// byte for byte.
+//
+// A program's first lines may hold directives:
+//
+//	// flags: -lrt            extra compiler flags
+//	// args: a b              arguments
+//	// code: 3                the exit status (default 0)
+//	// stdin: text            standard input (with \n for newlines)
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	srcs, err := filepath.Glob(filepath.Join(testdataDir, "conformance", "*.c"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no conformance programs in testdata/conformance (%v)", err)
+	}
+	for _, src := range srcs {
+		name := strings.TrimSuffix(filepath.Base(src), ".c")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			conform(t, src)
+		})
+	}
+}
+
+// directives are the settings a conformance program asks for.
+type directives struct {
+	flags, args []string
+	code        int
+	stdin       []byte
+}
+
+func readDirectives(t *testing.T, src string) directives {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var d directives
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "// ")
+		if !ok {
+			break
+		}
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch key {
+		case "flags":
+			d.flags = strings.Fields(val)
+		case "args":
+			d.args = strings.Fields(val)
+		case "code":
+			if d.code, err = strconv.Atoi(val); err != nil {
+				t.Fatalf("%s: bad code directive %q", src, val)
+			}
+		case "stdin":
+			d.stdin = []byte(strings.ReplaceAll(val, `\n`, "\n"))
+		}
+	}
+	return d
+}
+
+func conform(t *testing.T, src string) {
+	rewind(t)
+	d := readDirectives(t, src)
+	rel, _ := filepath.Rel(testdataDir, src)
+	prog := buildC(t, rel, d.flags...)
+
+	native := run(t, runOpts{Stdin: d.stdin}, prog, d.args...)
+	if native.Code != d.code {
+		t.Fatalf("native run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", native.Code, d.code, tail(native.Stdout), tail(native.Stderr))
+	}
+	if last, _ := lastLine(native.Stdout); last != "OK" {
+		t.Fatalf("native run's last line is %q, want OK\nstdout:\n%s\nstderr:\n%s", last, tail(native.Stdout), tail(native.Stderr))
+	}
+
+	trace := filepath.Join(t.TempDir(), filepath.Base(prog)+".rwd")
+	r := recordOpts(t, runOpts{Stdin: d.stdin}, trace, prog, d.args...)
+	if r.Code != d.code {
+		t.Fatalf("record exited %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, d.code, tail(r.Stdout), tail(r.Stderr))
+	}
+	if last, _ := lastLine(r.Stdout); last != "OK" {
+		t.Fatalf("recorded run's last line is %q, want OK\nstdout:\n%s\nstderr:\n%s", last, tail(r.Stdout), tail(r.Stderr))
+	}
+	events, progStderr := checkRecorded(t, r.Stderr, trace, "")
+	if bytes.Contains(progStderr, []byte("rewind:")) {
+		t.Errorf("record warned:\n%s", tail(progStderr))
+	}
+	stdout, stderr, code := replayCheck(t, trace)
+	checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
+}
