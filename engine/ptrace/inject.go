@@ -210,8 +210,17 @@ func asyncSignal(tid, sig int) bool {
 
 // pidOf returns the process (thread group) of thread tid.
 func pidOf(tid int) int {
-	if n, err := strconv.Atoi(statusFields(fmt.Sprintf("/proc/%d/status", tid), "Tgid")[0]); err == nil {
+	if n, err := Tgid(tid); err == nil {
 		return n
 	}
 	return tid
+}
+
+// Tgid returns the process (thread group) of thread tid, from /proc.
+func Tgid(tid int) (int, error) {
+	n, err := strconv.Atoi(statusFields(fmt.Sprintf("/proc/%d/status", tid), "Tgid")[0])
+	if err != nil {
+		return 0, fmt.Errorf("thread %d: no thread group id: %w", tid, err)
+	}
+	return n, nil
 }

@@ -1,7 +1,9 @@
 package ptrace
 
 import (
+	"encoding/binary"
 	"fmt"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -106,3 +108,45 @@ func Wait(pid int, nohang bool) (st Status, ok bool, err error) {
 		return Decode(tid, ws), true, nil
 	}
 }
+
+// WaitNoReap waits for the next stop or the death of task tid like Wait,
+// except that a death is observed without reaping the task: it stays a
+// zombie. Reaping a traced child tells its real parent, with a SIGCHLD,
+// which replay must not send where the recording did not have it.
+func WaitNoReap(tid int) (Status, error) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, tid, &info, unix.WEXITED|unix.WNOWAIT|unix.WALL|wNoThread, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return Status{}, fmt.Errorf("waitid %d: %w", tid, err)
+		}
+		// The layout of siginfo for SIGCHLD: si_code at 8, si_status at 24.
+		raw := (*[128]byte)(unsafe.Pointer(&info))
+		code := int32(binary.LittleEndian.Uint32(raw[8:]))
+		status := int(int32(binary.LittleEndian.Uint32(raw[24:])))
+		var ws unix.WaitStatus
+		switch code {
+		case cldExited:
+			ws = unix.WaitStatus(status&0xff) << 8
+		case cldKilled:
+			ws = unix.WaitStatus(status & 0x7f)
+		case cldDumped:
+			ws = unix.WaitStatus(status&0x7f | 0x80)
+		default:
+			// A stop: take it as Wait does.
+			st, _, err := Wait(tid, false)
+			return st, err
+		}
+		return Decode(tid, ws), nil
+	}
+}
+
+// si_code values of SIGCHLD for a death.
+const (
+	cldExited = 1
+	cldKilled = 2
+	cldDumped = 3
+)

@@ -100,6 +100,7 @@ const (
 
 type thread struct {
 	tid   int
+	proc  *process
 	state threadState
 	park  parkKind
 
@@ -113,6 +114,7 @@ type thread struct {
 	birth     bool // new thread: its clone's exit stop is still to come
 	restartNr int  // the call restart_syscall would resume
 	vfork     bool // a process clone sharing memory: capture the parent's stack
+	forked    int  // the child process the current call created (0: none)
 
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
@@ -136,18 +138,20 @@ type heldSignal struct {
 // Recorder is one recording in progress. All its methods run on the ptrace
 // thread.
 type Recorder struct {
-	opts   Options
-	w      *trace.Writer
-	pid    int
-	mem    *ptrace.Mem
-	start  time.Time
+	opts  Options
+	w     *trace.Writer
+	pid   int // the first process
+	start time.Time
 	status unix.WaitStatus
 	done   bool
 
+	// procs are the live processes of the tree; rootDone is set once the
+	// first one has ended (status holds its wait status).
+	procs    map[int]*process
+	rootDone bool
 	threads  map[int]*thread
 	current  *thread
 	ready    []*thread
-	children map[int]bool // forked children to release (tid → seen)
 	pending  map[int]ptrace.Status
 
 	files    *fileStore
@@ -218,7 +222,7 @@ func Record(opts Options) (*Result, error) {
 		opts:     opts,
 		sawSig:   map[unix.Signal]time.Time{},
 		threads:  map[int]*thread{},
-		children: map[int]bool{},
+		procs:    map[int]*process{},
 		pending:  map[int]ptrace.Status{},
 		warned:   map[int]bool{},
 		sigchld:  make(chan os.Signal, 1),
@@ -297,7 +301,7 @@ func Record(opts Options) (*Result, error) {
 	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted}
 	if runErr != nil {
 		if !r.done {
-			unix.Kill(r.pid, unix.SIGKILL)
+			r.killAll()
 		}
 		w.Abort()
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", runErr, w.Partial())
@@ -339,12 +343,16 @@ func (r *Recorder) log(e *trace.Event) error {
 
 // run is the recording loop, from the exec stop of the program to its end.
 func (r *Recorder) run() error {
-	var err error
-	if r.mem, err = ptrace.OpenMem(r.pid); err != nil {
+	root := r.newProcess(r.pid, 0)
+	if err := root.openMem(); err != nil {
 		return err
 	}
-	defer func() { r.mem.Close() }()
-	leader := &thread{tid: r.pid, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
+	defer func() {
+		for _, p := range r.procs {
+			p.close()
+		}
+	}()
+	leader := &thread{tid: r.pid, proc: root, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
 	r.threads[r.pid] = leader
 	if err := r.onExec(leader); err != nil {
 		return err
@@ -499,7 +507,7 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 			if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 				return err
 			}
-			if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3) {
+			if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3 || nr == unix.SYS_FORK || nr == unix.SYS_VFORK) {
 				t.resumeRegs, t.haveRegs = regs, true
 				return r.resume(t, 0)
 			}
@@ -522,9 +530,6 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 // handleStranger deals with a task we have not registered: a new thread or
 // child whose first stop arrived before its parent's clone event.
 func (r *Recorder) handleStranger(st ptrace.Status) error {
-	if r.children[st.Tid] {
-		return r.releaseChild(st)
-	}
 	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
 		return nil
 	}
@@ -541,26 +546,24 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			return err
 		}
 		child := int(msg)
-		if st.Event == unix.PTRACE_EVENT_CLONE {
-			nt := &thread{tid: child, state: parked, park: parkResume, birth: true}
-			r.threads[child] = nt
-			if p, ok := r.pending[child]; ok {
-				delete(r.pending, child)
-				if err := r.newThreadStop(nt, p); err != nil {
-					return err
-				}
-			} else {
-				nt.state = running // until its first stop arrives
-				nt.spin.starting = true
+		p := t.proc
+		if isProcess(st.Event, child) {
+			// A child process: recorded with the tree, scheduled with
+			// every other thread. It inherits rdtsc trapping and CPUID
+			// faulting from its parent.
+			p = r.newProcess(child, t.proc.pid)
+			t.forked = child
+		}
+		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true}
+		r.threads[child] = nt
+		if pst, ok := r.pending[child]; ok {
+			delete(r.pending, child)
+			if err := r.newThreadStop(nt, pst); err != nil {
+				return err
 			}
 		} else {
-			r.children[child] = true
-			if p, ok := r.pending[child]; ok {
-				delete(r.pending, child)
-				if err := r.releaseChild(p); err != nil {
-					return err
-				}
-			}
+			nt.state = running // until its first stop arrives
+			nt.spin.starting = true
 		}
 		return ptrace.Syscall(t.tid, 0)
 	case unix.PTRACE_EVENT_EXEC:
@@ -580,29 +583,12 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
 		return r.onDeath(t, st)
 	}
+	if err := t.proc.openMem(); err != nil {
+		return err
+	}
 	t.state, t.park = parked, parkResume
 	r.ready = append(r.ready, t)
 	return r.scheduleIfIdle()
-}
-
-// releaseChild lets a forked child go unrecorded: its effects reach the
-// recorded process through system calls. It inherited rdtsc trapping and
-// CPUID faulting, which would kill it on its first rdtsc or cpuid, so both are
-// turned off first, from the system call exit it is stopped at.
-func (r *Recorder) releaseChild(st ptrace.Status) error {
-	tid := st.Tid
-	delete(r.children, tid)
-	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-		return nil
-	}
-	if m, err := ptrace.OpenMem(tid); err == nil {
-		ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, unix.PR_TSC_ENABLE)
-		if r.cpuidFaulting {
-			ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1)
-		}
-		m.Close()
-	}
-	return ptrace.Detach(tid, 0)
 }
 
 // onDeath records the end of a thread or of the whole program.
@@ -611,15 +597,11 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	t.state = gone
 	r.dropReady(t)
 	delete(r.threads, t.tid)
-	if t.tid == r.pid {
-		r.status = st.Raw
-		if err := r.log(&trace.Event{Kind: trace.KindExit, Tid: int32(t.tid), Status: int32(st.Raw)}); err != nil {
+	if t.tid == t.proc.pid {
+		if err := r.onProcessExit(t, st); err != nil || r.done {
 			return err
 		}
-		r.done = true
-		return nil
-	}
-	if err := r.log(&trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}); err != nil {
+	} else if err := r.log(&trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}); err != nil {
 		return err
 	}
 	if wasCurrent {
@@ -814,7 +796,7 @@ func (r *Recorder) end() error {
 	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(stopReason(r.interrupted))}); err != nil {
 		return err
 	}
-	unix.Kill(r.pid, unix.SIGKILL)
+	r.killAll()
 	if wk := r.waker.Swap(nil); wk != nil {
 		wk.Close(false)
 	}
@@ -823,7 +805,7 @@ func (r *Recorder) end() error {
 		if err != nil {
 			break // ECHILD: every task is gone
 		}
-		if st.Tid == r.pid && (st.Kind == ptrace.Exited || st.Kind == ptrace.Killed) {
+		if st.Tid == r.pid && !r.rootDone && (st.Kind == ptrace.Exited || st.Kind == ptrace.Killed) {
 			r.status = st.Raw
 		}
 	}

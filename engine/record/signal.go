@@ -91,7 +91,7 @@ func (r *Recorder) injectHeld(t *thread) error {
 	if t.injecting != nil || len(t.held) == 0 {
 		return nil
 	}
-	blocked := ptrace.BlockedMask(r.pid, t.tid)
+	blocked := ptrace.BlockedMask(t.proc.pid, t.tid)
 	for i, h := range t.held {
 		if blocked&(1<<(h.sig-1)) != 0 {
 			continue
@@ -99,7 +99,7 @@ func (r *Recorder) injectHeld(t *thread) error {
 		t.held = append(t.held[:i], t.held[i+1:]...)
 		hh := h
 		t.injecting = &hh
-		return ptrace.Tgkill(r.pid, t.tid, h.sig)
+		return ptrace.Tgkill(t.proc.pid, t.tid, h.sig)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ const (
 // answer (cpuid's masked) and logs it for replay.
 func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	var insn [3]byte
-	if n, _ := r.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 {
+	if n, _ := t.proc.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 {
 		return false, nil
 	}
 	e := &trace.Event{Kind: trace.KindRdtsc, Tid: int32(t.tid), Regs: *regs}

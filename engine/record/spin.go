@@ -95,7 +95,7 @@ func (r *Recorder) onInterrupt(t *thread) error {
 		return err
 	}
 	var insn [2]byte
-	r.mem.ReadAt(insn[:], regs[trace.RIP])
+	t.proc.mem.ReadAt(insn[:], regs[trace.RIP])
 	if (insn[0] == 0x0f && insn[1] == 0x05) || (insn[0] == 0xcd && insn[1] == 0x80) {
 		// About to make a system call: that is a switch point already.
 		t.spin.phase = spinNone
@@ -103,10 +103,10 @@ func (r *Recorder) onInterrupt(t *thread) error {
 	}
 	t.spin.pc = regs[trace.RIP]
 	t.spin.regs = regs
-	t.spin.hash = r.mem.StackHash(regs[trace.RSP])
+	t.spin.hash = t.proc.mem.StackHash(regs[trace.RSP])
 	t.spin.tries = 0
 	var b [1]byte
-	if _, err := r.mem.ReadAt(b[:], t.spin.pc); err != nil {
+	if _, err := t.proc.mem.ReadAt(b[:], t.spin.pc); err != nil {
 		t.spin.phase = spinNone
 		return r.resume(t, 0)
 	}
@@ -138,7 +138,7 @@ func (r *Recorder) spinTrap(t *thread, regs *trace.Regs) error {
 		if err := ptrace.SetRegs(t.tid, regs); err != nil {
 			return fmt.Errorf("move back onto the spin breakpoint at %#x: %w", t.spin.pc, err)
 		}
-		hash := r.mem.StackHash(regs[trace.RSP])
+		hash := t.proc.mem.StackHash(regs[trace.RSP])
 		if *regs == t.spin.regs && hash == t.spin.hash {
 			return r.preempt(t, regs, hash, 0)
 		}
@@ -165,7 +165,7 @@ func (r *Recorder) armSpin(t *thread, on bool) error {
 	if on {
 		b[0] = 0xcc
 	}
-	if _, err := r.mem.WriteAt(b, t.spin.pc); err != nil {
+	if _, err := t.proc.mem.WriteAt(b, t.spin.pc); err != nil {
 		return err
 	}
 	t.spin.armed = on

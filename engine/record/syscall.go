@@ -53,7 +53,7 @@ func callOf(regs *trace.Regs) syscalls.Call {
 // onSyscallEntry handles a syscall-enter-stop of the running thread.
 func (r *Recorder) onSyscallEntry(t *thread) error {
 	t.inSyscall = true
-	t.split, t.refused, t.vfork, t.in = false, false, false, nil
+	t.split, t.refused, t.vfork, t.in, t.forked = false, false, false, nil, 0
 	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
@@ -76,8 +76,8 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 				return fmt.Errorf("refuse %s: %w", syscalls.Name(c.Nr), err)
 			}
 		}
-		if ranges, err := syscalls.InputRanges(&c, r.mem); err == nil {
-			t.in = r.readRanges(ranges, t.in)
+		if ranges, err := syscalls.InputRanges(&c, t.proc.mem); err == nil {
+			t.in = readRanges(t.proc.mem, ranges, t.in)
 		}
 		switch c.Nr {
 		case unix.SYS_CLONE:
@@ -110,7 +110,9 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 			return err
 		}
 	}
-	if len(r.ready) > 0 && syscalls.MayBlock(&c) {
+	if (len(r.ready) > 0 || t.vfork) && syscalls.MayBlock(&c) {
+		// A vfork parent sleeps until its child execs or exits: the child
+		// (not born yet) must get the CPU meanwhile.
 		return r.logEntryAndRun(t, true)
 	}
 	return r.resume(t, 0)
@@ -191,7 +193,7 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
 		if c.Ret == 0 {
-			if err := ptrace.TrapInstructions(t.tid, r.mem, r.cpuidFaulting); err != nil {
+			if err := ptrace.TrapInstructions(t.tid, t.proc.mem, r.cpuidFaulting); err != nil {
 				return fmt.Errorf("trap rdtsc/cpuid: %w", err)
 			}
 		}
@@ -207,9 +209,9 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 	if t.refused {
 		return nil
 	}
-	ranges, err := syscalls.OutputRanges(c, r.mem)
+	ranges, err := syscalls.OutputRanges(c, t.proc.mem)
 	if err == nil {
-		e.Mem = r.readRanges(ranges, nil)
+		e.Mem = readRanges(t.proc.mem, ranges, nil)
 	}
 	ok := c.Ret >= 0 || c.Ret < -4095
 	switch c.Nr {
@@ -225,17 +227,20 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 		if ok {
 			e.NewTid = int32(c.Ret)
 		}
+		if ok && t.forked != 0 {
+			e.Flags |= trace.FlagNewProcess
+		}
 		if ok && t.vfork {
 			sp := e.Regs[trace.RSP]
 			if t.split {
 				sp = t.entry[trace.RSP]
 			}
-			e.Mem = append(e.Mem, r.readRanges([]syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)...)
+			e.Mem = append(e.Mem, readRanges(t.proc.mem, []syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)...)
 		}
 	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2,
 		unix.SYS_SENDTO:
 		if c.Ret > 0 {
-			data := r.writtenBytes(c)
+			data := writtenBytes(t.proc.mem, c)
 			h := fnv.New64a()
 			h.Write(data)
 			e.Hash = h.Sum64() | 1
@@ -253,31 +258,31 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 }
 
 // writtenBytes reads the bytes a successful write-like call wrote.
-func (r *Recorder) writtenBytes(c *syscalls.Call) []byte {
+func writtenBytes(m *ptrace.Mem, c *syscalls.Call) []byte {
 	n := int(min(c.Ret, maxHashed))
 	switch c.Nr {
 	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		return syscalls.GatherIovecs(r.mem, c.Args[1], int(c.Args[2]), n)
+		return syscalls.GatherIovecs(m, c.Args[1], int(c.Args[2]), n)
 	}
 	buf := make([]byte, n)
-	got, _ := r.mem.ReadAt(buf, c.Args[1])
+	got, _ := m.ReadAt(buf, c.Args[1])
 	return buf[:got]
 }
 
 // readRanges reads each range (strings up to their NUL) and appends what
 // could be read.
-func (r *Recorder) readRanges(ranges []syscalls.Range, out []trace.Mem) []trace.Mem {
+func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) []trace.Mem {
 	for _, rg := range ranges {
 		if rg.Addr == 0 || rg.Len <= 0 {
 			continue
 		}
 		if rg.CString {
-			s, _ := r.mem.ReadString(rg.Addr, rg.Len)
+			s, _ := m.ReadString(rg.Addr, rg.Len)
 			out = append(out, trace.Mem{Addr: rg.Addr, Data: append(s, 0)})
 			continue
 		}
 		buf := make([]byte, rg.Len)
-		n, _ := r.mem.ReadAt(buf, rg.Addr)
+		n, _ := m.ReadAt(buf, rg.Addr)
 		if n > 0 {
 			out = append(out, trace.Mem{Addr: rg.Addr, Data: buf[:n]})
 		}
@@ -302,8 +307,7 @@ func (r *Recorder) onExecEvent(t *thread) error {
 		t.tid = int(msg)
 		r.threads[t.tid] = t
 	}
-	r.mem.Close()
-	if r.mem, err = ptrace.OpenMem(r.pid); err != nil {
+	if err := t.proc.reopenMem(); err != nil {
 		return err
 	}
 	if err := r.onExec(t); err != nil {
@@ -319,13 +323,13 @@ func (r *Recorder) onExec(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
-	st, err := ptrace.HideVDSO(r.mem, regs[trace.RSP])
+	st, err := ptrace.HideVDSO(t.proc.mem, regs[trace.RSP])
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: cmdline(t.proc.pid)}
 	if st.AtRandom != 0 {
-		e.Mem = r.readRanges([]syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
+		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}
 	t.resumeRegs, t.haveRegs = regs, true
 	return r.log(e)

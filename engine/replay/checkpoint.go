@@ -21,6 +21,7 @@ import (
 // bookkeeping at that point. The copy never runs: restoring copies it again.
 type Checkpoint struct {
 	pid      int
+	proc     int32 // the recorded pid of the process copied
 	next     int64
 	threads  map[int32]rthread
 	fileMaps []Mapping
@@ -42,14 +43,16 @@ func (s *Session) Checkpoint() (*Checkpoint, error) {
 }
 
 func (s *Session) checkpoint() (*Checkpoint, error) {
-	if s.done {
+	if s.done || len(s.procs) > 1 {
+		// Several live processes are replayed only by --check, which
+		// takes no checkpoints.
 		return nil, ErrNotCheckpointable
 	}
 	pid, threads, err := copyProcess(s.pid, s.mem, s.threads)
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{pid: pid, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
+	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -151,33 +154,31 @@ func (s *Session) restore(cp *Checkpoint) error {
 	}
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
-	s.pid, s.next, s.done, s.status, s.stop = pid, cp.next, false, 0, nil
-	if s.mem, err = ptrace.OpenMem(pid); err != nil {
+	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
+	p := &rproc{rec: cp.proc, real: pid}
+	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
+	}
+	s.procs = map[int32]*rproc{p.rec: p}
+	s.setMain(p)
+	for _, t := range threads {
+		t.proc = p
 	}
 	s.threads = threads
 	s.fileMaps = append([]Mapping(nil), cp.fileMaps...)
 	return nil
 }
 
-// killLive ends the replaying process (not the checkpoints).
+// killLive ends the replaying processes (not the checkpoints).
 func (s *Session) killLive() {
-	if s.mem != nil {
-		s.mem.Close()
-		s.mem = nil
+	for _, p := range s.procs {
+		s.dropProcess(p)
 	}
-	if s.pid == 0 {
-		return
+	if s.main != nil && s.main.mem != nil {
+		s.main.mem.Close()
+		s.main.mem = nil
 	}
-	unix.Kill(s.pid, unix.SIGKILL)
-	// The leader's death is reported only once the other threads are reaped.
-	for _, t := range s.threads {
-		if !t.dead && t.real != s.pid {
-			reap(t.real)
-		}
-	}
-	reap(s.pid)
-	s.pid = 0
+	s.mem, s.pid = nil, 0
 }
 
 // reap waits until a killed task is gone.

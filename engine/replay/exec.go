@@ -463,7 +463,7 @@ func (s *Session) Continue(limit int64) (*Stop, error) {
 // did for an emulated or re-executed call (debug registers only see the
 // program's own writes).
 func (s *Session) watchedValues() []uint64 {
-	if len(s.watches) == 0 {
+	if len(s.watches) == 0 || s.mem == nil {
 		return nil
 	}
 	vals := make([]uint64, len(s.watches))

@@ -41,6 +41,10 @@ type Options struct {
 	// Stdout and Stderr receive what the replaying program writes to its
 	// standard output and error, read from its memory. Nil discards.
 	Stdout, Stderr io.Writer
+	// Process is the recorded pid of the process to debug: only it and its
+	// ancestors (up to its birth) run, and the session starts at its birth.
+	// 0 runs every process of the tree (what --check does).
+	Process int32
 }
 
 // lookahead bounds how far the session reads ahead for a thread's next event.
@@ -53,17 +57,21 @@ type Session struct {
 	rd      *trace.Reader
 	hdr     *trace.Header
 	th      *ptrace.Thread
-	pid     int // real pid of the replaying process
-	mem     *ptrace.Mem
+	pid     int         // real pid of main, the process the debugger sees
+	mem     *ptrace.Mem // main's memory
+	main    *rproc
+	procs   map[int32]*rproc // the live processes replay runs, by recorded pid
+	// chain is set when replay runs one process (Options.Process): it and
+	// its ancestors, first process first. start is the first event of the
+	// focused process's life (0 when it is the first process).
+	chain   []int32
+	start   int64
 	threads map[int32]*rthread
 	queue   []*trace.Event // events read ahead
 	eof     bool
 	next    int64 // index of the next event
 	done    bool
 	status  unix.WaitStatus
-	// killSent: the recording says the process was killed by SIGKILL from
-	// outside, and the replay sent it (killIfKilled).
-	killSent bool
 
 	blobID   uint32
 	blobData []byte
@@ -87,6 +95,7 @@ type Session struct {
 type rthread struct {
 	rec  int32 // tid in the recording
 	real int   // tid now
+	proc *rproc
 	// resumeSig is the signal to deliver when the thread is next resumed
 	// (it is stopped at that signal's delivery).
 	resumeSig int
@@ -96,6 +105,9 @@ type rthread struct {
 	atEntry bool
 	// atExec: parked at the exec stop of a re-executed execve.
 	atExec bool
+	// inKernel: left inside a re-executed call that blocks (a vfork waiting
+	// for its child) until its exit event.
+	inKernel bool
 	dead   bool
 	// pending is a stop already obtained (by a single-step) for the event
 	// about to be applied.
@@ -114,13 +126,23 @@ func Open(path string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}}
+	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}, procs: map[int32]*rproc{}}
 	if err := s.checkProgram(); err != nil {
 		rd.Close()
 		return nil, err
 	}
+	if opts.Process != 0 {
+		if s.chain, err = followChain(path, opts.Process); err != nil {
+			rd.Close()
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+	}
 	s.th = ptrace.NewThread()
-	s.th.Do(func() { err = s.launch() })
+	s.th.Do(func() {
+		if err = s.launch(); err == nil {
+			err = s.toFocus()
+		}
+	})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -133,6 +155,10 @@ func (s *Session) Header() *trace.Header { return s.hdr }
 
 // Footer returns the trace footer, nil for a trace that did not finish.
 func (s *Session) Footer() *trace.Footer { return s.rd.Footer() }
+
+// Start is the first event of the debugged process's life: 0, or the event
+// after its birth for a process the first one forked (Options.Process).
+func (s *Session) Start() int64 { return s.start }
 
 // Next returns the index of the next event to replay.
 func (s *Session) Next() int64 { return s.next }
@@ -183,10 +209,13 @@ func (s *Session) launch() error {
 	}
 	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
 		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Ignored: ignored, Stdin: null, Stdout: null, Stderr: null}
-	if s.pid, err = ptrace.Start(spec); err != nil {
+	pid, err := ptrace.Start(spec)
+	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	if s.mem, err = ptrace.OpenMem(s.pid); err != nil {
+	p := &rproc{real: pid}
+	s.pid = pid
+	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}
 	e, err := s.peek(0)
@@ -196,7 +225,10 @@ func (s *Session) launch() error {
 	if e == nil || e.Kind != trace.KindExec {
 		return errors.New("replay: trace does not start with an exec event")
 	}
-	s.threads[e.Tid] = &rthread{rec: e.Tid, real: s.pid, atExec: true}
+	p.rec = e.Tid
+	s.procs[p.rec] = p
+	s.setMain(p)
+	s.threads[e.Tid] = &rthread{rec: e.Tid, real: pid, proc: p, atExec: true}
 	return nil
 }
 
@@ -204,12 +236,7 @@ func (s *Session) launch() error {
 func (s *Session) Close() {
 	if s.th != nil {
 		s.th.Do(func() {
-			if s.pid != 0 && !s.done {
-				s.killLive()
-			}
-			if s.mem != nil {
-				s.mem.Close()
-			}
+			s.killLive()
 		})
 		s.th.Close()
 	}
@@ -294,6 +321,11 @@ func (s *Session) step() (*trace.Event, error) {
 		// reader says so where it is opened): what it holds is replayed.
 		return nil, io.EOF
 	}
+	if s.chain != nil && s.threads[e.Tid] == nil {
+		// A process this replay does not run (Options.Process).
+		s.skip(e)
+		return e, nil
+	}
 	before := s.watchedValues()
 	if err := s.apply(e); err != nil {
 		var d *Divergence
@@ -364,16 +396,27 @@ func (s *Session) apply(e *trace.Event) error {
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
 
-// waitFor waits for the next stop of t.
+// waitFor waits for the next stop of t. The death of a process forked in
+// the replay is seen without reaping it: reaping would send its replaying
+// parent a SIGCHLD the recording delivers by itself where it happened.
 func (s *Session) waitFor(t *rthread) (ptrace.Status, error) {
-	st, _, err := ptrace.Wait(t.real, false)
+	var st ptrace.Status
+	var err error
+	if p := t.proc; p != nil && t.real == p.real && p.forked {
+		st, err = ptrace.WaitNoReap(t.real)
+	} else {
+		st, _, err = ptrace.Wait(t.real, false)
+	}
 	if err != nil {
 		return st, err
 	}
 	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
 		t.dead = true
-		if t.real == s.pid {
-			s.status = st.Raw
+		if p := t.proc; p != nil && t.real == p.real {
+			p.status = st.Raw
+			if p == s.main {
+				s.status = st.Raw
+			}
 		}
 	}
 	return st, nil
@@ -408,10 +451,10 @@ func (s *Session) compareRegs(e *trace.Event, what string, want, got *trace.Regs
 	return nil
 }
 
-// writeMem writes recorded memory into the replaying process.
-func (s *Session) writeMem(mems []trace.Mem) error {
+// writeMem writes recorded memory into t's process.
+func (s *Session) writeMem(t *rthread, mems []trace.Mem) error {
 	for _, m := range mems {
-		if _, err := s.mem.WriteAt(m.Data, m.Addr); err != nil {
+		if _, err := t.proc.mem.WriteAt(m.Data, m.Addr); err != nil {
 			return err
 		}
 	}
@@ -424,10 +467,15 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	}
 	if s.next > 0 {
 		// A new image: the old memory file refers to the old address space.
-		s.mem.Close()
+		p := t.proc
+		p.mem.Close()
 		var err error
-		if s.mem, err = ptrace.OpenMem(s.pid); err != nil {
+		if p.mem, err = ptrace.OpenMem(p.real); err != nil {
 			return err
+		}
+		if p == s.main {
+			s.setMain(p)
+			s.fileMaps = nil
 		}
 	}
 	var regs trace.Regs
@@ -437,14 +485,14 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	if err := s.compareRegs(e, "exec", &e.Regs, &regs); err != nil {
 		return err
 	}
-	if _, err := ptrace.HideVDSO(s.mem, regs[trace.RSP]); err != nil {
+	if _, err := ptrace.HideVDSO(t.proc.mem, regs[trace.RSP]); err != nil {
 		return err
 	}
-	return s.writeMem(e.Mem)
+	return s.writeMem(t, e.Mem)
 }
 
 func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
-	if err := s.killIfKilled(); err != nil {
+	if err := s.killIfKilled(t); err != nil {
 		return err
 	}
 	for !t.dead {
@@ -464,7 +512,7 @@ func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
 }
 
 func (s *Session) applyExit(t *rthread, e *trace.Event) error {
-	if err := s.killIfKilled(); err != nil {
+	if err := s.killIfKilled(t); err != nil {
 		return err
 	}
 	for !t.dead {
@@ -484,9 +532,22 @@ func (s *Session) applyExit(t *rthread, e *trace.Event) error {
 			ptrace.Cont(t.real, 0)
 		}
 	}
-	s.done = true
-	if int32(s.status) != e.Status {
-		return s.diverge(e, "program ended with status %#x, recorded %#x", uint32(s.status), uint32(e.Status))
+	p := t.proc
+	status := p.status
+	delete(s.threads, e.Tid)
+	delete(s.procs, p.rec)
+	p.dead = true
+	if p != s.main {
+		p.mem.Close()
+		p.mem = nil
+	}
+	if p == s.main || len(s.procs) == 0 {
+		// The debugged process is gone: its memory file stays open (reads
+		// fail) until the session closes.
+		s.done = true
+	}
+	if int32(status) != e.Status {
+		return s.diverge(e, "process %d ended with status %#x, recorded %#x", p.rec, uint32(status), uint32(e.Status))
 	}
 	return nil
 }
@@ -497,8 +558,9 @@ func (s *Session) applyExit(t *rthread, e *trace.Event) error {
 // ending a recording of an older version) and nothing in the replay would
 // send it, so the replaying process would wait forever for its end. It
 // lands after the thread's last event, as it did.
-func (s *Session) killIfKilled() error {
-	if s.killSent {
+func (s *Session) killIfKilled(t *rthread) error {
+	p := t.proc
+	if p.killSent {
 		return nil
 	}
 	for i := 0; i < lookahead; i++ {
@@ -506,13 +568,16 @@ func (s *Session) killIfKilled() error {
 		if err != nil || e == nil {
 			return err
 		}
+		if o := s.threads[e.Tid]; o == nil || o.proc != p {
+			continue // another process's event
+		}
 		switch e.Kind {
 		case trace.KindThreadExit:
 			continue
 		case trace.KindExit:
 			if ws := unix.WaitStatus(e.Status); ws.Signaled() && ws.Signal() == unix.SIGKILL {
-				s.killSent = true
-				if err := unix.Kill(s.pid, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+				p.killSent = true
+				if err := unix.Kill(p.real, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
 					return fmt.Errorf("kill: %w", err)
 				}
 			}
@@ -600,7 +665,13 @@ func (s *Session) ReadMem(addr uint64, n int) ([]byte, error) {
 	buf := make([]byte, n)
 	var got int
 	var err error
-	s.th.Do(func() { got, err = s.mem.ReadAt(buf, addr) })
+	s.th.Do(func() {
+		if s.mem == nil {
+			err = errors.New("the process is gone")
+			return
+		}
+		got, err = s.mem.ReadAt(buf, addr)
+	})
 	return buf[:got], err
 }
 

@@ -16,7 +16,7 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 	sig := int(e.Signo)
 	sync := e.Flags&trace.FlagSyncSignal != 0
 	if !sync && t.injected != sig {
-		if err := ptrace.Tgkill(s.pid, t.real, sig); err != nil {
+		if err := ptrace.Tgkill(t.proc.real, t.real, sig); err != nil {
 			return err
 		}
 		t.injected = sig
@@ -92,7 +92,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
 		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc {
 			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes", pc, describe(st), passes)
 		}
-		if regs == e.Regs && s.mem.StackHash(regs[trace.RSP]) == e.StackHash {
+		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 			return nil
 		}
 		if _, ok := s.bps[pc]; ok {

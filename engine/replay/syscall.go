@@ -72,6 +72,10 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		// It failed when recorded: the failure is all there is to replay.
 		policy = syscalls.Emulate
 	}
+	if _, ok := s.createsFollowed(e); ok {
+		// A child this replay runs: fork it for real.
+		policy = syscalls.Reexec
+	}
 	if policy != syscalls.Reexec {
 		if split {
 			t.atEntry = true
@@ -106,9 +110,20 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 			return err
 		}
 		if !isErr(regs[trace.RAX]) {
-			return ptrace.TrapInstructions(t.real, s.mem, s.hdr.CPUIDFaulting)
+			return ptrace.TrapInstructions(t.real, t.proc.mem, s.hdr.CPUIDFaulting)
 		}
 		return nil
+	case t.inKernel:
+		// A re-executed call that blocked (vfork): collect its end.
+		t.inKernel = false
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSyscall {
+			return s.diverge(e, "expected the end of %s, got %s", syscalls.Name(int(e.Syscall)), describe(st))
+		}
+		return s.setResult(t, e)
 	case t.atEntry:
 		t.atEntry = false
 		var entry trace.Regs
@@ -125,10 +140,10 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) error {
 	c := callOf(entry)
 	c.Ret = int64(e.ExitRegs[trace.RAX])
-	if err := s.checkWrite(e, &c); err != nil {
+	if err := s.checkWrite(t, e, &c); err != nil {
 		return err
 	}
-	if err := s.writeMem(e.Mem); err != nil {
+	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
 	}
 	return s.setResult(t, e)
@@ -169,7 +184,7 @@ func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs) {
 // checkWrite re-emits what the program writes to its standard output and
 // error, read from the replaying process, and checks any write's bytes
 // against the recording.
-func (s *Session) checkWrite(e *trace.Event, c *syscalls.Call) error {
+func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error {
 	if e.Hash == 0 || c.Ret <= 0 {
 		return nil
 	}
@@ -177,10 +192,10 @@ func (s *Session) checkWrite(e *trace.Event, c *syscalls.Call) error {
 	n := int(min(c.Ret, 1<<20))
 	switch c.Nr {
 	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		data = syscalls.GatherIovecs(s.mem, c.Args[1], int(c.Args[2]), n)
+		data = syscalls.GatherIovecs(t.proc.mem, c.Args[1], int(c.Args[2]), n)
 	default:
 		data = make([]byte, n)
-		got, _ := s.mem.ReadAt(data, c.Args[1])
+		got, _ := t.proc.mem.ReadAt(data, c.Args[1])
 		data = data[:got]
 	}
 	h := fnv.New64a()
@@ -236,11 +251,15 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		// It waits for a signal with a temporary mask: send the signal the
 		// recording delivered next, so it returns as it did.
 		if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindSignal {
-			if err := ptrace.Tgkill(s.pid, t.real, int(next.Signo)); err != nil {
+			if err := ptrace.Tgkill(t.proc.real, t.real, int(next.Signo)); err != nil {
 				return err
 			}
 			t.injected = int(next.Signo)
 		}
+	}
+	child, forking := s.createsFollowed(e)
+	if forking {
+		quietExit(&regs)
 	}
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]
@@ -282,12 +301,15 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		}
 		switch {
 		case st.Kind == ptrace.StopSyscall:
-		case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_CLONE:
+		case st.Kind == ptrace.StopEvent && (st.Event == unix.PTRACE_EVENT_CLONE || st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK):
 			msg, err := ptrace.EventMsg(t.real)
 			if err != nil {
 				return err
 			}
 			newTid = int(msg)
+			if forking {
+				return s.forked(t, e, c, child, newTid)
+			}
 			if err := ptrace.Syscall(t.real, 0); err != nil {
 				return err
 			}
@@ -315,13 +337,15 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		if err := s.fillMapping(e, fill); err != nil {
 			return err
 		}
-		addr := e.ExitRegs[trace.RAX]
-		s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: fill.Offset, Path: fill.Path})
-		if s.onMapping != nil {
-			s.onMapping()
+		if t.proc == s.main {
+			addr := e.ExitRegs[trace.RAX]
+			s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: fill.Offset, Path: fill.Path})
+			if s.onMapping != nil {
+				s.onMapping()
+			}
 		}
 	}
-	if err := s.writeMem(e.Mem); err != nil {
+	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
 	}
 	if e.Kind == trace.KindSyscallEntry {
@@ -347,7 +371,7 @@ func addressResult(nr int) bool {
 // recorded tid, and gives it the recorded tid where the kernel wrote the new one.
 func (s *Session) adoptThread(e *trace.Event, c syscalls.Call, real int) error {
 	rec := int32(e.ExitRegs[trace.RAX])
-	nt := &rthread{rec: rec, real: real}
+	nt := &rthread{rec: rec, real: real, proc: s.threads[e.Tid].proc}
 	s.threads[rec] = nt
 	st, err := s.waitFor(nt)
 	if err != nil {
@@ -359,7 +383,7 @@ func (s *Session) adoptThread(e *trace.Event, c syscalls.Call, real int) error {
 	if c.Args[0]&cloneChildSetTid != 0 && c.Args[3] != 0 {
 		var b [4]byte
 		binary.LittleEndian.PutUint32(b[:], uint32(rec))
-		if _, err := s.mem.WriteAt(b[:], c.Args[3]); err != nil {
+		if _, err := nt.proc.mem.WriteAt(b[:], c.Args[3]); err != nil {
 			return err
 		}
 	}
@@ -376,7 +400,7 @@ func (s *Session) fillMapping(e *trace.Event, m *trace.MapFile) error {
 		return nil
 	}
 	end := min(m.Offset+m.Length, uint64(len(data)))
-	if _, err := s.mem.WriteAt(data[m.Offset:end], e.ExitRegs[trace.RAX]); err != nil {
+	if _, err := s.threads[e.Tid].proc.mem.WriteAt(data[m.Offset:end], e.ExitRegs[trace.RAX]); err != nil {
 		return fmt.Errorf("fill mapping: %w", err)
 	}
 	return nil

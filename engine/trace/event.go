@@ -68,6 +68,9 @@ const (
 	// FlagNoReturn marks a system call that never returned to this thread
 	// (exit, a successful execve, exit_group): ExitRegs are meaningless.
 	FlagNoReturn
+	// FlagNewProcess marks a fork, vfork or clone that created a process
+	// (NewTid is its pid), not a thread.
+	FlagNewProcess
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).

@@ -1,0 +1,113 @@
+package record
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// process is one process of the recorded tree. Its threads are scheduled
+// with every other thread of the tree: one runs at a time, whatever its
+// process, so the log is one global order of everything the tree did.
+type process struct {
+	pid    int
+	parent int // the recorded parent's pid (0 for the first process)
+	// mem is the process's memory; it is reopened at each exec because the
+	// file refers to one address space.
+	mem *ptrace.Mem
+}
+
+// newProcess registers a process the tree just created (fork, vfork, or a
+// clone without CLONE_THREAD). Its memory is opened at its first stop.
+func (r *Recorder) newProcess(pid, parent int) *process {
+	p := &process{pid: pid, parent: parent}
+	r.procs[pid] = p
+	return p
+}
+
+// openMem opens the process's memory if it is not yet open.
+func (p *process) openMem() error {
+	if p.mem != nil {
+		return nil
+	}
+	m, err := ptrace.OpenMem(p.pid)
+	if err != nil {
+		return fmt.Errorf("process %d: %w", p.pid, err)
+	}
+	p.mem = m
+	return nil
+}
+
+// reopenMem replaces the memory file after an exec.
+func (p *process) reopenMem() error {
+	if p.mem != nil {
+		p.mem.Close()
+		p.mem = nil
+	}
+	return p.openMem()
+}
+
+// close releases the process's memory file once it is gone.
+func (p *process) close() {
+	if p.mem != nil {
+		p.mem.Close()
+		p.mem = nil
+	}
+}
+
+// isProcess tells whether the task a clone event created is a process of
+// its own rather than a thread: fork and vfork always make one; clone does
+// unless CLONE_THREAD was given, which only /proc tells reliably here (clone3
+// keeps its flags in memory).
+func isProcess(event int, child int) bool {
+	if event != unix.PTRACE_EVENT_CLONE {
+		return true
+	}
+	tgid, err := ptrace.Tgid(child)
+	return err == nil && tgid == child
+}
+
+// cmdline reads a process's argv as NUL-separated strings, for `rewind ps`.
+// It is read at the exec stop, before the program can change it.
+func cmdline(pid int) []byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(b, []byte{0})
+}
+
+// killAll kills every process of the tree still alive.
+func (r *Recorder) killAll() {
+	for pid := range r.procs {
+		unix.Kill(pid, unix.SIGKILL)
+	}
+	if r.pid != 0 {
+		unix.Kill(r.pid, unix.SIGKILL)
+	}
+}
+
+// onProcessExit records the end of a process (its leader's death, which the
+// kernel reports once every other thread is gone). The recording goes on
+// while any process of the tree lives: orphans and daemons included.
+func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
+	p := t.proc
+	if p.pid == r.pid {
+		r.status = st.Raw
+		r.rootDone = true
+	}
+	p.close()
+	delete(r.procs, p.pid)
+	if err := r.log(&trace.Event{Kind: trace.KindExit, Tid: int32(t.tid), Status: int32(st.Raw)}); err != nil {
+		return err
+	}
+	if len(r.procs) == 0 {
+		r.done = true
+	}
+	return nil
+}

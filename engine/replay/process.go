@@ -1,0 +1,260 @@
+package replay
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// rproc is one live process of the replay.
+type rproc struct {
+	rec  int32 // its pid in the recording
+	real int   // its pid now
+	mem  *ptrace.Mem
+	// status is its wait status once it is gone.
+	status unix.WaitStatus
+	dead   bool
+	// forked: created by a fork in the replay, whose replaying parent must
+	// not be told of its death (waitFor).
+	forked bool
+	// killSent: the recording says the process was killed by SIGKILL from
+	// outside, and the replay sent it (killIfKilled).
+	killSent bool
+}
+
+// cloneExitSignalMask is the exit-signal byte of clone's flags.
+const cloneExitSignalMask = 0xff
+
+// Linux clone flags replay looks at.
+const (
+	cloneVMFlag    = 0x100
+	cloneVforkFlag = 0x4000
+)
+
+// followChain works out which processes a replay focused on process focus
+// must run: focus and its ancestors, each up to the fork of the next one.
+// It returns the chain's pids, the first process first.
+func followChain(path string, focus int32) ([]int32, error) {
+	procs, err := trace.ReadProcesses(path)
+	if err != nil && len(procs) == 0 {
+		return nil, err
+	}
+	byPid := map[int32]*trace.Process{}
+	var target *trace.Process
+	for _, p := range procs {
+		byPid[p.Pid] = p
+		if p.Pid == focus && target == nil {
+			target = p
+		}
+	}
+	if target == nil {
+		return nil, fmt.Errorf("no process %d in the recording (see `rewind ps`)", focus)
+	}
+	var chain []int32
+	for p := target; p != nil; p = byPid[p.Parent] {
+		chain = append([]int32{p.Pid}, chain...)
+		if p.Parent == 0 {
+			break
+		}
+	}
+	return chain, nil
+}
+
+// follows tells whether the replay runs process rec (a recorded pid).
+func (s *Session) follows(rec int32) bool {
+	if s.chain == nil {
+		return true
+	}
+	return s.procs[rec] != nil
+}
+
+// createsFollowed tells whether e, a fork-like call of a followed process,
+// creates a process the replay must run; only those are executed again,
+// others are emulated (the parent gets the recorded pid, no child exists).
+func (s *Session) createsFollowed(e *trace.Event) (int32, bool) {
+	ex := e
+	if e.Kind == trace.KindSyscallEntry {
+		// The child's pid is in the exit event, later in the log.
+		if ex = s.peekThread(e.Tid); ex == nil || ex.Kind != trace.KindSyscallExit {
+			return 0, false
+		}
+	}
+	if ex.Flags&trace.FlagNewProcess == 0 || ex.NewTid <= 0 {
+		return 0, false
+	}
+	if s.chain == nil {
+		return ex.NewTid, true
+	}
+	for _, pid := range s.chain {
+		if pid == ex.NewTid {
+			return pid, true
+		}
+	}
+	return 0, false
+}
+
+// quietExit rewrites a fork-like call about to be executed again into a
+// clone whose child sends no signal when it ends: the replaying parent must
+// not get a SIGCHLD the recording delivers (or not) by itself, at its own
+// point. fork and vfork become the equivalent clone.
+func quietExit(regs *trace.Regs) {
+	switch regs[trace.OrigRAX] {
+	case unix.SYS_FORK:
+		regs[trace.OrigRAX] = unix.SYS_CLONE
+		regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8] = 0, 0, 0, 0, 0
+	case unix.SYS_VFORK:
+		regs[trace.OrigRAX] = unix.SYS_CLONE
+		regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8] = cloneVMFlag|cloneVforkFlag, 0, 0, 0, 0
+	case unix.SYS_CLONE:
+		regs[trace.RDI] &^= cloneExitSignalMask
+	}
+}
+
+// adoptProcess registers the process a re-executed fork created under its
+// recorded pid and waits for its first stop.
+func (s *Session) adoptProcess(e *trace.Event, rec int32, real int) (*rthread, error) {
+	p := &rproc{rec: rec, real: real, forked: s.chain == nil}
+	nt := &rthread{rec: rec, real: real, proc: p}
+	s.threads[rec] = nt
+	s.procs[rec] = p
+	st, err := s.waitFor(nt)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != ptrace.StopEvent {
+		return nil, s.diverge(e, "new process %d: expected its first stop, got %s", rec, describe(st))
+	}
+	if p.mem, err = ptrace.OpenMem(real); err != nil {
+		return nil, fmt.Errorf("new process %d: %w", rec, err)
+	}
+	return nt, nil
+}
+
+// handOver makes the child the process the focused replay runs from now
+// on: its parent, an ancestor of the focus, has done its part and is killed.
+func (s *Session) handOver(parent *rthread, child *rthread) {
+	old := parent.proc
+	s.dropProcess(old)
+	s.setMain(child.proc)
+}
+
+// dropProcess kills a process the replay no longer runs and forgets it.
+func (s *Session) dropProcess(p *rproc) {
+	unix.Kill(p.real, unix.SIGKILL)
+	for rec, t := range s.threads {
+		if t.proc != p {
+			continue
+		}
+		if !t.dead && t.real != p.real {
+			reap(t.real)
+		}
+		delete(s.threads, rec)
+	}
+	reap(p.real)
+	if p.mem != nil {
+		p.mem.Close()
+		p.mem = nil
+	}
+	p.dead = true
+	delete(s.procs, p.rec)
+}
+
+// setMain makes p the process the debugger sees (memory, mappings,
+// checkpoints).
+func (s *Session) setMain(p *rproc) {
+	s.main = p
+	s.pid, s.mem = p.real, p.mem
+}
+
+// skip passes over an event of a process the replay does not run.
+func (s *Session) skip(e *trace.Event) {
+	s.queue[0] = nil
+	s.queue = s.queue[1:]
+	s.next++
+	_ = e
+}
+
+// toFocus replays the beginning of the recording up to the birth of the
+// focused process (its parent's fork), running only its ancestors.
+func (s *Session) toFocus() error {
+	if s.chain == nil || len(s.chain) == 1 {
+		return nil
+	}
+	for s.main.rec != s.chain[len(s.chain)-1] {
+		if _, err := s.step(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("replay: the recording ends before process %d starts", s.chain[len(s.chain)-1])
+			}
+			return err
+		}
+		s.stop = nil
+	}
+	s.start = s.next
+	return nil
+}
+
+// forked completes the re-execution of a fork-like call at its event stop:
+// the child (recorded pid rec, real pid real) is adopted, then the parent
+// goes on to the call's exit, or is left in the kernel for a vfork (it
+// sleeps until the child execs or exits, which later events do). A focused
+// replay then hands over to the child.
+func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32, real int) error {
+	nt, err := s.adoptProcess(e, rec, real)
+	if err != nil {
+		return err
+	}
+	// The child starts with the registers of the call as executed:
+	// quietExit changed argument registers that code after a fork may rely on
+	// (glibc's vfork keeps its return address in rdi).
+	var regs trace.Regs
+	if err := ptrace.GetRegs(real, &regs); err != nil {
+		return err
+	}
+	for _, r := range []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8} {
+		regs[r] = e.Regs[r]
+	}
+	if err := ptrace.SetRegs(real, &regs); err != nil {
+		return fmt.Errorf("new process %d: %w", rec, err)
+	}
+	if c.Nr == unix.SYS_CLONE && c.Args[0]&cloneChildSetTid != 0 && c.Args[3] != 0 {
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(rec))
+		if _, err := nt.proc.mem.WriteAt(b[:], c.Args[3]); err != nil {
+			return err
+		}
+	}
+	if s.chain != nil {
+		s.handOver(t, nt)
+		return nil
+	}
+	if err := ptrace.Syscall(t.real, 0); err != nil {
+		return err
+	}
+	vfork := c.Nr == unix.SYS_VFORK || (c.Nr == unix.SYS_CLONE && c.Args[0]&cloneVforkFlag != 0)
+	if vfork {
+		t.inKernel = true
+		return nil
+	}
+	st, err := s.waitFor(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSyscall {
+		return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+	}
+	if err := s.writeMem(t, e.Mem); err != nil {
+		return err
+	}
+	if e.Kind == trace.KindSyscallEntry {
+		t.atEntry = true
+		return nil
+	}
+	return s.setResult(t, e)
+}
