@@ -138,10 +138,10 @@ type heldSignal struct {
 // Recorder is one recording in progress. All its methods run on the ptrace
 // thread.
 type Recorder struct {
-	opts  Options
-	w     *trace.Writer
-	pid   int // the first process
-	start time.Time
+	opts   Options
+	w      *trace.Writer
+	pid    int // the first process
+	start  time.Time
 	status unix.WaitStatus
 	done   bool
 

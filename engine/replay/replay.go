@@ -53,14 +53,14 @@ const lookahead = 1 << 14
 // Session is a replay in progress. Its methods must be called from one
 // goroutine; the ptrace work runs on the session's own locked thread.
 type Session struct {
-	opts    Options
-	rd      *trace.Reader
-	hdr     *trace.Header
-	th      *ptrace.Thread
-	pid     int         // real pid of main, the process the debugger sees
-	mem     *ptrace.Mem // main's memory
-	main    *rproc
-	procs   map[int32]*rproc // the live processes replay runs, by recorded pid
+	opts  Options
+	rd    *trace.Reader
+	hdr   *trace.Header
+	th    *ptrace.Thread
+	pid   int         // real pid of main, the process the debugger sees
+	mem   *ptrace.Mem // main's memory
+	main  *rproc
+	procs map[int32]*rproc // the live processes replay runs, by recorded pid
 	// chain is set when replay runs one process (Options.Process): it and
 	// its ancestors, first process first. start is the first event of the
 	// focused process's life (0 when it is the first process).
@@ -108,7 +108,7 @@ type rthread struct {
 	// inKernel: left inside a re-executed call that blocks (a vfork waiting
 	// for its child) until its exit event.
 	inKernel bool
-	dead   bool
+	dead     bool
 	// pending is a stop already obtained (by a single-step) for the event
 	// about to be applied.
 	pending *ptrace.Status
