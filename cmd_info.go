@@ -51,6 +51,7 @@ func runInfo(w io.Writer, path string) error {
 		approx   int64
 		exitStat *int32
 		duration int64
+		procs    = trace.NewProcesses()
 	)
 	for {
 		e, err := rd.Next()
@@ -70,10 +71,11 @@ func runInfo(w io.Writer, path string) error {
 		if e.Kind == trace.KindPreempt && e.Flags&trace.FlagApprox != 0 {
 			approx++
 		}
-		if e.Kind == trace.KindExit {
-			s := e.Status
+		if e.Kind == trace.KindExit && e.Tid == int32(h.Pid) && exitStat == nil {
+			s := e.Status // the first process's: the status rewind record exited with
 			exitStat = &s
 		}
+		procs.Observe(events-1, e)
 	}
 	fmt.Fprintf(w, "trace:     %s\n", path)
 	if st, err := os.Stat(path); err == nil {
@@ -98,6 +100,9 @@ func runInfo(w io.Writer, path string) error {
 	fmt.Fprintf(w, "duration:  %.3fs\n", float64(duration)/1e9)
 	if exitStat != nil {
 		fmt.Fprintf(w, "exit:      %s\n", debugger.DescribeStatus(*exitStat))
+	}
+	if len(procs.List) > 1 {
+		fmt.Fprintf(w, "processes: %d (rewind ps lists them)\n", len(procs.List))
 	}
 	fmt.Fprintf(w, "threads:   %d\n", len(threads))
 	fmt.Fprintf(w, "events:    %d\n", events)

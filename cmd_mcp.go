@@ -16,8 +16,9 @@ import (
 )
 
 func newMCPCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp TRACE",
+	var pid int32
+	cmd := &cobra.Command{
+		Use:   "mcp [-p PID] TRACE",
 		Short: "Serve a recording to coding agents over MCP on stdio",
 		Long: `Serves the recording TRACE over the Model Context Protocol on stdin/stdout,
 for coding agents: run_command (any debugger command), get_events, get_stack,
@@ -26,14 +27,16 @@ written to stdout. For Claude Code:
 
   claude mcp add rewind -- rewind mcp TRACE`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0]) },
+		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0], pid) },
 	}
+	cmd.Flags().Int32VarP(&pid, "process", "p", 0, "the recorded pid of the process to serve (rewind ps lists them)")
+	return cmd
 }
 
 // runMCP serves the recording at trace over the Model Context Protocol on
 // stdin/stdout until the client disconnects, SIGINT or SIGTERM.
-func runMCP(trace string) error {
-	s, err := debugger.Open(trace, debugger.Options{})
+func runMCP(trace string, pid int32) error {
+	s, err := debugger.Open(trace, debugger.Options{Process: pid})
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}

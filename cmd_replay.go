@@ -17,22 +17,29 @@ import (
 func newReplayCmd() *cobra.Command {
 	var check, batch, jsonOut bool
 	var cpMiB int64
+	var pid int32
 	var exprs []string
 	var file string
 	cmd := &cobra.Command{
-		Use:   "replay [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
+		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
 		Short: "Replay a recording",
 		Long: `Without flags, opens the recording in the terminal UI, at its start.
 --check replays to the end without a UI, re-emitting the program's output as
 the replaying process produces it, verifies every event and prints
 "replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.
 On an unfinished or damaged trace, every mode first says in one line on stderr
-how many events are usable and why not all; --check replays those and exits 2.`,
+how many events are usable and why not all; --check replays those and exits 2.
+
+A recording of several processes (rewind ps lists them): --check replays every
+one and re-emits their output in order; -p PID replays and debugs one (the UI
+and batch mode open by default on the process that crashed, else on the last
+one that exec'd the recorded program). The process command switches.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sessionProcess = pid
 			switch {
 			case check:
-				return runCheck(args[0])
+				return runCheck(args[0], pid)
 			case batch || len(exprs) > 0 || file != "":
 				return runBatch(args[0], exprs, file, jsonOut, cpMiB<<20)
 			}
@@ -40,6 +47,7 @@ how many events are usable and why not all; --check replays those and exits 2.`,
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
+	cmd.Flags().Int32VarP(&pid, "process", "p", 0, "the recorded pid of the process to replay (rewind ps lists them)")
 	cmd.Flags().Int64Var(&cpMiB, "checkpoint-memory", debugger.DefaultCheckpointBudget>>20, "memory budget of checkpoints in MiB (0: no checkpoints)")
 	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
@@ -95,19 +103,23 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	return nil
 }
 
+// sessionProcess is the -p of replay: the process sessions open on (0:
+// the default choice).
+var sessionProcess int32
+
 // openSession opens a debugging session with a checkpoint budget in bytes
 // (0: no checkpoints), for batch mode and the UI.
 func openSession(path string, budget int64) (*debugger.Session, error) {
 	if budget < 0 {
 		return nil, fmt.Errorf("--checkpoint-memory must be 0 or more")
 	}
-	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0})
+	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0, Process: sessionProcess})
 }
 
 // runCheck implements replay --check. On an unfinished or damaged trace it
 // says first how many events are usable, replays those and exits with
 // exitPartialTrace.
-func runCheck(path string) error {
+func runCheck(path string, pid int32) error {
 	st, err := trace.Check(path)
 	if err != nil {
 		return err
@@ -116,7 +128,7 @@ func runCheck(path string) error {
 		return fmt.Errorf("%s: nothing to replay: %s", path, st.Message)
 	}
 	warnTrace(st)
-	s, err := replay.Open(path, replay.Options{Stdout: os.Stdout, Stderr: os.Stderr})
+	s, err := replay.Open(path, replay.Options{Stdout: os.Stdout, Stderr: os.Stderr, Process: pid})
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ hardware performance counters, and replays it deterministically.
 		},
 	}
 	root.Flags().SetInterspersed(false)
-	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newEventsCmd(),
+	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newPsCmd(), newEventsCmd(),
 		newMCPCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},

@@ -189,7 +189,7 @@ func BenchmarkReverseStepiNearEnd(b *testing.B) {
 	nat := native(b, prog, args)
 	_, events := recordRun(b, prog, args, out)
 	const budget = 256 << 20
-	tl, err := timeline.Open(out, budget)
+	tl, err := timeline.Open(out, budget, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -118,6 +118,8 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdInfo(args, &res)
 	case "thread", "t":
 		err = s.cmdThread(args, &res)
+	case "process", "inferior":
+		err = s.cmdProcess(args, &res)
 	case "goto":
 		err = s.cmdGoto(args, &res)
 	case "when":
@@ -431,6 +433,8 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 	switch what {
 	case "registers", "reg", "r", "all-registers":
 		return s.infoRegisters(what == "all-registers", rest, res)
+	case "processes", "inferiors":
+		s.infoProcesses(res)
 	case "threads":
 		var list []map[string]any
 		var b strings.Builder

@@ -21,6 +21,9 @@ type Options struct {
 	CheckpointBudget int64
 	// NoCheckpoints turns checkpoints off: going back re-runs from the start.
 	NoCheckpoints bool
+	// Process is the recorded pid of the process to debug (0: the one that
+	// crashed, else the last that exec'd the recorded program).
+	Process int32
 }
 
 // breakpoint is a user breakpoint: a location spec and where it resolved.
@@ -49,6 +52,8 @@ type watch struct {
 type Session struct {
 	path    string
 	tl      *timeline.Timeline
+	budget  int64
+	procs   []*trace.Process
 	bps     []*breakpoint
 	armed   []*watch // the enabled watchpoints, in the engine's order
 	watches []*watch
@@ -93,11 +98,15 @@ func Open(path string, opts Options) (*Session, error) {
 	if opts.NoCheckpoints {
 		budget = 0
 	}
-	tl, err := timeline.Open(path, budget)
+	pid, procs, err := chooseProcess(path, opts.Process)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{path: path, tl: tl, nextID: 1, moments: map[string]timeline.Moment{}}
+	tl, err := timeline.Open(path, budget, pid)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{path: path, tl: tl, budget: budget, procs: procs, nextID: 1, moments: map[string]timeline.Moment{}}
 	tl.SetResolver(s.resolvePending)
 	return s, nil
 }

@@ -72,14 +72,13 @@ func isProcess(event int, child int) bool {
 	return err == nil && tgid == child
 }
 
-// cmdline reads a process's argv as NUL-separated strings, for `rewind ps`.
-// It is read at the exec stop, before the program can change it.
-func cmdline(pid int) []byte {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return nil
-	}
-	return bytes.TrimSuffix(b, []byte{0})
+// execData is what an exec event says of the new image (trace.ExecInfo):
+// the executable's path and argv, NUL-separated, read at the exec stop
+// before the program can change its argv.
+func execData(pid int) []byte {
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return append([]byte(exe+"\x00"), bytes.TrimSuffix(b, []byte{0})...)
 }
 
 // killAll kills every process of the tree still alive.

@@ -327,7 +327,7 @@ func (r *Recorder) onExec(t *thread) error {
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: cmdline(t.proc.pid)}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid)}
 	if st.AtRandom != 0 {
 		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}

@@ -22,6 +22,7 @@ const (
 	errRestartBlock   = 516
 	sysRestartSyscall = 219
 	mapFixedNoReplace = 0x100000
+	mapTypeMask       = 0x3 // MAP_SHARED, MAP_PRIVATE or MAP_SHARED_VALIDATE
 	mremapMayMove     = 1
 	mremapFixed       = 2
 	cloneChildSetTid  = 0x1000000
@@ -210,6 +211,9 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 	if e.Flags&trace.FlagStderr != 0 {
 		w = s.opts.Stderr
 	}
+	if s.chain != nil && t.proc.rec != s.chain[len(s.chain)-1] {
+		w = nil // an ancestor's output, before the debugged process was born
+	}
 	if w != nil && e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 {
 		if _, err := w.Write(data); err != nil {
 			return fmt.Errorf("re-emit output: %w", err)
@@ -236,7 +240,17 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		}
 		if flags&unix.MAP_ANONYMOUS == 0 {
 			// The file may be gone or changed: map memory and fill it.
-			flags = flags&^(unix.MAP_SHARED|unix.MAP_SHARED_VALIDATE) | unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
+			// Shared stays shared: processes forked after the mapping
+			// share its pages in replay as they did when recorded.
+			// (A read-only one cannot be filled through /proc/PID/mem,
+			// and nothing writes it: private does.)
+			shared := flags&mapTypeMask != unix.MAP_PRIVATE && c.Args[2]&unix.PROT_WRITE != 0
+			flags &^= mapTypeMask
+			if shared {
+				flags |= unix.MAP_SHARED | unix.MAP_ANONYMOUS
+			} else {
+				flags |= unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
+			}
 			regs[trace.R8] = ^uint64(0)
 			regs[trace.R9] = 0
 			fill = e.Map

@@ -31,6 +31,8 @@ type Index struct {
 	// delivery of the signal that killed it.
 	Last  int64
 	ended bool
+	// Process is the recorded pid of the process indexed.
+	Process int32
 	// status says how much of the trace is usable, and why not all of it.
 	status trace.Status
 }
@@ -39,8 +41,10 @@ type Index struct {
 var stopSignals = map[int16]bool{int16(unix.SIGSEGV): true, int16(unix.SIGBUS): true, int16(unix.SIGFPE): true,
 	int16(unix.SIGILL): true, int16(unix.SIGABRT): true, int16(unix.SIGTRAP): true}
 
-// BuildIndex reads a trace once and indexes its events.
-func BuildIndex(path string) (*Index, error) {
+// BuildIndex reads a trace once and indexes the events of one process
+// (its recorded pid; 0: the first process). Events of other processes keep
+// their place, as entries of no kind: the numbering stays the recording's.
+func BuildIndex(path string, pid int32) (*Index, error) {
 	rd, err := trace.Open(path)
 	if err != nil {
 		return nil, err
@@ -48,6 +52,8 @@ func BuildIndex(path string) (*Index, error) {
 	defer rd.Close()
 	idx := &Index{First: -1, Last: -1}
 	lastSignal := int64(-1)
+	procs := trace.NewProcesses()
+	var focus *trace.Process
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -57,6 +63,18 @@ func BuildIndex(path string) (*Index, error) {
 			return nil, err
 		}
 		n := int64(len(idx.events))
+		p := procs.Of(e.Tid) // before an exit forgets it
+		procs.Observe(n, e)
+		if p == nil {
+			p = procs.Of(e.Tid) // the first event, or a vfork child's
+		}
+		if focus == nil && p != nil && (p.Pid == pid || pid == 0) {
+			focus = p
+		}
+		if p == nil || p != focus {
+			idx.events = append(idx.events, entry{tid: e.Tid})
+			continue
+		}
 		idx.events = append(idx.events, entry{tid: e.Tid, kind: e.Kind, flags: e.Flags, signo: int16(e.Signo),
 			syscall: int16(e.Syscall), pc: e.Regs[trace.RIP]})
 		if idx.First < 0 && runsCode(e.Kind, e.Flags) {
@@ -86,6 +104,12 @@ func BuildIndex(path string) (*Index, error) {
 		}
 	}
 	idx.status = rd.Status()
+	if focus == nil && pid != 0 {
+		return nil, fmt.Errorf("no process %d in the recording (see `rewind ps`)", pid)
+	}
+	if focus != nil {
+		idx.Process = focus.Pid
+	}
 	if idx.First < 0 {
 		if msg := idx.status.Message; msg != "" {
 			return nil, fmt.Errorf("%s: nothing to replay: %s", path, msg)

@@ -112,9 +112,10 @@ type Timeline struct {
 // ErrCancelled is returned when Progress asked to stop.
 var ErrCancelled = errors.New("cancelled")
 
-// Open prepares a timeline over the trace at path, positioned at the start.
-func Open(path string, budget int64) (*Timeline, error) {
-	idx, err := BuildIndex(path)
+// Open prepares a timeline over process pid of the trace at path (its
+// recorded pid; 0: the first process), positioned at the start of its life.
+func Open(path string, budget int64, pid int32) (*Timeline, error) {
+	idx, err := BuildIndex(path, pid)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +168,13 @@ func (tl *Timeline) restart() error {
 		tl.live.Close()
 		tl.live = nil
 	}
-	s, err := replay.Open(tl.path, replay.Options{})
+	s, err := replay.Open(tl.path, replay.Options{Process: tl.index.Process})
 	if err != nil {
 		return err
 	}
 	tl.live = s
 	tl.live.SetOnMapping(tl.onMapping)
-	tl.pos = Moment{Event: 0}
+	tl.pos = Moment{Event: s.Start()}
 	tl.resetCounts()
 	return nil
 }

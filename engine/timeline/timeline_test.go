@@ -42,7 +42,7 @@ func recordBench(t testing.TB, name string, args ...string) string {
 func TestCheckpointsSameState(t *testing.T) {
 	trace := recordBench(t, "longrun", "3000", "200000")
 	const budget = 64 << 20
-	tl, err := timeline.Open(trace, budget)
+	tl, err := timeline.Open(trace, budget, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCheckpointsSameState(t *testing.T) {
 	stack, _ := tl.Session().ReadMem(regs[19]-256, 512) // around rsp
 	t.Logf("reverse-stepi from the end to %v with %d checkpoints (%d KiB)", at, n, mem>>10)
 
-	fresh, err := timeline.Open(trace, 0) // no checkpoints
+	fresh, err := timeline.Open(trace, 0, 0) // no checkpoints
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCheckpointsSameState(t *testing.T) {
 func TestCheckpointTinyBudget(t *testing.T) {
 	trace := recordBench(t, "longrun", "3000", "200000")
 	const budget = 1 << 20
-	tl, err := timeline.Open(trace, budget)
+	tl, err := timeline.Open(trace, budget, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestCheckpointTinyBudget(t *testing.T) {
 // and the replay goes on to the end from them without divergence.
 func TestCheckpointsThreads(t *testing.T) {
 	trace := recordBench(t, "threadloop", "1500", "200000")
-	tl, err := timeline.Open(trace, 256<<20)
+	tl, err := timeline.Open(trace, 256<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCheckpointsThreads(t *testing.T) {
 	if len(threads) < 3 {
 		t.Fatalf("%d threads at %v, want the workers too", len(threads), target)
 	}
-	fresh, err := timeline.Open(trace, 0)
+	fresh, err := timeline.Open(trace, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,10 @@ type Kind uint8
 // registers of that thread at the point where it happened, so that replay can
 // check it is at the same place (divergence detection).
 const (
-	// KindExec: a program image starts (the first exec, or an execve in the
+	// KindExec: a program image starts (the first exec, or an execve in a
 	// recorded process). Regs are those at the exec stop; Mem holds the
-	// AT_RANDOM bytes and the rewritten auxv entries as they must be written back.
+	// AT_RANDOM bytes and the rewritten auxv entries as they must be written
+	// back; Data the executable's path and argv, NUL-separated (ExecInfo).
 	KindExec Kind = 1
 	// KindSyscall: a complete system call. Regs at entry, ExitRegs at exit,
 	// Mem the memory the kernel wrote.

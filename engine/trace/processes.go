@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -10,8 +11,9 @@ import (
 type Process struct {
 	Pid    int32
 	Parent int32 // 0 for the first process
-	// Args is the argv of the process's last exec; a forked child that did
-	// not exec has its parent's.
+	// Exe and Args are the executable and argv of the process's last exec;
+	// a forked child that did not exec has its parent's.
+	Exe  string
 	Args []string
 	// Born is the event that created it (the parent's fork, or 0 for the
 	// first process); Exec the event of its last exec (-1: none of its own).
@@ -34,10 +36,14 @@ type Processes struct {
 	List []*Process
 	// live maps each thread now alive to its process.
 	live map[int32]*Process
+	// vforkEntry is each thread's last blocking entry: a vfork's.
+	vforkEntry map[int32]int64
 }
 
 // NewProcesses returns an empty tracker.
-func NewProcesses() *Processes { return &Processes{live: map[int32]*Process{}} }
+func NewProcesses() *Processes {
+	return &Processes{live: map[int32]*Process{}, vforkEntry: map[int32]int64{}}
+}
 
 // Of returns the process thread tid belongs to at the current point of the
 // trace, or nil.
@@ -52,21 +58,36 @@ func (ps *Processes) Observe(i int64, e *Event) {
 		ps.live[e.Tid] = p
 	}
 	if p == nil {
-		return
+		// A vfork child runs, and may exec, before the exit of its
+		// parent's vfork names it: its parent is filled in then.
+		p = &Process{Pid: e.Tid, Born: i, Exec: -1, Tids: []int32{e.Tid}}
+		ps.List = append(ps.List, p)
+		ps.live[e.Tid] = p
 	}
 	p.Last = i
 	switch e.Kind {
 	case KindExec:
 		p.Exec = i
-		if len(e.Data) > 0 {
-			p.Args = strings.Split(string(e.Data), "\x00")
+		if exe, args, ok := ExecInfo(e); ok {
+			p.Exe, p.Args = exe, args
 		}
+	case KindSyscallEntry:
+		ps.vforkEntry[e.Tid] = i
 	case KindSyscall, KindSyscallExit:
 		if e.NewTid <= 0 {
 			break
 		}
 		if e.Flags&FlagNewProcess != 0 {
-			c := &Process{Pid: e.NewTid, Parent: p.Pid, Args: p.Args, Born: i, Exec: -1, Last: i, Tids: []int32{e.NewTid}}
+			if c := ps.live[e.NewTid]; c != nil && c.Parent == 0 && c != ps.List[0] {
+				// The vfork child seen first (above): its birth is the
+				// parent's vfork entry, before its first event.
+				c.Parent, c.Born = p.Pid, ps.vforkEntry[e.Tid]
+				if c.Args == nil {
+					c.Exe, c.Args = p.Exe, p.Args
+				}
+				break
+			}
+			c := &Process{Pid: e.NewTid, Parent: p.Pid, Exe: p.Exe, Args: p.Args, Born: i, Exec: -1, Last: i, Tids: []int32{e.NewTid}}
 			ps.List = append(ps.List, c)
 			ps.live[e.NewTid] = c
 		} else {
@@ -104,4 +125,53 @@ func ReadProcesses(path string) ([]*Process, error) {
 		}
 		ps.Observe(i, e)
 	}
+}
+
+// ExecInfo decodes what an exec event says of the new image: the
+// executable's path and its argv (traces before process trees say nothing).
+func ExecInfo(e *Event) (exe string, args []string, ok bool) {
+	if e.Kind != KindExec || len(e.Data) == 0 {
+		return "", nil, false
+	}
+	exe, rest, _ := strings.Cut(string(e.Data), "\x00")
+	if rest != "" {
+		args = strings.Split(rest, "\x00")
+	}
+	return exe, args, true
+}
+
+// Crashed tells whether a process died of a signal that means a bug (a
+// fault, an abort or a trap), the process a debugger opens on first.
+func (p *Process) Crashed() bool {
+	if !p.Exited || p.Status&0x7f == 0 || p.Status&0x7f == 0x7f {
+		return false
+	}
+	switch p.Status & 0x7f {
+	case 4, 5, 6, 7, 8, 11, 31: // SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS
+		return true
+	}
+	return false
+}
+
+// DefaultProcess picks the process a debugger opens on: the first that
+// crashed, else the last that exec'd the recorded program (the one the user
+// named), else the first.
+func DefaultProcess(procs []*Process, program string) *Process {
+	if len(procs) == 0 {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(program); err == nil {
+		program = real // /proc/PID/exe names the file itself
+	}
+	for _, p := range procs {
+		if p.Crashed() {
+			return p
+		}
+	}
+	for i := len(procs) - 1; i >= 0; i-- {
+		if p := procs[i]; p.Exec >= 0 && p.Exe == program {
+			return p
+		}
+	}
+	return procs[0]
 }

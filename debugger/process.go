@@ -1,0 +1,129 @@
+package debugger
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// chooseProcess returns the process a session debugs: want (a recorded
+// pid), or by default the one that crashed, else the last that exec'd the
+// recorded program, else the first (trace.DefaultProcess).
+func chooseProcess(path string, want int32) (int32, []*trace.Process, error) {
+	procs, _ := trace.ReadProcesses(path)
+	if len(procs) == 0 {
+		return 0, nil, nil // the timeline says what is wrong with the trace
+	}
+	if want != 0 {
+		for _, p := range procs {
+			if p.Pid == want {
+				return want, procs, nil
+			}
+		}
+		return 0, procs, fmt.Errorf("no process %d in the recording (rewind ps %s lists them)", want, path)
+	}
+	rd, err := trace.Open(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	program := rd.Header().Program
+	rd.Close()
+	return trace.DefaultProcess(procs, program).Pid, procs, nil
+}
+
+// Process is the recorded pid of the process the session debugs.
+func (s *Session) Process() int32 { return s.tl.Index().Process }
+
+// Processes lists the processes of the recording.
+func (s *Session) Processes() []*trace.Process { return s.procs }
+
+// SwitchProcess makes the session debug another process of the recording,
+// at the start of its life. Breakpoints are kept and resolved again in it;
+// watchpoints, which name its memory, are deleted.
+func (s *Session) SwitchProcess(pid int32) error {
+	found := false
+	for _, p := range s.procs {
+		found = found || p.Pid == pid
+	}
+	if !found {
+		return fmt.Errorf("no process %d in the recording (info processes lists them)", pid)
+	}
+	tl, err := timeline.Open(s.path, s.budget, pid)
+	if err != nil {
+		return err
+	}
+	s.tl.Close()
+	s.tl = tl
+	tl.SetResolver(s.resolvePending)
+	for _, b := range s.bps {
+		b.addrs = nil
+	}
+	s.watches, s.armed = nil, nil
+	s.thread, s.frame = 0, 0
+	s.syms, s.symsAt, s.symsLive = nil, 0, nil
+	s.lastStop = nil
+	s.densityCache = nil
+	return nil
+}
+
+// cmdProcess is `process [PID]` (and gdb's `inferior`): without an argument
+// it says which process is debugged; with one it switches to it.
+func (s *Session) cmdProcess(args string, res *Result) error {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		pid := s.Process()
+		res.Value = pid
+		res.Text = fmt.Sprintf("[Current process is %d (%s)]", pid, s.processName(pid))
+		return nil
+	}
+	n, err := strconv.Atoi(args)
+	if err != nil {
+		return fmt.Errorf("process: %q is not a pid (info processes lists them)", args)
+	}
+	if err := s.SwitchProcess(int32(n)); err != nil {
+		return err
+	}
+	res.Value = int32(n)
+	res.Text = fmt.Sprintf("[Switching to process %d (%s)] at %v", n, s.processName(int32(n)), s.tl.Now())
+	return nil
+}
+
+// processName is a process's command line for messages.
+func (s *Session) processName(pid int32) string {
+	for _, p := range s.procs {
+		if p.Pid == pid {
+			return strings.Join(p.Args, " ")
+		}
+	}
+	return "?"
+}
+
+// infoProcesses lists the processes, the debugged one marked, as
+// `rewind ps` does.
+func (s *Session) infoProcesses(res *Result) {
+	var list []map[string]any
+	var b strings.Builder
+	b.WriteString("  PID     PPID    EXIT      EVENTS           CMD\n")
+	cur := s.Process()
+	for _, p := range s.procs {
+		exit := "-"
+		if p.Exited {
+			exit = DescribeStatus(p.Status)
+			if ws := uint32(p.Status); ws&0x7f == 0 {
+				exit = strconv.Itoa(int(ws>>8) & 0xff)
+			}
+		}
+		item := map[string]any{"pid": p.Pid, "ppid": p.Parent, "current": p.Pid == cur, "exit": exit,
+			"first_event": p.Born, "last_event": p.Last, "args": p.Args}
+		list = append(list, item)
+		mark := " "
+		if p.Pid == cur {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %-7d %-7d %-9s #%d-#%d\t%s\n", mark, p.Pid, p.Parent, exit, p.Born, p.Last, strings.Join(p.Args, " "))
+	}
+	res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
+}

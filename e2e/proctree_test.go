@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// psRow is a line of `rewind ps --json`.
+type psRow struct {
+	Pid    int32    `json:"pid"`
+	Parent int32    `json:"ppid"`
+	Exit   string   `json:"exit"`
+	First  int64    `json:"first_event"`
+	Last   int64    `json:"last_event"`
+	Args   []string `json:"args"`
+}
+
+func rewindPs(t *testing.T, trace string) []psRow {
+	t.Helper()
+	r := run(t, runOpts{}, rewind(t), "ps", "--json", trace)
+	if r.Code != 0 {
+		t.Fatalf("rewind ps exited %d:\n%s", r.Code, r.Stderr)
+	}
+	var rows []psRow
+	for _, l := range lines(r.Stdout) {
+		var row psRow
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatalf("rewind ps --json: %q: %v", l, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// TestProcessTree records a program that forks, vforks and execs, spawns a
+// shell, has a grandchild, an orphan, a child that crashes and one that
+// execs the program again, and checks what a user sees: rewind ps lists the
+// tree, the debugger opens on the crashed child and stops at its fault, and
+// -p replays one process with only its output.
+func TestProcessTree(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "conformance/proctree.c")
+	trace := filepath.Join(t.TempDir(), "proctree.rwd")
+	rec := recordOpts(t, runOpts{}, trace, prog)
+	if rec.Code != 0 {
+		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
+	}
+
+	rows := rewindPs(t, trace)
+	if len(rows) != 10 {
+		t.Fatalf("rewind ps lists %d processes, want 10:\n%+v", len(rows), rows)
+	}
+	root := rows[0]
+	if root.Parent != 0 || root.Exit != "0" || root.First != 0 || filepath.Base(root.Args[0]) != "proctree" {
+		t.Errorf("first process: %+v", root)
+	}
+	byExit := map[string]psRow{}
+	pids := map[int32]bool{}
+	for _, r := range rows {
+		byExit[r.Exit] = r
+		pids[r.Pid] = true
+		if r.Last < r.First {
+			t.Errorf("process %d: event range #%d-#%d", r.Pid, r.First, r.Last)
+		}
+	}
+	for _, r := range rows[1:] {
+		if !pids[r.Parent] {
+			t.Errorf("process %d: parent %d is not in the list", r.Pid, r.Parent)
+		}
+	}
+	for exit, args := range map[string]string{"3": "proctree", "5": "sh -c echo spawned sh; exit 5", "6": "proctree",
+		"7": "proctree", "SIGSEGV": "proctree", "4": "proctree again"} {
+		r, ok := byExit[exit]
+		if !ok {
+			t.Errorf("no process exited with %s: %+v", exit, rows)
+			continue
+		}
+		got := strings.Join(r.Args, " ")
+		got = strings.TrimPrefix(got, filepath.Dir(prog)+"/")
+		if got != args {
+			t.Errorf("process that exited %s: command line %q, want %q", exit, got, args)
+		}
+	}
+	if g, m := byExit["6"], byExit["7"]; g.Parent != m.Pid {
+		t.Errorf("the grandchild's parent is %d, want the middle child %d", g.Parent, m.Pid)
+	}
+	var echo *psRow
+	for i := range rows {
+		if len(rows[i].Args) > 0 && rows[i].Args[0] == "echo" {
+			echo = &rows[i]
+		}
+	}
+	if echo == nil || echo.Parent != root.Pid {
+		t.Errorf("no echo exec'd by a child of the first process: %+v", rows)
+	}
+
+	// The debugger opens on the process that crashed.
+	out := run(t, runOpts{}, rewind(t), "replay", "--batch", "--json", "-ex", "process", "-ex", "continue", "-ex", "bt", trace)
+	results := batchResults(t, out)
+	crashed := byExit["SIGSEGV"]
+	if v, _ := results[0]["value"].(float64); int32(v) != crashed.Pid {
+		t.Errorf("the session opened on process %v, want the crashed one %d", results[0]["value"], crashed.Pid)
+	}
+	stop, _ := results[1]["stop"].(map[string]any)
+	if stop["reason"] != "signal" || stop["signal"] != "SIGSEGV" || stop["function"] != "crash" {
+		t.Errorf("continue in the crashed child: %v, want SIGSEGV in crash()", results[1])
+	}
+	if !strings.Contains(results[2]["text"].(string), "in main") {
+		t.Errorf("bt in the crashed child does not reach main:\n%s", results[2]["text"])
+	}
+
+	// -p replays one process: only its output is re-emitted.
+	sh := byExit["5"]
+	r := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(sh.Pid), "--check", trace)
+	if r.Code != 0 || string(r.Stdout) != "spawned sh\n" {
+		t.Errorf("replay -p %d --check: exit %d, stdout %q, want 0 and \"spawned sh\\n\"\n%s", sh.Pid, r.Code, r.Stdout, tail(r.Stderr))
+	}
+	// And `process N` switches, to the start of that process's life.
+	out = run(t, runOpts{}, rewind(t), "replay", "--batch", "--json", "-p", itoa(root.Pid), "-ex", "process "+itoa(byExit["4"].Pid), "-ex", "continue", trace)
+	results = batchResults(t, out)
+	if ok, _ := results[0]["ok"].(bool); !ok {
+		t.Fatalf("process %d: %v", byExit["4"].Pid, results[0])
+	}
+	if stop, _ := results[1]["stop"].(map[string]any); stop["reason"] != "end" && stop["reason"] != "exit" {
+		t.Errorf("continue in the re-exec'd child: %v", results[1])
+	}
+
+	// A pid that is not in the recording is a one-line error.
+	r = run(t, runOpts{}, rewind(t), "replay", "-p", "1", "--check", trace)
+	if r.Code == 0 || len(lines(r.Stderr)) != 1 || !strings.Contains(string(r.Stderr), "no process 1") {
+		t.Errorf("replay -p 1: exit %d, stderr %q; want a one-line error", r.Code, r.Stderr)
+	}
+}
+
+// batchResults decodes the JSON lines of replay --batch --json.
+func batchResults(t *testing.T, r result) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range lines(r.Stdout) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("batch output %q: %v\nstderr:\n%s", l, err, tail(r.Stderr))
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		t.Fatalf("batch printed nothing (exit %d)\n%s", r.Code, tail(r.Stderr))
+	}
+	return out
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// processTreeCases are real programs that make processes.
+var processTreeCases = []rrCase{
+	{
+		name:  "sh-pipeline",
+		tool:  "sh",
+		setup: tool("sh", "-c", "printf 'b\\na\\nc\\n' | sort | tr a-z A-Z; echo status $?"),
+		want:  []string{`^A\nB\nC\nstatus 0\n$`},
+	},
+	{
+		name: "make",
+		tool: "make",
+		setup: func(t *testing.T) (string, []string) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "Makefile"), "all: out.txt\n\t@cat out.txt\n\nout.txt:\n\t@echo built by make > out.txt\n\t@echo step two\n")
+			return "make", []string{"-s", "-C", dir}
+		},
+		want: []string{`step two\nbuilt by make\n`},
+	},
+	{
+		name: "python3-multiprocessing",
+		tool: "python3",
+		setup: tool("python3", "-c", `
+import multiprocessing as mp
+def sq(x): return x * x
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(2) as p:
+        print(sum(p.map(sq, range(100))))
+`),
+		want: []string{`^328350\n$`},
+	},
+}
+
+func TestRecordReplayProcessTrees(t *testing.T) {
+	t.Parallel()
+	for _, c := range processTreeCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			recordReplay(t, c)
+		})
+	}
+}
