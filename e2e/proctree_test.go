@@ -185,13 +185,3 @@ if __name__ == "__main__":
 		want: []string{`^328350\n$`},
 	},
 }
-
-func TestRecordReplayProcessTrees(t *testing.T) {
-	t.Parallel()
-	for _, c := range processTreeCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			recordReplay(t, c)
-		})
-	}
-}

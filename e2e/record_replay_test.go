@@ -272,7 +272,7 @@ var stretchCases = []rrCase{
 
 func TestRecordReplay(t *testing.T) {
 	t.Parallel()
-	for _, c := range append(slices.Clone(testdataCases), realCases...) {
+	for _, c := range slices.Concat(testdataCases, realCases, processTreeCases) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			recordReplay(t, c)
