@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -56,7 +57,13 @@ func (s *Session) symbols() *dwarf.Table {
 		img := s.images[key]
 		if img == nil {
 			if img, err = dwarf.LoadImage(p, b); err != nil {
-				continue
+				data, ferr := live.RecordedFile(p)
+				if ferr != nil {
+					continue
+				}
+				if img, err = dwarf.LoadImageFrom(p, bytes.NewReader(data), b); err != nil {
+					continue
+				}
 			}
 			s.images[key] = img
 		}

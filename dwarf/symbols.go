@@ -13,6 +13,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -82,6 +83,20 @@ func LoadImage(path string, base uint64) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("symbols of %s: %w", path, err)
 	}
+	return loadImage(path, f, base)
+}
+
+// LoadImageFrom is LoadImage for the contents of the file that was at path
+// (a recording keeps executables that are gone since).
+func LoadImageFrom(path string, r io.ReaderAt, base uint64) (*Image, error) {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("symbols of %s: %w", path, err)
+	}
+	return loadImage(path, f, base)
+}
+
+func loadImage(path string, f *elf.File, base uint64) (*Image, error) {
 	img := &Image{Path: path, file: f, byName: map[string]int{}}
 	// The bias maps link addresses to run-time ones: for a PIE or a shared
 	// library the first PT_LOAD links at vaddr and runs at base.

@@ -35,7 +35,11 @@ func (s *fileStore) count() int { return len(s.blobs) }
 // how replay fills the mapping. A nil result means the mapping needs no
 // contents (/dev/zero).
 func (s *fileStore) capture(tid, fd int, offset, length uint64) (*trace.MapFile, error) {
-	path := fmt.Sprintf("/proc/%d/fd/%d", tid, fd)
+	return s.captureFile(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), offset, length)
+}
+
+// captureFile is capture for a file named by a /proc link.
+func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapFile, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return nil, fmt.Errorf("stat mapped file: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -109,4 +110,31 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 		r.done = true
 	}
 	return nil
+}
+
+// systemDirs hold the files a package manager owns: an executable there is
+// expected to be on the replaying machine as it was, and is not stored.
+var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"}
+
+// captureExe stores the executable a process exec'd in the trace, unless it
+// is a system file: build outputs (go test's binary, a compiler's a.out)
+// are often deleted right after they ran, and replay must exec them again.
+func (r *Recorder) captureExe(pid int) *trace.MapFile {
+	link := fmt.Sprintf("/proc/%d/exe", pid)
+	exe, err := os.Readlink(link)
+	if err != nil {
+		return nil
+	}
+	for _, d := range systemDirs {
+		if strings.HasPrefix(exe, d) {
+			return nil
+		}
+	}
+	m, err := r.files.captureFile(link, 0, 0)
+	if err != nil {
+		r.warnOnce(-1000-pid, "rewind: warning: cannot store %s for replay: %v\n", exe, err)
+		return nil
+	}
+	m.Path = strings.TrimSuffix(exe, " (deleted)")
+	return m
 }

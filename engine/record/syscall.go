@@ -328,6 +328,9 @@ func (r *Recorder) onExec(t *thread) error {
 		return fmt.Errorf("exec stop: %w", err)
 	}
 	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid)}
+	if r.w.Events() > 0 {
+		e.Map = r.captureExe(t.proc.pid)
+	}
 	if st.AtRandom != 0 {
 		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}

@@ -138,8 +138,10 @@ func (s *Session) syncWatch(t *rthread) error {
 // insertBPs writes int3 at every breakpoint address (and the preemption
 // point being sought); removeBPs puts the original bytes back. Breakpoints
 // are in memory only while a thread runs, so memory reads never see them.
-func (s *Session) insertBPs() error {
+func (s *Session) insertBPs(t *rthread) error {
 	s.inserted = s.inserted[:0]
+	m := t.proc.mem
+	s.insertedIn = m
 	ins := func(addr uint64) error {
 		for _, a := range s.inserted {
 			if a.addr == addr {
@@ -147,18 +149,20 @@ func (s *Session) insertBPs() error {
 			}
 		}
 		var b [1]byte
-		if _, err := s.mem.ReadAt(b[:], addr); err != nil {
+		if _, err := m.ReadAt(b[:], addr); err != nil {
 			return nil // not mapped (yet): nothing to break on
 		}
-		if _, err := s.mem.WriteAt([]byte{0xcc}, addr); err != nil {
+		if _, err := m.WriteAt([]byte{0xcc}, addr); err != nil {
 			return err
 		}
 		s.inserted = append(s.inserted, insertedBP{addr, b[0]})
 		return nil
 	}
-	for a := range s.bps {
-		if err := ins(a); err != nil {
-			return err
+	if t.proc == s.main { // the user's breakpoints are in the debugged process
+		for a := range s.bps {
+			if err := ins(a); err != nil {
+				return err
+			}
 		}
 	}
 	if s.preemptPC != 0 {
@@ -170,7 +174,7 @@ func (s *Session) insertBPs() error {
 func (s *Session) removeBPs() error {
 	for i := len(s.inserted) - 1; i >= 0; i-- {
 		bp := s.inserted[i]
-		if _, err := s.mem.WriteAt([]byte{bp.orig}, bp.addr); err != nil {
+		if _, err := s.insertedIn.WriteAt([]byte{bp.orig}, bp.addr); err != nil {
 			return err
 		}
 	}
@@ -214,7 +218,7 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 			}
 		}
 	}
-	if err := s.insertBPs(); err != nil {
+	if err := s.insertBPs(t); err != nil {
 		return ptrace.Status{}, err
 	}
 	sig := t.resumeSig

@@ -1,10 +1,13 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
@@ -35,6 +38,7 @@ const cloneExitSignalMask = 0xff
 // Linux clone flags replay looks at.
 const (
 	cloneVMFlag    = 0x100
+	clonePidfd     = 0x1000
 	cloneVforkFlag = 0x4000
 )
 
@@ -113,7 +117,10 @@ func quietExit(regs *trace.Regs) {
 		regs[trace.OrigRAX] = unix.SYS_CLONE
 		regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8] = cloneVMFlag|cloneVforkFlag, 0, 0, 0, 0
 	case unix.SYS_CLONE:
-		regs[trace.RDI] &^= cloneExitSignalMask
+		// No pidfd either: an extra descriptor would take a number the
+		// recording gives to something else (the recorded one is written
+		// back with the call's outputs).
+		regs[trace.RDI] &^= cloneExitSignalMask | clonePidfd
 	}
 }
 
@@ -257,4 +264,62 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 		return nil
 	}
 	return s.setResult(t, e)
+}
+
+// provideExe makes sure the executable an execve is about to run is there
+// as recorded: a build output that was deleted after the recording (go
+// test's binary) is written back from the trace at its path, and removed
+// again once exec'd. A file that is there but differs is a clear error.
+func (s *Session) provideExe(t *rthread) error {
+	next := s.peekThread(t.rec)
+	if next == nil || next.Kind != trace.KindExec || next.Map == nil || next.Map.Path == "" {
+		return nil
+	}
+	path := next.Map.Path
+	data, err := s.blob(next.Map.Blob)
+	if err != nil {
+		return err
+	}
+	if have, err := os.ReadFile(path); err == nil {
+		if !bytes.Equal(have, data) {
+			return fmt.Errorf("%s changed since it was recorded; replay needs the executable the recording ran (move it away and replay writes the recorded one back)", path)
+		}
+		return nil
+	}
+	dir := filepath.Dir(path)
+	var made []string
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write back %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o700); err != nil {
+		return fmt.Errorf("write back %s: %w", path, err)
+	}
+	s.provided = append(append(s.provided, path), made...)
+	return nil
+}
+
+// removeProvided deletes what provideExe wrote, once exec'd.
+func (s *Session) removeProvided() {
+	for _, p := range s.provided {
+		os.Remove(p)
+	}
+	s.provided = nil
+}
+
+// RecordedFile returns the contents of an executable the recording stored
+// (one that is not a system file), for the debugger's symbols when the file
+// is gone or changed since. It reads the trace only, so it may be called from
+// the OnMapping callback.
+func (s *Session) RecordedFile(path string) ([]byte, error) {
+	id, ok := s.exeBlobs[path]
+	if !ok {
+		return nil, fmt.Errorf("%s is not stored in the recording", path)
+	}
+	return s.blob(id)
 }

@@ -75,16 +75,22 @@ type Session struct {
 
 	blobID   uint32
 	blobData []byte
+	// provided are the files provideExe wrote for an exec, to remove.
+	provided []string
+	// exeBlobs are the executables the recording stored (path to blob).
+	exeBlobs map[string]uint32
 
 	// Debugging state: breakpoints (inserted only while a thread runs),
 	// hardware watchpoints, the preemption point being sought, the last
 	// user stop.
-	bps       map[uint64]byte
-	inserted  []insertedBP
-	preemptPC uint64
-	watches   []Watchpoint
-	watchGen  int
-	stop      *Stop
+	bps      map[uint64]byte
+	inserted []insertedBP
+	// insertedIn is the memory of the process the breakpoints are in.
+	insertedIn *ptrace.Mem
+	preemptPC  uint64
+	watches    []Watchpoint
+	watchGen   int
+	stop       *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory).
 	fileMaps  []Mapping
@@ -487,6 +493,15 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	}
 	if _, err := ptrace.HideVDSO(t.proc.mem, regs[trace.RSP]); err != nil {
 		return err
+	}
+	if e.Map != nil && e.Map.Path != "" {
+		if s.exeBlobs == nil {
+			s.exeBlobs = map[string]uint32{}
+		}
+		s.exeBlobs[e.Map.Path] = e.Map.Blob
+	}
+	if t.proc == s.main && s.next > 0 && s.onMapping != nil {
+		s.onMapping() // a new program: breakpoints on its symbols resolve now
 	}
 	return s.writeMem(t, e.Mem)
 }

@@ -124,6 +124,9 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if st.Kind != ptrace.StopSyscall {
 			return s.diverge(e, "expected the end of %s, got %s", syscalls.Name(int(e.Syscall)), describe(st))
 		}
+		if err := s.writeMem(t, e.Mem); err != nil {
+			return err
+		}
 		return s.setResult(t, e)
 	case t.atEntry:
 		t.atEntry = false
@@ -274,6 +277,12 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	child, forking := s.createsFollowed(e)
 	if forking {
 		quietExit(&regs)
+	}
+	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
+		if err := s.provideExe(t); err != nil {
+			return err
+		}
+		defer s.removeProvided()
 	}
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]

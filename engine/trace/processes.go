@@ -38,11 +38,14 @@ type Processes struct {
 	live map[int32]*Process
 	// vforkEntry is each thread's last blocking entry: a vfork's.
 	vforkEntry map[int32]int64
+	// unborn are the processes seen before the call that made them
+	// returned (vfork children): that call fills in their parent.
+	unborn map[int32]*Process
 }
 
 // NewProcesses returns an empty tracker.
 func NewProcesses() *Processes {
-	return &Processes{live: map[int32]*Process{}, vforkEntry: map[int32]int64{}}
+	return &Processes{live: map[int32]*Process{}, vforkEntry: map[int32]int64{}, unborn: map[int32]*Process{}}
 }
 
 // Of returns the process thread tid belongs to at the current point of the
@@ -63,6 +66,7 @@ func (ps *Processes) Observe(i int64, e *Event) {
 		p = &Process{Pid: e.Tid, Born: i, Exec: -1, Tids: []int32{e.Tid}}
 		ps.List = append(ps.List, p)
 		ps.live[e.Tid] = p
+		ps.unborn[e.Tid] = p
 	}
 	p.Last = i
 	switch e.Kind {
@@ -78,7 +82,8 @@ func (ps *Processes) Observe(i int64, e *Event) {
 			break
 		}
 		if e.Flags&FlagNewProcess != 0 {
-			if c := ps.live[e.NewTid]; c != nil && c.Parent == 0 && c != ps.List[0] {
+			if c := ps.unborn[e.NewTid]; c != nil {
+				delete(ps.unborn, e.NewTid)
 				// The vfork child seen first (above): its birth is the
 				// parent's vfork entry, before its first event.
 				c.Parent, c.Born = p.Pid, ps.vforkEntry[e.Tid]
