@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -184,4 +185,58 @@ if __name__ == "__main__":
 `),
 		want: []string{`^328350\n$`},
 	},
+}
+
+// TestGoTestProcess records `go test` of a small package, with the flags
+// that keep the test binary debuggable, replays the whole tree (the go
+// command, the compiler, the linker, the test binary, which go deletes when
+// it is done) and debugs the test binary with -p: a breakpoint in the code
+// under test, its backtrace through the test function, a reverse step.
+func TestGoTestProcess(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("records a whole go build")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not in PATH")
+	}
+	trace := filepath.Join(t.TempDir(), "gotest.rwd")
+	rec := recordOpts(t, runOpts{Dir: filepath.Join(testdataDir, "go")}, trace, goBin, "test", "-count=1", "-v", "-run", "TestSum",
+		"-ldflags=-s=false -w=false", "-gcflags=all=-N -l", "./sum")
+	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "--- PASS: TestSum") {
+		t.Fatalf("record go test exited %d\nstdout:\n%s\nstderr:\n%s", rec.Code, tail(rec.Stdout), tail(rec.Stderr))
+	}
+	events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
+	stdout, stderr, code := replayCheck(t, trace)
+	checkReplayed(t, events, rec.Stdout, progStderr, stdout, stderr, code)
+
+	var test *psRow
+	rows := rewindPs(t, trace)
+	for i, r := range rows {
+		if len(r.Args) > 0 && strings.HasSuffix(r.Args[0], "sum.test") {
+			test = &rows[i]
+		}
+	}
+	if test == nil {
+		t.Fatalf("no sum.test process in rewind ps: %+v", rows)
+	}
+	out := run(t, runOpts{}, rewind(t), "replay", "--batch", "--json", "-p", itoa(test.Pid),
+		"-ex", "break testprogs/sum.Sum", "-ex", "continue", "-ex", "bt", "-ex", "next", "-ex", "reverse-next", trace)
+	res := batchResults(t, out)
+	if len(res) != 5 {
+		t.Fatalf("batch gave %d results: %v", len(res), res)
+	}
+	stop, _ := res[1]["stop"].(map[string]any)
+	if stop["reason"] != "breakpoint" || stop["function"] != "testprogs/sum.Sum" || stop["file"] != "sum.go" {
+		t.Errorf("continue to sum.Sum in the test binary: %v", res[1])
+	}
+	if bt, _ := res[2]["text"].(string); !strings.Contains(bt, "testprogs/sum.TestSum") {
+		t.Errorf("bt does not show the test function:\n%s", bt)
+	}
+	next, _ := res[3]["stop"].(map[string]any)
+	back, _ := res[4]["stop"].(map[string]any)
+	if next["line"] == nil || back["line"] == nil || next["line"] == back["line"] {
+		t.Errorf("next then reverse-next: %v then %v", res[3], res[4])
+	}
 }
