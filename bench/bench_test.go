@@ -179,6 +179,27 @@ func BenchmarkSyscallLoop(b *testing.B) {
 	b.ReportMetric(float64(traceSize(b, out))/float64(events), "bytes/event")
 }
 
+// BenchmarkForkHeavy: 200 runs of `sh -c 'exit 0'`, each a fork, an exec
+// and an exit recorded into the one trace; replay re-executes every fork.
+func BenchmarkForkHeavy(b *testing.B) {
+	prog := build(b, "forks")
+	args := []string{"200"}
+	out := filepath.Join(b.TempDir(), "forks.rwd")
+	var nat, rec, rep time.Duration
+	var events int64
+	for i := 0; i < b.N; i++ {
+		nat += native(b, prog, args)
+		d, n := recordRun(b, prog, args, out)
+		rec += d
+		events = n
+		rep += replayRun(b, out)
+	}
+	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+	b.ReportMetric(float64(events), "events")
+}
+
 // BenchmarkReverseStepiNearEnd: a recording of about 10 s of native run time
 // with 100k events; after replaying to the end once (which takes the
 // checkpoints), each iteration goes back one instruction from the end.
