@@ -238,6 +238,16 @@ var realCases = []rrCase{
 		want:  []string{`^[0-9A-F]{16}\|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$`},
 	},
 	{
+		// A WAL database: sqlite maps its -shm index MAP_SHARED.
+		name: "sqlite3-wal",
+		tool: "sqlite3",
+		setup: func(t *testing.T) (string, []string) {
+			db := filepath.Join(t.TempDir(), "w.db")
+			return "sqlite3", []string{db, "pragma journal_mode=wal; create table t(x); insert into t values(1),(2),(3); select sum(x) from t; pragma wal_checkpoint;"}
+		},
+		want: []string{`^wal\n6\n0\|\d+\|\d+\n$`},
+	},
+	{
 		// Standard input is passed through to the recorded program; replay
 		// must not need it.
 		name:  "cat-stdin",
