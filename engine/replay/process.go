@@ -45,10 +45,12 @@ const (
 // followChain works out which processes a replay focused on process focus
 // must run: focus and its ancestors, each up to the fork of the next one.
 // It returns the chain's pids, the first process first.
-func followChain(path string, focus int32) ([]int32, error) {
-	procs, err := trace.ReadProcesses(path)
-	if err != nil && len(procs) == 0 {
-		return nil, err
+func followChain(path string, procs []*trace.Process, focus int32) ([]int32, error) {
+	if procs == nil {
+		var err error
+		if procs, err = trace.ReadProcesses(path); err != nil && len(procs) == 0 {
+			return nil, err
+		}
 	}
 	byPid := map[int32]*trace.Process{}
 	var target *trace.Process

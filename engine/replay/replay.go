@@ -45,6 +45,9 @@ type Options struct {
 	// ancestors (up to its birth) run, and the session starts at its birth.
 	// 0 runs every process of the tree (what --check does).
 	Process int32
+	// Tree, when set, is the recording's process tree (trace.Processes),
+	// which Open would otherwise read from the whole trace.
+	Tree []*trace.Process
 }
 
 // lookahead bounds how far the session reads ahead for a thread's next event.
@@ -138,7 +141,7 @@ func Open(path string, opts Options) (*Session, error) {
 		return nil, err
 	}
 	if opts.Process != 0 {
-		if s.chain, err = followChain(path, opts.Process); err != nil {
+		if s.chain, err = followChain(path, opts.Tree, opts.Process); err != nil {
 			rd.Close()
 			return nil, fmt.Errorf("replay: %w", err)
 		}

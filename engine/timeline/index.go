@@ -31,8 +31,10 @@ type Index struct {
 	// delivery of the signal that killed it.
 	Last  int64
 	ended bool
-	// Process is the recorded pid of the process indexed.
+	// Process is the recorded pid of the process indexed; Procs the
+	// recording's process tree.
 	Process int32
+	Procs   []*trace.Process
 	// status says how much of the trace is usable, and why not all of it.
 	status trace.Status
 }
@@ -110,6 +112,7 @@ func BuildIndex(path string, pid int32) (*Index, error) {
 	if focus != nil {
 		idx.Process = focus.Pid
 	}
+	idx.Procs = procs.List
 	if idx.First < 0 {
 		if msg := idx.status.Message; msg != "" {
 			return nil, fmt.Errorf("%s: nothing to replay: %s", path, msg)

@@ -168,7 +168,7 @@ func (tl *Timeline) restart() error {
 		tl.live.Close()
 		tl.live = nil
 	}
-	s, err := replay.Open(tl.path, replay.Options{Process: tl.index.Process})
+	s, err := replay.Open(tl.path, replay.Options{Process: tl.index.Process, Tree: tl.index.Procs})
 	if err != nil {
 		return err
 	}
