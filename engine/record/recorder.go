@@ -160,6 +160,8 @@ type Recorder struct {
 	streams map[[2]int]int
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
+	// shared tracks the memory the program shares with the world (shared.go).
+	shared *sharedMem
 
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
@@ -322,6 +324,9 @@ func (r *Recorder) log(e *trace.Event) error {
 	e.Time = r.now()
 	if err := r.w.Append(e); err != nil {
 		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
+	}
+	if err := r.sharedOnEvent(e); err != nil {
+		return err
 	}
 	if e.Kind != trace.KindExit && e.Kind != trace.KindEnd && e.Kind != trace.KindSignal {
 		return nil // the writer's AutoPush takes them within pushEvery

@@ -24,6 +24,10 @@ type Checkpoint struct {
 	next     int64
 	threads  map[int32]rthread
 	fileMaps []Mapping
+	// shared is the shared memory's contents, which the copy shares with
+	// the live process; sharedBytes what saving them copied.
+	shared      []sharedSave
+	sharedBytes int64
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -45,11 +49,16 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 	if s.done {
 		return nil, ErrNotCheckpointable
 	}
-	pid, threads, err := copyProcess(s.pid, s.mem, s.threads)
+	saved, copied, err := s.saveShared()
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{pid: pid, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
+	pid, threads, err := copyProcess(s.pid, s.mem, s.threads, s.sh.forkAdvice)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{pid: pid, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
+		shared: saved, sharedBytes: copied}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -60,7 +69,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 // clone of the main thread, then each other thread re-created in the copy
 // with its registers, extended state, signal mask, alternate stack,
 // clear_child_tid and robust list.
-func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread) (int, map[int32]*rthread, error) {
+func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread, forkAdvice bool) (int, map[int32]*rthread, error) {
 	var leader *rthread
 	for _, t := range threads {
 		if t.dead {
@@ -87,7 +96,7 @@ func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread) (int, map[i
 		}
 		states[rec] = st
 	}
-	copyPid, err := ptrace.ForkCopy(leader.real, m)
+	copyPid, err := forkCopy(pid, leader.real, m, forkAdvice)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -133,7 +142,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 		tt := t
 		src[rec] = &tt
 	}
-	pid, threads, err := copyProcess(cp.pid, cm, src)
+	pid, threads, err := copyProcess(cp.pid, cm, src, s.sh.forkAdvice)
 	cm.Close()
 	if err != nil {
 		return fmt.Errorf("restore checkpoint at event %d: %w", cp.next, err)
@@ -157,7 +166,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	}
 	s.threads = threads
 	s.fileMaps = append([]Mapping(nil), cp.fileMaps...)
-	return nil
+	return s.restoreShared(cp.shared, pid)
 }
 
 // killLive ends the replaying process (not the checkpoints).
@@ -216,7 +225,7 @@ func (cp *Checkpoint) Memory() int64 {
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
+			return kb<<10 + cp.sharedBytes
 		}
 	}
 	return 0

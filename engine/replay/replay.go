@@ -81,6 +81,8 @@ type Session struct {
 	// sees them as anonymous memory).
 	fileMaps  []Mapping
 	onMapping func()
+	// sh is replay's copy of the memory the program shared (shared.go).
+	sh sharedState
 }
 
 // rthread is one thread of the replaying process.
@@ -210,6 +212,7 @@ func (s *Session) Close() {
 			if s.mem != nil {
 				s.mem.Close()
 			}
+			s.sh.close()
 		})
 		s.th.Close()
 	}
@@ -360,6 +363,8 @@ func (s *Session) apply(e *trace.Event) error {
 		// The recording stopped here with the program running: nothing
 		// to do, and nothing follows.
 		return nil
+	case trace.KindSharedMem:
+		return s.applySharedMem(t, e)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
@@ -429,6 +434,7 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 		if s.mem, err = ptrace.OpenMem(s.pid); err != nil {
 			return err
 		}
+		s.execShared()
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
@@ -636,7 +642,7 @@ func (s *Session) Mappings() ([]Mapping, error) {
 			m.Path = f[5]
 		}
 		for _, fm := range s.fileMaps {
-			if m.Path == "" && fm.Start <= m.Start && m.Start < fm.End {
+			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-shared-")) && fm.Start <= m.Start && m.Start < fm.End {
 				m.Path = fm.Path
 				m.Offset = fm.Offset + (m.Start - fm.Start)
 			}
