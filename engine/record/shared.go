@@ -195,6 +195,9 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 	}
 	var ms []sharedMapping
 	for _, v := range vmas {
+		if isDevice(v.path) {
+			continue // not memory: reading it could have effects (warned at mmap)
+		}
 		obj := sm.objects[v.key]
 		if obj == nil {
 			sm.nextID++
@@ -209,7 +212,7 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 			// A SysV segment or anonymous shared memory has no fd: the
 			// mapping's own file is there for a privileged tracer.
 			if f, err := os.Open(fmt.Sprintf("/proc/%d/map_files/%x-%x", p.pid, v.start, v.end)); err == nil {
-				if k, err := keyOf(f); err == nil && k.ino == v.key.ino {
+				if k, err := keyOf(f); err == nil && k.ino == v.key.ino && isRegular(f) {
 					obj.file = f
 				} else {
 					f.Close()
@@ -236,6 +239,20 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 	}
 	sm.release()
 	return nil
+}
+
+// isDevice tells a mapping of a device (a frame buffer, a GPU's memory)
+// from memory: anonymous shared memory shows as a deleted /dev/zero, POSIX
+// shared memory lives in /dev/shm.
+func isDevice(path string) bool {
+	return strings.HasPrefix(path, "/dev/") && !strings.HasPrefix(path, "/dev/zero") && !strings.HasPrefix(path, "/dev/shm/")
+}
+
+// isRegular reports whether f is a regular file (memfds and the files of
+// anonymous shared memory and SysV segments are).
+func isRegular(f *os.File) bool {
+	var st unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
 }
 
 // release closes the files of objects no process maps any more: a file kept
@@ -272,6 +289,19 @@ func keyOf(f *os.File) (objKey, error) {
 		return objKey{}, err
 	}
 	return objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}, nil
+}
+
+// bigShared is the amount of shared memory past which the recorder warns
+// that comparing it at every blocking call costs.
+const bigShared = 256 << 20
+
+// mappedBytes is how much shared memory pid maps.
+func (sm *sharedMem) mappedBytes(pid int) uint64 {
+	var n uint64
+	for _, m := range sm.maps[pid] {
+		n += m.end - m.start
+	}
+	return n
 }
 
 // mappingAt returns the shared mapping of pid that holds addr.
@@ -606,11 +636,15 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
 				r.warnOnce(-unix.SYS_MMAP, "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
+				return nil
 			}
 		}
 	}
 	if err := sm.rescan(p, file); err != nil {
 		return err
+	}
+	if total := sm.mappedBytes(p.pid); total > bigShared {
+		r.warnOnce(-unix.SYS_SHMAT, "rewind: warning: %d MiB of shared memory mapped at event %d: every blocking system call compares it, which slows the recording\n", total>>20, r.w.Events())
 	}
 	m := sm.mappingAt(p.pid, uint64(c.Ret))
 	if m == nil {

@@ -138,7 +138,8 @@ func (s *Session) injectWithString(t *rthread, str []byte, call func(addr uint64
 	addr := (regs[trace.RSP] - redZone - uint64(len(str)) - 64) &^ 15
 	saved := make([]byte, len(str))
 	if _, err := s.mem.ReadAt(saved, addr); err != nil {
-		return 0, fmt.Errorf("no room for a path on the stack: %w", err)
+		// The stack ends there (a small thread stack): borrow a page.
+		return s.injectWithScratch(t, str, call)
 	}
 	if _, err := s.mem.WriteAt(str, addr); err != nil {
 		return 0, err
@@ -146,6 +147,30 @@ func (s *Session) injectWithString(t *rthread, str []byte, call func(addr uint64
 	ret, err := call(addr)
 	if _, werr := s.mem.WriteAt(saved, addr); werr != nil && err == nil {
 		err = werr
+	}
+	return ret, err
+}
+
+// injectWithScratch runs call with str in a page mapped for the time of the
+// call in t's process.
+func (s *Session) injectWithScratch(t *rthread, str []byte, call func(addr uint64) (int64, error)) (int64, error) {
+	size := (uint64(len(str)) + pageSize - 1) &^ (pageSize - 1)
+	anon := int64(-1)
+	addr, err := ptrace.InjectSyscall(t.real, s.mem, unix.SYS_MMAP, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS, uint64(anon), 0)
+	if err != nil {
+		return 0, err
+	}
+	if addr < 0 && addr >= -4095 {
+		return 0, fmt.Errorf("map a scratch page: %w", unix.Errno(-addr))
+	}
+	ret, err := func() (int64, error) {
+		if _, err := s.mem.WriteAt(str, uint64(addr)); err != nil {
+			return 0, err
+		}
+		return call(uint64(addr))
+	}()
+	if _, uerr := ptrace.InjectSyscall(t.real, s.mem, unix.SYS_MUNMAP, uint64(addr), size); uerr != nil && err == nil {
+		err = uerr
 	}
 	return ret, err
 }
