@@ -14,7 +14,7 @@ import (
 // type, thread, time, text always; the others by type.
 type EventInfo struct {
 	Event  int64   `json:"event"`
-	Type   string  `json:"type"` // syscall, signal, thread, exec, exit, rdtsc, cpuid, preempt
+	Type   string  `json:"type"` // syscall, signal, thread, exec, exit, rdtsc, cpuid, preempt, shared
 	Thread int32   `json:"thread"`
 	Time   float64 `json:"time"` // seconds since the recording started
 	// System calls (type syscall, and thread for clone/clone3 of a thread).
@@ -36,12 +36,16 @@ type EventInfo struct {
 	Status string `json:"status,omitempty"` // "exited with status 0", "killed by SIGSEGV (status 139)"
 	// PC is where the thread was (signals, traps, preemptions, exec).
 	PC string `json:"pc,omitempty"`
+	// Shared memory that changed under the program: the object's name and
+	// how many bytes of it the event brings.
+	Object string `json:"object,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
 	// Text is the strace-style line of the text listing.
 	Text string `json:"text"`
 }
 
 // Types lists the event types, for filters.
-var Types = []string{"syscall", "signal", "thread", "exec", "exit", "rdtsc", "cpuid", "preempt"}
+var Types = []string{"syscall", "signal", "thread", "exec", "exit", "rdtsc", "cpuid", "preempt", "shared"}
 
 // cloneThread is CLONE_THREAD.
 const cloneThread = 0x10000
@@ -111,6 +115,12 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 	case trace.KindPreempt:
 		info.Type = "preempt"
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
+	case trace.KindSharedMem:
+		info.Type = "shared"
+		if e.Shared != nil {
+			info.Object = e.Shared.Path
+		}
+		info.Bytes = memBytes(e.Mem)
 	default:
 		info.Type = fmt.Sprintf("kind%d", e.Kind)
 	}

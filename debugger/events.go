@@ -78,8 +78,23 @@ func DescribeEvent(e, entry *trace.Event) string {
 		return "+++ " + DescribeStatus(e.Status) + " +++"
 	case trace.KindEnd:
 		return "+++ end of the recording: " + string(e.Data) + " +++"
+	case trace.KindSharedMem:
+		name, size := "?", uint64(0)
+		if e.Shared != nil {
+			name, size = e.Shared.Path, e.Shared.Size
+		}
+		return fmt.Sprintf("--- shared memory %s changed: %d bytes (%d pages), size %d ---", name, memBytes(e.Mem), (memBytes(e.Mem)+4095)/4096, size)
 	}
 	return fmt.Sprintf("event kind %d", e.Kind)
+}
+
+// memBytes counts the bytes of memory ranges.
+func memBytes(ms []trace.Mem) int {
+	n := 0
+	for _, m := range ms {
+		n += len(m.Data)
+	}
+	return n
 }
 
 // DescribeStatus renders a wait status like a shell would report it.

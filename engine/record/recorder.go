@@ -164,6 +164,10 @@ type Recorder struct {
 	streams map[[2]int]int
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
+	// shared tracks the memory the program shares with the world (shared.go).
+	shared *sharedMem
+	// lastProc is the process of the thread that ran last.
+	lastProc *process
 
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
@@ -326,6 +330,9 @@ func (r *Recorder) log(e *trace.Event) error {
 	e.Time = r.now()
 	if err := r.w.Append(e); err != nil {
 		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
+	}
+	if err := r.sharedOnEvent(e); err != nil {
+		return err
 	}
 	if e.Kind != trace.KindExit && e.Kind != trace.KindEnd && e.Kind != trace.KindSignal {
 		return nil // the writer's AutoPush takes them within pushEvery
@@ -662,6 +669,17 @@ func (r *Recorder) scheduleIfIdle() error {
 func (r *Recorder) switchTo(t *thread) error {
 	r.current = t
 	t.sliceStart = time.Now()
+	if prev := r.lastProc; prev != t.proc {
+		// Memory another process of the tree shares with this one may
+		// have changed since it last ran: what it will read is logged, so
+		// that a replay of this process alone (-p) sees it.
+		r.lastProc = t.proc
+		if prev != nil && r.shared.tracking(t.proc.pid) {
+			if err := r.syncShared(t, r.procOf(t), nil); err != nil {
+				return err
+			}
+		}
+	}
 	if t.park == parkBlockedExit {
 		t.park = parkResume
 		return r.finishSyscall(t)

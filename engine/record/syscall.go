@@ -85,6 +85,9 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		case unix.SYS_VFORK:
 			t.vfork = true
 		}
+		if err := r.sharedEntry(t, &c); err != nil {
+			return err
+		}
 	}
 	switch c.Nr {
 	case unix.SYS_EXIT, unix.SYS_EXIT_GROUP:
@@ -186,7 +189,14 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if err := r.captureOutputs(t, &c, e); err != nil {
 		return err
 	}
+	chk, key, err := r.sharedSyscall(t, &c, e)
+	if err != nil {
+		return err
+	}
 	if err := r.log(e); err != nil {
+		return err
+	}
+	if err := r.sharedAfter(t, chk, key); err != nil {
 		return err
 	}
 	t.resumeRegs, t.haveRegs = exit, true
@@ -216,7 +226,9 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 	ok := c.Ret >= 0 || c.Ret < -4095
 	switch c.Nr {
 	case unix.SYS_MMAP:
-		if ok && c.Args[3]&unix.MAP_ANONYMOUS == 0 {
+		// Shared mappings get their contents from the shared memory
+		// tracker (shared.go), which follows them as they change.
+		if ok && c.Args[3]&(unix.MAP_ANONYMOUS|unix.MAP_SHARED) == 0 {
 			m, err := r.files.capture(t.tid, int(int32(c.Args[4])), c.Args[5], c.Args[1])
 			if err != nil {
 				r.warnOnce(-c.Nr, "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.w.Events(), err)

@@ -25,6 +25,10 @@ type Checkpoint struct {
 	next     int64
 	threads  map[int32]rthread
 	fileMaps []Mapping
+	// shared is the shared memory's contents, which the copy shares with
+	// the live process; sharedBytes what saving them copied.
+	shared      []sharedSave
+	sharedBytes int64
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -48,11 +52,16 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		// takes no checkpoints.
 		return nil, ErrNotCheckpointable
 	}
-	pid, threads, err := copyProcess(s.pid, s.mem, s.threads)
+	saved, copied, err := s.saveShared()
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
+	pid, threads, err := copyProcess(s.pid, s.mem, s.threads, s.sh.forkAdvice)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
+		shared: saved, sharedBytes: copied}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -63,7 +72,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 // clone of the main thread, then each other thread re-created in the copy
 // with its registers, extended state, signal mask, alternate stack,
 // clear_child_tid and robust list.
-func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread) (int, map[int32]*rthread, error) {
+func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread, forkAdvice bool) (int, map[int32]*rthread, error) {
 	var leader *rthread
 	for _, t := range threads {
 		if t.dead {
@@ -90,7 +99,7 @@ func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread) (int, map[i
 		}
 		states[rec] = st
 	}
-	copyPid, err := ptrace.ForkCopy(leader.real, m)
+	copyPid, err := forkCopy(pid, leader.real, m, forkAdvice)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -136,7 +145,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 		tt := t
 		src[rec] = &tt
 	}
-	pid, threads, err := copyProcess(cp.pid, cm, src)
+	pid, threads, err := copyProcess(cp.pid, cm, src, s.sh.forkAdvice)
 	cm.Close()
 	if err != nil {
 		return fmt.Errorf("restore checkpoint at event %d: %w", cp.next, err)
@@ -166,7 +175,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	}
 	s.threads = threads
 	s.fileMaps = append([]Mapping(nil), cp.fileMaps...)
-	return nil
+	return s.restoreShared(cp.shared, pid)
 }
 
 // killLive ends the replaying processes (not the checkpoints).
@@ -217,7 +226,7 @@ func (cp *Checkpoint) Memory() int64 {
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
+			return kb<<10 + cp.sharedBytes
 		}
 	}
 	return 0

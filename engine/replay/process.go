@@ -88,7 +88,7 @@ func (s *Session) createsFollowed(e *trace.Event) (int32, bool) {
 	ex := e
 	if e.Kind == trace.KindSyscallEntry {
 		// The child's pid is in the exit event, later in the log.
-		if ex = s.peekThread(e.Tid); ex == nil || ex.Kind != trace.KindSyscallExit {
+		if ex = s.peekThreadExit(e.Tid); ex == nil {
 			return 0, false
 		}
 	}
@@ -324,4 +324,27 @@ func (s *Session) RecordedFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not stored in the recording", path)
 	}
 	return s.blob(id)
+}
+
+// peekThreadExit returns the exit event of the split system call thread tid
+// is in, skipping what was logged on the thread meanwhile (the shared memory
+// it saw change when it was scheduled again).
+func (s *Session) peekThreadExit(tid int32) *trace.Event {
+	for i := 1; i < lookahead; i++ {
+		e, err := s.peek(i)
+		if err != nil || e == nil {
+			return nil
+		}
+		if e.Tid != tid {
+			continue
+		}
+		switch e.Kind {
+		case trace.KindSyscallExit:
+			return e
+		case trace.KindSharedMem:
+			continue
+		}
+		return nil
+	}
+	return nil
 }

@@ -98,6 +98,8 @@ type Session struct {
 	// sees them as anonymous memory).
 	fileMaps  []Mapping
 	onMapping func()
+	// sh is replay's copy of the memory the program shared (shared.go).
+	sh sharedState
 }
 
 // rthread is one thread of the replaying process.
@@ -246,6 +248,7 @@ func (s *Session) Close() {
 	if s.th != nil {
 		s.th.Do(func() {
 			s.killLive()
+			s.sh.close()
 		})
 		s.th.Close()
 	}
@@ -401,6 +404,8 @@ func (s *Session) apply(e *trace.Event) error {
 		// The recording stopped here with the program running: nothing
 		// to do, and nothing follows.
 		return nil
+	case trace.KindSharedMem:
+		return s.applySharedMem(t, e)
 	}
 	return fmt.Errorf("unknown event kind %d", e.Kind)
 }
@@ -486,6 +491,7 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			s.setMain(p)
 			s.fileMaps = nil
 		}
+		s.execShared(p)
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
@@ -725,7 +731,7 @@ func (s *Session) Mappings() ([]Mapping, error) {
 			m.Path = f[5]
 		}
 		for _, fm := range s.fileMaps {
-			if m.Path == "" && fm.Start <= m.Start && m.Start < fm.End {
+			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-shared-")) && fm.Start <= m.Start && m.Start < fm.End {
 				m.Path = fm.Path
 				m.Offset = fm.Offset + (m.Start - fm.Start)
 			}

@@ -235,6 +235,12 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	var fill *trace.MapFile
 	switch c.Nr {
 	case unix.SYS_MMAP:
+		if e.Shared != nil {
+			if err := s.mapShared(t, e, &regs); err != nil {
+				return err
+			}
+			break
+		}
 		want := e.ExitRegs[trace.RAX]
 		flags := c.Args[3]
 		if flags&unix.MAP_FIXED == 0 {
@@ -264,6 +270,12 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			regs[trace.R10] = c.Args[3] | mremapFixed
 			regs[trace.R8] = want
 		}
+	case unix.SYS_SHMAT, unix.SYS_SHMDT:
+		if err := s.sysvShared(t, e, &regs); err != nil {
+			return err
+		}
+	case unix.SYS_MADVISE:
+		s.noteAdvice(c.Args[2])
 	case unix.SYS_RT_SIGSUSPEND:
 		// It waits for a signal with a temporary mask: send the signal the
 		// recording delivered next, so it returns as it did.
@@ -384,7 +396,7 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 // returns the tid) that differ in replay and are replaced by the recorded ones.
 func addressResult(nr int) bool {
 	switch nr {
-	case unix.SYS_MMAP, unix.SYS_MREMAP, unix.SYS_BRK, unix.SYS_MUNMAP, unix.SYS_MPROTECT:
+	case unix.SYS_MMAP, unix.SYS_MREMAP, unix.SYS_BRK, unix.SYS_MUNMAP, unix.SYS_MPROTECT, unix.SYS_SHMAT, unix.SYS_SHMDT:
 		return true
 	}
 	return false

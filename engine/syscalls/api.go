@@ -67,13 +67,18 @@ func Count() int { return len(table) }
 // PolicyFor refines s.Policy with the arguments: a clone that creates a
 // thread must really happen in replay, while a clone that creates a process
 // (fork-like, or posix_spawn's CLONE_VM|CLONE_VFORK) is emulated because the
-// child runs unrecorded.
+// child runs unrecorded; madvise(MADV_FREE) is emulated (see MadvFree).
 func (s *Spec) PolicyFor(c *Call) Policy {
-	if s.Name == "clone" {
+	switch s.Name {
+	case "clone":
 		if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
 			return Reexec
 		}
 		return Emulate
+	case "madvise":
+		if int32(c.Args[2]) == MadvFree {
+			return Emulate // a no-op when recorded (see MadvFree)
+		}
 	}
 	return s.Policy
 }

@@ -187,6 +187,12 @@ var table = []Spec{
 	{Name: "map_shadow_stack", Args: args(Arg{"addr", Ptr}, Arg{"size", Uint}, aFlags), Policy: Reexec},
 	{Name: "mseal", Args: args(Arg{"addr", Ptr}, Arg{"len", Uint}, aFlags), Policy: Reexec},
 	{Name: "msync", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, aFlags)},
+	// SysV shared memory: replay maps its own copy of the segment where
+	// shmat mapped it, and unmaps it at shmdt (see engine/replay/shared.go).
+	{Name: "shmget", Args: args(Arg{"key", Hex}, Arg{"size", Uint}, Arg{"shmflg", Hex})},
+	{Name: "shmat", Args: args(Arg{"shmid", Int}, Arg{"shmaddr", Ptr}, Arg{"shmflg", Hex}), Policy: Reexec},
+	{Name: "shmdt", Args: args(Arg{"shmaddr", Ptr}), Policy: Reexec},
+	{Name: "shmctl", Args: args(Arg{"shmid", Int}, Arg{"cmd", Int}, Arg{"buf", Ptr}), Outputs: shmctlOut},
 	{Name: "mincore", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, Arg{"vec", Ptr}), Outputs: outs(pages(1, 2))},
 	{Name: "mlock", Args: args(Arg{"addr", Ptr}, Arg{"len", Uint})},
 	{Name: "munlock", Args: args(Arg{"addr", Ptr}, Arg{"len", Uint})},

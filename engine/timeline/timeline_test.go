@@ -164,3 +164,67 @@ func TestCheckpointsThreads(t *testing.T) {
 		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
 	}
 }
+
+// TestCheckpointsSharedMemory: checkpoints share the replay's shared memory
+// (a memfd mapped twice, written with pwrite) with the live process, and
+// clones skip memory marked MADV_WIPEONFORK or MADV_DONTFORK. A moment
+// reached through a restored checkpoint has every readable mapping as a
+// fresh replay has it, and the replay goes on to the end from there.
+func TestCheckpointsSharedMemory(t *testing.T) {
+	trace := recordBench(t, "sharedloop", "1500", "200000", "4")
+	tl, err := timeline.Open(trace, 256<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.Goto(tl.End()); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := tl.CheckpointMemory(); n < 2 {
+		t.Fatalf("only %d checkpoints over the replay", n)
+	}
+	target := timeline.Moment{Event: tl.Index().Total() / 2}
+	if err := tl.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := timeline.Open(trace, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if err := fresh.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	maps, err := tl.Session().Mappings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for _, m := range maps {
+		if m.Perms[0] != 'r' || m.Path == "[vvar]" || m.Path == "[vvar_vclock]" || m.Path == "[vsyscall]" {
+			continue
+		}
+		if m.Perms[3] == 's' {
+			shared++
+		}
+		a, errA := tl.Session().ReadMem(m.Start, int(m.End-m.Start))
+		b, errB := fresh.Session().ReadMem(m.Start, int(m.End-m.Start))
+		if errA != nil || errB != nil {
+			t.Errorf("%#x-%#x %s: %v / %v", m.Start, m.End, m.Path, errA, errB)
+			continue
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%#x-%#x %s %s differs between the checkpoint route and a fresh replay", m.Start, m.End, m.Perms, m.Path)
+		}
+	}
+	if shared != 2 {
+		t.Errorf("%d shared mappings at %v, want the memfd's 2", shared, target)
+	}
+	st, err := tl.Continue()
+	if err != nil {
+		t.Fatalf("continue to the end from a restored checkpoint: %v", err)
+	}
+	if st.Reason != timeline.ReasonExit {
+		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
+	}
+}

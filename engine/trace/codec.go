@@ -28,6 +28,7 @@ const (
 	pStackHash
 	pStatus
 	pNewTid
+	pShared
 
 	pAll = 1<<iota - 1
 )
@@ -136,6 +137,9 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 	if e.NewTid != 0 {
 		p |= pNewTid
 	}
+	if e.Shared != nil {
+		p |= pShared
+	}
 
 	b = append(b, byte(e.Kind))
 	b = binary.AppendUvarint(b, p)
@@ -197,6 +201,12 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 	}
 	if p&pNewTid != 0 {
 		b = binary.AppendVarint(b, int64(e.NewTid))
+	}
+	if p&pShared != 0 {
+		b = binary.AppendUvarint(b, uint64(e.Shared.Object))
+		b = binary.AppendUvarint(b, e.Shared.Offset)
+		b = binary.AppendUvarint(b, e.Shared.Size)
+		b = appendBytes(b, []byte(e.Shared.Path))
 	}
 	c.update(e, hasRegs)
 	return b
@@ -438,6 +448,14 @@ func (c *codec) decodeEvent(d *dec) *Event {
 	}
 	if p&pNewTid != 0 {
 		e.NewTid = d.int32(d.varint(), "new tid")
+	}
+	if p&pShared != 0 {
+		obj := d.uvarint()
+		if d.err == nil && obj > 1<<32-1 {
+			d.err = fmt.Errorf("shared object %d out of range", obj)
+		}
+		e.Shared = &SharedMap{Object: uint32(obj), Offset: d.uvarint(), Size: d.uvarint()}
+		e.Shared.Path = string(d.bytes())
 	}
 	if d.err != nil {
 		return nil

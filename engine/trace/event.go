@@ -48,6 +48,14 @@ const (
 	// it was at the thread's previous event. It has no registers: what the
 	// threads did after their last event is not in the recording.
 	KindEnd Kind = 11
+	// KindSharedMem: memory the program shares with something outside the
+	// recording (a file, a memfd, a SysV segment, anonymous shared memory a
+	// child writes) changed under it, or was mapped with contents replay
+	// cannot know. Shared names the object and its size; each Mem's Addr is
+	// an offset in the object, not an address. Replay writes the bytes into
+	// its copy of the object where the thread of Tid stands, before it runs
+	// again. It has no registers.
+	KindSharedMem Kind = 12
 )
 
 // Event flags.
@@ -130,6 +138,22 @@ type MapFile struct {
 	Path string
 }
 
+// SharedMap names a shared memory object: a file or memfd mapped MAP_SHARED,
+// a SysV segment, an anonymous shared mapping. Replay backs each object with
+// one memfd of its own and maps that wherever the recording mapped the
+// object, so that two mappings of it stay one memory.
+type SharedMap struct {
+	// Object numbers the object, from 1, in the order the recording met them.
+	Object uint32
+	// Offset is where the mapping starts in the object (mmap, shmat).
+	Offset uint64
+	// Size is the object's size in bytes at the event: accesses past its
+	// last page fault (SIGBUS) in replay as they did when recorded.
+	Size uint64
+	// Path is the object's name in /proc/PID/maps, for display.
+	Path string
+}
+
 // Event is one entry of the recording. Fields not meaningful for a Kind are
 // zero and not stored.
 type Event struct {
@@ -152,6 +176,9 @@ type Event struct {
 	In []Mem
 	// Map is set for an mmap of a file.
 	Map *MapFile
+	// Shared is set for a system call that maps or unmaps a shared memory
+	// object (mmap MAP_SHARED, shmat, shmdt) and for KindSharedMem.
+	Shared *SharedMap
 	// Data holds the bytes a write to stdout/stderr wrote; Hash a 64-bit
 	// hash of the bytes any write-like call wrote (0 if none).
 	Data []byte

@@ -1,4 +1,4 @@
-// # Trace file format, version 2
+// # Trace file format, version 3
 //
 // All integers in fixed-size fields are little-endian. A trace file is:
 //
@@ -63,6 +63,8 @@
 //	15   StackHash  8 bytes
 //	16   Status     varint
 //	17   NewTid     varint
+//	18   Shared     3 × uvarint: Object, Offset, Size; then uvarint length
+//	                and the bytes of Path
 //
 // A register set ("regs") is a uvarint bitmask of the registers that differ
 // from the base registers, then for each of them, in bit order, the varint of
@@ -100,8 +102,9 @@ import (
 // CurrentVersion is the trace format version this package writes, and the
 // newest one it reads.
 //
-// Version 2 added KindEnd and Header.CPU; version 1 traces read the same.
-const CurrentVersion = 2
+// Version 2 added KindEnd and Header.CPU; version 3 KindSharedMem and
+// Event.Shared. Older traces read the same.
+const CurrentVersion = 3
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"

@@ -69,6 +69,10 @@ func canon(e *Event) *Event {
 		m := *e.Map
 		c.Map = &m
 	}
+	if e.Shared != nil {
+		m := *e.Shared
+		c.Shared = &m
+	}
 	return &c
 }
 
@@ -89,6 +93,9 @@ func scribble(e *Event) {
 	}
 	if e.Map != nil {
 		e.Map.Offset++
+	}
+	if e.Shared != nil {
+		e.Shared.Size++
 	}
 }
 
@@ -217,6 +224,9 @@ func genEvents(rng *rand.Rand, n int, pr presence) []*Event {
 		if has() {
 			e.NewTid = int32(rng.Uint32()) | 1
 		}
+		if has() {
+			e.Shared = &SharedMap{Object: rng.Uint32(), Offset: rng.Uint64(), Size: rng.Uint64(), Path: string(randBytes(rng, rng.IntN(20)))}
+		}
 		if pr == someFields && rng.IntN(5) == 0 {
 			e.Regs = Regs{} // no registers at all
 		}
@@ -246,6 +256,8 @@ func extremeEvents() []*Event {
 		{Kind: Kind(0)},
 		{Kind: Kind(255), Tid: 1, Map: &MapFile{}},
 		{Kind: KindSignal, Tid: 1, Mem: []Mem{{Addr: 0}, {Addr: math.MaxUint64, Data: []byte{}}}},
+		{Kind: KindSharedMem, Tid: 1, Shared: &SharedMap{Object: math.MaxUint32, Offset: math.MaxUint64, Size: math.MaxUint64, Path: "/memfd:x (deleted)"}},
+		{Kind: KindSharedMem, Tid: 1, Shared: &SharedMap{}},
 	}
 }
 

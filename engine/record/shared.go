@@ -1,0 +1,766 @@
+package record
+
+// Shared memory. What a program reads from memory it shares with something
+// outside the recording must be in the trace, as what it reads from a file
+// is: the kernel (write() to a file it maps), an unrecorded process (a shell
+// appending to the file, a forked child writing anonymous shared memory) or
+// another attachment of a SysV segment can change it under the program.
+//
+// The tracker follows every shared mapping of the recorded processes (from
+// the system calls that make them and /proc/PID/maps) and the object behind
+// it: a file, a memfd, a SysV segment, an anonymous shared region. For each
+// object it keeps a hash of each page as replay's copy of the object holds it
+// (replay backs every object with a memfd of its own, mapped wherever the
+// recording mapped the object: see engine/replay/shared.go). At the points
+// where something else may have written an object (the exit of a system
+// call that writes a file the program maps, or of one that may block, a
+// signal, a preemption, a new mapping) it compares the object's pages with
+// those hashes and logs the pages that differ in a KindSharedMem event,
+// which replay writes into its copy. Pages the program changed itself are
+// logged too when they are compared (replay has the same bytes there by
+// then, so writing them again is harmless): the comparison cannot tell
+// who wrote a page, only that it differs from what replay holds.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// pageSize is the granule of the tracking: memory is mapped, shared and
+// faulted in pages.
+const pageSize = 4096
+
+// maxSharedEvent bounds the bytes of one KindSharedMem event, so that a
+// large object mapped with contents (a file of 100 MB) makes frames of a
+// reasonable size.
+const maxSharedEvent = 4 << 20
+
+// madvise advice the recorder treats apart.
+const (
+	madvDontneed       = 4
+	madvDontneedLocked = 24
+	madvCold           = 20
+)
+
+// sharedProc is a recorded process as the tracker needs it: its maps and
+// memory. Every entry point takes the process rather than the recorder's
+// single one, so that a process tree sharing memory (anonymous shared
+// memory across fork, one memfd mapped in two processes) uses one tracker.
+type sharedProc struct {
+	pid int
+	mem *ptrace.Mem
+}
+
+// procOf returns the process of thread t.
+func (r *Recorder) procOf(t *thread) sharedProc { return sharedProc{pid: t.proc.pid, mem: t.proc.mem} }
+
+// objKey identifies a shared object while it exists: the device and inode
+// of the file behind the mapping (memfds and anonymous shared memory have
+// one on the kernel's internal tmpfs; a SysV segment's inode number is its
+// id, which is why it is told apart).
+type objKey struct {
+	major, minor, ino uint64
+	sysv              bool
+}
+
+// sharedObject is one object the recorded processes map shared.
+type sharedObject struct {
+	id   uint32
+	key  objKey
+	path string
+	// file is the object opened by the recorder (nil if it could not be):
+	// its size, and its pages read without faulting them into the program.
+	file *os.File
+	// size is the object's size as replay's copy has it.
+	size uint64
+	// pages maps a page index to the hash of what replay's copy holds
+	// there; a missing page holds zeros.
+	pages map[uint64]uint64
+}
+
+// sharedMapping is one shared mapping of a process: [start, end) maps the
+// object from off.
+type sharedMapping struct {
+	start, end, off uint64
+	obj             *sharedObject
+}
+
+// sharedStats measure the tracker (REWIND_DEBUG prints them).
+type sharedStats struct {
+	checks          int
+	compared, wrote int64
+	spent           time.Duration
+}
+
+// sharedMem tracks the shared memory of the recorded processes.
+type sharedMem struct {
+	seed    maphash.Seed
+	zero    uint64
+	objects map[objKey]*sharedObject
+	nextID  uint32
+	maps    map[int][]sharedMapping // by pid, sorted by start
+	buf     []byte
+	stats   sharedStats
+}
+
+func newSharedMem() *sharedMem {
+	sm := &sharedMem{seed: maphash.MakeSeed(), objects: map[objKey]*sharedObject{}, maps: map[int][]sharedMapping{}}
+	sm.zero = maphash.Bytes(sm.seed, make([]byte, pageSize))
+	return sm
+}
+
+// sharedMem returns the tracker, made on first use.
+func (r *Recorder) sharedMem() *sharedMem {
+	if r.shared == nil {
+		r.shared = newSharedMem()
+	}
+	return r.shared
+}
+
+// tracking reports whether process pid has shared mappings.
+func (sm *sharedMem) tracking(pid int) bool { return sm != nil && len(sm.maps[pid]) > 0 }
+
+// vma is one line of /proc/PID/maps.
+type vma struct {
+	start, end, off uint64
+	key             objKey
+	perms, path     string
+}
+
+// readMaps lists the shared mappings of process pid.
+func readMaps(pid int) ([]vma, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+	}
+	defer f.Close()
+	var out []vma
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		fields := strings.Fields(line)
+		if len(fields) < 5 || len(fields[1]) < 4 || fields[1][3] != 's' {
+			continue
+		}
+		var v vma
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		v.start, _ = strconv.ParseUint(lo, 16, 64)
+		v.end, _ = strconv.ParseUint(hi, 16, 64)
+		v.perms = fields[1]
+		v.off, _ = strconv.ParseUint(fields[2], 16, 64)
+		maj, mnr, _ := strings.Cut(fields[3], ":")
+		v.key.major, _ = strconv.ParseUint(maj, 16, 64)
+		v.key.minor, _ = strconv.ParseUint(mnr, 16, 64)
+		v.key.ino, _ = strconv.ParseUint(fields[4], 10, 64)
+		if i := strings.Index(line, fields[4]+" "); len(fields) > 5 && i >= 0 {
+			v.path = strings.TrimSpace(line[i+len(fields[4]):])
+		}
+		v.key.sysv = strings.HasPrefix(v.path, "/SYSV")
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+	}
+	return out, nil
+}
+
+// rescan rebuilds the shared mappings of p from /proc/PID/maps, meeting new
+// objects on the way. file, when not nil, is the file behind the mapping
+// just made (an mmap of an fd): it is kept for its object.
+func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
+	vmas, err := readMaps(p.pid)
+	if err != nil {
+		return err
+	}
+	var fileKey objKey
+	if file != nil {
+		fileKey, err = keyOf(file)
+		if err != nil {
+			file.Close()
+			file = nil
+		}
+	}
+	var ms []sharedMapping
+	for _, v := range vmas {
+		if isDevice(v.path) {
+			continue // not memory: reading it could have effects (warned at mmap)
+		}
+		obj := sm.objects[v.key]
+		if obj == nil {
+			sm.nextID++
+			obj = &sharedObject{id: sm.nextID, key: v.key, path: v.path, pages: map[uint64]uint64{}}
+			sm.objects[v.key] = obj
+		}
+		obj.path = v.path
+		if obj.file == nil && file != nil && fileKey == v.key {
+			obj.file, file = file, nil
+		}
+		if obj.file == nil {
+			// A SysV segment or anonymous shared memory has no fd: the
+			// mapping's own file is there for a privileged tracer.
+			if f, err := os.Open(fmt.Sprintf("/proc/%d/map_files/%x-%x", p.pid, v.start, v.end)); err == nil {
+				if k, err := keyOf(f); err == nil && k.ino == v.key.ino && isRegular(f) {
+					obj.file = f
+				} else {
+					f.Close()
+				}
+			}
+		}
+		if obj.file == nil && !v.key.sysv && v.off+(v.end-v.start) > obj.size {
+			// Without a file the size is what the mappings show (an
+			// anonymous region is as large as its first mapping).
+			obj.size = v.off + (v.end - v.start)
+		}
+		if obj.file == nil && v.key.sysv && obj.size == 0 {
+			obj.size = v.end - v.start // shmat maps the whole segment
+		}
+		ms = append(ms, sharedMapping{start: v.start, end: v.end, off: v.off, obj: obj})
+	}
+	if file != nil {
+		file.Close()
+	}
+	if len(ms) == 0 {
+		delete(sm.maps, p.pid)
+	} else {
+		sm.maps[p.pid] = ms
+	}
+	sm.release()
+	return nil
+}
+
+// isDevice tells a mapping of a device (a frame buffer, a GPU's memory)
+// from memory: anonymous shared memory shows as a deleted /dev/zero, POSIX
+// shared memory lives in /dev/shm.
+func isDevice(path string) bool {
+	return strings.HasPrefix(path, "/dev/") && !strings.HasPrefix(path, "/dev/zero") && !strings.HasPrefix(path, "/dev/shm/")
+}
+
+// isRegular reports whether f is a regular file (memfds and the files of
+// anonymous shared memory and SysV segments are).
+func isRegular(f *os.File) bool {
+	var st unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
+}
+
+// release closes the files of objects no process maps any more: a file kept
+// open would keep a deleted file or a memfd alive.
+func (sm *sharedMem) release() {
+	used := map[*sharedObject]bool{}
+	for _, ms := range sm.maps {
+		for _, m := range ms {
+			used[m.obj] = true
+		}
+	}
+	for _, obj := range sm.objects {
+		if !used[obj] && obj.file != nil {
+			obj.file.Close()
+			obj.file = nil
+		}
+	}
+}
+
+// forget drops the mappings of process pid (an exec replaced its address
+// space, or it ended).
+func (sm *sharedMem) forget(pid int) {
+	if sm == nil || len(sm.maps[pid]) == 0 {
+		return
+	}
+	delete(sm.maps, pid)
+	sm.release()
+}
+
+// keyOf identifies an open file.
+func keyOf(f *os.File) (objKey, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return objKey{}, err
+	}
+	return objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}, nil
+}
+
+// bigShared is the amount of shared memory past which the recorder warns
+// that comparing it at every blocking call costs.
+const bigShared = 256 << 20
+
+// mappedBytes is how much shared memory pid maps.
+func (sm *sharedMem) mappedBytes(pid int) uint64 {
+	var n uint64
+	for _, m := range sm.maps[pid] {
+		n += m.end - m.start
+	}
+	return n
+}
+
+// mappingAt returns the shared mapping of pid that holds addr.
+func (sm *sharedMem) mappingAt(pid int, addr uint64) *sharedMapping {
+	ms := sm.maps[pid]
+	i := sort.Search(len(ms), func(i int) bool { return ms[i].end > addr })
+	if i < len(ms) && ms[i].start <= addr {
+		return &ms[i]
+	}
+	return nil
+}
+
+// overlaps reports whether [lo, hi) meets a shared mapping of pid.
+func (sm *sharedMem) overlaps(pid int, lo, hi uint64) bool {
+	for _, m := range sm.maps[pid] {
+		if m.start < hi && lo < m.end {
+			return true
+		}
+	}
+	return false
+}
+
+// objectsOf lists the objects mapped by pid with, for each, the page ranges
+// of the object that are mapped, merged.
+func (sm *sharedMem) objectsOf(pid int, only func(*sharedObject) bool) ([]*sharedObject, map[*sharedObject][][2]uint64) {
+	ranges := map[*sharedObject][][2]uint64{}
+	var objs []*sharedObject
+	for _, m := range sm.maps[pid] {
+		if only != nil && !only(m.obj) {
+			continue
+		}
+		if _, ok := ranges[m.obj]; !ok {
+			objs = append(objs, m.obj)
+		}
+		ranges[m.obj] = append(ranges[m.obj], [2]uint64{m.off / pageSize, (m.off + m.end - m.start + pageSize - 1) / pageSize})
+	}
+	for obj, rs := range ranges {
+		sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
+		merged := rs[:1]
+		for _, r := range rs[1:] {
+			last := &merged[len(merged)-1]
+			if r[0] <= last[1] {
+				last[1] = max(last[1], r[1])
+				continue
+			}
+			merged = append(merged, r)
+		}
+		ranges[obj] = merged
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].id < objs[j].id })
+	return objs, ranges
+}
+
+// check compares the objects p maps (those only accepts, all if nil) with
+// what replay's copies hold, and returns the KindSharedMem events that
+// bring the copies up to date (without Tid).
+func (sm *sharedMem) check(p sharedProc, only func(*sharedObject) bool) ([]*trace.Event, error) {
+	if !sm.tracking(p.pid) {
+		return nil, nil
+	}
+	start := time.Now()
+	defer func() { sm.stats.spent += time.Since(start) }()
+	sm.stats.checks++
+	if sm.buf == nil {
+		sm.buf = make([]byte, 1<<20)
+	}
+	objs, ranges := sm.objectsOf(p.pid, only)
+	var evs []*trace.Event
+	for _, obj := range objs {
+		oevs, err := sm.checkObject(p, obj, ranges[obj])
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, oevs...)
+	}
+	return evs, nil
+}
+
+// checkObject compares the given page ranges of obj.
+func (sm *sharedMem) checkObject(p sharedProc, obj *sharedObject, ranges [][2]uint64) ([]*trace.Event, error) {
+	size := obj.size
+	if obj.file != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(obj.file.Fd()), &st); err != nil {
+			return nil, fmt.Errorf("shared memory %s: %w", obj.path, err)
+		}
+		size = uint64(st.Size)
+	}
+	var mems []trace.Mem
+	resized := size != obj.size
+	if size < obj.size {
+		// Replay's copy shrinks too: what it held past the end is gone.
+		end := (size + pageSize - 1) / pageSize
+		for idx := range obj.pages {
+			if idx >= end {
+				delete(obj.pages, idx)
+			}
+		}
+	}
+	obj.size = size
+	for _, rg := range ranges {
+		for idx := rg[0]; idx < rg[1]; {
+			n := min(rg[1]-idx, uint64(len(sm.buf)/pageSize))
+			buf := sm.buf[:n*pageSize]
+			got := sm.readPages(p, obj, idx, buf)
+			sm.stats.compared += int64(got)
+			for i := uint64(0); i < uint64(got)/pageSize; i++ {
+				page := buf[i*pageSize : (i+1)*pageSize]
+				h := maphash.Bytes(sm.seed, page)
+				old, ok := obj.pages[idx+i]
+				if !ok {
+					old = sm.zero
+				}
+				if h == old {
+					continue
+				}
+				if h == sm.zero {
+					delete(obj.pages, idx+i)
+				} else {
+					obj.pages[idx+i] = h
+				}
+				off := (idx + i) * pageSize
+				if l := len(mems) - 1; l >= 0 && mems[l].Addr+uint64(len(mems[l].Data)) == off && len(mems[l].Data) < maxSharedEvent {
+					mems[l].Data = append(mems[l].Data, page...)
+				} else {
+					mems = append(mems, trace.Mem{Addr: off, Data: bytes.Clone(page)})
+				}
+			}
+			if uint64(got) < n*pageSize {
+				// A page that cannot be read (past the end of the file,
+				// or not mapped any more) is skipped: the program cannot
+				// read it either.
+				idx += uint64(got)/pageSize + 1
+				continue
+			}
+			idx += n
+		}
+	}
+	if len(mems) == 0 && !resized {
+		return nil, nil
+	}
+	var evs []*trace.Event
+	shared := func() *trace.SharedMap { return &trace.SharedMap{Object: obj.id, Size: obj.size, Path: obj.path} }
+	e := &trace.Event{Kind: trace.KindSharedMem, Shared: shared()}
+	var n int
+	for _, m := range mems {
+		if n > 0 && n+len(m.Data) > maxSharedEvent {
+			evs = append(evs, e)
+			e, n = &trace.Event{Kind: trace.KindSharedMem, Shared: shared()}, 0
+		}
+		e.Mem = append(e.Mem, m)
+		n += len(m.Data)
+		sm.stats.wrote += int64(len(m.Data))
+	}
+	return append(evs, e), nil
+}
+
+// readPages reads the pages of obj from page idx into buf (a whole number
+// of pages) and returns how many bytes it could read: through the
+// object's file if it has one (a file's last page is completed with zeros,
+// as a mapping shows it), else through the mappings of p.
+func (sm *sharedMem) readPages(p sharedProc, obj *sharedObject, idx uint64, buf []byte) int {
+	off := idx * pageSize
+	if obj.file != nil {
+		if off >= obj.size {
+			return 0
+		}
+		want := min(uint64(len(buf)), obj.size-off)
+		n, _ := obj.file.ReadAt(buf[:want], int64(off))
+		if uint64(n) < want {
+			return n / pageSize * pageSize
+		}
+		end := (n + pageSize - 1) / pageSize * pageSize
+		clear(buf[n:end])
+		return end
+	}
+	// Through the memory of p: the mapping that holds the first page, as
+	// far as it goes.
+	for _, m := range sm.maps[p.pid] {
+		if m.obj != obj || off < m.off || off >= m.off+(m.end-m.start) {
+			continue
+		}
+		l := min(uint64(len(buf)), m.off+(m.end-m.start)-off)
+		n, _ := p.mem.ReadAt(buf[:l], m.start+(off-m.off))
+		return n / pageSize * pageSize
+	}
+	return 0
+}
+
+// sharedEntry adjusts a system call at its entry: madvise(MADV_FREE) lets
+// the kernel drop the pages whenever it likes, so what they read afterwards
+// depends on the machine's memory pressure. It becomes MADV_COLD, which
+// keeps their contents (one of MADV_FREE's allowed outcomes) and fails in
+// the same cases for anonymous memory; replay emulates it.
+func (r *Recorder) sharedEntry(t *thread, c *syscalls.Call) error {
+	if c.Nr != unix.SYS_MADVISE || int32(c.Args[2]) != syscalls.MadvFree {
+		return nil
+	}
+	regs := t.entry
+	regs[trace.RDX] = madvCold
+	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
+		return fmt.Errorf("madvise(MADV_FREE) as MADV_COLD: %w", err)
+	}
+	return nil
+}
+
+// sharedCheck says which objects to compare after a system call.
+type sharedCheck int
+
+const (
+	checkNone  sharedCheck = iota
+	checkFiles             // the file objects (a path-based truncate)
+	checkFile              // the object of one file (checkKey)
+	checkAll
+)
+
+// sharedSyscall follows the mappings a successful system call changed and
+// fills e with what replay needs (e.Shared for a mapping of a shared
+// object; e.Mem for private file pages madvise dropped). It is called before
+// e is logged; what it returns says what sharedAfter compares once it is.
+func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (sharedCheck, objKey, error) {
+	if t.refused || (c.Ret < 0 && c.Ret >= -4095) {
+		return checkNone, objKey{}, nil
+	}
+	p := r.procOf(t)
+	sm := r.shared
+	chk := checkNone
+	if syscalls.MayBlock(c) {
+		// It may have waited for another process: whatever that process
+		// did to the memory they share is there now.
+		chk = checkAll
+	}
+	switch c.Nr {
+	case unix.SYS_MMAP:
+		addr, length, flags := uint64(c.Ret), c.Args[1], c.Args[3]
+		if flags&unix.MAP_SHARED != 0 { // MAP_SHARED or MAP_SHARED_VALIDATE
+			return checkAll, objKey{}, r.mapShared(t, p, c, e)
+		}
+		if sm.tracking(p.pid) && sm.overlaps(p.pid, addr, addr+length) {
+			return chk, objKey{}, sm.rescan(p, nil) // a private mapping replaced shared ones
+		}
+	case unix.SYS_MREMAP:
+		old, oldLen, newLen := c.Args[0], c.Args[1], c.Args[2]
+		if newLen > oldLen && oldLen > 0 {
+			// The pages a private file mapping grew by read the file.
+			if err := r.filePages(p, uint64(c.Ret)+oldLen, newLen-oldLen, e); err != nil {
+				return chk, objKey{}, err
+			}
+		}
+		if sm.tracking(p.pid) && (sm.overlaps(p.pid, old, old+max(oldLen, 1)) || sm.overlaps(p.pid, uint64(c.Ret), uint64(c.Ret)+newLen)) {
+			return checkAll, objKey{}, sm.rescan(p, nil)
+		}
+	case unix.SYS_MUNMAP:
+		if sm.tracking(p.pid) && sm.overlaps(p.pid, c.Args[0], c.Args[0]+c.Args[1]) {
+			return chk, objKey{}, sm.rescan(p, nil)
+		}
+	case unix.SYS_SHMAT:
+		return checkAll, objKey{}, r.mapShared(t, p, c, e)
+	case unix.SYS_SHMDT:
+		if m := r.sharedMem().mappingAt(p.pid, c.Args[0]); m != nil {
+			e.Shared = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+		}
+		return chk, objKey{}, r.sharedMem().rescan(p, nil)
+	case unix.SYS_MADVISE:
+		if a := int32(c.Args[2]); a == madvDontneed || a == madvDontneedLocked {
+			// The dropped pages of a private file mapping read the file again.
+			return chk, objKey{}, r.filePages(p, c.Args[0], c.Args[1], e)
+		}
+	}
+	if !sm.tracking(p.pid) || chk == checkAll {
+		return chk, objKey{}, nil
+	}
+	// A call that writes a file the program maps: its pages changed.
+	fd := -1
+	switch c.Nr {
+	case unix.SYS_PWRITE64, unix.SYS_PWRITEV, unix.SYS_PWRITEV2, unix.SYS_FTRUNCATE, unix.SYS_FALLOCATE,
+		unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_SENDFILE:
+		fd = int(int32(c.Args[0]))
+	case unix.SYS_COPY_FILE_RANGE, unix.SYS_SPLICE:
+		fd = int(int32(c.Args[2]))
+	case unix.SYS_TEE:
+		fd = int(int32(c.Args[1]))
+	case unix.SYS_OPEN, unix.SYS_CREAT:
+		if c.Nr == unix.SYS_CREAT || c.Args[1]&unix.O_TRUNC != 0 {
+			fd = int(c.Ret)
+		}
+	case unix.SYS_OPENAT:
+		if c.Args[2]&unix.O_TRUNC != 0 {
+			fd = int(c.Ret)
+		}
+	case unix.SYS_OPENAT2:
+		var how [8]byte // struct open_how starts with the flags
+		if _, err := p.mem.ReadAt(how[:], c.Args[2]); err != nil || how[1]&(unix.O_TRUNC>>8) != 0 {
+			fd = int(c.Ret)
+		}
+	case unix.SYS_TRUNCATE:
+		return checkFiles, objKey{}, nil
+	}
+	if fd < 0 {
+		return chk, objKey{}, nil
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", t.tid, fd), &st); err != nil {
+		return chk, objKey{}, nil
+	}
+	key := objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}
+	if sm.objects[key] == nil {
+		return chk, objKey{}, nil
+	}
+	return checkFile, key, nil
+}
+
+// mapShared follows a new shared mapping (mmap MAP_SHARED, shmat): e.Shared
+// names its object, which replay maps there.
+func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace.Event) error {
+	sm := r.sharedMem()
+	var file *os.File
+	if c.Nr == unix.SYS_MMAP && c.Args[3]&unix.MAP_ANONYMOUS == 0 {
+		fd := int(int32(c.Args[4]))
+		path := fmt.Sprintf("/proc/%d/fd/%d", t.tid, fd)
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); err != nil {
+			return fmt.Errorf("shared mapping of fd %d: %w", fd, err)
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFREG:
+			// Opened anew rather than shared with the program: a lock
+			// on its open file must not outlive the program's close.
+			if f, err := os.Open(path); err == nil {
+				file = f
+			}
+		case unix.S_IFCHR:
+			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
+				r.warnOnce(-unix.SYS_MMAP, "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
+				return nil
+			}
+		}
+	}
+	if err := sm.rescan(p, file); err != nil {
+		return err
+	}
+	if total := sm.mappedBytes(p.pid); total > bigShared {
+		r.warnOnce(-unix.SYS_SHMAT, "rewind: warning: %d MiB of shared memory mapped at event %d: every blocking system call compares it, which slows the recording\n", total>>20, r.w.Events())
+	}
+	m := sm.mappingAt(p.pid, uint64(c.Ret))
+	if m == nil {
+		return fmt.Errorf("%s at %#x: no shared mapping there in /proc/%d/maps", syscalls.Name(c.Nr), uint64(c.Ret), p.pid)
+	}
+	if m.obj.file != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(m.obj.file.Fd()), &st); err == nil {
+			m.obj.size = uint64(st.Size)
+		}
+	}
+	e.Shared = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+	return nil
+}
+
+// filePages logs with e the pages of private file mappings in [addr,
+// addr+length) that are not zero: they read the file (after an
+// madvise(MADV_DONTNEED) dropped them, or an mremap grew the mapping), but
+// replay rebuilt such mappings as anonymous memory, whose pages read zero.
+func (r *Recorder) filePages(p sharedProc, addr, length uint64, e *trace.Event) error {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", p.pid))
+	if err != nil {
+		return fmt.Errorf("madvise: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	end := addr + length
+	page := make([]byte, pageSize)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[4] == "0" || len(fields[1]) < 4 || fields[1][3] != 'p' || strings.HasPrefix(fields[5], "[") {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		start, _ := strconv.ParseUint(lo, 16, 64)
+		stop, _ := strconv.ParseUint(hi, 16, 64)
+		for a := max(start, addr&^(pageSize-1)); a < min(stop, end); a += pageSize {
+			n, _ := p.mem.ReadAt(page, a)
+			if n < pageSize || isZero(page) {
+				continue
+			}
+			e.Mem = append(e.Mem, trace.Mem{Addr: a, Data: bytes.Clone(page)})
+		}
+	}
+	return sc.Err()
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedAfter compares what chk names, after the event that asked for it
+// was logged, and logs the changes on thread t.
+func (r *Recorder) sharedAfter(t *thread, chk sharedCheck, key objKey) error {
+	var only func(*sharedObject) bool
+	switch chk {
+	case checkNone:
+		return nil
+	case checkFiles:
+		only = func(o *sharedObject) bool { return !o.key.sysv && o.file != nil }
+	case checkFile:
+		only = func(o *sharedObject) bool { return o.key == key }
+	}
+	return r.syncShared(t, r.procOf(t), only)
+}
+
+// syncShared compares the objects p maps and logs the changes on thread t.
+// The scheduler calls it where memory other processes write becomes
+// visible to t: a switch from another process of the tree.
+func (r *Recorder) syncShared(t *thread, p sharedProc, only func(*sharedObject) bool) error {
+	evs, err := r.shared.check(p, only)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		e.Tid = int32(t.tid)
+		if err := r.log(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedOnEvent follows the events logged outside system calls: an exec
+// empties the process's address space; a signal or a preemption is a point
+// where the thread may have been waiting for another process.
+func (r *Recorder) sharedOnEvent(e *trace.Event) error {
+	if r.shared == nil {
+		return nil
+	}
+	if debug && (e.Kind == trace.KindExit || e.Kind == trace.KindEnd) {
+		fmt.Fprintln(os.Stderr, "rec:", r.shared.report())
+	}
+	t := r.threads[int(e.Tid)]
+	if t == nil {
+		return nil
+	}
+	switch e.Kind {
+	case trace.KindExec:
+		r.shared.forget(r.procOf(t).pid)
+	case trace.KindSignal, trace.KindPreempt:
+		return r.syncShared(t, r.procOf(t), nil)
+	}
+	return nil
+}
+
+// sharedReport describes what the tracker cost, for REWIND_DEBUG.
+func (sm *sharedMem) report() string {
+	if sm == nil {
+		return ""
+	}
+	return fmt.Sprintf("shared memory: %d objects, %d checks compared %d KiB in %v, logged %d KiB",
+		len(sm.objects), sm.stats.checks, sm.stats.compared>>10, sm.stats.spent, sm.stats.wrote>>10)
+}
