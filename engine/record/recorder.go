@@ -114,6 +114,11 @@ type thread struct {
 	restartNr int  // the call restart_syscall would resume
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 
+	// refusedRet is the result of a call refused at its entry.
+	refusedRet int64
+	// tscSigsegv: the program asked for PR_TSC_SIGSEGV (see tsc.go).
+	tscSigsegv bool
+
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
 	// ran any instruction, so it is delivered there and logged.
@@ -542,7 +547,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 		}
 		child := int(msg)
 		if st.Event == unix.PTRACE_EVENT_CLONE {
-			nt := &thread{tid: child, state: parked, park: parkResume, birth: true}
+			nt := &thread{tid: child, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv}
 			r.threads[child] = nt
 			if p, ok := r.pending[child]; ok {
 				delete(r.pending, child)

@@ -60,23 +60,11 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	raw := callOf(&t.entry)
 	t.nr = raw.Nr
 	c := t.effective(raw)
-	spec, known := syscalls.Lookup(c.Nr)
-	if !known && !r.warned[c.Nr] {
-		r.warned[c.Nr] = true
-		fmt.Fprintf(r.opts.Warn, "rewind: warning: system call %d (%s) at event %d is not supported; replay will stop there\n",
-			c.Nr, syscalls.Name(c.Nr), r.w.Events())
-	}
-	if known {
-		if spec.Policy == syscalls.Refuse {
-			// Skip it in the kernel: the thread sees -ENOSYS and falls back.
-			t.refused = true
-			regs := t.entry
-			regs[trace.OrigRAX] = ^uint64(0)
-			if err := ptrace.SetRegs(t.tid, &regs); err != nil {
-				return fmt.Errorf("refuse %s: %w", syscalls.Name(c.Nr), err)
-			}
+	if _, known := syscalls.Lookup(c.Nr); known {
+		if err := r.refuseAtEntry(t, &c); err != nil {
+			return err
 		}
-		if ranges, err := syscalls.InputRanges(&c, r.mem); err == nil {
+		if ranges, err := syscalls.InputRanges(&c, r.tracee(t)); err == nil {
 			t.in = r.readRanges(ranges, t.in)
 		}
 		switch c.Nr {
@@ -166,6 +154,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
 		return err
 	}
+	if err := r.completeSkipped(t, &exit); err != nil {
+		return err
+	}
 	e := &trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
 	if t.split {
 		e.Kind = trace.KindSyscallExit
@@ -174,8 +165,8 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	c := t.effective(callOf(&t.entry))
 	c.Ret = int64(exit[trace.RAX])
 	r.forgetStreams(c.Nr)
-	if _, known := syscalls.Lookup(c.Nr); !known {
-		e.Flags |= trace.FlagUnsupported
+	if err := r.tscExit(t, &c); err != nil {
+		return err
 	}
 	t.restartNr = 0
 	if c.Ret == errRestartBlock {
@@ -183,6 +174,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	}
 	if err := r.captureOutputs(t, &c, e); err != nil {
 		return err
+	}
+	if why := syscalls.WhyUnsupported(&c); why != "" {
+		r.markUnsupported(&c, e, why)
 	}
 	if err := r.log(e); err != nil {
 		return err
@@ -207,9 +201,11 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 	if t.refused {
 		return nil
 	}
-	ranges, err := syscalls.OutputRanges(c, r.mem)
-	if err == nil {
-		e.Mem = r.readRanges(ranges, nil)
+	ranges, err := syscalls.OutputRanges(c, r.tracee(t))
+	e.Mem = r.readRanges(ranges, nil)
+	if err != nil && !syscalls.Failed(c) {
+		// What it wrote is unknown: replay could not go on faithfully.
+		r.markUnsupported(c, e, "rewind could not tell what it wrote: "+err.Error())
 	}
 	ok := c.Ret >= 0 || c.Ret < -4095
 	switch c.Nr {
