@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -189,6 +190,11 @@ func (r *Recorder) finishSyscall(t *thread) error {
 				return fmt.Errorf("trap rdtsc/cpuid: %w", err)
 			}
 		}
+	}
+	if c.Nr == unix.SYS_SCHED_YIELD && len(r.ready) > 0 {
+		// What sched_yield asks for: let the others run now, rather than
+		// spin through the rest of the slice.
+		t.sliceStart = time.Time{}
 	}
 	if switched, err := r.yield(t); switched || err != nil {
 		return err
