@@ -31,9 +31,9 @@ func init() {
 	}
 }
 
-// Lookup returns the full description of system call nr. Calls that only
-// have a name report false, so the recorder can flag them as unsupported
-// rather than guess at the memory they write.
+// Lookup returns the description of system call nr. Numbers without one
+// (unassigned, or newer than this table) report false: their successes are
+// flagged unsupported rather than guessed at (see WhyUnsupported).
 func Lookup(nr int) (*Spec, bool) {
 	if nr < 0 || nr >= len(byNr) || byNr[nr] == nil {
 		return nil, false
