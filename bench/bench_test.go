@@ -200,6 +200,29 @@ func BenchmarkForkHeavy(b *testing.B) {
 	b.ReportMetric(float64(events), "events")
 }
 
+// BenchmarkYieldHandoff: two threads pass a token 200 times, each waiting
+// in a sched_yield loop. The recorder switches threads at a sched_yield when
+// another is ready, instead of letting the yielding thread spin out its
+// slice: events per hand-off is the measure.
+func BenchmarkYieldHandoff(b *testing.B) {
+	prog := build(b, "yield")
+	args := []string{"200"}
+	out := filepath.Join(b.TempDir(), "yield.rwd")
+	var nat, rec, rep time.Duration
+	var events int64
+	for i := 0; i < b.N; i++ {
+		nat += native(b, prog, args)
+		d, n := recordRun(b, prog, args, out)
+		rec += d
+		events = n
+		rep += replayRun(b, out)
+	}
+	b.ReportMetric(float64(events)/200, "events/handoff")
+	b.ReportMetric(float64(rec.Milliseconds())/float64(b.N), "record-ms")
+	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+}
+
 // BenchmarkReverseStepiNearEnd: a recording of about 10 s of native run time
 // with 100k events; after replaying to the end once (which takes the
 // checkpoints), each iteration goes back one instruction from the end.

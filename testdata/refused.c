@@ -1,6 +1,6 @@
 // refused: system calls Rewind answers itself. io_uring_setup and rseq must
-// see ENOSYS (in recording and replay alike); sysfs is not in the table, so
-// recording warns and replay stops there.
+// see ENOSYS (in recording and replay alike); with an argument, sysfs, a call
+// few programs make, replays by its recorded result.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

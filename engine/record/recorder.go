@@ -116,6 +116,11 @@ type thread struct {
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 	forked    int  // the child process the current call created (0: none)
 
+	// refusedRet is the result of a call refused at its entry.
+	refusedRet int64
+	// tscSigsegv: the program asked for PR_TSC_SIGSEGV (see tsc.go).
+	tscSigsegv bool
+
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
 	// ran any instruction, so it is delivered there and logged.
@@ -561,7 +566,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			p = r.newProcess(child, t.proc.pid)
 			t.forked = child
 		}
-		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true}
+		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv}
 		r.threads[child] = nt
 		if pst, ok := r.pending[child]; ok {
 			delete(r.pending, child)

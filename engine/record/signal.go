@@ -118,7 +118,7 @@ const (
 // answer (cpuid's masked) and logs it for replay.
 func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	var insn [3]byte
-	if n, _ := t.proc.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 {
+	if n, _ := t.proc.mem.ReadAt(insn[:], regs[trace.RIP]); n < 2 || programTrapsTSC(t, insn[:]) {
 		return false, nil
 	}
 	e := &trace.Event{Kind: trace.KindRdtsc, Tid: int32(t.tid), Regs: *regs}

@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -60,23 +61,11 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	raw := callOf(&t.entry)
 	t.nr = raw.Nr
 	c := t.effective(raw)
-	spec, known := syscalls.Lookup(c.Nr)
-	if !known && !r.warned[c.Nr] {
-		r.warned[c.Nr] = true
-		fmt.Fprintf(r.opts.Warn, "rewind: warning: system call %d (%s) at event %d is not supported; replay will stop there\n",
-			c.Nr, syscalls.Name(c.Nr), r.w.Events())
-	}
-	if known {
-		if spec.Policy == syscalls.Refuse {
-			// Skip it in the kernel: the thread sees -ENOSYS and falls back.
-			t.refused = true
-			regs := t.entry
-			regs[trace.OrigRAX] = ^uint64(0)
-			if err := ptrace.SetRegs(t.tid, &regs); err != nil {
-				return fmt.Errorf("refuse %s: %w", syscalls.Name(c.Nr), err)
-			}
+	if _, known := syscalls.Lookup(c.Nr); known {
+		if err := r.refuseAtEntry(t, &c); err != nil {
+			return err
 		}
-		if ranges, err := syscalls.InputRanges(&c, t.proc.mem); err == nil {
+		if ranges, err := syscalls.InputRanges(&c, r.tracee(t)); err == nil {
 			t.in = readRanges(t.proc.mem, ranges, t.in)
 		}
 		switch c.Nr {
@@ -171,6 +160,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
 		return err
 	}
+	if err := r.completeSkipped(t, &exit); err != nil {
+		return err
+	}
 	e := &trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
 	if t.split {
 		e.Kind = trace.KindSyscallExit
@@ -179,8 +171,8 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	c := t.effective(callOf(&t.entry))
 	c.Ret = int64(exit[trace.RAX])
 	r.forgetStreams(c.Nr)
-	if _, known := syscalls.Lookup(c.Nr); !known {
-		e.Flags |= trace.FlagUnsupported
+	if err := r.tscExit(t, &c); err != nil {
+		return err
 	}
 	t.restartNr = 0
 	if c.Ret == errRestartBlock {
@@ -188,6 +180,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	}
 	if err := r.captureOutputs(t, &c, e); err != nil {
 		return err
+	}
+	if why := syscalls.WhyUnsupported(&c); why != "" {
+		r.markUnsupported(&c, e, why)
 	}
 	chk, key, err := r.sharedSyscall(t, &c, e)
 	if err != nil {
@@ -208,6 +203,11 @@ func (r *Recorder) finishSyscall(t *thread) error {
 			}
 		}
 	}
+	if c.Nr == unix.SYS_SCHED_YIELD && len(r.ready) > 0 {
+		// What sched_yield asks for: let the others run now, rather than
+		// spin through the rest of the slice.
+		t.sliceStart = time.Time{}
+	}
 	if switched, err := r.yield(t); switched || err != nil {
 		return err
 	}
@@ -219,9 +219,11 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 	if t.refused {
 		return nil
 	}
-	ranges, err := syscalls.OutputRanges(c, t.proc.mem)
-	if err == nil {
-		e.Mem = readRanges(t.proc.mem, ranges, nil)
+	ranges, err := syscalls.OutputRanges(c, r.tracee(t))
+	e.Mem = readRanges(t.proc.mem, ranges, nil)
+	if err != nil && !syscalls.Failed(c) {
+		// What it wrote is unknown: replay could not go on faithfully.
+		r.markUnsupported(c, e, "rewind could not tell what it wrote: "+err.Error())
 	}
 	ok := c.Ret >= 0 || c.Ret < -4095
 	switch c.Nr {

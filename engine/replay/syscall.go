@@ -60,8 +60,7 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		return err
 	}
 	if e.Flags&trace.FlagUnsupported != 0 {
-		return fmt.Errorf("system call %d (%s) is not supported by rewind yet; the recording warned about it",
-			e.Syscall, syscalls.Name(int(e.Syscall)))
+		return unsupported(e, &e.Regs)
 	}
 	c := callOf(&e.Regs)
 	policy, noFailure := syscalls.Emulate, false
@@ -133,6 +132,10 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		var entry trace.Regs
 		if err := ptrace.GetRegs(t.real, &entry); err != nil {
 			return err
+		}
+		if e.Flags&trace.FlagUnsupported != 0 {
+			t.atEntry = true
+			return unsupported(e, &entry)
 		}
 		return s.finishEmulated(t, e, &entry)
 	}

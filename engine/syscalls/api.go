@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"syscall"
 )
 
 var (
@@ -30,9 +31,9 @@ func init() {
 	}
 }
 
-// Lookup returns the full description of system call nr. Calls that only
-// have a name report false, so the recorder can flag them as unsupported
-// rather than guess at the memory they write.
+// Lookup returns the description of system call nr. Numbers without one
+// (unassigned, or newer than this table) report false: their successes are
+// flagged unsupported rather than guessed at (see WhyUnsupported).
 func Lookup(nr int) (*Spec, bool) {
 	if nr < 0 || nr >= len(byNr) || byNr[nr] == nil {
 		return nil, false
@@ -64,11 +65,14 @@ func Name(nr int) string {
 // Count returns how many calls have a full description.
 func Count() int { return len(table) }
 
-// PolicyFor refines s.Policy with the arguments: a clone that creates a
-// thread must really happen in replay, while a clone that creates a process
-// (fork-like, or posix_spawn's CLONE_VM|CLONE_VFORK) is emulated because the
-// child runs unrecorded; madvise(MADV_FREE) is emulated (see MadvFree).
+// PolicyFor refines s.Policy with the arguments (Spec.PolicyOf): a clone
+// that creates a thread must really happen in replay, while a clone that
+// creates a process is emulated (replay forks for real only the children
+// it runs); madvise(MADV_FREE) is emulated (see MadvFree).
 func (s *Spec) PolicyFor(c *Call) Policy {
+	if s.PolicyOf != nil {
+		return s.PolicyOf(c)
+	}
 	switch s.Name {
 	case "clone":
 		if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
@@ -81,6 +85,56 @@ func (s *Spec) PolicyFor(c *Call) Policy {
 		}
 	}
 	return s.Policy
+}
+
+// Failed reports whether the call returned an error (-4095..-1) that is a
+// failure: rt_sigreturn's "result" is the restored rax, whatever it is.
+func Failed(c *Call) bool {
+	if c.Ret >= 0 || c.Ret < -4095 {
+		return false
+	}
+	s, ok := Lookup(c.Nr)
+	return !ok || !s.NoFailure
+}
+
+// WhyUnsupported says why replay cannot reproduce call c, which returned
+// c.Ret, or "" when it can. Every failure can be replayed, whatever the
+// call or number: it is emulated with its error, and the failures that
+// write memory (an interrupted sleep, capget's EINVAL, a BPF verifier log)
+// have output rules. A success cannot when the number is unknown, the call
+// is marked Unsupported, or its form is (Spec.UnsupportedForm).
+func WhyUnsupported(c *Call) string {
+	if Failed(c) {
+		return ""
+	}
+	s, ok := Lookup(c.Nr)
+	switch {
+	case !ok:
+		return "rewind does not know this call"
+	case s.Policy == Unsupported:
+		return s.Why
+	case s.UnsupportedForm != nil:
+		return s.UnsupportedForm(c)
+	}
+	return ""
+}
+
+// Refusal says whether the recorder must keep the kernel from executing
+// call c (its entry seen, its result not yet known) and what error the
+// program then gets: ENOSYS for the calls refused whole (io_uring, rseq),
+// another errno and a reason to tell the user for a refused form (see
+// Spec.RefuseForm). m may be a Prober.
+func Refusal(c *Call, m Memory) (syscall.Errno, string) {
+	s, ok := Lookup(c.Nr)
+	switch {
+	case !ok:
+		return 0, ""
+	case s.Policy == Refuse:
+		return syscall.ENOSYS, ""
+	case s.RefuseForm != nil:
+		return s.RefuseForm(c, m)
+	}
+	return 0, ""
 }
 
 // MayBlock reports whether the call may wait for another thread or the

@@ -58,6 +58,16 @@ func fcntlBlocks(c *Call) bool {
 	return cmd == 7 || cmd == 38 // F_SETLKW, F_OFD_SETLKW
 }
 
+// clonePolicy: a clone that creates a thread must really happen in replay,
+// while one that creates a process (fork-like, or posix_spawn's
+// CLONE_VM|CLONE_VFORK) is emulated because the child runs unrecorded.
+func clonePolicy(c *Call) Policy {
+	if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
+		return Reexec
+	}
+	return Emulate
+}
+
 // cloneBlocks: with CLONE_VFORK the parent sleeps until the child execs or
 // exits (posix_spawn).
 func cloneBlocks(c *Call) bool { return c.Args[0]&cloneVfork != 0 }
@@ -133,21 +143,6 @@ func ioctlOut(c *Call, m Memory) ([]Range, error) {
 	}
 	if req>>30&2 != 0 { // _IOC_READ: the kernel fills _IOC_SIZE bytes
 		return span(arg, uint64(req>>16&0x3fff)), nil
-	}
-	return nil, nil
-}
-
-func prctlOut(c *Call, _ Memory) ([]Range, error) {
-	if c.Ret < 0 {
-		return nil, nil
-	}
-	switch uint32(c.Args[0]) { // int option: the upper half is not the kernel's
-	case 2, 5, 19, 25, 37: // PR_GET_PDEATHSIG, _UNALIGN, _ENDIAN, _TSC, _CHILD_SUBREAPER
-		return span(c.Args[1], 4), nil
-	case 16: // PR_GET_NAME
-		return span(c.Args[1], 16), nil
-	case 40: // PR_GET_TID_ADDRESS
-		return span(c.Args[1], 8), nil
 	}
 	return nil, nil
 }

@@ -4,6 +4,8 @@
 // replay policy (emulate or re-execute).
 package syscalls
 
+import "syscall"
+
 // Policy says how replay treats a system call.
 type Policy uint8
 
@@ -17,6 +19,10 @@ const (
 	// Refuse: the call answers ENOSYS in recording and replay, so libraries
 	// fall back to something recordable (io_uring, rseq, clone3).
 	Refuse
+	// Unsupported: the call is named and decoded but rewind cannot reproduce
+	// it once it succeeded (Spec.Why says why). The recorder warns and
+	// replay stops there; a failure is emulated like any other.
+	Unsupported
 )
 
 // ArgType says how to decode an argument for display.
@@ -91,4 +97,36 @@ type Spec struct {
 	// left nothing to replay: rt_sigreturn "returns" the restored rax and
 	// rt_sigsuspend always returns EINTR after running a handler.
 	NoFailure bool
+	// PolicyOf refines Policy by the arguments (a clone that makes a
+	// thread, a prctl that names a mapping). Nil: Policy.
+	PolicyOf func(c *Call) Policy
+	// Why says why an Unsupported call cannot be replayed.
+	Why string
+	// UnsupportedForm, when set, names the successful forms of an otherwise
+	// supported call that rewind cannot replay (a bpf command without an
+	// output rule): it returns why, or "" for a supported form.
+	UnsupportedForm func(c *Call) string
+	// RefuseForm, when set, names the forms the recorder must not let the
+	// kernel execute (an attach of another process, a mapping of a perf
+	// ring buffer): it returns the error the call then fails with, in
+	// recording and replay, and why; zero for a form that may run. m may be
+	// a Prober.
+	RefuseForm func(c *Call, m Memory) (syscall.Errno, string)
+}
+
+// Prober is what an output rule may ask of the recorder when a call's
+// arguments and memory do not say what it wrote: the size of a semaphore
+// set for semctl(GETALL), the sizes of a BPF map's keys and values, what a
+// descriptor is. Only the recorder provides it, with the tracee stopped at
+// the call's exit; rules that need it fail without it.
+type Prober interface {
+	// Probe makes system call nr in the tracee with size bytes of scratch
+	// memory of the tracee: build receives its address and returns the
+	// arguments and the scratch's first bytes (the rest is zero). Probe
+	// returns the call's result and the scratch memory afterwards, and
+	// leaves the tracee as it was.
+	Probe(nr int, size int, build func(scratch uint64) (args [6]uint64, init []byte)) (int64, []byte, error)
+	// FdTarget returns what the tracee's descriptor fd is, as
+	// /proc/PID/fd shows it ("anon_inode:bpf-map", "/etc/passwd").
+	FdTarget(fd int) (string, error)
 }

@@ -121,9 +121,6 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s has %d args", s.Name, len(s.Args))
 		}
 	}
-	if _, ok := Lookup(nr(t, "ptrace")); ok {
-		t.Error("ptrace should have a name only")
-	}
 	if _, ok := ByName("nosuchcall"); ok {
 		t.Error("ByName found nosuchcall")
 	}

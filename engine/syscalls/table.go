@@ -175,7 +175,7 @@ var table = []Spec{
 	{Name: "getsockopt", Args: args(aSock, Arg{"level", Int}, Arg{"optname", Int}, Arg{"optval", Ptr}, Arg{"optlen", Ptr}), Outputs: outs(optOut(3, 4))},
 
 	// Memory. Re-executed: replay must rebuild the same address space.
-	{Name: "mmap", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, Arg{"prot", Prot}, Arg{"flags", MapFlags}, aFd, Arg{"offset", Hex}), Policy: Reexec},
+	{Name: "mmap", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, Arg{"prot", Prot}, Arg{"flags", MapFlags}, aFd, Arg{"offset", Hex}), Policy: Reexec, RefuseForm: mmapRefuse},
 	{Name: "mprotect", Args: args(Arg{"addr", Ptr}, Arg{"len", Uint}, Arg{"prot", Prot}), Policy: Reexec},
 	{Name: "munmap", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}), Policy: Reexec},
 	{Name: "brk", Args: args(Arg{"brk", Ptr}), Policy: Reexec},
@@ -208,7 +208,7 @@ var table = []Spec{
 	{Name: "process_vm_writev", Args: args(aPid, Arg{"local_iov", Ptr}, Arg{"liovcnt", Uint}, Arg{"remote_iov", Ptr}, Arg{"riovcnt", Uint}, aFlags)},
 
 	// Processes and threads.
-	{Name: "clone", Args: args(aFlags, Arg{"stack", Ptr}, Arg{"parent_tid", Ptr}, Arg{"child_tid", Ptr}, Arg{"tls", Ptr}), Policy: Reexec, Blocks: cloneBlocks, Outputs: cloneOut},
+	{Name: "clone", Args: args(aFlags, Arg{"stack", Ptr}, Arg{"parent_tid", Ptr}, Arg{"child_tid", Ptr}, Arg{"tls", Ptr}), Policy: Reexec, PolicyOf: clonePolicy, Blocks: cloneBlocks, Outputs: cloneOut},
 	{Name: "clone3", Args: args(Arg{"cl_args", Ptr}, Arg{"size", Uint}), Policy: Refuse},
 	{Name: "fork", Args: args()},
 	{Name: "vfork", Args: args(), Blocks: always},
@@ -223,7 +223,7 @@ var table = []Spec{
 	{Name: "get_robust_list", Args: args(aPid, Arg{"head_ptr", Ptr}, Arg{"len_ptr", Ptr}), Outputs: outs(fixed(1, 8), fixed(2, 8))},
 	{Name: "rseq", Args: args(Arg{"rseq", Ptr}, Arg{"rseq_len", Uint}, aFlags, Arg{"sig", Hex}), Policy: Refuse},
 	{Name: "arch_prctl", Args: args(Arg{"code", Hex}, Arg{"addr", Hex}), Policy: Reexec, Outputs: archOut},
-	{Name: "prctl", Args: args(Arg{"option", Int}, Arg{"arg2", Hex}, Arg{"arg3", Hex}, Arg{"arg4", Hex}, Arg{"arg5", Hex}), Outputs: prctlOut},
+	{Name: "prctl", Args: args(Arg{"option", Int}, Arg{"arg2", Hex}, Arg{"arg3", Hex}, Arg{"arg4", Hex}, Arg{"arg5", Hex}), PolicyOf: prctlPolicy, Outputs: outs(prctlOut), UnsupportedForm: prctlUnsupported},
 	{Name: "seccomp", Args: args(Arg{"operation", Int}, aFlags, Arg{"args", Ptr}), Outputs: outs(when(seccompNotifSizes, fixed(2, 6)))},
 	{Name: "personality", Args: args(Arg{"persona", Hex})},
 	{Name: "unshare", Args: args(aFlags)},
@@ -334,9 +334,11 @@ var table = []Spec{
 	{Name: "semget", Args: args(Arg{"key", Hex}, Arg{"nsems", Int}, Arg{"semflg", Hex})},
 	{Name: "semop", Args: args(Arg{"semid", Int}, Arg{"sops", Ptr}, Arg{"nsops", Uint}), Blocks: always},
 	{Name: "semtimedop", Args: args(Arg{"semid", Int}, Arg{"sops", Ptr}, Arg{"nsops", Uint}, Arg{"timeout", Ptr}), Blocks: always},
+	{Name: "semctl", Args: args(Arg{"semid", Int}, Arg{"semnum", Int}, Arg{"cmd", Int}, Arg{"arg", Ptr}), Outputs: outs(semctlOut)},
 	{Name: "msgget", Args: args(Arg{"key", Hex}, Arg{"msgflg", Hex})},
-	{Name: "msgsnd", Args: args(Arg{"msqid", Int}, Arg{"msgp", Ptr}, Arg{"msgsz", Uint}, Arg{"msgflg", Hex}), Blocks: always},
-	{Name: "msgrcv", Args: args(Arg{"msqid", Int}, Arg{"msgp", Ptr}, Arg{"msgsz", Uint}, Arg{"msgtyp", Int}, Arg{"msgflg", Hex}), Blocks: always, Outputs: outs(retPlus(1, 8))},
+	{Name: "msgsnd", Args: args(Arg{"msqid", Int}, Arg{"msgp", Ptr}, Arg{"msgsz", Uint}, Arg{"msgflg", Hex}), Blocks: msgFlagBlocks(3)},
+	{Name: "msgrcv", Args: args(Arg{"msqid", Int}, Arg{"msgp", Ptr}, Arg{"msgsz", Uint}, Arg{"msgtyp", Int}, Arg{"msgflg", Hex}), Blocks: msgFlagBlocks(4), Outputs: outs(retPlus(1, 8))},
+	{Name: "msgctl", Args: args(Arg{"msqid", Int}, Arg{"cmd", Int}, Arg{"buf", Ptr}), Outputs: outs(msgctlOut)},
 	{Name: "mq_open", Args: args(Arg{"name", Path}, Arg{"oflag", OpenFlags}, aMode, Arg{"attr", Ptr}), Inputs: ins(path(0))},
 	{Name: "mq_unlink", Args: args(Arg{"name", Path}), Inputs: ins(path(0))},
 	{Name: "mq_timedsend", Args: args(Arg{"mqdes", Fd}, Arg{"msg_ptr", Buf}, Arg{"msg_len", Uint}, Arg{"msg_prio", Uint}, Arg{"abs_timeout", Ptr}), Blocks: always, Inputs: ins(bufIn(1, 2))},
@@ -344,9 +346,123 @@ var table = []Spec{
 	{Name: "mq_notify", Args: args(Arg{"mqdes", Fd}, Arg{"sevp", Ptr})},
 	{Name: "mq_getsetattr", Args: args(Arg{"mqdes", Fd}, Arg{"newattr", Ptr}, Arg{"oldattr", Ptr}), Outputs: outs(fixed(2, 64))},
 
+	// Mounts and namespaces: their effects are outside the process, and
+	// what reaches it (files, ids) comes through other, recorded calls.
+	// chroot is re-executed like chdir, for the paths an execve resolves.
+	{Name: "mount", Args: args(Arg{"source", Path}, Arg{"target", Path}, Arg{"filesystemtype", Path}, Arg{"mountflags", Hex}, Arg{"data", Ptr}), Inputs: ins(path(0), path(1), path(2))},
+	{Name: "umount2", Args: args(Arg{"target", Path}, aFlags), Inputs: ins(path(0))},
+	{Name: "pivot_root", Args: args(Arg{"new_root", Path}, Arg{"put_old", Path}), Inputs: ins(path(0), path(1))},
+	{Name: "chroot", Args: args(aPath), Policy: Reexec, Inputs: ins(path(0))},
+	{Name: "open_tree", Args: args(aDirfd, aPath, aFlags), Inputs: ins(path(1))},
+	{Name: "open_tree_attr", Args: args(aDirfd, aPath, aFlags, Arg{"uattr", Ptr}, Arg{"usize", Uint}), Inputs: ins(path(1))},
+	{Name: "move_mount", Args: args(Arg{"from_dirfd", Fd}, Arg{"from_path", Path}, Arg{"to_dirfd", Fd}, Arg{"to_path", Path}, aFlags), Inputs: ins(path(1), path(3))},
+	{Name: "fsopen", Args: args(Arg{"fsname", Path}, aFlags), Inputs: ins(path(0))},
+	{Name: "fsconfig", Args: args(aFd, Arg{"cmd", Int}, Arg{"key", Path}, Arg{"value", Ptr}, Arg{"aux", Int})},
+	{Name: "fsmount", Args: args(aFd, aFlags, Arg{"attr_flags", Hex})},
+	{Name: "fspick", Args: args(aDirfd, aPath, aFlags), Inputs: ins(path(1))},
+	{Name: "mount_setattr", Args: args(aDirfd, aPath, aFlags, Arg{"uattr", Ptr}, Arg{"usize", Uint}), Inputs: ins(path(1))},
+	{Name: "statmount", Args: args(Arg{"req", Ptr}, Arg{"buf", Ptr}, Arg{"bufsize", Uint}, aFlags), Outputs: outs(argSize(1, 2))},
+	{Name: "listmount", Args: args(Arg{"req", Ptr}, Arg{"mnt_ids", Ptr}, Arg{"nr_mnt_ids", Uint}, aFlags), Outputs: outs(retTimes(1, 8))},
+	{Name: "listns", Args: args(Arg{"req", Ptr}, Arg{"ns_ids", Ptr}, Arg{"nr_ns_ids", Uint}, aFlags), Outputs: outs(retTimes(1, 8))},
+	{Name: "quotactl", Args: args(Arg{"cmd", Hex}, Arg{"special", Path}, Arg{"id", Int}, Arg{"addr", Ptr}), Outputs: outs(quotactlOut(0)), Inputs: ins(path(1))},
+	{Name: "quotactl_fd", Args: args(aFd, Arg{"cmd", Hex}, Arg{"id", Int}, Arg{"addr", Ptr}), Outputs: outs(quotactlOut(1))},
+	{Name: "swapon", Args: args(aPath, aFlags), Inputs: ins(path(0))},
+	{Name: "swapoff", Args: args(aPath), Inputs: ins(path(0))},
+
+	// Administration: effects outside the process, nothing written in it
+	// but the kernel log syslog reads.
+	{Name: "acct", Args: args(Arg{"filename", Path}), Inputs: ins(path(0))},
+	{Name: "syslog", Args: args(Arg{"type", Int}, Arg{"bufp", Buf}, Arg{"len", Int}), Blocks: syslogBlocks, Outputs: outs(syslogOut)},
+	{Name: "reboot", Args: args(Arg{"magic", Hex}, Arg{"magic2", Hex}, Arg{"cmd", Hex}, Arg{"arg", Ptr})},
+	{Name: "sethostname", Args: args(Arg{"name", Buf}, Arg{"len", Uint}), Inputs: ins(bufIn(0, 1))},
+	{Name: "setdomainname", Args: args(Arg{"name", Buf}, Arg{"len", Uint}), Inputs: ins(bufIn(0, 1))},
+	{Name: "vhangup", Args: args()},
+	{Name: "init_module", Args: args(Arg{"module_image", Ptr}, Arg{"len", Uint}, Arg{"param_values", Path})},
+	{Name: "finit_module", Args: args(aFd, Arg{"param_values", Path}, aFlags)},
+	{Name: "delete_module", Args: args(Arg{"name", Path}, aFlags), Inputs: ins(path(0))},
+	{Name: "kexec_load", Args: args(Arg{"entry", Hex}, Arg{"nr_segments", Uint}, Arg{"segments", Ptr}, aFlags)},
+	{Name: "kexec_file_load", Args: args(Arg{"kernel_fd", Fd}, Arg{"initrd_fd", Fd}, Arg{"cmdline_len", Uint}, Arg{"cmdline", Path}, aFlags)},
+	{Name: "sysfs", Args: args(Arg{"option", Int}, Arg{"arg1", Hex}, Arg{"arg2", Ptr}), Outputs: outs(sysfsOut)},
+	{Name: "ustat", Args: args(Arg{"dev", Hex}, Arg{"ubuf", Ptr}), Outputs: outs(fixed(1, 32))},
+	{Name: "fanotify_init", Args: args(aFlags, Arg{"event_f_flags", OpenFlags})},
+	{Name: "fanotify_mark", Args: args(Arg{"fanotify_fd", Fd}, aFlags, Arg{"mask", Hex}, aDirfd, aPath), Inputs: ins(path(4))},
+	{Name: "process_mrelease", Args: args(Arg{"pidfd", Fd}, aFlags)},
+	{Name: "migrate_pages", Args: args(aPid, Arg{"maxnode", Uint}, Arg{"old_nodes", Ptr}, Arg{"new_nodes", Ptr})},
+	{Name: "move_pages", Args: args(aPid, Arg{"count", Uint}, Arg{"pages", Ptr}, Arg{"nodes", Ptr}, Arg{"status", Ptr}, aFlags), Outputs: outs(argTimes(4, 1, 4))},
+	{Name: "set_mempolicy_home_node", Args: args(Arg{"start", Ptr}, Arg{"len", Uint}, Arg{"home_node", Uint}, aFlags)},
+	{Name: "vmsplice", Args: args(aFd, aIov, Arg{"nr_segs", Uint}, aFlags), Blocks: vmspliceBlocks, Outputs: outs(scatter(1, 2))},
+	{Name: "memfd_secret", Args: args(aFlags)},
+	{Name: "restart_syscall", Args: args()},
+	{Name: "rseq_slice_yield", Args: args()},
+
+	// Keys.
+	{Name: "add_key", Args: args(Arg{"type", Path}, Arg{"description", Path}, Arg{"payload", Ptr}, Arg{"plen", Uint}, Arg{"keyring", Int}), Inputs: ins(path(0), path(1))},
+	{Name: "request_key", Args: args(Arg{"type", Path}, Arg{"description", Path}, Arg{"callout_info", Path}, Arg{"dest_keyring", Int}), Inputs: ins(path(0), path(1))},
+	{Name: "keyctl", Args: args(Arg{"operation", Int}, Arg{"arg2", Hex}, Arg{"arg3", Hex}, Arg{"arg4", Hex}, Arg{"arg5", Hex}), Outputs: keyctlOut},
+
+	// Security modules and sandboxes. landlock_restrict_self is emulated:
+	// what it forbids fails in recording, and replay emulates the failures.
+	{Name: "landlock_create_ruleset", Args: args(Arg{"attr", Ptr}, Arg{"size", Uint}, aFlags)},
+	{Name: "landlock_add_rule", Args: args(Arg{"ruleset_fd", Fd}, Arg{"rule_type", Int}, Arg{"rule_attr", Ptr}, aFlags)},
+	{Name: "landlock_restrict_self", Args: args(Arg{"ruleset_fd", Fd}, aFlags)},
+	{Name: "lsm_get_self_attr", Args: args(Arg{"attr", Uint}, Arg{"ctx", Ptr}, Arg{"size", Ptr}, aFlags), Outputs: lsmSizeOut(1, 2, false)},
+	{Name: "lsm_set_self_attr", Args: args(Arg{"attr", Uint}, Arg{"ctx", Ptr}, Arg{"size", Uint}, aFlags)},
+	{Name: "lsm_list_modules", Args: args(Arg{"ids", Ptr}, Arg{"size", Ptr}, aFlags), Outputs: lsmSizeOut(0, 1, true)},
+	{Name: "file_getattr", Args: args(aDirfd, aPath, Arg{"uattr", Ptr}, Arg{"usize", Uint}, aAt), Outputs: outs(argSize(2, 3)), Inputs: ins(path(1))},
+	{Name: "file_setattr", Args: args(aDirfd, aPath, Arg{"uattr", Ptr}, Arg{"usize", Uint}, aAt), Inputs: ins(path(1))},
+
+	// Tracing: the program's own ptrace, perf counters and BPF.
+	{Name: "ptrace", Args: args(Arg{"request", Hex}, aPid, Arg{"addr", Ptr}, Arg{"data", Ptr}), Outputs: outs(ptraceOut), RefuseForm: ptraceRefuse},
+	{Name: "perf_event_open", Args: args(Arg{"attr", Ptr}, aPid, Arg{"cpu", Int}, Arg{"group_fd", Fd}, aFlags), Outputs: perfEventOpenOut},
+	{Name: "bpf", Args: args(Arg{"cmd", Int}, Arg{"attr", Ptr}, Arg{"size", Uint}), Outputs: bpfOut, UnsupportedForm: bpfUnsupported},
+
+	// x86 segments: the thread's LDT and GDT TLS entries change what segment
+	// loads do in user code, so replay sets them again.
+	{Name: "modify_ldt", Args: args(Arg{"func", Int}, Arg{"ptr", Ptr}, Arg{"bytecount", Uint}), PolicyOf: modifyLdtPolicy, Outputs: outs(modifyLdtOut)},
+	{Name: "set_thread_area", Args: args(Arg{"u_info", Ptr}), Policy: Reexec, Outputs: outs(fixed(0, 16))},
+	{Name: "get_thread_area", Args: args(Arg{"u_info", Ptr}), Outputs: outs(fixed(0, 16))},
+
+	// uretprobe and uprobe belong to the kernel's uprobe trampolines; called
+	// from anywhere else they raise SIGILL, which replay gets by making the
+	// call again (a trampoline from a uprobe set on the program from outside
+	// does not exist in replay, which then diverges visibly).
+	{Name: "uretprobe", Args: args(), Policy: Reexec, NoFailure: true},
+	{Name: "uprobe", Args: args(), Policy: Reexec, NoFailure: true},
+
 	// Refused: their work happens outside system calls, where the recorder
-	// cannot see it.
+	// cannot see it: io_uring and Linux AIO complete requests into rings
+	// the program reads directly, userfaultfd resolves page faults from
+	// another thread.
 	{Name: "io_uring_setup", Args: args(Arg{"entries", Uint}, Arg{"p", Ptr}), Policy: Refuse},
 	{Name: "io_uring_enter", Args: args(aFd, Arg{"to_submit", Uint}, Arg{"min_complete", Uint}, aFlags, Arg{"sig", Ptr}, Arg{"sz", Uint}), Policy: Refuse},
 	{Name: "io_uring_register", Args: args(aFd, Arg{"opcode", Uint}, Arg{"arg", Ptr}, Arg{"nr_args", Uint}), Policy: Refuse},
+	{Name: "io_setup", Args: args(Arg{"nr_events", Uint}, Arg{"ctx_idp", Ptr}), Policy: Refuse},
+	{Name: "io_destroy", Args: args(Arg{"ctx_id", Hex}), Policy: Refuse},
+	{Name: "io_getevents", Args: args(Arg{"ctx_id", Hex}, Arg{"min_nr", Int}, Arg{"nr", Int}, Arg{"events", Ptr}, Arg{"timeout", Ptr}), Policy: Refuse},
+	{Name: "io_pgetevents", Args: args(Arg{"ctx_id", Hex}, Arg{"min_nr", Int}, Arg{"nr", Int}, Arg{"events", Ptr}, Arg{"timeout", Ptr}, Arg{"usig", Ptr}), Policy: Refuse},
+	{Name: "io_submit", Args: args(Arg{"ctx_id", Hex}, Arg{"nr", Int}, Arg{"iocbpp", Ptr}), Policy: Refuse},
+	{Name: "io_cancel", Args: args(Arg{"ctx_id", Hex}, Arg{"iocb", Ptr}, Arg{"result", Ptr}), Policy: Refuse},
+	{Name: "userfaultfd", Args: args(aFlags), Policy: Refuse},
+
+	// Unsupported when they succeed (failures are emulated): port I/O,
+	// page rearrangement, and the numbers Linux never implemented
+	// on x86-64 or has removed.
+	{Name: "iopl", Args: args(Arg{"level", Int}), Policy: Unsupported, Why: whyPortIO},
+	{Name: "ioperm", Args: args(Arg{"from", Hex}, Arg{"num", Uint}, Arg{"turn_on", Int}), Policy: Unsupported, Why: whyPortIO},
+	{Name: "remap_file_pages", Args: args(Arg{"addr", Ptr}, Arg{"size", Uint}, Arg{"prot", Prot}, Arg{"pgoff", Uint}, aFlags), Policy: Unsupported, Why: whyRemap},
+	{Name: "uselib", Args: args(Arg{"library", Path}), Policy: Unsupported, Why: whyUselib, Inputs: ins(path(0))},
+	{Name: "lookup_dcookie", Args: args(Arg{"cookie", Hex}, Arg{"buffer", Ptr}, Arg{"len", Uint}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "_sysctl", Args: args(Arg{"args", Ptr}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "create_module", Args: args(Arg{"name", Path}, Arg{"size", Uint}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "get_kernel_syms", Args: args(Arg{"table", Ptr}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "query_module", Args: args(Arg{"name", Path}, Arg{"which", Int}, Arg{"buf", Ptr}, Arg{"bufsize", Uint}, Arg{"ret", Ptr}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "nfsservctl", Args: args(Arg{"cmd", Int}, Arg{"argp", Ptr}, Arg{"resp", Ptr}), Policy: Unsupported, Why: whyRemoved},
+	{Name: "getpmsg", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "putpmsg", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "afs_syscall", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "tuxcall", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "security", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "vserver", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "epoll_ctl_old", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
+	{Name: "epoll_wait_old", Args: args(), Policy: Unsupported, Why: whyNotImplemented},
 }

@@ -65,8 +65,10 @@ const (
 	FlagApprox uint32 = 1 << iota
 	// FlagSyncSignal marks a signal caused by the instruction at Regs.Rip.
 	FlagSyncSignal
-	// FlagUnsupported marks a system call the table does not know; replay
-	// stops there with a clear message.
+	// FlagUnsupported marks a system call that succeeded in a way replay
+	// cannot reproduce (a number the table does not know, a call or form
+	// marked unsupported, outputs the recorder could not tell); replay
+	// stops there with a clear message. Failed calls never carry it.
 	FlagUnsupported
 	// FlagRdtscp marks an rdtscp (as opposed to rdtsc).
 	FlagRdtscp
