@@ -48,6 +48,11 @@ const (
 	// it was at the thread's previous event. It has no registers: what the
 	// threads did after their last event is not in the recording.
 	KindEnd Kind = 11
+	// KindRdrand: an rdrand or rdseed instruction, replaced by a trap
+	// (engine/patch), emulated: Value is what its destination register got
+	// (within its operand size), Aux is 1 when it succeeded (CF set).
+	// FlagRdseed marks rdseed.
+	KindRdrand Kind = 12
 )
 
 // Event flags.
@@ -72,6 +77,8 @@ const (
 	// FlagNewProcess marks a fork, vfork or clone that created a process
 	// (NewTid is its pid), not a thread.
 	FlagNewProcess
+	// FlagRdseed marks a KindRdrand event of an rdseed (as opposed to rdrand).
+	FlagRdseed
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).
@@ -159,7 +166,8 @@ type Event struct {
 	// Signal number and the 128-byte siginfo (KindSignal).
 	Signo   int32
 	Siginfo []byte
-	// Value and Aux: rdtsc results; StackHash: preemption fingerprint;
+	// Value and Aux: rdtsc and rdrand results; for KindExec, Value is the
+	// address of the vDSO rewind patched (0: none, or hidden); StackHash: preemption fingerprint;
 	// Status: exit wait status; NewTid: the thread a clone created.
 	Value     uint64
 	Aux       uint64
