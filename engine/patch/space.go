@@ -335,3 +335,17 @@ func (s *Space) AfterSyscall(m Memory, nr int, args [6]uint64, ret uint64, image
 	}
 	return nil
 }
+
+// kcmpVM is KCMP_VM: kcmp compares two processes' address spaces.
+const kcmpVM = 1
+
+// SharedMemory tells whether processes a and b share one address space (a
+// vfork child and its parent, clone with CLONE_VM): they then share one
+// Space, as a write to one's code is the other's.
+func SharedMemory(a, b int) (bool, error) {
+	r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(a), uintptr(b), kcmpVM, 0, 0, 0)
+	if e != 0 {
+		return false, fmt.Errorf("kcmp %d %d: %w", a, b, e)
+	}
+	return r == 0, nil
+}

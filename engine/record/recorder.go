@@ -164,6 +164,8 @@ type Recorder struct {
 	streams map[[2]int]int
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
+	// code holds the files code patching reads (the sites are per process).
+	code codeFiles
 
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
@@ -352,6 +354,7 @@ func (r *Recorder) run() error {
 			p.close()
 		}
 	}()
+	defer r.code.close()
 	leader := &thread{tid: r.pid, proc: root, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
 	r.threads[r.pid] = leader
 	if err := r.onExec(leader); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -25,6 +26,7 @@ type Checkpoint struct {
 	next     int64
 	threads  map[int32]rthread
 	fileMaps []Mapping
+	code     *patch.Space
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -52,7 +54,8 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...)}
+	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
+		code: s.main.code.Clone()}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -155,7 +158,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	p := &rproc{rec: cp.proc, real: pid}
+	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone()}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}
