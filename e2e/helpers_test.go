@@ -476,10 +476,3 @@ func firstDiff(want, got []byte) string {
 	return fmt.Sprintf("lengths %d (recorded) vs %d (replayed), first difference at byte %d:\n  recorded: %s\n  replayed: %s",
 		len(want), len(got), i, snip(want), snip(got))
 }
-
-// cpuidFaulting reports whether this CPU can trap cpuid, which the recorder
-// needs to hide rdrand from programs.
-func cpuidFaulting() bool {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	return err == nil && regexp.MustCompile(`(?m)^flags\s*:.*\bcpuid_fault\b`).Match(b)
-}
