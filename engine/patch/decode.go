@@ -2,6 +2,8 @@ package patch
 
 import (
 	"errors"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // errUndecodable says the bytes are no x86-64 instruction this package
@@ -17,11 +19,38 @@ const maxInsnLen = 15
 // compiled code is full of (endbr64 at every function's start, the other hint
 // nops of 0f 18-1f, rdseed, rdpkru, rdpid) and decodes vzeroupper (c5 f8 77)
 // with a ModRM byte it does not have, one or two bytes too long, which loses
-// the boundaries for the rest of an AVX function. The tests check insnLen
-// against x86asm over whole libraries (every instruction x86asm decodes
-// otherwise) and against objdump.
+// the boundaries for the rest of an AVX function. x86asm judges whether
+// bytes are a defined instruction instead (validInsn). The tests check
+// insnLen against x86asm over whole libraries (every instruction x86asm
+// decodes otherwise) and against objdump.
 func decodeLen(b []byte) (int, error) {
 	return insnLen(b)
+}
+
+// validInsn says whether the instruction b (measured by insnLen) exists:
+// x86asm knows which opcodes and ModRM forms are defined, which the length
+// rules alone do not (ff /7 has a length and no meaning), so it judges the
+// bytes between known functions, where data can hide. The valid encodings
+// it rejects are accepted here by name: endbr64/endbr32 and the other hint
+// nops of 0f 18-1f, rdseed, rdpid, rdpkru and wrpkru.
+func validInsn(b []byte) bool {
+	if in, err := x86asm.Decode(b, 64); err == nil && in.Op != 0 {
+		return true
+	}
+	i := 0
+	for i < len(b) && (isLegacyPrefix(b[i]) || b[i]&0xf0 == 0x40) {
+		i++
+	}
+	op := b[i:]
+	switch {
+	case len(op) >= 2 && op[0] == 0x0f && op[1] >= 0x18 && op[1] <= 0x1f:
+		return true // hint nops, endbr
+	case len(op) == 3 && op[0] == 0x0f && op[1] == 0xc7 && op[2]>>6 == 3 && (op[2]>>3)&7 == 7:
+		return true // rdseed, rdpid
+	case len(op) == 3 && op[0] == 0x0f && op[1] == 0x01 && (op[2] == 0xee || op[2] == 0xef):
+		return true // rdpkru, wrpkru
+	}
+	return false
 }
 
 // Operand-size flags of insnLen.

@@ -199,7 +199,7 @@ func fdeRanges(data []byte, vaddr uint64) ([]span, error) {
 				return out, err
 			}
 			if lo != 0 && n != 0 {
-				out = append(out, span{lo, lo + n})
+				out = append(out, span{start: lo, end: lo + n})
 			}
 		}
 		r.pos = end

@@ -7,8 +7,13 @@ import (
 	"sync"
 )
 
-// span is a range of addresses [start, end).
-type span struct{ start, end uint64 }
+// span is a range of addresses [start, end). A strict span is code nothing
+// vouches for (bytes between known functions): its sites count only if all
+// of it decodes as valid instructions ending exactly at its end.
+type span struct {
+	start, end uint64
+	strict     bool
+}
 
 // codeSection is a part of a file that holds code: where it is in the file
 // and at what address it is linked.
@@ -24,6 +29,7 @@ type codeSection struct {
 type Layout struct {
 	sections []codeSection
 	funcs    []span
+	objects  []span // data objects with symbols inside code sections
 }
 
 // ParseLayout reads the code layout of an x86-64 ELF file; nil when data is
@@ -50,10 +56,14 @@ func ParseLayout(data []byte) *Layout {
 	}
 	add := func(syms []elf.Symbol) {
 		for _, s := range syms {
-			typ := elf.ST_TYPE(s.Info)
-			if (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && s.Size > 0 && s.Value != 0 &&
-				s.Section != elf.SHN_UNDEF {
-				l.funcs = append(l.funcs, span{s.Value, s.Value + s.Size})
+			if s.Size == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF {
+				continue
+			}
+			switch elf.ST_TYPE(s.Info) {
+			case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+				l.funcs = append(l.funcs, span{start: s.Value, end: s.Value + s.Size})
+			case elf.STT_OBJECT:
+				l.objects = append(l.objects, span{start: s.Value, end: s.Value + s.Size})
 			}
 		}
 	}
@@ -69,14 +79,20 @@ func ParseLayout(data []byte) *Layout {
 			l.funcs = append(l.funcs, fdes...)
 		}
 	}
-	sort.Slice(l.funcs, func(i, j int) bool {
-		if l.funcs[i].start != l.funcs[j].start {
-			return l.funcs[i].start < l.funcs[j].start
-		}
-		return l.funcs[i].end < l.funcs[j].end
-	})
-	l.funcs = compactSpans(l.funcs)
+	l.funcs = sortSpans(l.funcs)
+	l.objects = sortSpans(l.objects)
 	return l
+}
+
+// sortSpans sorts by start then end and drops duplicates.
+func sortSpans(s []span) []span {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].start != s[j].start {
+			return s[i].start < s[j].start
+		}
+		return s[i].end < s[j].end
+	})
+	return compactSpans(s)
 }
 
 // compactSpans drops duplicates from a sorted list.
@@ -120,12 +136,16 @@ func (im *Image) Layout() *Layout {
 }
 
 // sweepPlan returns where decoding may start in a mapping of the file at
-// addr, holding the file's bytes from offset for length bytes: each function
-// (decoded from its start to its end), then what of each code section no
-// function covers, swept from where the section or a function ends (a
-// function's end is followed by padding, which decodes). Parts of sections
-// this mapping does not hold, or holds at another place than their link
-// address implies, are left out.
+// addr, holding the file's bytes from offset for length bytes. Each known
+// function is decoded from its start to its end. A code section in which no
+// function is known is swept linearly from its start. In a section with
+// functions, the bytes no function covers (padding, code without symbols or
+// unwind tables, but also jump tables and constants: OpenSSL keeps tables in
+// .text) are strict spans, from a function's end to the next start, around
+// data objects: a sweep through data can take its bytes for an rdrand and
+// corrupt it, which the recording would not show (a missed rdrand shows, as
+// a divergence), so their sites count only if the whole span is valid code.
+// Parts of sections this mapping does not hold are left out.
 func (l *Layout) sweepPlan(addr, offset, length uint64) []span {
 	var plan []span
 	for _, sec := range l.sections {
@@ -136,24 +156,53 @@ func (l *Layout) sweepPlan(addr, offset, length uint64) []span {
 		}
 		bias := addr + (sec.offset - offset) - sec.vaddr // runtime = link + bias
 		vlo, vhi := sec.vaddr+(lo-sec.offset), sec.vaddr+(hi-sec.offset)
-		// Functions starting inside the held part of the section. cover
-		// is how far they reach; known says that cover is an instruction
+		first := sort.Search(len(l.funcs), func(i int) bool { return l.funcs[i].start >= sec.vaddr })
+		if first == len(l.funcs) || l.funcs[first].start >= sec.vaddr+sec.size {
+			// No function known in the section: sweep it, from its start.
+			if lo == sec.offset {
+				plan = append(plan, span{start: vlo + bias, end: vhi + bias})
+			}
+			continue
+		}
+		// Functions, and the gaps between them. cover is how far the
+		// functions reach; known says that cover is an instruction
 		// boundary (a function's end, or the section's start).
-		i := sort.Search(len(l.funcs), func(i int) bool { return l.funcs[i].start >= vlo })
+		gap := func(from, to uint64) {
+			for _, p := range l.withoutObjects(from, to) {
+				plan = append(plan, span{start: p.start + bias, end: p.end + bias, strict: true})
+			}
+		}
 		cover, known := vlo, lo == sec.offset
-		for ; i < len(l.funcs) && l.funcs[i].start < vhi; i++ {
+		for i := sort.Search(len(l.funcs), func(i int) bool { return l.funcs[i].start >= vlo }); i < len(l.funcs) && l.funcs[i].start < vhi; i++ {
 			f := l.funcs[i]
 			if f.start > cover && known {
-				plan = append(plan, span{cover + bias, f.start + bias})
+				gap(cover, f.start)
 			}
-			plan = append(plan, span{f.start + bias, min(f.end, vhi) + bias})
+			plan = append(plan, span{start: f.start + bias, end: min(f.end, vhi) + bias})
 			if f.end > cover {
 				cover, known = f.end, true
 			}
 		}
 		if cover < vhi && known {
-			plan = append(plan, span{cover + bias, vhi + bias})
+			gap(cover, vhi)
 		}
 	}
 	return plan
+}
+
+// withoutObjects cuts [lo, hi) around the data objects in it.
+func (l *Layout) withoutObjects(lo, hi uint64) []span {
+	var out []span
+	i := sort.Search(len(l.objects), func(i int) bool { return l.objects[i].end > lo })
+	for ; i < len(l.objects) && l.objects[i].start < hi && lo < hi; i++ {
+		o := l.objects[i]
+		if o.start > lo {
+			out = append(out, span{start: lo, end: o.start})
+		}
+		lo = max(lo, o.end)
+	}
+	if lo < hi {
+		out = append(out, span{start: lo, end: hi})
+	}
+	return out
 }

@@ -29,7 +29,8 @@ func candidates(code []byte) []int {
 // plan that holds a candidate, and returns the rdrand and rdseed
 // instructions met, by address. A span's decoding stops at its end, at an
 // instruction that would cross it, or at bytes that do not decode (the
-// boundaries are lost from there: candidates after it are missed).
+// boundaries are lost from there: candidates after it are missed). A strict
+// span's sites count only if all of it is valid code, to its exact end.
 func findSites(code []byte, base uint64, plan []span, cands []int) map[uint64]Site {
 	sites := map[uint64]Site{}
 	for _, sp := range plan {
@@ -42,9 +43,12 @@ func findSites(code []byte, base uint64, plan []span, cands []int) map[uint64]Si
 		if c == len(cands) || cands[c] >= hi {
 			continue
 		}
-		for pos := lo; pos < hi && c < len(cands) && cands[c] < hi; {
-			n, err := decodeLen(code[pos:min(pos+maxInsnLen, hi)])
-			if err != nil {
+		var found []Site
+		pos := lo
+		for pos < hi && (sp.strict || c < len(cands) && cands[c] < hi) {
+			b := code[pos:min(pos+maxInsnLen, hi)]
+			n, err := decodeLen(b)
+			if err != nil || sp.strict && !validInsn(b[:n]) {
 				break
 			}
 			// Candidates inside this instruction: is it one of ours?
@@ -58,10 +62,16 @@ func findSites(code []byte, base uint64, plan []span, cands []int) map[uint64]Si
 			if hit {
 				if s, ok := randInsn(code[pos:], n); ok {
 					s.Addr = base + uint64(pos)
-					sites[s.Addr] = s
+					found = append(found, s)
 				}
 			}
 			pos += n
+		}
+		if sp.strict && pos != hi {
+			continue // not code throughout: its candidates may be data
+		}
+		for _, s := range found {
+			sites[s.Addr] = s
 		}
 	}
 	return sites

@@ -270,7 +270,7 @@ func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
 	if layout != nil {
 		plan = layout.sweepPlan(r.start, r.offset, r.end-r.start)
 	} else {
-		plan = []span{{lo, rlo + uint64(len(code))}}
+		plan = []span{{start: lo, end: rlo + uint64(len(code))}}
 	}
 	found := findSites(code, rlo, plan, cands)
 	addrs := make([]uint64, 0, len(found))
