@@ -207,9 +207,9 @@ func (s *Space) addSite(site *Site) {
 	s.sites[i] = site
 }
 
-// maxScan bounds the bytes read at once for a scan: larger mappings are
-// read in pieces, each piece's plan clipped to it.
-const maxScan = 64 << 20
+// maxScan bounds the code read for one scan: the largest executables have
+// a few hundred megabytes of it.
+const maxScan = 1 << 30
 
 // scan patches the rdrand and rdseed instructions of the executable memory
 // [lo, hi). Parts inside a file's mapping are decoded with the file's
@@ -237,16 +237,14 @@ func (s *Space) scan(m Memory, lo, hi uint64) []string {
 // private memory).
 func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
 	// Decoding may have to start before lo, at a function's start: read
-	// the whole region (bounded).
+	// the whole region.
 	rlo, rhi := lo, hi
 	if r != nil {
 		rlo, rhi = r.start, r.end
-		if rhi-rlo > maxScan {
-			rlo, rhi = lo, min(hi, lo+maxScan)
-		}
 	}
 	if rhi-rlo > maxScan {
-		rhi = rlo + maxScan
+		return []string{fmt.Sprintf("executable memory at %#x-%#x is too large to scan for rdrand and rdseed: "+
+			"if it has any, their replay diverges", lo, hi)}
 	}
 	code := make([]byte, rhi-rlo)
 	n, _ := m.ReadAt(code, rlo)
