@@ -33,7 +33,7 @@ var kindNames = map[trace.Kind]string{
 	trace.KindExec: "exec", trace.KindSyscall: "syscall", trace.KindSyscallEntry: "syscall (blocking entry)",
 	trace.KindSyscallExit: "syscall (blocking exit)", trace.KindSignal: "signal", trace.KindRdtsc: "rdtsc",
 	trace.KindPreempt: "preemption", trace.KindCpuid: "cpuid", trace.KindThreadExit: "thread exit", trace.KindExit: "exit",
-	trace.KindEnd: "end (recording stopped)", trace.KindSharedMem: "shared memory changed",
+	trace.KindEnd: "end (recording stopped)", trace.KindSharedMem: "shared memory changed", trace.KindRdrand: "rdrand/rdseed",
 }
 
 func runInfo(w io.Writer, path string) error {

@@ -112,6 +112,9 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 	case trace.KindCpuid:
 		info.Type = "cpuid"
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
+	case trace.KindRdrand:
+		info.Type = e.TrapName()
+		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
 	case trace.KindPreempt:
 		info.Type = "preempt"
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])

@@ -61,6 +61,11 @@ func DescribeEvent(e, entry *trace.Event) string {
 			name = "rdtscp"
 		}
 		return fmt.Sprintf("%s at rip %#x = %#x", name, e.Regs[trace.RIP], e.Value)
+	case trace.KindRdrand:
+		if e.Aux&1 == 0 {
+			return fmt.Sprintf("%s at rip %#x failed (CF=0)", e.TrapName(), e.Regs[trace.RIP])
+		}
+		return fmt.Sprintf("%s at rip %#x = %#x", e.TrapName(), e.Regs[trace.RIP], e.Value)
 	case trace.KindCpuid:
 		return fmt.Sprintf("cpuid(%#x, %#x) at rip %#x = %#x %#x %#x %#x", uint32(e.Regs[trace.RAX]), uint32(e.Regs[trace.RCX]),
 			e.Regs[trace.RIP], uint32(e.Value), e.Value>>32, uint32(e.Aux), e.Aux>>32)

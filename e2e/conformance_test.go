@@ -11,7 +11,7 @@ import (
 )
 
 // TestConformance records and replays every program of testdata/conformance:
-// small C programs, one per kernel behaviour the recorder must get right
+// small C (and C++, *.cpp) programs, one per kernel or CPU behaviour the recorder must get right
 // (process trees, shared memory, signals into busy code, system call
 // families). Each ends by printing a line "OK". The test checks the native
 // run says OK, the recording exits with the native status and prints the same
@@ -27,11 +27,13 @@ import (
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	srcs, err := filepath.Glob(filepath.Join(testdataDir, "conformance", "*.c"))
+	cxx, _ := filepath.Glob(filepath.Join(testdataDir, "conformance", "*.cpp"))
+	srcs = append(srcs, cxx...)
 	if err != nil || len(srcs) == 0 {
 		t.Fatalf("no conformance programs in testdata/conformance (%v)", err)
 	}
 	for _, src := range srcs {
-		name := strings.TrimSuffix(filepath.Base(src), ".c")
+		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			conform(t, src)
@@ -85,7 +87,12 @@ func conform(t *testing.T, src string) {
 	rewind(t)
 	d := readDirectives(t, src)
 	rel, _ := filepath.Rel(testdataDir, src)
-	prog := buildC(t, rel, d.flags...)
+	prog := ""
+	if filepath.Ext(src) == ".cpp" {
+		prog = buildCXX(t, rel, d.flags...)
+	} else {
+		prog = buildC(t, rel, d.flags...)
+	}
 
 	native := run(t, runOpts{Stdin: d.stdin}, prog, d.args...)
 	if native.Code != d.code {

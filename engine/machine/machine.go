@@ -81,5 +81,8 @@ func Warnings(h *trace.Header) []string {
 				"): code that used them can fault or diverge")
 		}
 	}
+	if w := vdsoWarning(h); w != "" {
+		out = append(out, w)
+	}
 	return out
 }

@@ -62,3 +62,39 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("cpuid faulting recorded, this CPU has it: %v; warnings %q", faulting, got)
 	}
 }
+
+// TestVDSOWarning: a recording of this kernel's vDSO gets no warning; one
+// whose functions sit elsewhere is told that calls diverge; one with other
+// bytes but the same layout that only reading them can; a trace from before
+// the vDSO was patched gets nothing.
+func TestVDSOWarning(t *testing.T) {
+	cur := VDSO()
+	if cur == nil {
+		t.Skip("this kernel has no vDSO")
+	}
+	moved := &trace.VDSO{SHA256: "other", Size: cur.Size, Funcs: map[string]uint64{}}
+	rebuilt := &trace.VDSO{SHA256: "other", Size: cur.Size, Funcs: cur.Funcs}
+	for name, off := range cur.Funcs {
+		moved.Funcs[name] = off + 16
+	}
+	for _, c := range []struct {
+		name string
+		h    trace.Header
+		want string // "": no warning
+	}{
+		{"this kernel", trace.Header{Patch: 1, VDSO: cur}, ""},
+		{"functions moved", trace.Header{Patch: 1, VDSO: moved, Kernel: "0.1-imaginary"}, "lays out its functions differently"},
+		{"same layout, other bytes", trace.Header{Patch: 1, VDSO: rebuilt}, "with its functions at the same places"},
+		{"from before patching", trace.Header{VDSO: moved}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := vdsoWarning(&c.h)
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("warning %q, want one with %q", got, c.want)
+			}
+		})
+	}
+	if w := vdsoWarning(&trace.Header{Patch: 1, VDSO: moved, Kernel: "0.1-imaginary"}); !strings.Contains(w, "0.1-imaginary") {
+		t.Errorf("the warning does not name the recording's kernel: %q", w)
+	}
+}

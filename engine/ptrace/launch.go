@@ -313,12 +313,15 @@ const (
 type StartState struct {
 	AtRandom uint64 // address of the 16 AT_RANDOM bytes
 	Auxv     uint64 // address of the auxv vector on the stack
+	// VDSO is the vDSO's address (AT_SYSINFO_EHDR), 0 without one, and
+	// vdsoEntry where that auxv entry is.
+	VDSO      uint64
+	vdsoEntry uint64
 }
 
-// HideVDSO rewrites the AT_SYSINFO_EHDR auxv entry to AT_IGNORE, so that
-// glibc and the Go runtime make real (recordable) system calls for clocks,
-// and returns where AT_RANDOM lives. rsp is the stack pointer at the exec stop.
-func HideVDSO(m *Mem, rsp uint64) (StartState, error) {
+// InitialState reads the auxv vector of a new image at its exec stop: where
+// AT_RANDOM and the vDSO are. rsp is the stack pointer at the exec stop.
+func InitialState(m *Mem, rsp uint64) (StartState, error) {
 	var st StartState
 	word := func(addr uint64) (uint64, error) {
 		var b [8]byte
@@ -357,15 +360,28 @@ func HideVDSO(m *Mem, rsp uint64) (StartState, error) {
 		}
 		switch typ {
 		case atSysinfoEhdr:
-			var b [8]byte
-			binary.LittleEndian.PutUint64(b[:], atIgnore)
-			if _, err := m.WriteAt(b[:], p); err != nil {
-				return st, fmt.Errorf("hide vDSO: %w", err)
-			}
+			st.VDSO, st.vdsoEntry = val, p
 		case atRandom:
 			st.AtRandom = val
 		}
 		p += 16
 	}
 	return st, errors.New("auxv: no AT_NULL")
+}
+
+// HideVDSO rewrites the AT_SYSINFO_EHDR auxv entry to AT_IGNORE, so that
+// glibc and the Go runtime make real (recordable) system calls for clocks
+// instead of calling the vDSO: what rewind does when it cannot patch the
+// vDSO, and what replay does for traces made before it could.
+func HideVDSO(m *Mem, st *StartState) error {
+	if st.vdsoEntry == 0 {
+		return nil
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], atIgnore)
+	if _, err := m.WriteAt(b[:], st.vdsoEntry); err != nil {
+		return fmt.Errorf("hide vDSO: %w", err)
+	}
+	st.VDSO, st.vdsoEntry = 0, 0
+	return nil
 }

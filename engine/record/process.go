@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -21,12 +22,17 @@ type process struct {
 	// mem is the process's memory; it is reopened at each exec because the
 	// file refers to one address space.
 	mem *ptrace.Mem
+	// code is the patched code of its address space (engine/patch): a copy
+	// of its parent's after a fork, the parent's own when they share memory
+	// (vfork), a new one at each exec.
+	code *patch.Space
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
 // clone without CLONE_THREAD). Its memory is opened at its first stop.
 func (r *Recorder) newProcess(pid, parent int) *process {
 	p := &process{pid: pid, parent: parent}
+	p.code = r.inheritCode(r.procs[parent], pid)
 	r.procs[pid] = p
 	return p
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/machine"
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -103,6 +104,7 @@ func NewHeader(path string, args, env []string, cwd string, stack uint64) *trace
 	}
 	h.ExeBuildID, h.ExeSHA256 = exeIdentity(path)
 	h.CPUModel, h.CPUFlags = machine.CPUInfo()
+	h.Patch, h.VDSO = patch.Version, machine.VDSO()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		h.Kernel = unix.ByteSliceToString(u.Release[:])

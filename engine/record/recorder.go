@@ -173,6 +173,8 @@ type Recorder struct {
 	shared *sharedMem
 	// lastProc is the process of the thread that ran last.
 	lastProc *process
+	// code holds the files code patching reads (the sites are per process).
+	code codeFiles
 
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
@@ -364,6 +366,7 @@ func (r *Recorder) run() error {
 			p.close()
 		}
 	}()
+	defer r.code.close()
 	leader := &thread{tid: r.pid, proc: root, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
 	r.threads[r.pid] = leader
 	if err := r.onExec(leader); err != nil {

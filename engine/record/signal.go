@@ -41,6 +41,11 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 			return err
 		}
 	}
+	if sig == int(unix.SIGILL) {
+		if done, err := r.emulateRand(t, &regs, info); done || err != nil {
+			return err
+		}
+	}
 	if isSyncSignal(sig, info) {
 		e := &trace.Event{Kind: trace.KindSignal, Flags: trace.FlagSyncSignal, Tid: int32(t.tid),
 			Regs: regs, Signo: int32(sig), Siginfo: info}

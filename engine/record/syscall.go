@@ -181,6 +181,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if err := r.captureOutputs(t, &c, e); err != nil {
 		return err
 	}
+	if !t.split && !t.refused && isMemoryCall(c.Nr) {
+		r.patchAfterSyscall(t, &c, e)
+	}
 	if why := syscalls.WhyUnsupported(&c); why != "" {
 		r.markUnsupported(&c, e, why)
 	}
@@ -330,18 +333,18 @@ func (r *Recorder) onExecEvent(t *thread) error {
 	return r.resume(t, 0)
 }
 
-// onExec prepares a new image at its exec stop (hide the vDSO, note
-// AT_RANDOM) and logs it.
+// onExec prepares a new image at its exec stop (patch the vDSO and the
+// code, note AT_RANDOM) and logs it.
 func (r *Recorder) onExec(t *thread) error {
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
-	st, err := ptrace.HideVDSO(t.proc.mem, regs[trace.RSP])
+	st, vdso, err := r.startImage(t, regs[trace.RSP])
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid)}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso}
 	if r.w.Events() > 0 {
 		e.Map = r.captureExe(t.proc.pid)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -29,6 +30,7 @@ type Checkpoint struct {
 	// the live process; sharedBytes what saving them copied.
 	shared      []sharedSave
 	sharedBytes int64
+	code        *patch.Space
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -61,7 +63,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		return nil, err
 	}
 	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
-		shared: saved, sharedBytes: copied}
+		shared: saved, sharedBytes: copied, code: s.main.code.Clone()}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -164,7 +166,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	p := &rproc{rec: cp.proc, real: pid}
+	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone()}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}

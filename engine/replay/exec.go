@@ -426,7 +426,7 @@ func (s *Session) stepInstruction() (*Stop, error) {
 // reached by running the thread, as opposed to those applied where it stands.
 func runsUserCode(e *trace.Event, t *rthread) bool {
 	switch e.Kind {
-	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindPreempt:
+	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindRdrand, trace.KindPreempt:
 		return true
 	case trace.KindSignal:
 		return e.Flags&trace.FlagSyncSignal != 0

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -30,6 +31,9 @@ type rproc struct {
 	// killSent: the recording says the process was killed by SIGKILL from
 	// outside, and the replay sent it (killIfKilled).
 	killSent bool
+	// code is the patched code of its address space (engine/patch), as the
+	// recorder's process had it.
+	code *patch.Space
 }
 
 // cloneExitSignalMask is the exit-signal byte of clone's flags.
@@ -219,6 +223,7 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 	if err != nil {
 		return err
 	}
+	nt.proc.code = inheritCode(t.proc, real)
 	// The child starts with the registers of the call as executed:
 	// quietExit changed argument registers that code after a fork may rely on
 	// (glibc's vfork keeps its return address in rdi).

@@ -100,6 +100,8 @@ type Session struct {
 	onMapping func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
+	// code holds the files code patching reads (the sites are per process).
+	code codeFiles
 }
 
 // rthread is one thread of the replaying process.
@@ -387,13 +389,19 @@ func (s *Session) apply(e *trace.Event) error {
 	case trace.KindExec:
 		return s.applyExec(t, e)
 	case trace.KindSyscall, trace.KindSyscallEntry:
-		return s.applySyscall(t, e)
+		if err := s.applySyscall(t, e); err != nil {
+			return err
+		}
+		s.patchAfterSyscall(t, e)
+		return nil
 	case trace.KindSyscallExit:
 		return s.applySyscallExit(t, e)
 	case trace.KindSignal:
 		return s.applySignal(t, e)
 	case trace.KindRdtsc, trace.KindCpuid:
 		return s.applyTrap(t, e)
+	case trace.KindRdrand:
+		return s.applyRand(t, e)
 	case trace.KindPreempt:
 		return s.applyPreempt(t, e)
 	case trace.KindThreadExit:
@@ -500,7 +508,7 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	if err := s.compareRegs(e, "exec", &e.Regs, &regs); err != nil {
 		return err
 	}
-	if _, err := ptrace.HideVDSO(t.proc.mem, regs[trace.RSP]); err != nil {
+	if _, err := s.startImage(t, e, regs[trace.RSP]); err != nil {
 		return err
 	}
 	if e.Map != nil && e.Map.Path != "" {
@@ -684,7 +692,8 @@ func (s *Session) XState(tid int32) ([]byte, error) {
 // mapped, so that breakpoints on symbols of a newly loaded library can be set.
 func (s *Session) SetOnMapping(f func()) { s.onMapping = f }
 
-// ReadMem reads n bytes of the replaying process's memory at addr.
+// ReadMem reads n bytes of the replaying process's memory at addr. The
+// rdrand and rdseed replaced by traps read as the program's instructions.
 func (s *Session) ReadMem(addr uint64, n int) ([]byte, error) {
 	buf := make([]byte, n)
 	var got int
@@ -695,6 +704,7 @@ func (s *Session) ReadMem(addr uint64, n int) ([]byte, error) {
 			return
 		}
 		got, err = s.mem.ReadAt(buf, addr)
+		s.main.code.Original(buf[:got], addr)
 	})
 	return buf[:got], err
 }

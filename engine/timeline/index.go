@@ -127,7 +127,7 @@ func BuildIndex(path string, pid int32) (*Index, error) {
 
 func runsCode(k trace.Kind, flags uint32) bool {
 	switch k {
-	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindPreempt:
+	case trace.KindSyscall, trace.KindSyscallEntry, trace.KindRdtsc, trace.KindCpuid, trace.KindRdrand, trace.KindPreempt:
 		return true
 	case trace.KindSignal:
 		return flags&trace.FlagSyncSignal != 0

@@ -56,6 +56,11 @@ const (
 	// its copy of the object where the thread of Tid stands, before it runs
 	// again. It has no registers.
 	KindSharedMem Kind = 12
+	// KindRdrand: an rdrand or rdseed instruction, replaced by a trap
+	// (engine/patch), emulated: Value is what its destination register got
+	// (within its operand size), Aux is 1 when it succeeded (CF set).
+	// FlagRdseed marks rdseed.
+	KindRdrand Kind = 13
 )
 
 // Event flags.
@@ -82,6 +87,8 @@ const (
 	// FlagNewProcess marks a fork, vfork or clone that created a process
 	// (NewTid is its pid), not a thread.
 	FlagNewProcess
+	// FlagRdseed marks a KindRdrand event of an rdseed (as opposed to rdrand).
+	FlagRdseed
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).
@@ -188,7 +195,8 @@ type Event struct {
 	// Signal number and the 128-byte siginfo (KindSignal).
 	Signo   int32
 	Siginfo []byte
-	// Value and Aux: rdtsc results; StackHash: preemption fingerprint;
+	// Value and Aux: rdtsc and rdrand results; for KindExec, Value is the
+	// address of the vDSO rewind patched (0: none, or hidden); StackHash: preemption fingerprint;
 	// Status: exit wait status; NewTid: the thread a clone created.
 	Value     uint64
 	Aux       uint64

@@ -180,6 +180,23 @@ type Header struct {
 	// N-1 for signal N; nil in traces from before it was kept): replay
 	// starts it with the same ones.
 	Ignored *uint64 `json:"ignored_signals,omitempty"`
+	// Patch is the version of the code patching algorithm (engine/patch)
+	// the recorder used: replay patches the same sites only with the same
+	// algorithm. 0: a trace from before rdrand and the vDSO were patched.
+	Patch int `json:"patch,omitempty"`
+	// VDSO describes the recording kernel's vDSO, so that a replay on a
+	// kernel whose vDSO differs can warn.
+	VDSO *VDSO `json:"vdso,omitempty"`
+}
+
+// VDSO identifies a kernel's vDSO image: its functions are patched into
+// system calls at the addresses its symbols give, so a replay diverges on a
+// kernel that places them elsewhere.
+type VDSO struct {
+	SHA256 string `json:"sha256"`
+	Size   int    `json:"size"`
+	// Funcs maps each exported function to its offset in the image.
+	Funcs map[string]uint64 `json:"funcs"`
 }
 
 // Footer closes a complete recording. It is the last frame of the file.

@@ -7,11 +7,15 @@ const (
 	cpuidLen  = 2 // 0f a2
 )
 
-// TrapName names the instruction of a KindRdtsc or KindCpuid event.
+// TrapName names the instruction of a KindRdtsc, KindCpuid or KindRdrand event.
 func (e *Event) TrapName() string {
 	switch {
 	case e.Kind == KindCpuid:
 		return "cpuid"
+	case e.Kind == KindRdrand && e.Flags&FlagRdseed != 0:
+		return "rdseed"
+	case e.Kind == KindRdrand:
+		return "rdrand"
 	case e.Flags&FlagRdtscp != 0:
 		return "rdtscp"
 	}

@@ -1,0 +1,208 @@
+package patch
+
+import (
+	"bytes"
+	"debug/elf"
+	"sort"
+	"sync"
+)
+
+// span is a range of addresses [start, end). A strict span is code nothing
+// vouches for (bytes between known functions): its sites count only if all
+// of it decodes as valid instructions ending exactly at its end.
+type span struct {
+	start, end uint64
+	strict     bool
+}
+
+// codeSection is a part of a file that holds code: where it is in the file
+// and at what address it is linked.
+type codeSection struct {
+	vaddr, offset, size uint64
+}
+
+// Layout is what an ELF file says about where its instructions start: its
+// code sections (or executable segments) and the bounds of its functions,
+// from the symbol tables and the unwind tables (.eh_frame describes static
+// functions too, which stripped libraries keep). Addresses are link-time
+// ones.
+type Layout struct {
+	sections []codeSection
+	funcs    []span
+	objects  []span // data objects with symbols inside code sections
+}
+
+// ParseLayout reads the code layout of an x86-64 ELF file; nil when data is
+// not one (then mappings of it are swept linearly).
+func ParseLayout(data []byte) *Layout {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil || f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_X86_64 {
+		return nil
+	}
+	defer f.Close()
+	l := &Layout{}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Flags&elf.SHF_ALLOC != 0 && s.Size > 0 {
+			l.sections = append(l.sections, codeSection{s.Addr, s.Offset, s.Size})
+		}
+	}
+	if len(l.sections) == 0 {
+		// No section headers: the executable segments are the code.
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Filesz > 0 {
+				l.sections = append(l.sections, codeSection{p.Vaddr, p.Off, p.Filesz})
+			}
+		}
+	}
+	add := func(syms []elf.Symbol) {
+		for _, s := range syms {
+			if s.Size == 0 || s.Value == 0 || s.Section == elf.SHN_UNDEF {
+				continue
+			}
+			switch elf.ST_TYPE(s.Info) {
+			case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+				l.funcs = append(l.funcs, span{start: s.Value, end: s.Value + s.Size})
+			case elf.STT_OBJECT:
+				l.objects = append(l.objects, span{start: s.Value, end: s.Value + s.Size})
+			}
+		}
+	}
+	if syms, err := f.Symbols(); err == nil {
+		add(syms)
+	}
+	if syms, err := f.DynamicSymbols(); err == nil {
+		add(syms)
+	}
+	if s := f.Section(".eh_frame"); s != nil && s.Type == elf.SHT_PROGBITS {
+		if data, err := s.Data(); err == nil {
+			fdes, _ := fdeRanges(data, s.Addr) // what was read before an error stands
+			l.funcs = append(l.funcs, fdes...)
+		}
+	}
+	l.funcs = sortSpans(l.funcs)
+	l.objects = sortSpans(l.objects)
+	return l
+}
+
+// sortSpans sorts by start then end and drops duplicates.
+func sortSpans(s []span) []span {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].start != s[j].start {
+			return s[i].start < s[j].start
+		}
+		return s[i].end < s[j].end
+	})
+	return compactSpans(s)
+}
+
+// compactSpans drops duplicates from a sorted list.
+func compactSpans(s []span) []span {
+	out := s[:0]
+	for i, x := range s {
+		if i > 0 && x == s[i-1] {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// Image is a mapped file whose layout is parsed the first time a mapping of
+// it holds a candidate instruction (most never do).
+type Image struct {
+	load   func() ([]byte, error)
+	once   sync.Once
+	layout *Layout
+}
+
+// NewImage returns an image whose bytes load returns when first needed.
+func NewImage(load func() ([]byte, error)) *Image {
+	return &Image{load: load}
+}
+
+// Layout returns the file's layout, nil if it is not an ELF file or cannot
+// be read.
+func (im *Image) Layout() *Layout {
+	if im == nil {
+		return nil
+	}
+	im.once.Do(func() {
+		if data, err := im.load(); err == nil {
+			im.layout = ParseLayout(data)
+		}
+		im.load = nil
+	})
+	return im.layout
+}
+
+// sweepPlan returns where decoding may start in a mapping of the file at
+// addr, holding the file's bytes from offset for length bytes. Each known
+// function is decoded from its start to its end. A code section in which no
+// function is known is swept linearly from its start. In a section with
+// functions, the bytes no function covers (padding, code without symbols or
+// unwind tables, but also jump tables and constants: OpenSSL keeps tables in
+// .text) are strict spans, from a function's end to the next start, around
+// data objects: a sweep through data can take its bytes for an rdrand and
+// corrupt it, which the recording would not show (a missed rdrand shows, as
+// a divergence), so their sites count only if the whole span is valid code.
+// Parts of sections this mapping does not hold are left out.
+func (l *Layout) sweepPlan(addr, offset, length uint64) []span {
+	var plan []span
+	for _, sec := range l.sections {
+		// Where the section's bytes are in this mapping, if they are.
+		lo, hi := max(sec.offset, offset), min(sec.offset+sec.size, offset+length)
+		if lo >= hi {
+			continue
+		}
+		bias := addr + (sec.offset - offset) - sec.vaddr // runtime = link + bias
+		vlo, vhi := sec.vaddr+(lo-sec.offset), sec.vaddr+(hi-sec.offset)
+		first := sort.Search(len(l.funcs), func(i int) bool { return l.funcs[i].start >= sec.vaddr })
+		if first == len(l.funcs) || l.funcs[first].start >= sec.vaddr+sec.size {
+			// No function known in the section: sweep it, from its start.
+			if lo == sec.offset {
+				plan = append(plan, span{start: vlo + bias, end: vhi + bias})
+			}
+			continue
+		}
+		// Functions, and the gaps between them. cover is how far the
+		// functions reach; known says that cover is an instruction
+		// boundary (a function's end, or the section's start).
+		gap := func(from, to uint64) {
+			for _, p := range l.withoutObjects(from, to) {
+				plan = append(plan, span{start: p.start + bias, end: p.end + bias, strict: true})
+			}
+		}
+		cover, known := vlo, lo == sec.offset
+		for i := sort.Search(len(l.funcs), func(i int) bool { return l.funcs[i].start >= vlo }); i < len(l.funcs) && l.funcs[i].start < vhi; i++ {
+			f := l.funcs[i]
+			if f.start > cover && known {
+				gap(cover, f.start)
+			}
+			plan = append(plan, span{start: f.start + bias, end: min(f.end, vhi) + bias})
+			if f.end > cover {
+				cover, known = f.end, true
+			}
+		}
+		if cover < vhi && known {
+			gap(cover, vhi)
+		}
+	}
+	return plan
+}
+
+// withoutObjects cuts [lo, hi) around the data objects in it.
+func (l *Layout) withoutObjects(lo, hi uint64) []span {
+	var out []span
+	i := sort.Search(len(l.objects), func(i int) bool { return l.objects[i].end > lo })
+	for ; i < len(l.objects) && l.objects[i].start < hi && lo < hi; i++ {
+		o := l.objects[i]
+		if o.start > lo {
+			out = append(out, span{start: lo, end: o.start})
+		}
+		lo = max(lo, o.end)
+	}
+	if lo < hi {
+		out = append(out, span{start: lo, end: hi})
+	}
+	return out
+}

@@ -1,0 +1,349 @@
+package patch
+
+import (
+	"fmt"
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// Memory is the tracee memory the patcher reads and writes (ptrace.Mem).
+type Memory interface {
+	ReadAt(p []byte, addr uint64) (int, error)
+	WriteAt(p []byte, addr uint64) (int, error)
+}
+
+// Mapping is memory that an exec or an mmap made.
+type Mapping struct {
+	Addr, Len uint64
+	Prot      int // PROT_* bits
+	Shared    bool
+	// Image is the file mapped (nil: anonymous memory) and Offset the file
+	// offset of Addr.
+	Image  *Image
+	Offset uint64
+}
+
+// region is a mapping the patcher remembers: a file's (for its layout when
+// part of it is made executable later) or a shared one (never patched: the
+// write would reach the file or the other processes).
+type region struct {
+	start, end uint64
+	offset     uint64
+	image      *Image
+	shared     bool
+}
+
+// Space is the patched code of one address space: the sites replaced by
+// traps and the mappings they were found in. Its methods follow the
+// address space's changes in recording and replay alike.
+type Space struct {
+	sites   []*Site // by address
+	regions []region
+}
+
+// Reset forgets everything: a new program image (exec).
+func (s *Space) Reset() {
+	s.sites, s.regions = nil, nil
+}
+
+// Clone returns a copy that changes independently (for checkpoints).
+func (s *Space) Clone() *Space {
+	if s == nil {
+		return nil
+	}
+	return &Space{sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
+}
+
+// Sites returns the patched sites by address.
+func (s *Space) Sites() []*Site { return append([]*Site(nil), s.sites...) }
+
+// Site returns the site patched at addr.
+func (s *Space) Site(addr uint64) (*Site, bool) {
+	if s == nil {
+		return nil, false
+	}
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= addr })
+	if i < len(s.sites) && s.sites[i].Addr == addr {
+		return s.sites[i], true
+	}
+	return nil, false
+}
+
+// Original puts the original bytes of the sites back into buf, a copy of
+// the memory at addr: what the debugger shows is the program's code, not
+// the traps.
+func (s *Space) Original(buf []byte, addr uint64) {
+	if s == nil {
+		return
+	}
+	end := addr + uint64(len(buf))
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr+uint64(len(s.sites[i].Orig)) > addr })
+	for ; i < len(s.sites) && s.sites[i].Addr < end; i++ {
+		site := s.sites[i]
+		for j, b := range site.Orig {
+			if a := site.Addr + uint64(j); a >= addr && a < end {
+				buf[a-addr] = b
+			}
+		}
+	}
+}
+
+// Map follows an exec's or an mmap's new mapping, and patches it if it is
+// executable. The returned warnings say what could not be patched.
+func (s *Space) Map(m Memory, mp Mapping) []string {
+	if mp.Len == 0 {
+		return nil
+	}
+	s.forget(mp.Addr, mp.Addr+mp.Len)
+	if mp.Image != nil || mp.Shared {
+		s.addRegion(region{start: mp.Addr, end: mp.Addr + mp.Len, offset: mp.Offset, image: mp.Image, shared: mp.Shared})
+	}
+	if mp.Prot&unix.PROT_EXEC == 0 {
+		return nil
+	}
+	return append(writableCode(mp.Addr, mp.Addr+mp.Len, mp.Prot), s.scan(m, mp.Addr, mp.Addr+mp.Len)...)
+}
+
+// Protect follows an mprotect: memory made executable is patched.
+func (s *Space) Protect(m Memory, addr, length uint64, prot int) []string {
+	if prot&unix.PROT_EXEC == 0 || length == 0 {
+		return nil
+	}
+	return append(writableCode(addr, addr+length, prot), s.scan(m, addr, addr+length)...)
+}
+
+// Unmap follows a munmap: its sites and regions are gone.
+func (s *Space) Unmap(addr, length uint64) {
+	s.forget(addr, addr+length)
+}
+
+// Remap follows a successful mremap from old (oldLen bytes) to addr
+// (newLen bytes): the sites and the file's layout move with the pages.
+func (s *Space) Remap(old, oldLen, addr, newLen uint64) {
+	keep := min(oldLen, newLen)
+	var sites []*Site
+	for _, site := range s.sites {
+		if site.Addr >= old && site.Addr+uint64(len(site.Orig)) <= old+keep {
+			moved := *site
+			moved.Addr = site.Addr - old + addr
+			sites = append(sites, &moved)
+		}
+	}
+	var regs []region
+	for _, r := range s.regions {
+		if lo, hi := max(r.start, old), min(r.end, old+keep); lo < hi {
+			r.offset += lo - r.start
+			r.start, r.end = lo-old+addr, hi-old+addr
+			regs = append(regs, r)
+		}
+	}
+	if oldLen != 0 { // 0: a second mapping of shared pages, the old one stays
+		s.forget(old, old+oldLen)
+	}
+	s.forget(addr, addr+newLen)
+	for _, r := range regs {
+		s.addRegion(r)
+	}
+	for _, site := range sites {
+		s.addSite(site)
+	}
+}
+
+// writableCode warns about memory both writable and executable: code
+// written there after this point (a JIT) is not scanned.
+func writableCode(lo, hi uint64, prot int) []string {
+	if prot&unix.PROT_WRITE == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("memory at %#x-%#x is writable and executable: an rdrand or rdseed the program "+
+		"writes there later is not patched, and its replay would diverge", lo, hi)}
+}
+
+// forget drops the sites and cuts the regions within [lo, hi).
+func (s *Space) forget(lo, hi uint64) {
+	sites := s.sites[:0]
+	for _, site := range s.sites {
+		if site.Addr+uint64(len(site.Orig)) <= lo || site.Addr >= hi {
+			sites = append(sites, site)
+		}
+	}
+	s.sites = sites
+	var regs []region
+	for _, r := range s.regions {
+		if r.end <= lo || r.start >= hi {
+			regs = append(regs, r)
+			continue
+		}
+		if r.start < lo {
+			left := r
+			left.end = lo
+			regs = append(regs, left)
+		}
+		if r.end > hi {
+			right := r
+			right.offset += hi - r.start
+			right.start = hi
+			regs = append(regs, right)
+		}
+	}
+	s.regions = regs
+}
+
+func (s *Space) addRegion(r region) {
+	i := sort.Search(len(s.regions), func(i int) bool { return s.regions[i].start >= r.start })
+	s.regions = append(s.regions, region{})
+	copy(s.regions[i+1:], s.regions[i:])
+	s.regions[i] = r
+}
+
+func (s *Space) addSite(site *Site) {
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= site.Addr })
+	if i < len(s.sites) && s.sites[i].Addr == site.Addr {
+		return
+	}
+	s.sites = append(s.sites, nil)
+	copy(s.sites[i+1:], s.sites[i:])
+	s.sites[i] = site
+}
+
+// maxScan bounds the code read for one scan: the largest executables have
+// a few hundred megabytes of it.
+const maxScan = 1 << 30
+
+// scan patches the rdrand and rdseed instructions of the executable memory
+// [lo, hi). Parts inside a file's mapping are decoded with the file's
+// layout (functions and code sections); other memory is swept from lo.
+func (s *Space) scan(m Memory, lo, hi uint64) []string {
+	var warns []string
+	pos := lo
+	for _, r := range s.regions {
+		if r.end <= pos || r.start >= hi {
+			continue
+		}
+		if r.start > pos {
+			warns = append(warns, s.scanPiece(m, pos, r.start, nil)...)
+		}
+		warns = append(warns, s.scanPiece(m, max(pos, r.start), min(hi, r.end), &r)...)
+		pos = min(hi, r.end)
+	}
+	if pos < hi {
+		warns = append(warns, s.scanPiece(m, pos, hi, nil)...)
+	}
+	return warns
+}
+
+// scanPiece patches [lo, hi), which lies in region r (nil: anonymous
+// private memory).
+func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
+	// Decoding may have to start before lo, at a function's start: read
+	// the whole region.
+	rlo, rhi := lo, hi
+	if r != nil {
+		rlo, rhi = r.start, r.end
+	}
+	if rhi-rlo > maxScan {
+		return []string{fmt.Sprintf("executable memory at %#x-%#x is too large to scan for rdrand and rdseed: "+
+			"if it has any, their replay diverges", lo, hi)}
+	}
+	code := make([]byte, rhi-rlo)
+	n, _ := m.ReadAt(code, rlo)
+	code = code[:n]
+	cands := candidates(code)
+	inside := false
+	for _, c := range cands {
+		if a := rlo + uint64(c); a >= lo && a < hi {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return nil
+	}
+	var plan []span
+	var layout *Layout
+	if r != nil {
+		layout = r.image.Layout()
+	}
+	if layout != nil {
+		plan = layout.sweepPlan(r.start, r.offset, r.end-r.start)
+	} else {
+		plan = []span{{start: lo, end: rlo + uint64(len(code))}}
+	}
+	found := findSites(code, rlo, plan, cands)
+	addrs := make([]uint64, 0, len(found))
+	for a := range found {
+		if a >= lo && a < hi {
+			addrs = append(addrs, a)
+		}
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	var warns []string
+	for _, a := range addrs {
+		site := found[a]
+		if _, ok := s.Site(a); ok {
+			continue
+		}
+		if r != nil && r.shared {
+			warns = append(warns, fmt.Sprintf("%s at %#x is in shared memory, which cannot be patched: "+
+				"its results are not recorded, and its replay would diverge", site.Op, a))
+			continue
+		}
+		if _, err := m.WriteAt(site.Trap(), a); err != nil {
+			warns = append(warns, fmt.Sprintf("%s at %#x cannot be patched (%v): its results are not "+
+				"recorded, and its replay would diverge", site.Op, a, err))
+			continue
+		}
+		s.addSite(&site)
+	}
+	return warns
+}
+
+// pageSize rounds the lengths of the memory calls: the kernel acts on whole
+// pages.
+const pageSize = 4096
+
+func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
+
+// AfterSyscall follows a successful system call that changed the address
+// space (nr with args returned ret), in recording and replay alike: the
+// decision uses only the call, its result and the memory. image returns the
+// file an mmap mapped (nil for anonymous memory, or when the trace holds no
+// copy of it); it is asked for executable mappings only, and the layout of a
+// file mapped without PROT_EXEC is not used later either.
+func (s *Space) AfterSyscall(m Memory, nr int, args [6]uint64, ret uint64, image func() *Image) []string {
+	if int64(ret) < 0 && int64(ret) >= -4095 {
+		return nil
+	}
+	switch nr {
+	case unix.SYS_MMAP:
+		prot := int(args[2])
+		mp := Mapping{Addr: ret, Len: pageUp(args[1]), Prot: prot, Offset: args[5],
+			Shared: args[3]&unix.MAP_TYPE != unix.MAP_PRIVATE}
+		if prot&unix.PROT_EXEC != 0 && args[3]&unix.MAP_ANONYMOUS == 0 && image != nil {
+			mp.Image = image()
+		}
+		return s.Map(m, mp)
+	case unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT:
+		return s.Protect(m, args[0], pageUp(args[1]), int(args[2]))
+	case unix.SYS_MUNMAP:
+		s.Unmap(args[0], pageUp(args[1]))
+	case unix.SYS_MREMAP:
+		s.Remap(args[0], pageUp(args[1]), ret, pageUp(args[2]))
+	}
+	return nil
+}
+
+// kcmpVM is KCMP_VM: kcmp compares two processes' address spaces.
+const kcmpVM = 1
+
+// SharedMemory tells whether processes a and b share one address space (a
+// vfork child and its parent, clone with CLONE_VM): they then share one
+// Space, as a write to one's code is the other's.
+func SharedMemory(a, b int) (bool, error) {
+	r, _, e := unix.Syscall6(unix.SYS_KCMP, uintptr(a), uintptr(b), kcmpVM, 0, 0, 0)
+	if e != 0 {
+		return false, fmt.Errorf("kcmp %d %d: %w", a, b, e)
+	}
+	return r == 0, nil
+}

@@ -1,0 +1,171 @@
+package patch
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// fakeMem is an address space of size bytes from 0.
+type fakeMem struct {
+	data     []byte
+	readOnly bool
+}
+
+func newFakeMem(size int) *fakeMem { return &fakeMem{data: make([]byte, size)} }
+
+func (m *fakeMem) ReadAt(p []byte, addr uint64) (int, error) {
+	if addr >= uint64(len(m.data)) {
+		return 0, errors.New("unmapped")
+	}
+	n := copy(p, m.data[addr:])
+	if n < len(p) {
+		return n, errors.New("short read")
+	}
+	return n, nil
+}
+
+func (m *fakeMem) WriteAt(p []byte, addr uint64) (int, error) {
+	if m.readOnly {
+		return 0, errors.New("write refused")
+	}
+	if addr+uint64(len(p)) > uint64(len(m.data)) {
+		return 0, errors.New("unmapped")
+	}
+	return copy(m.data[addr:], p), nil
+}
+
+// sampleCode is a function with an rdrand retry loop, then a mov whose
+// immediate holds rdrand's bytes (a candidate that is no instruction), then
+// an rdseed into r9.
+var sampleCode = []byte{
+	0xf3, 0x0f, 0x1e, 0xfa, // endbr64
+	0x55,             // push rbp
+	0x48, 0x89, 0xe5, // mov rbp,rsp
+	0x48, 0x0f, 0xc7, 0xf0, // 8: rdrand rax
+	0x73, 0xfa, // jnc 8
+	0xb8, 0x0f, 0xc7, 0xf0, 0x00, // mov eax,0x00f0c70f
+	0x49, 0x0f, 0xc7, 0xf9, // 19: rdseed r9
+	0x5d, // pop rbp
+	0xc3, // ret
+}
+
+// TestSpaceFollowsTheAddressSpace patches executable memory as it appears
+// (mmap, mprotect), moves the sites with mremap, forgets them at munmap,
+// refuses shared memory, and shows the original bytes.
+func TestSpaceFollowsTheAddressSpace(t *testing.T) {
+	const base, moved = 0x10000, 0x30000
+	m := newFakeMem(0x40000)
+	copy(m.data[base:], sampleCode)
+	var s Space
+
+	if w := s.Map(m, Mapping{Addr: base, Len: 0x1000, Prot: unix.PROT_READ | unix.PROT_EXEC}); len(w) != 0 {
+		t.Errorf("warnings %q", w)
+	}
+	sites := s.Sites()
+	if len(sites) != 2 || sites[0].Addr != base+8 || sites[0].Op != Rdrand || sites[1].Addr != base+19 || sites[1].Op != Rdseed {
+		t.Fatalf("sites %+v, want rdrand at +8 and rdseed at +19", sites)
+	}
+	if !bytes.Equal(m.data[base+8:base+12], []byte{0x0f, 0x0b, 0x90, 0x90}) {
+		t.Errorf("patched bytes % x, want ud2 and nops", m.data[base+8:base+12])
+	}
+	if !bytes.Equal(m.data[base+14:base+19], sampleCode[14:19]) {
+		t.Errorf("the mov's immediate was changed: % x", m.data[base+14:base+19])
+	}
+	view := append([]byte(nil), m.data[base+4:base+30]...)
+	s.Original(view, base+4)
+	if !bytes.Equal(view[:len(sampleCode)-4], sampleCode[4:]) {
+		t.Errorf("Original: % x, want % x", view[:len(sampleCode)-4], sampleCode[4:])
+	}
+	part := append([]byte(nil), m.data[base+10:base+21]...) // from inside one site into another
+	s.Original(part, base+10)
+	if !bytes.Equal(part, sampleCode[10:21]) {
+		t.Errorf("Original of a part: % x, want % x", part, sampleCode[10:21])
+	}
+
+	// Scanning again (an mprotect of patched code) finds nothing new.
+	s.Protect(m, base, 0x1000, unix.PROT_READ|unix.PROT_EXEC)
+	if len(s.Sites()) != 2 {
+		t.Errorf("after a second scan: %d sites", len(s.Sites()))
+	}
+
+	// mremap moves the pages and their sites.
+	copy(m.data[moved:], m.data[base:base+0x1000])
+	s.Remap(base, 0x1000, moved, 0x2000)
+	if _, ok := s.Site(base + 8); ok {
+		t.Error("a site stayed at the old address after mremap")
+	}
+	if site, ok := s.Site(moved + 19); !ok || site.Op != Rdseed {
+		t.Errorf("the rdseed did not move: %v", s.Sites())
+	}
+	s.Unmap(moved, 0x2000)
+	if len(s.Sites()) != 0 {
+		t.Errorf("sites after munmap: %+v", s.Sites())
+	}
+
+	// Code written into memory made executable later (a JIT's mprotect).
+	copy(m.data[0x20000:], sampleCode)
+	s.AfterSyscall(m, unix.SYS_MMAP, [6]uint64{0, 0x1000, unix.PROT_READ | unix.PROT_WRITE, unix.MAP_PRIVATE | unix.MAP_ANONYMOUS}, 0x20000, nil)
+	if len(s.Sites()) != 0 {
+		t.Errorf("non-executable memory was patched")
+	}
+	if w := s.AfterSyscall(m, unix.SYS_MPROTECT, [6]uint64{0x20000, 100, unix.PROT_READ | unix.PROT_EXEC}, 0, nil); len(w) != 0 || len(s.Sites()) != 2 {
+		t.Errorf("after mprotect(PROT_EXEC): sites %+v, warnings %q", s.Sites(), w)
+	}
+	// A failed call changes nothing.
+	s.AfterSyscall(m, unix.SYS_MUNMAP, [6]uint64{0x20000, 0x1000}, errnoRet(unix.EINVAL), nil)
+	if len(s.Sites()) != 2 {
+		t.Errorf("a failed munmap dropped sites")
+	}
+
+	// Writable and executable memory is patched, with a warning.
+	copy(m.data[0x22000:], sampleCode)
+	w := s.Map(m, Mapping{Addr: 0x22000, Len: 0x1000, Prot: unix.PROT_READ | unix.PROT_WRITE | unix.PROT_EXEC})
+	if len(w) != 1 || !strings.Contains(w[0], "writable and executable") || len(s.Sites()) != 4 {
+		t.Errorf("W+X mapping: warnings %q, %d sites", w, len(s.Sites()))
+	}
+
+	// Shared memory is never written: the write would reach the file or
+	// the other processes.
+	copy(m.data[0x24000:], sampleCode)
+	w = s.AfterSyscall(m, unix.SYS_MMAP, [6]uint64{0, 0x1000, unix.PROT_READ | unix.PROT_EXEC, unix.MAP_SHARED}, 0x24000, nil)
+	if len(w) != 2 || !strings.Contains(w[0], "shared memory") || !bytes.Equal(m.data[0x24000:0x24000+len(sampleCode)], sampleCode) {
+		t.Errorf("shared mapping: warnings %q, bytes % x", w, m.data[0x24000:0x24000+len(sampleCode)])
+	}
+
+	// A write the kernel refuses leaves the site out, with a warning.
+	copy(m.data[0x26000:], sampleCode)
+	m.readOnly = true
+	w = s.Map(m, Mapping{Addr: 0x26000, Len: 0x1000, Prot: unix.PROT_READ | unix.PROT_EXEC})
+	m.readOnly = false
+	if len(w) != 2 || !strings.Contains(w[0], "cannot be patched") || len(s.Sites()) != 4 {
+		t.Errorf("refused write: warnings %q, %d sites", w, len(s.Sites()))
+	}
+
+	// A checkpoint's copy is independent.
+	c := s.Clone()
+	s.Reset()
+	if len(c.Sites()) != 4 || len(s.Sites()) != 0 {
+		t.Errorf("clone %d sites, reset space %d", len(c.Sites()), len(s.Sites()))
+	}
+}
+
+// TestSpaceSweepStopsAtUndecodableBytes: an anonymous mapping is swept from
+// its start; bytes that do not decode end the sweep, so a later rdrand is
+// missed rather than guessed.
+func TestSpaceSweepStopsAtUndecodableBytes(t *testing.T) {
+	m := newFakeMem(0x2000)
+	code := append([]byte{0x06}, sampleCode...) // push es: invalid in 64-bit mode
+	copy(m.data[0x1000:], code)
+	var s Space
+	s.Map(m, Mapping{Addr: 0x1000, Len: 0x1000, Prot: unix.PROT_EXEC})
+	if len(s.Sites()) != 0 || !bytes.Equal(m.data[0x1000:0x1000+len(code)], code) {
+		t.Errorf("sites %+v after undecodable bytes", s.Sites())
+	}
+}
+
+// errnoRet is how a system call returns the error e.
+func errnoRet(e unix.Errno) uint64 { return uint64(-int64(e)) }
