@@ -201,9 +201,15 @@ func TestGoTestProcess(t *testing.T) {
 	if err != nil {
 		t.Skip("go not in PATH")
 	}
+	args := []string{"test", "-count=1", "-v", "-run", "TestSum", "-ldflags=-s=false -w=false", "-gcflags=all=-N -l", "./sum"}
+	dir := filepath.Join(testdataDir, "go")
+	// A native run first fills the build cache: a cold cache would have the
+	// recording compile the standard library without optimizations.
+	if native := run(t, runOpts{Dir: dir}, goBin, args...); native.Code != 0 {
+		t.Fatalf("go test exited %d natively\n%s%s", native.Code, tail(native.Stdout), tail(native.Stderr))
+	}
 	trace := filepath.Join(t.TempDir(), "gotest.rwd")
-	rec := recordOpts(t, runOpts{Dir: filepath.Join(testdataDir, "go")}, trace, goBin, "test", "-count=1", "-v", "-run", "TestSum",
-		"-ldflags=-s=false -w=false", "-gcflags=all=-N -l", "./sum")
+	rec := recordOpts(t, runOpts{Dir: dir}, trace, goBin, args...)
 	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "--- PASS: TestSum") {
 		t.Fatalf("record go test exited %d\nstdout:\n%s\nstderr:\n%s", rec.Code, tail(rec.Stdout), tail(rec.Stderr))
 	}
