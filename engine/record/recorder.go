@@ -161,7 +161,7 @@ type Recorder struct {
 
 	files    *fileStore
 	warned   map[int]bool
-	sigchld  chan os.Signal
+	chld     *chldWatch
 	timer    *time.Timer
 	stdoutID fileID
 	stderrID fileID
@@ -236,7 +236,7 @@ func Record(opts Options) (*Result, error) {
 		procs:    map[int]*process{},
 		pending:  map[int]ptrace.Status{},
 		warned:   map[int]bool{},
-		sigchld:  make(chan os.Signal, 1),
+		chld:     newChldWatch(),
 		stdoutID: identify(opts.Stdout),
 		stderrID: identify(opts.Stderr),
 	}
@@ -244,8 +244,7 @@ func Record(opts Options) (*Result, error) {
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
 	// the recording (see onStopSignal).
-	signal.Notify(r.sigchld, unix.SIGCHLD)
-	defer signal.Stop(r.sigchld)
+	defer r.chld.stop()
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
@@ -437,6 +436,7 @@ func (r *Recorder) deadlineAt() time.Time {
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	for {
 		if r.deadlineAt().IsZero() && r.fwd == 0 {
+			r.chld.blocking()
 			st, ok, err := ptrace.Wait(-1, false)
 			if err != nil || st.Tid != r.wakerPid() {
 				return st, ok, err
@@ -446,6 +446,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			}
 			continue
 		}
+		r.chld.polling()
 		st, ok, err := ptrace.Wait(-1, true)
 		if ok || err != nil {
 			if err == nil && st.Tid == r.wakerPid() {
@@ -474,7 +475,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			timeout = r.timer.C
 		}
 		select {
-		case <-r.sigchld:
+		case <-r.chld.ch:
 		case <-timeout:
 			return ptrace.Status{}, false, nil
 		case sig := <-r.stops:
