@@ -96,6 +96,7 @@ type parkKind int
 const (
 	parkResume      parkKind = iota // resume as is (after a logged event, a new thread, a preemption)
 	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
+	parkHeldEntry                   // at the entry of a write held behind another (order.go)
 )
 
 type thread struct {
@@ -115,6 +116,7 @@ type thread struct {
 	restartNr int  // the call restart_syscall would resume
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 	forked    int  // the child process the current call created (0: none)
+	stream    int  // the standard stream (1, 2) the call writes to, 0 if none
 
 	// refusedRet is the result of a call refused at its entry.
 	refusedRet int64
@@ -159,14 +161,12 @@ type Recorder struct {
 	ready    []*thread
 	pending  map[int]ptrace.Status
 
-	files    *fileStore
-	warned   map[int]bool
-	chld     *chldWatch
-	timer    *time.Timer
-	stdoutID fileID
-	stderrID fileID
-	// streams caches streamOf by (tid, fd).
-	streams map[[2]int]int
+	files  *fileStore
+	warned map[int]bool
+	chld   *chldWatch
+	timer  *time.Timer
+	// out: the program's standard streams (streams.go, order.go).
+	out streams
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
 	// shared tracks the memory the program shares with the world (shared.go).
@@ -237,8 +237,7 @@ func Record(opts Options) (*Result, error) {
 		pending:  map[int]ptrace.Status{},
 		warned:   map[int]bool{},
 		chld:     newChldWatch(),
-		stdoutID: identify(opts.Stdout),
-		stderrID: identify(opts.Stderr),
+		out:      newStreams(opts.Stdout, opts.Stderr),
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
@@ -612,6 +611,7 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	wasCurrent := r.current == t
 	t.state = gone
 	r.dropReady(t)
+	r.writeDone(t)
 	delete(r.threads, t.tid)
 	if t.tid == t.proc.pid {
 		if err := r.onProcessExit(t, st); err != nil || r.done {
@@ -689,9 +689,14 @@ func (r *Recorder) switchTo(t *thread) error {
 			}
 		}
 	}
-	if t.park == parkBlockedExit {
+	switch t.park {
+	case parkBlockedExit:
 		t.park = parkResume
 		return r.finishSyscall(t)
+	case parkHeldEntry:
+		t.park = parkResume
+		c := t.effective(callOf(&t.entry))
+		return r.startCall(t, &c)
 	}
 	return r.resumeLogged(t)
 }
