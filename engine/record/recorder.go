@@ -117,6 +117,7 @@ type thread struct {
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 	forked    int  // the child process the current call created (0: none)
 	stream    int  // the standard stream (1, 2) the call writes to, 0 if none
+	i386      bool // the call was made with int $0x80 (i386.go)
 
 	// refusedRet is the result of a call refused at its entry.
 	refusedRet int64
@@ -230,14 +231,14 @@ func Record(opts Options) (*Result, error) {
 		stack = lim.Cur
 	}
 	r := &Recorder{
-		opts:     opts,
-		sawSig:   map[unix.Signal]time.Time{},
-		threads:  map[int]*thread{},
-		procs:    map[int]*process{},
-		pending:  map[int]ptrace.Status{},
-		warned:   map[int]bool{},
-		chld:     newChldWatch(),
-		out:      newStreams(opts.Stdout, opts.Stderr),
+		opts:    opts,
+		sawSig:  map[unix.Signal]time.Time{},
+		threads: map[int]*thread{},
+		procs:   map[int]*process{},
+		pending: map[int]ptrace.Status{},
+		warned:  map[int]bool{},
+		chld:    newChldWatch(),
+		out:     newStreams(opts.Stdout, opts.Stderr),
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
@@ -695,7 +696,7 @@ func (r *Recorder) switchTo(t *thread) error {
 		return r.finishSyscall(t)
 	case parkHeldEntry:
 		t.park = parkResume
-		c := t.effective(callOf(&t.entry))
+		c := t.effective(t.call())
 		return r.startCall(t, &c)
 	}
 	return r.resumeLogged(t)

@@ -43,13 +43,6 @@ func (t *thread) effective(c syscalls.Call) syscalls.Call {
 	return c
 }
 
-func callOf(regs *trace.Regs) syscalls.Call {
-	return syscalls.Call{
-		Nr:   int(int64(regs[trace.OrigRAX])),
-		Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]},
-	}
-}
-
 // onSyscallEntry handles a syscall-enter-stop of the running thread.
 func (r *Recorder) onSyscallEntry(t *thread) error {
 	t.inSyscall = true
@@ -57,7 +50,8 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
-	raw := callOf(&t.entry)
+	t.i386 = r.madeWithInt80(t)
+	raw := t.call()
 	t.nr = raw.Nr
 	c := t.effective(raw)
 	if _, known := syscalls.Lookup(c.Nr); known {
@@ -90,7 +84,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		}
 		t.inSyscall = false
 		t.spin.exiting = true
-		e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagNoReturn, Tid: int32(t.tid),
+		e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagNoReturn | t.callFlags(), Tid: int32(t.tid),
 			Syscall: int32(c.Nr), Regs: t.entry, ExitRegs: t.entry, In: t.in}
 		if err := r.log(e); err != nil {
 			return err
@@ -144,7 +138,7 @@ func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
 // logEntry logs t's current call as the entry of a split system call.
 func (r *Recorder) logEntry(t *thread) error {
 	t.split = true
-	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
+	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
 }
 
 // leaveInKernel marks t, resumed inside a system call, as blocked there and
@@ -204,12 +198,12 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	if err := r.completeSkipped(t, &exit); err != nil {
 		return syscalls.Call{}, err
 	}
-	e := &trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
+	e := &trace.Event{Kind: trace.KindSyscall, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
 	if t.split {
 		e.Kind = trace.KindSyscallExit
 		e.Regs, e.In = trace.Regs{}, nil
 	}
-	c := t.effective(callOf(&t.entry))
+	c := t.effective(t.call())
 	c.Ret = int64(exit[trace.RAX])
 	r.forgetStreams(c.Nr)
 	if err := r.tscExit(t, &c); err != nil {
