@@ -3,6 +3,7 @@
 // lines. What of the large write reached the stream before the end is what
 // replay must re-emit, and a short write whose exit was never reached must
 // not be lost.
+// reader: slow
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>

@@ -2,6 +2,7 @@
 // one of them a write larger than the pipe, into a pipe shrunk to one page
 // so that writers block on it and wait for the reader. Replay must re-emit
 // every byte in the order it reached each stream.
+// reader: slow
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
