@@ -5,6 +5,8 @@ import (
 	"os/signal"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // chldIdle is how many waits in a row may sleep in wait4 before the
@@ -13,22 +15,30 @@ const chldIdle = 256
 
 // chldWatch subscribes to SIGCHLD only while the recorder needs it: when it
 // polls with a deadline (threads wait for the CPU), a stop must wake its
-// select. Otherwise it sleeps in wait4, and a subscription would cost, at
-// every ptrace stop, a signal relayed through the runtime and a goroutine
-// woken for nothing: a third of the recorder's time in a loop of system calls.
+// select. Otherwise it sleeps in wait4, which every stop wakes, and the
+// stops of the tracees send no SIGCHLD at all (ptrace.QuietStops): a
+// subscription cost, at every ptrace stop, a signal relayed through the
+// runtime and a goroutine woken for nothing, and the signal alone woke a
+// sleeping thread of ours (a third of the recorder's CPU in a loop of
+// system calls).
 type chldWatch struct {
-	ch   chan os.Signal
-	on   bool
-	idle int // blocking waits since the last poll
+	ch    chan os.Signal
+	on    bool
+	idle  int    // blocking waits since the last poll
+	quiet func() // withdraws QuietStops
+	loud  func() // withdraws LoudStops while subscribed
 }
 
-func newChldWatch() *chldWatch { return &chldWatch{ch: make(chan os.Signal, 1)} }
+func newChldWatch() *chldWatch {
+	return &chldWatch{ch: make(chan os.Signal, 1), quiet: ptrace.QuietStops()}
+}
 
 // polling is called before a non-blocking wait that may be followed by a
 // select on c.ch: a stop after that wait then reaches the channel.
 func (c *chldWatch) polling() {
 	c.idle = 0
 	if !c.on {
+		c.loud = ptrace.LoudStops()
 		signal.Notify(c.ch, unix.SIGCHLD)
 		c.on = true
 	}
@@ -42,19 +52,27 @@ func (c *chldWatch) blocking() {
 		return
 	}
 	if c.idle++; c.idle >= chldIdle {
-		c.stop()
+		c.unsubscribe()
 	}
 }
 
-// stop ends the subscription and drops a signal it left in the channel.
-func (c *chldWatch) stop() {
+// unsubscribe ends the subscription and drops a signal it left in the
+// channel.
+func (c *chldWatch) unsubscribe() {
 	if !c.on {
 		return
 	}
 	signal.Stop(c.ch)
+	c.loud()
 	c.on = false
 	select {
 	case <-c.ch:
 	default:
 	}
+}
+
+// close ends the watch when the recording ends.
+func (c *chldWatch) close() {
+	c.unsubscribe()
+	c.quiet()
 }

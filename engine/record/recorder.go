@@ -244,7 +244,7 @@ func Record(opts Options) (*Result, error) {
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
 	// the recording (see onStopSignal).
-	defer r.chld.stop()
+	defer r.chld.close()
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
@@ -266,6 +266,9 @@ func Record(opts Options) (*Result, error) {
 		if cpu, runErr = ptrace.PickCPU(want); runErr != nil {
 			return
 		}
+		// On the program's CPU, each stop is handed over on one CPU. A
+		// refusal only costs speed.
+		ptrace.PinThread(cpu)
 		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 			StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 		r.start = time.Now()
