@@ -57,19 +57,20 @@ func (t *thread) writing() bool {
 	return t.stream != 0 && t.inSyscall && t.split && t.state != gone
 }
 
-// writeDone ends t's write to a stream (its exit is logged, or it died) and
-// makes the threads held behind it ready.
+// writeDone ends t's call to a stream (its exit is logged, or it died): if
+// the call was a write left in the kernel, the threads held behind it are
+// made ready; if t was itself held, it is forgotten.
 func (r *Recorder) writeDone(t *thread) {
 	if t.stream == 0 {
 		return
 	}
-	id := r.out.ids[t.stream]
+	id, release := r.out.ids[t.stream], t.split
 	t.stream = 0
 	keep := r.out.held[:0]
 	for _, h := range r.out.held {
 		switch {
-		case h.state == gone:
-		case r.out.ids[h.stream] == id:
+		case h == t || h.state == gone:
+		case release && r.out.ids[h.stream] == id:
 			r.ready = append(r.ready, h)
 		default:
 			keep = append(keep, h)
