@@ -102,9 +102,18 @@ func (r *Recorder) statStream(tid, fd int) int {
 			id = fileID{rdev: tty, ok: true}
 		}
 	}
+	return matchStream(id, fd, &r.out.ids)
+}
+
+// matchStream says which of the streams ids (stdout at 1, stderr at 2) the
+// file id written through descriptor fd is: the same file (device and
+// inode), or the same character device (a terminal opened again by name).
+// When stdout and stderr are one file, fd 2 counts as stderr and any other
+// descriptor as stdout.
+func matchStream(id fileID, fd int, ids *[3]fileID) int {
 	match := func(s int) bool {
-		want := r.out.ids[s]
-		if !want.ok {
+		want := ids[s]
+		if !want.ok || !id.ok {
 			return false
 		}
 		if id.dev == 0 && id.ino == 0 {
@@ -144,11 +153,15 @@ func controllingTTY(tid int) (uint64, bool) {
 	if err != nil || n == 0 {
 		return 0, false
 	}
-	// tty_nr is the kernel's old_encode_dev-like encoding: major in bits
-	// 8-15, minor in bits 0-7 and 20-31.
+	return decodeTTYNr(n), true
+}
+
+// decodeTTYNr turns tty_nr, in the kernel's new_encode_dev encoding (major
+// in bits 8-19, minor in bits 0-7 and 20-31), into a device number.
+func decodeTTYNr(n uint64) uint64 {
 	major := uint32(n>>8) & 0xfff
 	minor := uint32(n&0xff) | uint32(n>>12)&0xfff00
-	return unix.Mkdev(major, minor), true
+	return unix.Mkdev(major, minor)
 }
 
 // forgetStreams drops the cache of streamOf after a call that may have
