@@ -24,6 +24,9 @@ type EventInfo struct {
 	Errno    string   `json:"errno,omitempty"`
 	Blocking bool     `json:"blocking,omitempty"` // the entry of a call that blocked
 	Resumed  bool     `json:"resumed,omitempty"`  // the exit of a call that blocked
+	// ABI is "i386" for a call made with int $0x80 (Name is then its i386
+	// name), empty for the syscall instruction.
+	ABI string `json:"abi,omitempty"`
 	// Signals.
 	Signal string `json:"signal,omitempty"`
 	Code   string `json:"code,omitempty"` // si_code: SEGV_MAPERR, SI_USER, SI_KERNEL, …
@@ -61,8 +64,11 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 		if e.Kind == trace.KindSyscallExit && entry != nil {
 			regs, mem = entry.Regs, append(recordedMemory(entry.In), e.Mem...)
 		}
-		c := syscalls.Call{Nr: int(e.Syscall), Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]}}
+		c := syscalls.EventCall(e.Syscall, &regs, e.Flags&trace.FlagI386 != 0)
 		info.Name = syscalls.Name(c.Nr)
+		if c.I386 {
+			info.Name, info.ABI = syscalls.NameI386(c.I386Nr), "i386"
+		}
 		finished := e.Kind != trace.KindSyscallEntry && e.Flags&trace.FlagNoReturn == 0
 		if finished {
 			// Outputs are shown as long as the result says (read's buffer).

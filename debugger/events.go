@@ -36,7 +36,7 @@ func DescribeEvent(e, entry *trace.Event) string {
 			regs = entry.Regs
 			mem = append(recordedMemory(entry.In), e.Mem...)
 		}
-		c := syscalls.Call{Nr: int(e.Syscall), Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]}}
+		c := syscalls.EventCall(e.Syscall, &regs, e.Flags&trace.FlagI386 != 0)
 		c.Ret = int64(e.ExitRegs[trace.RAX])
 		s := syscalls.Format(&c, mem)
 		if e.Flags&trace.FlagNoReturn != 0 {
@@ -47,7 +47,7 @@ func DescribeEvent(e, entry *trace.Event) string {
 		}
 		return s
 	case trace.KindSyscallEntry:
-		c := syscalls.Call{Nr: int(e.Syscall), Args: [6]uint64{e.Regs[trace.RDI], e.Regs[trace.RSI], e.Regs[trace.RDX], e.Regs[trace.R10], e.Regs[trace.R8], e.Regs[trace.R9]}}
+		c := syscalls.EventCall(e.Syscall, &e.Regs, e.Flags&trace.FlagI386 != 0)
 		return syscalls.FormatCall(&c, recordedMemory(e.In)) + " <blocking...>"
 	case trace.KindSignal:
 		kind := "async"

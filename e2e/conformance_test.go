@@ -24,6 +24,7 @@ import (
 //	// args: a b              arguments
 //	// code: 3                the exit status (default 0)
 //	// stdin: text            standard input (with \n for newlines)
+//	// reader: slow           stdout and stderr are read slowly (the pipes fill)
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	srcs, err := filepath.Glob(filepath.Join(testdataDir, "conformance", "*.c"))
@@ -46,6 +47,7 @@ type directives struct {
 	flags, args []string
 	code        int
 	stdin       []byte
+	slow        bool
 }
 
 func readDirectives(t *testing.T, src string) directives {
@@ -78,6 +80,11 @@ func readDirectives(t *testing.T, src string) directives {
 			}
 		case "stdin":
 			d.stdin = []byte(strings.ReplaceAll(val, `\n`, "\n"))
+		case "reader":
+			if val != "slow" {
+				t.Fatalf("%s: bad reader directive %q", src, val)
+			}
+			d.slow = true
 		}
 	}
 	return d
@@ -94,7 +101,8 @@ func conform(t *testing.T, src string) {
 		prog = buildC(t, rel, d.flags...)
 	}
 
-	native := run(t, runOpts{Stdin: d.stdin}, prog, d.args...)
+	opts := runOpts{Stdin: d.stdin, SlowReader: d.slow}
+	native := run(t, opts, prog, d.args...)
 	if native.Code != d.code {
 		t.Fatalf("native run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", native.Code, d.code, tail(native.Stdout), tail(native.Stderr))
 	}
@@ -103,7 +111,7 @@ func conform(t *testing.T, src string) {
 	}
 
 	trace := filepath.Join(t.TempDir(), filepath.Base(prog)+".rwd")
-	r := recordOpts(t, runOpts{Stdin: d.stdin}, trace, prog, d.args...)
+	r := recordOpts(t, opts, trace, prog, d.args...)
 	if r.Code != d.code {
 		t.Fatalf("record exited %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, d.code, tail(r.Stdout), tail(r.Stderr))
 	}

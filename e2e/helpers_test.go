@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,19 @@ type result struct {
 type runOpts struct {
 	Dir   string // working directory ("" = the test's)
 	Stdin []byte // standard input (nil = /dev/null)
+	// SlowReader reads stdout and stderr with a pause after each read, so
+	// that a program writing much fills the pipes and blocks on them.
+	SlowReader bool
+}
+
+// slowWriter is where a slow reader puts what it read: each write (one
+// read of the pipe) is followed by a pause.
+type slowWriter struct{ w io.Writer }
+
+func (s slowWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	time.Sleep(time.Millisecond)
+	return n, err
 }
 
 // run executes name with args, with a timeout, and returns its output and
@@ -155,6 +169,9 @@ func run(t testing.TB, opts runOpts, name string, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	if opts.SlowReader {
+		cmd.Stdout, cmd.Stderr = slowWriter{&stdout}, slowWriter{&stderr}
+	}
 	// Run in a process group of its own, and kill the whole group on
 	// timeout: rewind's tracees (and their children) would otherwise survive
 	// it and keep the output pipes open.

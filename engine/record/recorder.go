@@ -96,6 +96,7 @@ type parkKind int
 const (
 	parkResume      parkKind = iota // resume as is (after a logged event, a new thread, a preemption)
 	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
+	parkHeldEntry                   // at the entry of a write held behind another (order.go)
 )
 
 type thread struct {
@@ -115,6 +116,8 @@ type thread struct {
 	restartNr int  // the call restart_syscall would resume
 	vfork     bool // a process clone sharing memory: capture the parent's stack
 	forked    int  // the child process the current call created (0: none)
+	stream    int  // the standard stream (1, 2) the call writes to, 0 if none
+	i386      bool // the call was made with int $0x80 (i386.go)
 
 	// refusedRet is the result of a call refused at its entry.
 	refusedRet int64
@@ -159,14 +162,12 @@ type Recorder struct {
 	ready    []*thread
 	pending  map[int]ptrace.Status
 
-	files    *fileStore
-	warned   map[int]bool
-	sigchld  chan os.Signal
-	timer    *time.Timer
-	stdoutID fileID
-	stderrID fileID
-	// streams caches streamOf by (tid, fd).
-	streams map[[2]int]int
+	files  *fileStore
+	warned map[int]bool
+	chld   *chldWatch
+	timer  *time.Timer
+	// out: the program's standard streams (streams.go, order.go).
+	out streams
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
 	// shared tracks the memory the program shares with the world (shared.go).
@@ -230,22 +231,20 @@ func Record(opts Options) (*Result, error) {
 		stack = lim.Cur
 	}
 	r := &Recorder{
-		opts:     opts,
-		sawSig:   map[unix.Signal]time.Time{},
-		threads:  map[int]*thread{},
-		procs:    map[int]*process{},
-		pending:  map[int]ptrace.Status{},
-		warned:   map[int]bool{},
-		sigchld:  make(chan os.Signal, 1),
-		stdoutID: identify(opts.Stdout),
-		stderrID: identify(opts.Stderr),
+		opts:    opts,
+		sawSig:  map[unix.Signal]time.Time{},
+		threads: map[int]*thread{},
+		procs:   map[int]*process{},
+		pending: map[int]ptrace.Status{},
+		warned:  map[int]bool{},
+		chld:    newChldWatch(),
+		out:     newStreams(opts.Stdout, opts.Stderr),
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
 	// the recording (see onStopSignal).
-	signal.Notify(r.sigchld, unix.SIGCHLD)
-	defer signal.Stop(r.sigchld)
+	defer r.chld.close()
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
@@ -267,6 +266,9 @@ func Record(opts Options) (*Result, error) {
 		if cpu, runErr = ptrace.PickCPU(want); runErr != nil {
 			return
 		}
+		// On the program's CPU, each stop is handed over on one CPU. A
+		// refusal only costs speed.
+		ptrace.PinThread(cpu)
 		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 			StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 		r.start = time.Now()
@@ -437,6 +439,7 @@ func (r *Recorder) deadlineAt() time.Time {
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	for {
 		if r.deadlineAt().IsZero() && r.fwd == 0 {
+			r.chld.blocking()
 			st, ok, err := ptrace.Wait(-1, false)
 			if err != nil || st.Tid != r.wakerPid() {
 				return st, ok, err
@@ -446,6 +449,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			}
 			continue
 		}
+		r.chld.polling()
 		st, ok, err := ptrace.Wait(-1, true)
 		if ok || err != nil {
 			if err == nil && st.Tid == r.wakerPid() {
@@ -474,7 +478,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			timeout = r.timer.C
 		}
 		select {
-		case <-r.sigchld:
+		case <-r.chld.ch:
 		case <-timeout:
 			return ptrace.Status{}, false, nil
 		case sig := <-r.stops:
@@ -611,6 +615,7 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	wasCurrent := r.current == t
 	t.state = gone
 	r.dropReady(t)
+	r.writeDone(t)
 	delete(r.threads, t.tid)
 	if t.tid == t.proc.pid {
 		if err := r.onProcessExit(t, st); err != nil || r.done {
@@ -688,9 +693,14 @@ func (r *Recorder) switchTo(t *thread) error {
 			}
 		}
 	}
-	if t.park == parkBlockedExit {
+	switch t.park {
+	case parkBlockedExit:
 		t.park = parkResume
 		return r.finishSyscall(t)
+	case parkHeldEntry:
+		t.park = parkResume
+		c := t.effective(t.call())
+		return r.startCall(t, &c)
 	}
 	return r.resumeLogged(t)
 }

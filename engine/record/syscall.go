@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -44,21 +43,15 @@ func (t *thread) effective(c syscalls.Call) syscalls.Call {
 	return c
 }
 
-func callOf(regs *trace.Regs) syscalls.Call {
-	return syscalls.Call{
-		Nr:   int(int64(regs[trace.OrigRAX])),
-		Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]},
-	}
-}
-
 // onSyscallEntry handles a syscall-enter-stop of the running thread.
 func (r *Recorder) onSyscallEntry(t *thread) error {
 	t.inSyscall = true
-	t.split, t.refused, t.vfork, t.in, t.forked = false, false, false, nil, 0
+	t.split, t.refused, t.vfork, t.in, t.forked, t.stream = false, false, false, nil, 0, 0
 	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
-	raw := callOf(&t.entry)
+	t.i386 = r.madeWithInt80(t)
+	raw := t.call()
 	t.nr = raw.Nr
 	c := t.effective(raw)
 	if _, known := syscalls.Lookup(c.Nr); known {
@@ -77,15 +70,21 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		if err := r.sharedEntry(t, &c); err != nil {
 			return err
 		}
+		t.stream = r.writeStream(t, &c)
 	}
 	switch c.Nr {
 	case unix.SYS_EXIT, unix.SYS_EXIT_GROUP:
 		// No exit stop follows: log it now. Others run only once the
 		// thread is gone, so its exit (and the tid clearing the kernel does
 		// then) happens at this point of the log in replay too.
+		if c.Nr == unix.SYS_EXIT_GROUP {
+			if err := r.flushWrites(t); err != nil {
+				return err
+			}
+		}
 		t.inSyscall = false
 		t.spin.exiting = true
-		e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagNoReturn, Tid: int32(t.tid),
+		e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagNoReturn | t.callFlags(), Tid: int32(t.tid),
 			Syscall: int32(c.Nr), Regs: t.entry, ExitRegs: t.entry, In: t.in}
 		if err := r.log(e); err != nil {
 			return err
@@ -95,14 +94,25 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		// The exec stop comes between entry and exit: log the entry first.
 		return r.logEntryAndRun(t, false)
 	}
-	if len(t.held) > 0 && syscalls.MayBlock(&c) {
+	return r.startCall(t, &c)
+}
+
+// startCall lets t, at the entry of c, into the kernel. A call that may
+// block is logged as an entry and left there while another thread runs,
+// except a write to a standard stream (see order.go), which may have to
+// wait at its entry instead.
+func (r *Recorder) startCall(t *thread, c *syscalls.Call) error {
+	if r.holdWrite(t) {
+		return r.scheduleIfIdle()
+	}
+	if len(t.held) > 0 && syscalls.MayBlock(c) {
 		// A signal is held for this thread: let it interrupt the wait rather
 		// than block forever on something the signal should end.
 		if err := r.injectHeld(t); err != nil {
 			return err
 		}
 	}
-	if (len(r.ready) > 0 || t.vfork) && syscalls.MayBlock(&c) {
+	if (len(r.ready) > 0 && t.stream == 0 || t.vfork) && syscalls.MayBlock(c) {
 		// A vfork parent sleeps until its child execs or exits: the child
 		// (not born yet) must get the CPU meanwhile.
 		return r.logEntryAndRun(t, true)
@@ -128,7 +138,7 @@ func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
 // logEntry logs t's current call as the entry of a split system call.
 func (r *Recorder) logEntry(t *thread) error {
 	t.split = true
-	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
+	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
 }
 
 // leaveInKernel marks t, resumed inside a system call, as blocked there and
@@ -154,50 +164,10 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 // finishSyscall logs the exit of t's current system call (t is at its exit
 // stop and is the running thread) and lets it go on.
 func (r *Recorder) finishSyscall(t *thread) error {
-	t.inSyscall = false
-	t.spin.backoff = 0
-	var exit trace.Regs
-	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
-		return err
-	}
-	if err := r.completeSkipped(t, &exit); err != nil {
-		return err
-	}
-	e := &trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
-	if t.split {
-		e.Kind = trace.KindSyscallExit
-		e.Regs, e.In = trace.Regs{}, nil
-	}
-	c := t.effective(callOf(&t.entry))
-	c.Ret = int64(exit[trace.RAX])
-	r.forgetStreams(c.Nr)
-	if err := r.tscExit(t, &c); err != nil {
-		return err
-	}
-	t.restartNr = 0
-	if c.Ret == errRestartBlock {
-		t.restartNr = c.Nr
-	}
-	if err := r.captureOutputs(t, &c, e); err != nil {
-		return err
-	}
-	if !t.split && !t.refused && isMemoryCall(c.Nr) {
-		r.patchAfterSyscall(t, &c, e)
-	}
-	if why := syscalls.WhyUnsupported(&c); why != "" {
-		r.markUnsupported(&c, e, why)
-	}
-	chk, key, err := r.sharedSyscall(t, &c, e)
+	c, err := r.logExit(t)
 	if err != nil {
 		return err
 	}
-	if err := r.log(e); err != nil {
-		return err
-	}
-	if err := r.sharedAfter(t, chk, key); err != nil {
-		return err
-	}
-	t.resumeRegs, t.haveRegs = exit, true
 	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
 		if c.Ret == 0 {
@@ -215,6 +185,56 @@ func (r *Recorder) finishSyscall(t *thread) error {
 		return err
 	}
 	return r.resumeLogged(t)
+}
+
+// logExit logs the exit of t's current system call; t is at its exit stop.
+func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
+	t.inSyscall = false
+	t.spin.backoff = 0
+	var exit trace.Regs
+	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
+		return syscalls.Call{}, err
+	}
+	if err := r.completeSkipped(t, &exit); err != nil {
+		return syscalls.Call{}, err
+	}
+	e := &trace.Event{Kind: trace.KindSyscall, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, ExitRegs: exit, In: t.in}
+	if t.split {
+		e.Kind = trace.KindSyscallExit
+		e.Regs, e.In = trace.Regs{}, nil
+	}
+	c := t.effective(t.call())
+	c.Ret = int64(exit[trace.RAX])
+	r.forgetStreams(c.Nr)
+	if err := r.tscExit(t, &c); err != nil {
+		return c, err
+	}
+	t.restartNr = 0
+	if c.Ret == errRestartBlock {
+		t.restartNr = c.Nr
+	}
+	if err := r.captureOutputs(t, &c, e); err != nil {
+		return c, err
+	}
+	if !t.split && !t.refused && isMemoryCall(c.Nr) {
+		r.patchAfterSyscall(t, &c, e)
+	}
+	if why := syscalls.WhyUnsupported(&c); why != "" {
+		r.markUnsupported(&c, e, why)
+	}
+	chk, key, err := r.sharedSyscall(t, &c, e)
+	if err != nil {
+		return c, err
+	}
+	if err := r.log(e); err != nil {
+		return c, err
+	}
+	if err := r.sharedAfter(t, chk, key); err != nil {
+		return c, err
+	}
+	t.resumeRegs, t.haveRegs = exit, true
+	r.writeDone(t)
+	return c, nil
 }
 
 // captureOutputs fills e with what replay needs to reproduce the call.
@@ -254,36 +274,9 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 			}
 			e.Mem = append(e.Mem, readRanges(t.proc.mem, []syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)...)
 		}
-	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2,
-		unix.SYS_SENDTO:
-		if c.Ret > 0 {
-			data := writtenBytes(t.proc.mem, c)
-			h := fnv.New64a()
-			h.Write(data)
-			e.Hash = h.Sum64() | 1
-			switch r.streamOf(t.tid, int(int32(c.Args[0]))) {
-			case 1:
-				e.Flags |= trace.FlagStdout
-				e.Data = data
-			case 2:
-				e.Flags |= trace.FlagStderr
-				e.Data = data
-			}
-		}
 	}
+	r.captureWrite(t, c, e)
 	return nil
-}
-
-// writtenBytes reads the bytes a successful write-like call wrote.
-func writtenBytes(m *ptrace.Mem, c *syscalls.Call) []byte {
-	n := int(min(c.Ret, maxHashed))
-	switch c.Nr {
-	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		return syscalls.GatherIovecs(m, c.Args[1], int(c.Args[2]), n)
-	}
-	buf := make([]byte, n)
-	got, _ := m.ReadAt(buf, c.Args[1])
-	return buf[:got]
 }
 
 // readRanges reads each range (strings up to their NUL) and appends what

@@ -11,6 +11,10 @@ import (
 // the call can be replayed and debugged.
 func (r *Recorder) markUnsupported(c *syscalls.Call, e *trace.Event, why string) {
 	e.Flags |= trace.FlagUnsupported
-	r.warnOnce(c.Nr, "rewind: warning: system call %d (%s) is not supported: %s; replay will stop at event %d\n",
-		c.Nr, syscalls.Name(c.Nr), why, r.w.Events())
+	key := c.Nr
+	if c.I386 {
+		key = i386Key(c.I386Nr)
+	}
+	r.warnOnce(key, "rewind: warning: system call %s is not supported: %s; replay will stop at event %d\n",
+		syscalls.Label(c), why, r.w.Events())
 }

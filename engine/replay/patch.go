@@ -100,7 +100,7 @@ func (s *Session) patchAfterSyscall(t *rthread, e *trace.Event) {
 	if !s.patching() || p == nil || p.code == nil || p.dead || e.Kind != trace.KindSyscall || e.Flags&trace.FlagNoReturn != 0 {
 		return
 	}
-	c := callOf(&e.Regs)
+	c := callOf(e, &e.Regs)
 	switch c.Nr {
 	case unix.SYS_MMAP, unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT, unix.SYS_MUNMAP, unix.SYS_MREMAP:
 	default:

@@ -102,6 +102,8 @@ type Session struct {
 	sh sharedState
 	// code holds the files code patching reads (the sites are per process).
 	code codeFiles
+	// quiet withdraws ptrace.QuietStops when the session closes.
+	quiet func()
 }
 
 // rthread is one thread of the replaying process.
@@ -150,6 +152,7 @@ func Open(path string, opts Options) (*Session, error) {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
+	s.quiet = ptrace.QuietStops()
 	s.th = ptrace.NewThread()
 	s.th.Do(func() {
 		if err = s.launch(); err == nil {
@@ -215,6 +218,7 @@ func (s *Session) launch() error {
 		if cpu, err = ptrace.PickCPU(*s.hdr.CPU); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
+		ptrace.PinThread(cpu) // stops handed over on one CPU; a refusal only costs speed
 	}
 	ignored := int64(-1)
 	if s.hdr.Ignored != nil {
@@ -255,6 +259,9 @@ func (s *Session) Close() {
 		s.th.Close()
 	}
 	s.rd.Close()
+	if s.quiet != nil {
+		s.quiet()
+	}
 }
 
 // peek returns the i-th event ahead (0: the next), or nil at the end.

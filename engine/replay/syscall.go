@@ -21,18 +21,19 @@ const (
 	errRestartNoHand  = 514
 	errRestartBlock   = 516
 	sysRestartSyscall = 219
-	mapFixedNoReplace = 0x100000
-	mapTypeMask       = 0x3 // MAP_SHARED, MAP_PRIVATE or MAP_SHARED_VALIDATE
-	mremapMayMove     = 1
-	mremapFixed       = 2
-	cloneChildSetTid  = 0x1000000
+	// sysRestartSyscallI386 is restart_syscall's number for int $0x80.
+	sysRestartSyscallI386 = 0
+	mapFixedNoReplace     = 0x100000
+	mapTypeMask           = 0x3 // MAP_SHARED, MAP_PRIVATE or MAP_SHARED_VALIDATE
+	mremapMayMove         = 1
+	mremapFixed           = 2
+	cloneChildSetTid      = 0x1000000
 )
 
-func callOf(regs *trace.Regs) syscalls.Call {
-	return syscalls.Call{
-		Nr:   int(int64(regs[trace.OrigRAX])),
-		Args: [6]uint64{regs[trace.RDI], regs[trace.RSI], regs[trace.RDX], regs[trace.R10], regs[trace.R8], regs[trace.R9]},
-	}
+// callOf decodes the call of event e from the registers at its entry
+// (int $0x80 calls follow the i386 convention).
+func callOf(e *trace.Event, regs *trace.Regs) syscalls.Call {
+	return syscalls.EventCall(e.Syscall, regs, e.Flags&trace.FlagI386 != 0)
 }
 
 func isErr(ret uint64) bool { return int64(ret) < 0 && int64(ret) >= -4095 }
@@ -59,10 +60,10 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 	if err := s.toEntry(t, e); err != nil {
 		return err
 	}
+	c := callOf(e, &e.Regs)
 	if e.Flags&trace.FlagUnsupported != 0 {
 		return unsupported(e, &e.Regs)
 	}
-	c := callOf(&e.Regs)
 	policy, noFailure := syscalls.Emulate, false
 	if spec, ok := syscalls.Lookup(c.Nr); ok {
 		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
@@ -145,7 +146,7 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 // finishEmulated completes an emulated call: t is at its entry, skipped by
 // the kernel; the recorded outputs and result registers are put in place.
 func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) error {
-	c := callOf(entry)
+	c := callOf(e, entry)
 	c.Ret = int64(e.ExitRegs[trace.RAX])
 	if err := s.checkWrite(t, e, &c); err != nil {
 		return err
@@ -159,7 +160,7 @@ func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) 
 // setResult gives t the registers its call returned with when recorded.
 func (s *Session) setResult(t *rthread, e *trace.Event) error {
 	regs := e.ExitRegs
-	s.restartIfNoSignal(t, &regs)
+	s.restartIfNoSignal(t, &regs, e.Flags&trace.FlagI386 != 0)
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("set the result of %s: %w", syscalls.Name(int(e.Syscall)), err)
 	}
@@ -170,7 +171,7 @@ func (s *Session) setResult(t *rthread, e *trace.Event) error {
 // purposes: the kernel restarted it because no handler ran. An emulated call
 // sees no pending signal, so replay does the restart itself, unless the
 // thread's next event is the signal whose delivery decides.
-func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs) {
+func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs, i386 bool) {
 	ret := -int64(regs[trace.RAX])
 	switch ret {
 	case errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartBlock:
@@ -181,9 +182,12 @@ func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs) {
 		return
 	}
 	regs[trace.RIP] -= 2
-	if ret == errRestartBlock {
+	switch {
+	case ret == errRestartBlock && i386:
+		regs[trace.RAX] = sysRestartSyscallI386
+	case ret == errRestartBlock:
 		regs[trace.RAX] = sysRestartSyscall
-	} else {
+	default:
 		regs[trace.RAX] = regs[trace.OrigRAX]
 	}
 }
@@ -192,26 +196,22 @@ func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs) {
 // error, read from the replaying process, and checks any write's bytes
 // against the recording.
 func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error {
-	if e.Hash == 0 || c.Ret <= 0 {
+	if c.Ret <= 0 {
 		return nil
 	}
-	var data []byte
-	n := int(min(c.Ret, 1<<20))
-	switch c.Nr {
-	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2:
-		data = syscalls.GatherIovecs(t.proc.mem, c.Args[1], int(c.Args[2]), n)
-	default:
-		data = make([]byte, n)
-		got, _ := t.proc.mem.ReadAt(data, c.Args[1])
-		data = data[:got]
-	}
-	h := fnv.New64a()
-	h.Write(data)
-	if h.Sum64()|1 != e.Hash {
-		return s.diverge(e, "%s wrote different bytes than recorded", syscalls.Name(c.Nr))
-	}
-	if e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 && !bytes.Equal(data, e.Data) {
-		return s.diverge(e, "output bytes differ from the recording")
+	// Bytes a sendfile or splice took from a file are only in the
+	// recording: re-emit those.
+	data := e.Data
+	if e.Hash != 0 {
+		data = syscalls.Written(c, t.proc.mem, int(min(c.Ret, 1<<20)))
+		h := fnv.New64a()
+		h.Write(data)
+		if h.Sum64()|1 != e.Hash {
+			return s.diverge(e, "%s wrote different bytes than recorded", syscalls.Name(c.Nr))
+		}
+		if e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 && !bytes.Equal(data, e.Data) {
+			return s.diverge(e, "output bytes differ from the recording")
+		}
 	}
 	w := s.opts.Stdout
 	if e.Flags&trace.FlagStderr != 0 {

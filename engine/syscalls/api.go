@@ -109,6 +109,8 @@ func WhyUnsupported(c *Call) string {
 	}
 	s, ok := Lookup(c.Nr)
 	switch {
+	case c.I386 && c.Nr == NoEquivalent:
+		return "rewind replays only the int $0x80 calls whose arguments and structures are those of an x86-64 call"
 	case !ok:
 		return "rewind does not know this call"
 	case s.Policy == Unsupported:

@@ -24,7 +24,7 @@ func Format(c *Call, m Memory) string {
 // returned (a blocking entry, exit).
 func FormatCall(c *Call, m Memory) string {
 	var b strings.Builder
-	b.WriteString(Name(c.Nr))
+	b.WriteString(CallName(c))
 	b.WriteByte('(')
 	s, ok := Lookup(c.Nr)
 	if !ok {

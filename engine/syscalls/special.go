@@ -130,6 +130,9 @@ func ioctlOut(c *Call, m Memory) ([]Range, error) {
 	if c.Ret < 0 || c.Args[2] == 0 {
 		return nil, nil
 	}
+	if rs, ok, err := ioctlMore(c, m); ok { // ioctl.go
+		return rs, err
+	}
 	req, arg := uint32(c.Args[1]), c.Args[2]
 	if n, ok := ioctlSizes[req]; ok {
 		return span(arg, n), nil

@@ -75,6 +75,10 @@ type Call struct {
 	Nr   int
 	Args [6]uint64
 	Ret  int64
+	// I386 marks a call made with int $0x80; I386Nr is its i386 number
+	// and Nr the x86-64 call that does the same (i386.go).
+	I386   bool
+	I386Nr int
 }
 
 // Spec describes one system call.

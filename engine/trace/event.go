@@ -89,6 +89,11 @@ const (
 	FlagNewProcess
 	// FlagRdseed marks a KindRdrand event of an rdseed (as opposed to rdrand).
 	FlagRdseed
+	// FlagI386 marks a system call made with int $0x80 from 64-bit code:
+	// Regs[OrigRAX] is its i386 number and its arguments are in ebx, ecx,
+	// edx, esi, edi, ebp; Syscall is the x86-64 call that does the same, or
+	// -1 when none does (syscalls.FromRegs).
+	FlagI386
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).
