@@ -1,0 +1,135 @@
+package ptrace
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The fingerprint of a point in user code, beyond the general registers and
+// the stack window (StackHash): the FPU/SSE registers, where compilers keep
+// floating-point loop variables, and the executable's writable data, where
+// programs keep the globals that a loop polls or counts in. Two passes of a
+// loop at one pc with equal general registers and stack window (a counter
+// kept in memory) differ there; with both equal too, the state is the same as
+// far as the program's own data goes, and stopping at either is equivalent.
+
+// FPHash hashes the thread's x87 and SSE registers (the FXSAVE area minus
+// the last-instruction pointers, which some CPUs save only with a pending
+// exception, and the reserved bytes). It is never 0.
+func FPHash(tid int) (uint64, error) {
+	fx, err := GetFPRegs(tid)
+	if err != nil {
+		return 0, err
+	}
+	h := fnv.New64a()
+	h.Write(fx[0:5])   // control, status, abridged tag words
+	h.Write(fx[24:28]) // MXCSR
+	for i := 0; i < 8; i++ {
+		h.Write(fx[32+16*i : 32+16*i+10]) // ST0-7 (80 bits each)
+	}
+	h.Write(fx[160:416]) // XMM0-15
+	return h.Sum64() | 1, nil
+}
+
+// Range is an address range [Addr, Addr+Len).
+type Range struct {
+	Addr, Len uint64
+}
+
+// maxDataHashed caps how much of the executable's data DataHash reads.
+const maxDataHashed = 1 << 20
+
+// DataRanges returns the writable segments (initialised data and bss) of
+// the main executable of process pid, where it is loaded, up to 1 MiB in
+// all. They are computed from the ELF program headers and the executable's
+// first mapping, which are the same in recording and replay (ASLR is off);
+// the kernel's view of the mappings is not, since replay maps files as
+// anonymous memory.
+func DataRanges(pid int) ([]Range, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	defer f.Close()
+	var bias uint64
+	if f.Type == elf.ET_DYN {
+		base, err := firstMapping(pid, exe)
+		if err != nil {
+			return nil, err
+		}
+		var low uint64 = ^uint64(0)
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && p.Vaddr < low {
+				low = p.Vaddr &^ (pageSize - 1)
+			}
+		}
+		bias = base - low
+	}
+	var out []Range
+	var total uint64
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_W == 0 || p.Memsz == 0 {
+			continue
+		}
+		n := min(p.Memsz, maxDataHashed-total)
+		if n == 0 {
+			break
+		}
+		out = append(out, Range{Addr: bias + p.Vaddr, Len: n})
+		total += n
+	}
+	return out, nil
+}
+
+const pageSize = 4096
+
+// firstMapping returns the start of the mapping of file path at offset 0.
+func firstMapping(pid int, path string) (uint64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return 0, fmt.Errorf("data ranges: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[5] != path || fields[2] != "00000000" {
+			continue
+		}
+		lo, _, _ := strings.Cut(fields[0], "-")
+		return strconv.ParseUint(lo, 16, 64)
+	}
+	return 0, fmt.Errorf("data ranges: %s is not mapped in %d", path, pid)
+}
+
+// DataHash hashes the memory of the ranges (what cannot be read counts as
+// absent). It is never 0.
+func (m *Mem) DataHash(ranges []Range) uint64 {
+	h := fnv.New64a()
+	var buf []byte
+	for _, r := range ranges {
+		if uint64(cap(buf)) < r.Len {
+			buf = make([]byte, r.Len)
+		}
+		n, _ := m.ReadAt(buf[:r.Len], r.Addr)
+		h.Write(buf[:n])
+	}
+	return h.Sum64() | 1
+}
+
+// StackWindow reads the stack window StackHash hashes, and returns its
+// address.
+func (m *Mem) StackWindow(rsp uint64) (uint64, []byte) {
+	buf := make([]byte, stackBelow+stackAbove)
+	n, _ := m.ReadAt(buf, rsp-stackBelow)
+	return rsp - stackBelow, buf[:n]
+}
