@@ -61,6 +61,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	raw := callOf(&t.entry)
 	t.nr = raw.Nr
 	c := t.effective(raw)
+	r.noteKill(&c)
 	if _, known := syscalls.Lookup(c.Nr); known {
 		if err := r.refuseAtEntry(t, &c); err != nil {
 			return err
@@ -155,7 +156,6 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 // stop and is the running thread) and lets it go on.
 func (r *Recorder) finishSyscall(t *thread) error {
 	t.inSyscall = false
-	t.spin.backoff = 0
 	var exit trace.Regs
 	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
 		return err
@@ -348,6 +348,7 @@ func (r *Recorder) onExec(t *thread) error {
 	if r.w.Events() > 0 {
 		e.Map = r.captureExe(t.proc.pid)
 	}
+	delete(r.data, t.proc) // a new image: its data is elsewhere
 	if st.AtRandom != 0 {
 		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}
