@@ -36,7 +36,9 @@ const (
 	// at the first time it reaches Regs.Rip with identical registers and
 	// StackHash, and, when they are not 0, the same hash of its FPU/SSE
 	// registers (Value) and of the executable's writable data (Aux): see
-	// ptrace.FPHash and ptrace.DataHash.
+	// ptrace.FPHash and ptrace.DataHash. In holds memory words that must
+	// have the same bytes too: the recorder logs one when only memory told
+	// two passes of the point apart (a loop counter kept on the stack).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8
