@@ -12,8 +12,9 @@ import (
 
 // The fingerprint of a point in user code, beyond the general registers and
 // the stack window (StackHash): the FPU/SSE registers, where compilers keep
-// floating-point loop variables, and the executable's writable data, where
-// programs keep the globals that a loop polls or counts in. Two passes of a
+// floating-point loop variables, and the program's global data (the
+// executable's writable segments and the brk heap), where programs keep the
+// globals that a loop polls or counts in. Two passes of a
 // loop at one pc with equal general registers and stack window (a counter
 // kept in memory) differ there; with both equal too, the state is the same as
 // far as the program's own data goes, and stopping at either is equivalent.
@@ -41,15 +42,16 @@ type Range struct {
 	Addr, Len uint64
 }
 
-// maxDataHashed caps how much of the executable's data DataHash reads.
+// maxDataHashed caps how much data DataHash reads.
 const maxDataHashed = 1 << 20
 
-// DataRanges returns the writable segments (initialised data and bss) of
-// the main executable of process pid, where it is loaded, up to 1 MiB in
-// all. They are computed from the ELF program headers and the executable's
-// first mapping, which are the same in recording and replay (ASLR is off);
-// the kernel's view of the mappings is not, since replay maps files as
-// anonymous memory.
+// DataRanges returns where process pid keeps its global data: the writable
+// segments (initialised data and bss) of its main executable, then its brk
+// heap, up to 1 MiB in all. The executable's are computed from its ELF
+// program headers and its first mapping, the heap from its [heap] mapping:
+// all of them are the same in recording and replay (ASLR is off, brk is
+// replayed), unlike the kernel's view of the other mappings, since replay
+// maps files as anonymous memory.
 func DataRanges(pid int) ([]Range, error) {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
@@ -60,12 +62,12 @@ func DataRanges(pid int) ([]Range, error) {
 		return nil, fmt.Errorf("data ranges: %w", err)
 	}
 	defer f.Close()
+	base, heap, err := scanMaps(pid, exe)
+	if err != nil {
+		return nil, err
+	}
 	var bias uint64
 	if f.Type == elf.ET_DYN {
-		base, err := firstMapping(pid, exe)
-		if err != nil {
-			return nil, err
-		}
 		var low uint64 = ^uint64(0)
 		for _, p := range f.Progs {
 			if p.Type == elf.PT_LOAD && p.Vaddr < low {
@@ -76,39 +78,54 @@ func DataRanges(pid int) ([]Range, error) {
 	}
 	var out []Range
 	var total uint64
+	add := func(r Range) {
+		if n := min(r.Len, maxDataHashed-total); n > 0 {
+			out = append(out, Range{Addr: r.Addr, Len: n})
+			total += n
+		}
+	}
 	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_W == 0 || p.Memsz == 0 {
-			continue
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_W != 0 && p.Memsz > 0 {
+			add(Range{Addr: bias + p.Vaddr, Len: p.Memsz})
 		}
-		n := min(p.Memsz, maxDataHashed-total)
-		if n == 0 {
-			break
-		}
-		out = append(out, Range{Addr: bias + p.Vaddr, Len: n})
-		total += n
+	}
+	if heap.Len > 0 {
+		add(heap)
 	}
 	return out, nil
 }
 
 const pageSize = 4096
 
-// firstMapping returns the start of the mapping of file path at offset 0.
-func firstMapping(pid int, path string) (uint64, error) {
+// scanMaps returns the start of the mapping of file path at offset 0, and
+// the [heap] mapping (zero if none).
+func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
-		return 0, fmt.Errorf("data ranges: %w", err)
+		return 0, heap, fmt.Errorf("data ranges: %w", err)
 	}
 	defer f.Close()
+	found := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[5] != path || fields[2] != "00000000" {
+		if len(fields) < 6 {
 			continue
 		}
-		lo, _, _ := strings.Cut(fields[0], "-")
-		return strconv.ParseUint(lo, 16, 64)
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		a, _ := strconv.ParseUint(lo, 16, 64)
+		b, _ := strconv.ParseUint(hi, 16, 64)
+		switch {
+		case fields[5] == "[heap]" && b > a:
+			heap = Range{Addr: a, Len: b - a}
+		case !found && fields[5] == path && fields[2] == "00000000":
+			base, found = a, true
+		}
 	}
-	return 0, fmt.Errorf("data ranges: %s is not mapped in %d", path, pid)
+	if !found {
+		return 0, heap, fmt.Errorf("data ranges: %s is not mapped in %d", path, pid)
+	}
+	return base, heap, nil
 }
 
 // DataHash hashes the memory of the ranges (what cannot be read counts as

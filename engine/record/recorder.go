@@ -179,10 +179,7 @@ type Recorder struct {
 	lastProc *process
 	// code holds the files code patching reads (the sites are per process).
 	code codeFiles
-	// data is where each process's executable has its writable data
-	// (preemption fingerprints hash it, see spin.go); chaos is nil unless
-	// scheduling is randomised.
-	data  map[*process][]ptrace.Range
+	// chaos is nil unless scheduling is randomised.
 	chaos *chaos
 
 	// stop receives the signals that ask rewind itself to stop.

@@ -101,17 +101,10 @@ type snapshot struct {
 
 func (s *spinState) active() bool { return s.phase != spinNone }
 
-// dataOf returns where the executable of t's process has its writable
-// data (computed once per image; nil if it cannot be read).
+// dataOf returns where t's process keeps its global data (nil if it
+// cannot be read): read again each time, since the heap grows.
 func (r *Recorder) dataOf(t *thread) []ptrace.Range {
-	if d, ok := r.data[t.proc]; ok {
-		return d
-	}
 	d, _ := ptrace.DataRanges(t.proc.pid)
-	if r.data == nil {
-		r.data = map[*process][]ptrace.Range{}
-	}
-	r.data[t.proc] = d
 	return d
 }
 

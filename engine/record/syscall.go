@@ -348,7 +348,6 @@ func (r *Recorder) onExec(t *thread) error {
 	if r.w.Events() > 0 {
 		e.Map = r.captureExe(t.proc.pid)
 	}
-	delete(r.data, t.proc) // a new image: its data is elsewhere
 	if st.AtRandom != 0 {
 		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}

@@ -166,7 +166,6 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	s.data = nil
 	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone()}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err

@@ -504,7 +504,6 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			s.fileMaps = nil
 		}
 		s.execShared(p)
-		delete(s.data, p)
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {

@@ -148,16 +148,9 @@ func (s *Session) sameState(t *rthread, e *trace.Event) (bool, error) {
 		}
 	}
 	if e.Aux != 0 {
-		d, ok := s.data[t.proc]
-		if !ok {
-			var err error
-			if d, err = ptrace.DataRanges(t.proc.real); err != nil {
-				return false, err
-			}
-			if s.data == nil {
-				s.data = map[*rproc][]ptrace.Range{}
-			}
-			s.data[t.proc] = d
+		d, err := ptrace.DataRanges(t.proc.real)
+		if err != nil {
+			return false, err
 		}
 		if t.proc.mem.DataHash(d) != e.Aux {
 			return false, nil

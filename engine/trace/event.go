@@ -35,10 +35,11 @@ const (
 	// while others waited, a signal to deliver, chaos mode). Replay stops it
 	// at the first time it reaches Regs.Rip with identical registers and
 	// StackHash, and, when they are not 0, the same hash of its FPU/SSE
-	// registers (Value) and of the executable's writable data (Aux): see
-	// ptrace.FPHash and ptrace.DataHash. In holds memory words that must
-	// have the same bytes too: the recorder logs one when only memory told
-	// two passes of the point apart (a loop counter kept on the stack).
+	// registers (Value) and of its global data (Aux: the executable's
+	// writable segments and the brk heap), see ptrace.FPHash and
+	// ptrace.DataHash. In holds memory words that must have the same bytes
+	// too: the recorder logs one when only memory told two passes of the
+	// point apart (a loop counter kept on the stack or in the heap).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8
