@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // The fingerprint of a point in user code, beyond the general registers and
@@ -57,24 +59,17 @@ func DataRanges(pid int) ([]Range, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data ranges: %w", err)
 	}
-	f, err := elf.Open(exe)
+	img, err := imageOf(exe)
 	if err != nil {
-		return nil, fmt.Errorf("data ranges: %w", err)
+		return nil, err
 	}
-	defer f.Close()
 	base, heap, err := scanMaps(pid, exe)
 	if err != nil {
 		return nil, err
 	}
 	var bias uint64
-	if f.Type == elf.ET_DYN {
-		var low uint64 = ^uint64(0)
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_LOAD && p.Vaddr < low {
-				low = p.Vaddr &^ (pageSize - 1)
-			}
-		}
-		bias = base - low
+	if img.pie {
+		bias = base - img.low
 	}
 	var out []Range
 	var total uint64
@@ -84,10 +79,8 @@ func DataRanges(pid int) ([]Range, error) {
 			total += n
 		}
 	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_W != 0 && p.Memsz > 0 {
-			add(Range{Addr: bias + p.Vaddr, Len: p.Memsz})
-		}
+	for _, r := range img.data {
+		add(Range{Addr: bias + r.Addr, Len: r.Len})
 	}
 	if heap.Len > 0 {
 		add(heap)
@@ -95,6 +88,54 @@ func DataRanges(pid int) ([]Range, error) {
 	return out, nil
 }
 
+// image is what DataRanges needs of an executable: whether it is
+// position-independent, its lowest load address and its writable segments.
+type image struct {
+	pie  bool
+	low  uint64
+	data []Range
+	mod  time.Time
+	size int64
+}
+
+// images caches image by path (and modification time): fingerprints are
+// taken at every preemption.
+var images = struct {
+	sync.Mutex
+	m map[string]*image
+}{m: map[string]*image{}}
+
+// imageOf reads (or recalls) the image of the executable at path.
+func imageOf(path string) (*image, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	images.Lock()
+	defer images.Unlock()
+	if img := images.m[path]; img != nil && img.mod.Equal(st.ModTime()) && img.size == st.Size() {
+		return img, nil
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	defer f.Close()
+	img := &image{pie: f.Type == elf.ET_DYN, low: ^uint64(0), mod: st.ModTime(), size: st.Size()}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		img.low = min(img.low, p.Vaddr&^(pageSize-1))
+		if p.Flags&elf.PF_W != 0 && p.Memsz > 0 {
+			img.data = append(img.data, Range{Addr: p.Vaddr, Len: p.Memsz})
+		}
+	}
+	images.m[path] = img
+	return img, nil
+}
+
+// pageSize is the page size: load segments start on page boundaries.
 const pageSize = 4096
 
 // scanMaps returns the start of the mapping of file path at offset 0, and
