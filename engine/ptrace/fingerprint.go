@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The fingerprint of a point in user code, beyond the general registers and
@@ -190,4 +193,13 @@ func (m *Mem) StackWindow(rsp uint64) (uint64, []byte) {
 	buf := make([]byte, stackBelow+stackAbove)
 	n, _ := m.ReadAt(buf, rsp-stackBelow)
 	return rsp - stackBelow, buf[:n]
+}
+
+// SigMask reads the blocked signal mask of a stopped tracee
+// (PTRACE_GETSIGMASK: one system call, where BlockedMask reads and parses
+// a /proc file, which the recorder would do at every held signal).
+func SigMask(tid int) (uint64, error) {
+	var mask uint64
+	err := ptracePtr(unix.PTRACE_GETSIGMASK, tid, unsafe.Sizeof(mask), unsafe.Pointer(&mask))
+	return mask, wrap("getsigmask", tid, err)
 }

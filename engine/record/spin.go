@@ -150,10 +150,6 @@ func (r *Recorder) deadline() error {
 	signal := len(t.held) > 0 && !t.spin.heldBlocked
 	if signal {
 		t.spin.heldAt = now // the next try, if this one finds no point
-		if r.deliverable(t) < 0 {
-			t.spin.heldBlocked = true
-			signal = false
-		}
 	}
 	if t.inSyscall {
 		// A system call we did not expect to block is taking long: let
@@ -190,16 +186,19 @@ func (r *Recorder) deadline() error {
 	return ptrace.Interrupt(t.tid)
 }
 
-// deliverable returns the index in t.held of the first signal t does not
-// block, or -1.
-func (r *Recorder) deliverable(t *thread) int {
-	blocked := ptrace.BlockedMask(r.pidOf(t), t.tid)
-	for i, h := range t.held {
+// deliverable reports whether t, stopped, does not block one of the
+// signals held for it.
+func (r *Recorder) deliverable(t *thread) bool {
+	blocked, err := ptrace.SigMask(t.tid)
+	if err != nil {
+		blocked = ptrace.BlockedMask(r.pidOf(t), t.tid)
+	}
+	for _, h := range t.held {
 		if blocked&(1<<(h.sig-1)) == 0 {
-			return i
+			return true
 		}
 	}
-	return -1
+	return false
 }
 
 // onInterrupt handles the PTRACE_EVENT_STOP our interrupt caused.
@@ -224,6 +223,13 @@ func (r *Recorder) onInterrupt(t *thread) error {
 		if err := r.armSpin(t, false); err != nil {
 			return err
 		}
+	}
+	if len(t.held) > 0 && len(r.ready) == 0 && !r.deliverable(t) {
+		// Interrupted for signals it blocks: they wait for its next
+		// system call, where its mask may change.
+		t.spin.heldBlocked = true
+		t.spin.phase = spinNone
+		return r.resume(t, 0)
 	}
 	return r.seekFrom(t, &regs)
 }

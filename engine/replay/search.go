@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -499,26 +500,11 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 		}
 		return at - a
 	}
-	consider := func(lo, hi int64) {
-		// Displacements [lo, hi): pages [base+lo, base+hi), aligned.
-		plo := (uint64(int64(base)+lo) + trampolineSize - 1) &^ (trampolineSize - 1)
-		phi := uint64(int64(base) + hi)
-		for _, f := range free {
-			a, b := max(plo, f.lo), min(phi, f.hi)
-			if b <= a || b-a < trampolineSize {
-				continue
-			}
-			// The page in [a, b-size] nearest at.
-			c := min(max(at&^(trampolineSize-1), a), b-trampolineSize)
-			ok := true
-			for _, t := range targets {
-				ok = ok && within(c, t)
-			}
-			if ok && within(c, at) && (!found || dist(c) < dist(best)) {
-				best, found = c, true
-			}
-		}
-	}
+	// Candidate displacements come in windows [lo, lo+size) whose
+	// constrained bytes are trap bytes; they are tried nearest first, and
+	// the first one with room wins.
+	type window struct{ lo, hi int64 }
+	var windows []window
 	bytesFor := func(i int) []int {
 		var out []int
 		for v := 0; v < 256; v++ {
@@ -530,17 +516,17 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 	}
 	switch {
 	case !want[1] && !want[2] && !want[3]:
-		consider(-reach, reach)
+		windows = append(windows, window{-reach, reach})
 	case !want[1] && !want[2]:
 		for _, d3 := range bytesFor(3) {
 			lo := int64(int8(d3)) << 24
-			consider(lo, lo+1<<24)
+			windows = append(windows, window{lo, lo + 1<<24})
 		}
 	case !want[1]:
 		for _, d3 := range bytesFor(3) {
 			for _, d2 := range bytesFor(2) {
 				lo := int64(int8(d3))<<24 | int64(d2)<<16
-				consider(lo, lo+1<<16)
+				windows = append(windows, window{lo, lo + 1<<16})
 			}
 		}
 	default:
@@ -548,9 +534,42 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 			for _, d2 := range bytesFor(2) {
 				for _, d1 := range bytesFor(1) {
 					lo := int64(int8(d3))<<24 | int64(d2)<<16 | int64(d1&0xf0)<<8
-					consider(lo, lo+1<<12)
+					windows = append(windows, window{lo, lo + 1<<12})
 				}
 			}
+		}
+	}
+	near := func(w window) int64 {
+		switch {
+		case w.lo > 0:
+			return w.lo
+		case w.hi < 0:
+			return -w.hi
+		}
+		return 0
+	}
+	slices.SortFunc(windows, func(a, b window) int { return cmp.Compare(near(a), near(b)) })
+	for _, w := range windows {
+		// Displacements [lo, hi): pages [base+lo, base+hi), aligned.
+		plo := (uint64(int64(base)+w.lo) + trampolineSize - 1) &^ (trampolineSize - 1)
+		phi := uint64(int64(base) + w.hi)
+		for _, f := range free {
+			a, b := max(plo, f.lo), min(phi, f.hi)
+			if b <= a || b-a < trampolineSize {
+				continue
+			}
+			// The page in [a, b-size] nearest at.
+			c := min(max(at&^(trampolineSize-1), a), b-trampolineSize)
+			ok := within(c, at)
+			for _, t := range targets {
+				ok = ok && within(c, t)
+			}
+			if ok && (!found || dist(c) < dist(best)) {
+				best, found = c, true
+			}
+		}
+		if found {
+			break
 		}
 	}
 	return best, found, nil
