@@ -93,6 +93,9 @@ func runInfo(w io.Writer, path string) error {
 	if h.CPU != nil {
 		fmt.Fprintf(w, "cpu:       bound to CPU %d\n", *h.CPU)
 	}
+	if h.Chaos {
+		fmt.Fprintf(w, "chaos:     scheduling randomised, seed %d\n", h.ChaosSeed)
+	}
 	if h.ExeBuildID != "" {
 		fmt.Fprintf(w, "build-id:  %s\n", h.ExeBuildID)
 	}

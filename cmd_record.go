@@ -24,6 +24,8 @@ const exitTraceFailed = 125
 func newRecordCmd() *cobra.Command {
 	var out string
 	var bindCPU int
+	var chaos bool
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "record [-o TRACE] [--] PROG [ARGS...]",
 		Short: "Record one run of PROG",
@@ -39,7 +41,10 @@ killing the program and keeping the trace up to its last good frame in
 TRACE.NNNN.partial.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, _, err := runRecord(out, bindCPU, args)
+			if cmd.Flags().Changed("chaos-seed") {
+				chaos = true
+			}
+			code, _, err := runRecord(out, bindCPU, args, func(o *record.Options) { o.Chaos, o.Seed = chaos, seed })
 			if err != nil {
 				return err
 			}
@@ -49,13 +54,16 @@ TRACE.NNNN.partial.`,
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
 	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the program to this CPU (default: the one rewind starts on); replay binds to it too")
+	cmd.Flags().BoolVar(&chaos, "chaos", false, "randomise scheduling (which thread runs next, slice lengths, preemption points) to expose races; the seed is in the trace")
+	cmd.Flags().Uint64Var(&seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
 	return cmd
 }
 
 // runRecord records args and returns the program's shell-style exit
 // status and the trace written. When the trace could not be written, it
-// prints why and returns an *exitError of exitTraceFailed.
-func runRecord(out string, bindCPU int, args []string) (int, string, error) {
+// prints why and returns an *exitError of exitTraceFailed. set adjusts the
+// recording's options (chaos mode).
+func runRecord(out string, bindCPU int, args []string, set ...func(*record.Options)) (int, string, error) {
 	path, err := record.ResolveProgram(args[0])
 	if err != nil {
 		return 0, "", err
@@ -77,9 +85,13 @@ func runRecord(out string, bindCPU int, args []string) (int, string, error) {
 		return 0, "", traceFailed(err)
 	}
 	defer p.Discard()
-	res, err := record.Record(record.Options{
+	opts := record.Options{
 		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: p.Path(), Trace: p, CPU: cpu,
-	})
+	}
+	for _, f := range set {
+		f(&opts)
+	}
+	res, err := record.Record(opts)
 	switch {
 	case res == nil && !errors.Is(err, trace.ErrWrite):
 		return 0, "", err // the program could not be started

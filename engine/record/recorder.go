@@ -50,6 +50,10 @@ type Options struct {
 	// CPU binds the program to this CPU (nil, or one not allowed here: the
 	// CPU rewind runs on when it starts).
 	CPU *int
+	// Chaos randomises scheduling (see chaos.go) with the generator seeded
+	// by Seed (0: a random seed, recorded in the trace header).
+	Chaos bool
+	Seed  uint64
 }
 
 // Result summarizes a finished recording.
@@ -176,6 +180,8 @@ type Recorder struct {
 	lastProc *process
 	// code holds the files code patching reads (the sites are per process).
 	code codeFiles
+	// chaos is nil unless scheduling is randomised.
+	chaos *chaos
 
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
@@ -184,6 +190,9 @@ type Recorder struct {
 	// whole foreground group, program and rewind alike.
 	interrupts int
 	sawSig     map[unix.Signal]time.Time
+	// programKills: when the program last sent each signal to a group
+	// rewind is in (see groupsig.go).
+	programKills map[unix.Signal]time.Time
 	// fwd is a first Ctrl-C to pass on at fwdAt if the program did not get
 	// its own (fwdSince: when rewind got it).
 	fwd             unix.Signal
@@ -248,7 +257,7 @@ func Record(opts Options) (*Result, error) {
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
-	signal.Notify(r.stop, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	signal.Notify(r.stop, append([]os.Signal{unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT}, groupCaught()...)...)
 	defer func() {
 		signal.Stop(r.stop)
 		close(r.stop)
@@ -276,6 +285,10 @@ func Record(opts Options) (*Result, error) {
 			return
 		}
 		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
+		if opts.Chaos {
+			r.chaos = newChaos(opts.Seed)
+			h.Chaos, h.ChaosSeed = true, r.chaos.seed
+		}
 		h.Pid = r.pid
 		h.CPU = &cpu
 		h.Ignored = &ignored
@@ -425,10 +438,7 @@ func (r *Recorder) deadlineAt() time.Time {
 	if t == nil || t.state == gone {
 		return time.Time{}
 	}
-	if len(r.ready) == 0 && len(t.held) == 0 {
-		return time.Time{}
-	}
-	return t.sliceStart.Add(r.opts.Slice << min(t.spin.backoff, 8))
+	return r.busyDeadline(t)
 }
 
 // wait returns the next stop, or ok=false when rewind must step in first:
@@ -518,6 +528,7 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 		if t.spin.active() {
 			r.cancelSpin(t)
 		}
+		t.spin.heldBlocked = false // the mask may change in the call
 		if t.birth {
 			// A new thread's first syscall stop is the exit of the clone
 			// that made it (reported from ret_from_fork): not an event.
@@ -673,15 +684,14 @@ func (r *Recorder) scheduleIfIdle() error {
 		r.current = nil
 		return nil
 	}
-	t := r.ready[0]
-	r.ready = r.ready[1:]
-	return r.switchTo(t)
+	return r.switchTo(r.takeNext())
 }
 
 // switchTo makes t the running thread.
 func (r *Recorder) switchTo(t *thread) error {
 	r.current = t
 	t.sliceStart = time.Now()
+	t.spin.slice = r.newSlice()
 	if prev := r.lastProc; prev != t.proc {
 		// Memory another process of the tree shares with this one may
 		// have changed since it last ran: what it will read is logged, so
@@ -723,13 +733,11 @@ func (r *Recorder) resumeLogged(t *thread) error {
 // yield ends t's turn at a point where its last event is logged, if others
 // wait and its slice is used up. It reports whether it switched.
 func (r *Recorder) yield(t *thread) (bool, error) {
-	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.opts.Slice {
+	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) {
 		return false, nil
 	}
 	r.parkReady(t, parkResume)
-	next := r.ready[0]
-	r.ready = r.ready[1:]
-	return true, r.switchTo(next)
+	return true, r.switchTo(r.takeNext())
 }
 
 // wakerPid is the pid of the current waker.
@@ -780,6 +788,15 @@ func (r *Recorder) wake() bool {
 // program has not got it shortly after (a kill aimed at rewind alone; see
 // forward). The second one, or SIGTERM or SIGHUP, stops the recording.
 func (r *Recorder) onStopSignal(sig unix.Signal) bool {
+	if r.fromProgram(sig) {
+		return false
+	}
+	switch sig {
+	case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP:
+	default:
+		otherSignal(sig)
+		return false
+	}
 	if sig == unix.SIGINT || sig == unix.SIGQUIT {
 		r.interrupts++
 		if r.interrupts == 1 {

@@ -13,6 +13,9 @@ import (
 // siKernel is SI_KERNEL: the si_code of a SIGSEGV raised by a trapped rdtsc or cpuid.
 const siKernel = 0x80
 
+// trapTrace is TRAP_TRACE: the si_code of the SIGTRAP ending a single step.
+const trapTrace = 2
+
 // isSyncSignal reports whether the signal was caused by the instruction the
 // thread stopped at, so that it recurs by itself in replay.
 func isSyncSignal(sig int, info []byte) bool {
@@ -33,8 +36,11 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
-	if sig == int(unix.SIGTRAP) && t.spin.active() {
+	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace) {
 		return r.spinTrap(t, &regs)
+	}
+	if stepped, err := r.stepSignal(t, sig, info); stepped || err != nil {
+		return err
 	}
 	if sig == int(unix.SIGSEGV) && ptrace.SiCode(info) == siKernel {
 		if done, err := r.emulateTrap(t, &regs); done || err != nil {
@@ -80,6 +86,9 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 }
 
 func (r *Recorder) hold(t *thread, sig int, info []byte) {
+	if len(t.held) == 0 {
+		t.spin.heldAt, t.spin.heldBlocked = time.Now(), false
+	}
 	if sig < 32 {
 		for _, h := range t.held {
 			if h.sig == sig {

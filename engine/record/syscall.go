@@ -54,6 +54,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	raw := t.call()
 	t.nr = raw.Nr
 	c := t.effective(raw)
+	r.noteKill(&c)
 	if _, known := syscalls.Lookup(c.Nr); known {
 		if err := r.refuseAtEntry(t, &c); err != nil {
 			return err
@@ -190,7 +191,6 @@ func (r *Recorder) finishSyscall(t *thread) error {
 // logExit logs the exit of t's current system call; t is at its exit stop.
 func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	t.inSyscall = false
-	t.spin.backoff = 0
 	var exit trace.Regs
 	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
 		return syscalls.Call{}, err

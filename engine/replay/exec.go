@@ -168,10 +168,18 @@ func (s *Session) insertBPs(t *rthread) error {
 	if s.preemptPC != 0 {
 		return ins(s.preemptPC)
 	}
+	if s.tramp != nil {
+		return s.tramp.install(m, true)
+	}
 	return nil
 }
 
 func (s *Session) removeBPs() error {
+	if s.tramp != nil {
+		if err := s.tramp.install(s.insertedIn, false); err != nil {
+			return err
+		}
+	}
 	for i := len(s.inserted) - 1; i >= 0; i-- {
 		bp := s.inserted[i]
 		if _, err := s.insertedIn.WriteAt([]byte{bp.orig}, bp.addr); err != nil {
@@ -218,6 +226,11 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 			}
 		}
 	}
+	if s.tramp != nil && t.resumeSig == 0 {
+		if st, stepped, err := s.stepOut(t); err != nil || !stepped {
+			return st, err
+		}
+	}
 	if err := s.insertBPs(t); err != nil {
 		return ptrace.Status{}, err
 	}
@@ -230,6 +243,15 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 	st, err := s.waitFor(t)
 	if rerr := s.removeBPs(); err == nil && rerr != nil && !t.dead {
 		err = rerr
+	}
+	if err == nil && s.tramp != nil && !t.dead {
+		hit, intruded, terr := s.tramp.settle(t.real, st)
+		if terr != nil || hit {
+			return st, terr // a register match: applyPreempt decides
+		}
+		if intruded {
+			return s.run(t) // steps out of the patched run, and goes on
+		}
 	}
 	if err != nil || st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
 		return st, err

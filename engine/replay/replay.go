@@ -91,9 +91,13 @@ type Session struct {
 	// insertedIn is the memory of the process the breakpoints are in.
 	insertedIn *ptrace.Mem
 	preemptPC  uint64
-	watches    []Watchpoint
-	watchGen   int
-	stop       *Stop
+	tramp      *trampoline
+	// data is where each process's executable has its writable data
+	// (nil until known), for preemption fingerprints.
+	data     map[*rproc][]ptrace.Range
+	watches  []Watchpoint
+	watchGen int
+	stop     *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory).
 	fileMaps  []Mapping
@@ -532,6 +536,9 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 
 func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
 	if err := s.killIfKilled(t); err != nil {
+		return err
+	}
+	if err := s.deliverFatal(t); err != nil {
 		return err
 	}
 	for !t.dead {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -73,41 +74,72 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 	return nil
 }
 
-// applyPreempt runs t to the first time it reaches the recorded pc with the
-// recorded registers and stack window: a breakpoint at the pc is checked at
-// each pass.
-func (s *Session) applyPreempt(t *rthread, e *trace.Event) error {
-	pc := e.Regs[trace.RIP]
-	s.preemptPC = pc
-	defer func() { s.preemptPC = 0 }()
-	for passes := 0; ; passes++ {
-		st, err := s.run(t)
-		if err != nil {
-			return err
-		}
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.real, &regs); err != nil {
-			return err
-		}
-		if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc {
-			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes", pc, describe(st), passes)
-		}
-		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
-			return nil
-		}
-		if _, ok := s.bps[pc]; ok {
-			return s.userStop(t, StopBreakpoint, pc, 0)
-		}
-		// Not this pass: step over the breakpoint and go on.
-		st, stepped, err := s.stepRaw(t)
-		if err != nil {
-			return err
-		}
-		if !stepped {
-			return s.diverge(e, "stepping over %#x: got %s", pc, describe(st))
-		}
-	}
-}
-
 // siKernel is SI_KERNEL, the si_code of an int3 breakpoint trap.
 const siKernel = 0x80
+
+// deliverFatal lets a signal that ends the process be delivered, when the
+// next events are the deaths it causes (t's first): the thread that took it
+// waits at its delivery stop with resumeSig set, and would otherwise only be
+// resumed by its own next event, after the deaths it causes. That thread is
+// t if t has a signal to deliver, else one whose signal is the one the
+// recording says the process died of.
+func (s *Session) deliverFatal(t *rthread) error {
+	victim := t
+	if t.resumeSig == 0 {
+		victim = nil
+		for i := 0; i < lookahead && victim == nil; i++ {
+			e, err := s.peek(i)
+			if err != nil || e == nil {
+				return err
+			}
+			if e.Kind == trace.KindThreadExit {
+				continue
+			}
+			if ws := unix.WaitStatus(e.Status); e.Kind == trace.KindExit && ws.Signaled() {
+				if x := s.threads[e.Tid]; x == nil || x.proc != t.proc {
+					break // another process's end
+				}
+				for _, o := range s.threads {
+					if !o.dead && o.proc == t.proc && o.resumeSig == int(ws.Signal()) {
+						victim = o
+					}
+				}
+			}
+			break
+		}
+	}
+	if victim == nil {
+		return nil
+	}
+	sig := victim.resumeSig
+	victim.resumeSig = 0
+	if err := ptrace.Cont(victim.real, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("deliver %s: %w", unix.SignalName(unix.Signal(sig)), err)
+	}
+	return nil
+}
+
+// signalAfterCall returns the signal event that ends t's system call e (the
+// thread's next event, or the one after the exit of e when e is the entry
+// of a call left blocking), or nil.
+func (s *Session) signalAfterCall(t *rthread, e *trace.Event) *trace.Event {
+	skip := e.Kind == trace.KindSyscallEntry
+	for i := 1; i < lookahead; i++ {
+		n, err := s.peek(i)
+		if err != nil || n == nil {
+			return nil
+		}
+		if n.Tid != t.rec {
+			continue
+		}
+		if skip && n.Kind == trace.KindSyscallExit {
+			skip = false
+			continue
+		}
+		if n.Kind == trace.KindSignal {
+			return n
+		}
+		return nil
+	}
+	return nil
+}

@@ -282,7 +282,7 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	case unix.SYS_RT_SIGSUSPEND:
 		// It waits for a signal with a temporary mask: send the signal the
 		// recording delivered next, so it returns as it did.
-		if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindSignal {
+		if next := s.signalAfterCall(t, e); next != nil {
 			if err := ptrace.Tgkill(t.proc.real, t.real, int(next.Signo)); err != nil {
 				return err
 			}

@@ -31,9 +31,15 @@ const (
 	// KindRdtsc: an rdtsc or rdtscp instruction trapped and emulated; Value
 	// is the counter, Aux the rdtscp TSC_AUX.
 	KindRdtsc Kind = 6
-	// KindPreempt: the thread was stopped in user code (a spin, or a long run
-	// while others waited). Replay stops it at the first time it reaches
-	// Regs.Rip with identical registers and StackHash.
+	// KindPreempt: the thread was stopped in user code (a spin, a long run
+	// while others waited, a signal to deliver, chaos mode). Replay stops it
+	// at the first time it reaches Regs.Rip with identical registers and
+	// StackHash, and, when they are not 0, the same hash of its FPU/SSE
+	// registers (Value) and of its global data (Aux: the executable's
+	// writable segments and the brk heap), see ptrace.FPHash and
+	// ptrace.DataHash. In holds memory words that must have the same bytes
+	// too: the recorder logs one when only memory told two passes of the
+	// point apart (a loop counter kept on the stack or in the heap).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8
@@ -66,7 +72,9 @@ const (
 // Event flags.
 const (
 	// FlagApprox marks a preemption that was not a proven spin: the match in
-	// replay is by fingerprint only.
+	// replay is by fingerprint only (the first pass with that state, which
+	// may come before the recorded one if the state recurs with a
+	// different heap or kernel state).
 	FlagApprox uint32 = 1 << iota
 	// FlagSyncSignal marks a signal caused by the instruction at Regs.Rip.
 	FlagSyncSignal

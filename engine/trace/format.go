@@ -187,6 +187,11 @@ type Header struct {
 	// VDSO describes the recording kernel's vDSO, so that a replay on a
 	// kernel whose vDSO differs can warn.
 	VDSO *VDSO `json:"vdso,omitempty"`
+	// Chaos says the recording randomised its scheduling (record --chaos)
+	// with a generator seeded by ChaosSeed. Replay needs neither: the
+	// decisions are in the log.
+	Chaos     bool   `json:"chaos,omitempty"`
+	ChaosSeed uint64 `json:"chaos_seed,omitempty"`
 }
 
 // VDSO identifies a kernel's vDSO image: its functions are patched into

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// raceN is how many times each thread of race.c increments the counter:
+// about 40ms of compute per thread at -O0 on this machine, so that a chaos
+// recording preempts each thread several times while the other still runs.
+const raceN = 20000000
+
+var raceRE = regexp.MustCompile(`(?m)^total (\d+) lost (\d+)$`)
+
+// TestChaosRace records testdata/race.c (two threads, raceN unlocked
+// increments of one counter each) with --chaos until a recording shows a
+// lost update, ten recordings at most, and replays every recording with
+// --check. Serialized threads with the default 10ms slices rarely lose one:
+// a thread is preempted only after its slice, at the point the recorder
+// picks, which is mostly the loop's first instruction.
+//
+// Why it does not fail by chance: chaos slices are log-uniform between
+// 50µs and 20ms (median 1ms), so each thread is preempted at least about
+// five times in its 40ms of work while the other one runs. A preemption
+// steps 0-15 instructions (at random) and then stops at the next patchable
+// instruction of the 7-instruction loop; 2 of the 5 places it can stop are
+// between counter++'s load and its store (the add, and the store itself),
+// and the other thread then runs a whole slice of increments that the store
+// overwrites. With p ≥ 2/7 per preemption, a recording keeps every update
+// with probability ≤ (5/7)^5 ≈ 0.19, and ten in a row ≤ 0.19^10 ≈ 6e-8.
+// (In 20 recordings while this was written, every one lost updates.)
+func TestChaosRace(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "race.c")
+	const runs = 10
+	lossy := 0
+	for i := 0; i < runs && lossy == 0; i++ {
+		trace := filepath.Join(t.TempDir(), "race.rwd")
+		r := run(t, runOpts{}, bin, "record", "--chaos", "-o", trace, "--", prog, strconv.Itoa(raceN))
+		if r.Code != 0 {
+			t.Fatalf("record --chaos exited %d\nstdout:\n%s\nstderr:\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+		}
+		m := raceRE.FindSubmatch(r.Stdout)
+		if m == nil {
+			t.Fatalf("race printed %q, want `total N lost M`", r.Stdout)
+		}
+		total, _ := strconv.Atoi(string(m[1]))
+		lost, _ := strconv.Atoi(string(m[2]))
+		if total+lost != 2*raceN || lost < 0 {
+			t.Fatalf("race printed %q: total and lost do not add up to %d", m[0], 2*raceN)
+		}
+		if lost > 0 {
+			lossy++
+		}
+		events, progStderr := checkRecorded(t, r.Stderr, trace, "")
+		stdout, stderr, code := replayCheck(t, trace)
+		checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
+
+		info := run(t, runOpts{}, bin, "info", trace)
+		if !regexp.MustCompile(`(?m)^chaos: +scheduling randomised, seed \d+$`).Match(info.Stdout) {
+			t.Errorf("rewind info does not show the chaos seed:\n%s", info.Stdout)
+		}
+		t.Logf("recording %d: %s", i+1, strings.TrimSpace(string(m[0])))
+	}
+	if lossy == 0 {
+		t.Fatalf("none of %d chaos recordings of race.c lost an update", runs)
+	}
+}
+
+// TestChaosSeed checks that --chaos-seed implies --chaos and is recorded.
+func TestChaosSeed(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "race.c")
+	trace := filepath.Join(t.TempDir(), "seed.rwd")
+	r := run(t, runOpts{}, bin, "record", "--chaos-seed", "12345", "-o", trace, "--", prog, "1000")
+	if r.Code != 0 {
+		t.Fatalf("record --chaos-seed exited %d\nstderr:\n%s", r.Code, tail(r.Stderr))
+	}
+	info := run(t, runOpts{}, bin, "info", trace)
+	if !strings.Contains(string(info.Stdout), "chaos:     scheduling randomised, seed 12345\n") {
+		t.Errorf("rewind info does not show seed 12345:\n%s", info.Stdout)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.rwd")
+	if r := run(t, runOpts{}, bin, "record", "-o", plain, "--", prog, "1000"); r.Code != 0 {
+		t.Fatalf("record exited %d\nstderr:\n%s", r.Code, tail(r.Stderr))
+	}
+	if info := run(t, runOpts{}, bin, "info", plain); strings.Contains(string(info.Stdout), "chaos:") {
+		t.Errorf("rewind info shows chaos for a plain recording:\n%s", info.Stdout)
+	}
+}

@@ -1,0 +1,131 @@
+package insn
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name      string
+		code      []byte
+		steppable bool
+		movable   bool
+		len       int
+		relOff    int
+	}{
+		{"mov eax,[rip+d]", []byte{0x8b, 0x05, 0xe0, 0x2e, 0x00, 0x00}, true, true, 6, 2},
+		{"mov dword [rip+d],imm", []byte{0xc7, 0x05, 0x10, 0, 0, 0, 5, 0, 0, 0}, true, true, 10, 2},
+		{"lea rdi,[rip+d]", []byte{0x48, 0x8d, 0x3d, 0x00, 0x01, 0x00, 0x00}, true, true, 7, 3},
+		{"cmp dword [rbp-4],imm32", []byte{0x81, 0x7d, 0xfc, 0x00, 0x10, 0x00, 0x00}, true, true, 7, -1},
+		{"movabs rax,imm64", []byte{0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8}, true, true, 10, -1},
+		{"cmp rax,imm32", []byte{0x48, 0x3d, 0x78, 0x56, 0x34, 0x12}, true, true, 6, -1},
+		{"add eax,1 (short)", []byte{0x83, 0xc0, 0x01, 0x90, 0x90, 0x90}, true, false, 0, 0},
+		{"jne rel32", []byte{0x0f, 0x85, 0, 0, 0, 0}, true, false, 0, 0},
+		{"call rel32", []byte{0xe8, 0, 0, 0, 0}, true, false, 0, 0},
+		{"jmp rel32", []byte{0xe9, 0, 0, 0, 0}, true, false, 0, 0},
+		{"call [rip+d]", []byte{0xff, 0x15, 0, 0, 0, 0}, true, false, 0, 0},
+		{"syscall", []byte{0x0f, 0x05, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"int 0x80", []byte{0xcd, 0x80, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"rdtsc", []byte{0x0f, 0x31, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"cpuid", []byte{0x0f, 0xa2, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"pushfq", []byte{0x9c, 0x90, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"int3", []byte{0xcc, 0x90, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"ud2", []byte{0x0f, 0x0b, 0x90, 0x90, 0x90}, false, false, 0, 0},
+		{"vmovdqu ymm0,[rax+d32]", []byte{0xc5, 0xfe, 0x6f, 0x80, 0, 1, 0, 0}, true, false, 0, 0},
+		{"empty", nil, false, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Steppable(tt.code); got != tt.steppable {
+				t.Errorf("Steppable = %v, want %v", got, tt.steppable)
+			}
+			m, ok := CanMove(tt.code)
+			if ok != tt.movable {
+				t.Fatalf("CanMove = %v, want %v", ok, tt.movable)
+			}
+			if ok && (m.Len != tt.len || m.RelOff != tt.relOff) {
+				t.Errorf("CanMove = %+v, want len %d relOff %d", m, tt.len, tt.relOff)
+			}
+		})
+	}
+}
+
+func TestMove(t *testing.T) {
+	code := []byte{0x8b, 0x05, 0x10, 0x00, 0x00, 0x00} // mov eax,[rip+0x10]
+	m, ok := CanMove(code)
+	if !ok {
+		t.Fatal("not movable")
+	}
+	const from = 0x401000
+	tests := []struct {
+		name string
+		to   uint64
+		ok   bool
+	}{
+		{"below", from - 0x10000, true},
+		{"above", from + 0x7000_0000, true},
+		{"out of reach", from + 0x1_0000_0000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, ok := Move(code, m, from, tt.to)
+			if ok != tt.ok {
+				t.Fatalf("Move ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if got, want := Target(out, m, tt.to), Target(code, m, from); got != want {
+				t.Errorf("moved operand points to %#x, want %#x", got, want)
+			}
+			if !bytes.Equal(out[:2], code[:2]) {
+				t.Errorf("opcode changed: % x", out)
+			}
+		})
+	}
+	if b, ok := Jump(0x1000, 0x2000); !ok || !bytes.Equal(b, []byte{0xe9, 0xfb, 0x0f, 0, 0}) {
+		t.Errorf("Jump = % x %v", b, ok)
+	}
+	if _, ok := Jump(0x1000, 0x2_0000_0000); ok {
+		t.Error("Jump out of reach accepted")
+	}
+}
+
+func TestPlanPatch(t *testing.T) {
+	// -O0 loop body: mov rax,[rbp-8]; add rax,1; mov [rbp-8],rax; jmp
+	loop := []byte{0x48, 0x8b, 0x45, 0xf8, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x89, 0x45, 0xf8, 0xeb, 0xf2}
+	tests := []struct {
+		name   string
+		code   []byte
+		at     uint64
+		ok     bool
+		len    int
+		bounds []int
+	}{
+		{"one long instruction", []byte{0x8b, 0x05, 0xe0, 0x2e, 0x00, 0x00}, 0x401000, true, 6, nil},
+		{"two 4-byte instructions", loop, 0x401000, true, 8, []int{4}},
+		{"ends in a branch", loop[8:], 0x401008, false, 0, nil},
+		{"starts with a branch", loop[12:], 0x40100c, false, 0, nil},
+		// push rbp; mov rbp,rsp; nop: a boundary at 1 falls on the low
+		// byte of the displacement, which at sets: -(0x401000+5) ends in
+		// 0xfb (no trap), -(0x40102f+5) in 0xcc (int3).
+		{"boundary at 1 that cannot trap", []byte{0x55, 0x48, 0x89, 0xe5, 0x90, 0x90}, 0x401000, false, 0, nil},
+		{"boundary at 1 that can trap", []byte{0x55, 0x48, 0x89, 0xe5, 0x90, 0x90}, 0x40102f, true, 5, []int{1, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := PlanPatch(tt.code, tt.at)
+			if ok != tt.ok {
+				t.Fatalf("PlanPatch = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if p.Len != tt.len || !slices.Equal(p.Boundaries(), tt.bounds) {
+				t.Errorf("PlanPatch = len %d boundaries %v, want %d %v", p.Len, p.Boundaries(), tt.len, tt.bounds)
+			}
+		})
+	}
+}

@@ -1,0 +1,205 @@
+package ptrace
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The fingerprint of a point in user code, beyond the general registers and
+// the stack window (StackHash): the FPU/SSE registers, where compilers keep
+// floating-point loop variables, and the program's global data (the
+// executable's writable segments and the brk heap), where programs keep the
+// globals that a loop polls or counts in. Two passes of a
+// loop at one pc with equal general registers and stack window (a counter
+// kept in memory) differ there; with both equal too, the state is the same as
+// far as the program's own data goes, and stopping at either is equivalent.
+
+// FPHash hashes the thread's x87 and SSE registers (the FXSAVE area minus
+// the last-instruction pointers, which some CPUs save only with a pending
+// exception, and the reserved bytes). It is never 0.
+func FPHash(tid int) (uint64, error) {
+	fx, err := GetFPRegs(tid)
+	if err != nil {
+		return 0, err
+	}
+	h := fnv.New64a()
+	h.Write(fx[0:5])   // control, status, abridged tag words
+	h.Write(fx[24:28]) // MXCSR
+	for i := 0; i < 8; i++ {
+		h.Write(fx[32+16*i : 32+16*i+10]) // ST0-7 (80 bits each)
+	}
+	h.Write(fx[160:416]) // XMM0-15
+	return h.Sum64() | 1, nil
+}
+
+// Range is an address range [Addr, Addr+Len).
+type Range struct {
+	Addr, Len uint64
+}
+
+// maxDataHashed caps how much data DataHash reads.
+const maxDataHashed = 1 << 20
+
+// DataRanges returns where process pid keeps its global data: the writable
+// segments (initialised data and bss) of its main executable, then its brk
+// heap, up to 1 MiB in all. The executable's are computed from its ELF
+// program headers and its first mapping, the heap from its [heap] mapping:
+// all of them are the same in recording and replay (ASLR is off, brk is
+// replayed), unlike the kernel's view of the other mappings, since replay
+// maps files as anonymous memory.
+func DataRanges(pid int) ([]Range, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	img, err := imageOf(exe)
+	if err != nil {
+		return nil, err
+	}
+	base, heap, err := scanMaps(pid, exe)
+	if err != nil {
+		return nil, err
+	}
+	var bias uint64
+	if img.pie {
+		bias = base - img.low
+	}
+	var out []Range
+	var total uint64
+	add := func(r Range) {
+		if n := min(r.Len, maxDataHashed-total); n > 0 {
+			out = append(out, Range{Addr: r.Addr, Len: n})
+			total += n
+		}
+	}
+	for _, r := range img.data {
+		add(Range{Addr: bias + r.Addr, Len: r.Len})
+	}
+	if heap.Len > 0 {
+		add(heap)
+	}
+	return out, nil
+}
+
+// image is what DataRanges needs of an executable: whether it is
+// position-independent, its lowest load address and its writable segments.
+type image struct {
+	pie  bool
+	low  uint64
+	data []Range
+	mod  time.Time
+	size int64
+}
+
+// images caches image by path (and modification time): fingerprints are
+// taken at every preemption.
+var images = struct {
+	sync.Mutex
+	m map[string]*image
+}{m: map[string]*image{}}
+
+// imageOf reads (or recalls) the image of the executable at path.
+func imageOf(path string) (*image, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	images.Lock()
+	defer images.Unlock()
+	if img := images.m[path]; img != nil && img.mod.Equal(st.ModTime()) && img.size == st.Size() {
+		return img, nil
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %w", err)
+	}
+	defer f.Close()
+	img := &image{pie: f.Type == elf.ET_DYN, low: ^uint64(0), mod: st.ModTime(), size: st.Size()}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		img.low = min(img.low, p.Vaddr&^(pageSize-1))
+		if p.Flags&elf.PF_W != 0 && p.Memsz > 0 {
+			img.data = append(img.data, Range{Addr: p.Vaddr, Len: p.Memsz})
+		}
+	}
+	images.m[path] = img
+	return img, nil
+}
+
+// pageSize is the page size: load segments start on page boundaries.
+const pageSize = 4096
+
+// scanMaps returns the start of the mapping of file path at offset 0, and
+// the [heap] mapping (zero if none).
+func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return 0, heap, fmt.Errorf("data ranges: %w", err)
+	}
+	defer f.Close()
+	found := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		a, _ := strconv.ParseUint(lo, 16, 64)
+		b, _ := strconv.ParseUint(hi, 16, 64)
+		switch {
+		case fields[5] == "[heap]" && b > a:
+			heap = Range{Addr: a, Len: b - a}
+		case !found && fields[5] == path && fields[2] == "00000000":
+			base, found = a, true
+		}
+	}
+	if !found {
+		return 0, heap, fmt.Errorf("data ranges: %s is not mapped in %d", path, pid)
+	}
+	return base, heap, nil
+}
+
+// DataHash hashes the memory of the ranges (what cannot be read counts as
+// absent). It is never 0.
+func (m *Mem) DataHash(ranges []Range) uint64 {
+	h := fnv.New64a()
+	var buf []byte
+	for _, r := range ranges {
+		if uint64(cap(buf)) < r.Len {
+			buf = make([]byte, r.Len)
+		}
+		n, _ := m.ReadAt(buf[:r.Len], r.Addr)
+		h.Write(buf[:n])
+	}
+	return h.Sum64() | 1
+}
+
+// StackWindow reads the stack window StackHash hashes, and returns its
+// address.
+func (m *Mem) StackWindow(rsp uint64) (uint64, []byte) {
+	buf := make([]byte, stackBelow+stackAbove)
+	n, _ := m.ReadAt(buf, rsp-stackBelow)
+	return rsp - stackBelow, buf[:n]
+}
+
+// SigMask reads the blocked signal mask of a stopped tracee
+// (PTRACE_GETSIGMASK: one system call, where BlockedMask reads and parses
+// a /proc file, which the recorder would do at every held signal).
+func SigMask(tid int) (uint64, error) {
+	var mask uint64
+	err := ptracePtr(unix.PTRACE_GETSIGMASK, tid, unsafe.Sizeof(mask), unsafe.Pointer(&mask))
+	return mask, wrap("getsigmask", tid, err)
+}

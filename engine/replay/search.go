@@ -1,0 +1,625 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/insn"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Finding a preemption point. The recording says: thread T was stopped at
+// pc X with registers R, stack window S, FPU/SSE state F and executable data
+// D, at no system call. Replay runs T to the first pass at X where all of
+// them match. With a breakpoint at X that costs a ptrace stop (~50µs) per
+// pass, and a hot loop passes X millions of times between two events.
+//
+// So the instruction at X is moved to a trampoline, in a page mapped for the
+// time of the search next to it, and replaced by a jump there. The
+// trampoline compares the general registers with R in the tracee itself
+// (a dozen instructions per pass), runs the moved instruction and jumps
+// back; only when all of them match does it stop on an int3, and the
+// replayer checks the rest (flags, segment bases, S, F, D). A pass that
+// matches the registers and not the rest is stepped over; a run that
+// reaches anything else first is a divergence. The recorder chooses X among
+// the instructions that can be moved (insn.CanMove) when it can; otherwise
+// replay falls back to the breakpoint.
+
+// trampoline is a run of moved instructions and the code that compares
+// registers before running them.
+type trampoline struct {
+	at        uint64 // the first instruction moved
+	orig      []byte // the bytes of the run
+	jump      []byte // what replaces them while the thread runs
+	installed bool
+	page      uint64
+	hit       uint64   // the int3 reached when the registers match
+	offs      []int    // offset of each instruction in the run
+	moved     []uint64 // address of each copy
+	back      uint64   // the jump back, after the copies
+}
+
+// trampolineSize is the size of the page mapped for a trampoline.
+const trampolineSize = 4096
+
+// stackRedZone is the part of the stack below rsp that leaf functions may use
+// without moving rsp: the trampoline pushes the flags below it.
+const stackRedZone = 128
+
+// x86Num gives the x86 number (rax=0 … r15=15, as in ModRM) of the general
+// registers, by their index in trace.Regs; x86RegOrder is the order the
+// trampoline compares them in, after those that changed since the thread's
+// previous event: those that change most in loops first, rsp last.
+var (
+	x86Num = map[int]int{trace.RAX: 0, trace.RCX: 1, trace.RDX: 2, trace.RBX: 3, trace.RSP: 4, trace.RBP: 5,
+		trace.RSI: 6, trace.RDI: 7, trace.R8: 8, trace.R9: 9, trace.R10: 10, trace.R11: 11, trace.R12: 12,
+		trace.R13: 13, trace.R14: 14, trace.R15: 15}
+	x86RegOrder = []int{trace.RAX, trace.RCX, trace.RDX, trace.RSI, trace.RDI, trace.R8, trace.R9, trace.R10,
+		trace.R11, trace.R12, trace.R13, trace.R14, trace.R15, trace.RBX, trace.RBP, trace.RSP}
+)
+
+// applyPreempt runs t to the first time it reaches the recorded pc with the
+// recorded fingerprint.
+func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
+	pc := e.Regs[trace.RIP]
+	tr, err := s.openTrampoline(t, e)
+	if err != nil {
+		return err
+	}
+	if tr != nil {
+		s.tramp = tr
+		defer func() {
+			if cerr := s.closeTrampoline(t); err == nil || err == errStopped {
+				if cerr != nil {
+					err = cerr
+				}
+			}
+		}()
+	} else {
+		s.preemptPC = pc
+		defer func() { s.preemptPC = 0 }()
+	}
+	near := 0 // passes with the recorded registers and stack, another state
+	for passes := 0; ; passes++ {
+		st, err := s.run(t)
+		if err != nil {
+			return err
+		}
+		var regs trace.Regs
+		if !t.dead {
+			if err := ptrace.GetRegs(t.real, &regs); err != nil {
+				return err
+			}
+		}
+		if t.dead || st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || regs[trace.RIP] != pc {
+			why := ""
+			if near > 0 {
+				why = fmt.Sprintf(" (%d passes had its registers and stack, but another FPU/SSE state or other global data)", near)
+			}
+			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes%s", pc, describe(st), passes, why)
+		}
+		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
+			same, err := s.sameState(t, e)
+			if err != nil || same {
+				return err
+			}
+			near++
+		}
+		if _, ok := s.bps[pc]; ok {
+			return s.userStop(t, StopBreakpoint, pc, 0)
+		}
+		// Not this pass: step over the instruction and go on.
+		st, stepped, err := s.stepRaw(t)
+		if err != nil {
+			return err
+		}
+		if !stepped {
+			return s.diverge(e, "stepping over %#x: got %s", pc, describe(st))
+		}
+	}
+}
+
+// sameState compares the parts of a preemption's fingerprint beyond the
+// general registers and the stack: the FPU/SSE registers and the
+// executable's data (when the recording has them).
+func (s *Session) sameState(t *rthread, e *trace.Event) (bool, error) {
+	if e.Value != 0 {
+		fp, err := ptrace.FPHash(t.real)
+		if err != nil {
+			return false, err
+		}
+		if fp != e.Value {
+			return false, nil
+		}
+	}
+	for _, w := range e.In {
+		got := make([]byte, len(w.Data))
+		if n, _ := t.proc.mem.ReadAt(got, w.Addr); n != len(got) || !bytes.Equal(got, w.Data) {
+			return false, nil
+		}
+	}
+	if e.Aux != 0 {
+		d, err := ptrace.DataRanges(t.proc.real)
+		if err != nil {
+			return false, err
+		}
+		if t.proc.mem.DataHash(d) != e.Aux {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// openTrampoline prepares the trampoline for e's pc, or returns nil when the
+// breakpoint must do: the instructions cannot be moved, a user breakpoint is
+// on them, there is no room for a page within reach, or t is stopped where
+// a system call cannot be injected without losing something (a signal about
+// to be delivered, a stop already obtained).
+func (s *Session) openTrampoline(t *rthread, e *trace.Event) (*trampoline, error) {
+	if t.resumeSig != 0 || t.pending != nil || t.atEntry || t.atExec || t.dead {
+		return nil, nil
+	}
+	at := e.Regs[trace.RIP]
+	var buf [2 * insn.MaxLen]byte
+	n, _ := t.proc.mem.ReadAt(buf[:], at)
+	code := buf[:n]
+	p, ok := insn.PlanPatch(code, at)
+	if !ok {
+		return nil, nil
+	}
+	for a := range s.bps {
+		if a >= at && a < at+uint64(p.Len) && t.proc == s.main {
+			return nil, nil
+		}
+	}
+	page, ok, err := s.trampolinePage(t.proc.real, code, p, at)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var word *trace.Mem
+	if len(e.In) > 0 && len(e.In[0].Data) == 8 {
+		word = &e.In[0]
+	}
+	// The registers that differ now from the point's are those most likely
+	// to tell the passes apart: the trampoline compares them first.
+	var now trace.Regs
+	if err := ptrace.GetRegs(t.real, &now); err != nil {
+		return nil, err
+	}
+	var order []int
+	for _, idx := range x86RegOrder {
+		if now[idx] != e.Regs[idx] {
+			order = append(order, idx)
+		}
+	}
+	tr, ok := buildTrampoline(code, p, at, page, &e.Regs, word, order)
+	if !ok {
+		return nil, nil
+	}
+	ret, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, page, trampolineSize,
+		unix.PROT_READ|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapFixedNoReplace, ^uint64(0), 0)
+	if err != nil {
+		return nil, fmt.Errorf("map a trampoline at %#x: %w", page, err)
+	}
+	if uint64(ret) != page {
+		return nil, nil // taken after all (or refused): use the breakpoint
+	}
+	if _, err := t.proc.mem.WriteAt(tr.code, page); err != nil {
+		ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MUNMAP, page, trampolineSize)
+		return nil, fmt.Errorf("write the trampoline: %w", err)
+	}
+	return tr.trampoline, nil
+}
+
+// closeTrampoline unmaps the trampoline page: the address space must be as
+// the recording had it when the next event is replayed.
+func (s *Session) closeTrampoline(t *rthread) error {
+	tr := s.tramp
+	s.tramp = nil
+	if tr == nil || t.dead {
+		return nil
+	}
+	if tr.installed {
+		if _, err := t.proc.mem.WriteAt(tr.orig, tr.at); err != nil {
+			return err
+		}
+		tr.installed = false
+	}
+	ret, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MUNMAP, tr.page, trampolineSize)
+	if err != nil {
+		return fmt.Errorf("unmap the trampoline at %#x: %w", tr.page, err)
+	}
+	if ret != 0 {
+		return fmt.Errorf("unmap the trampoline at %#x: %w", tr.page, unix.Errno(-ret))
+	}
+	return nil
+}
+
+// install writes or removes the jump to the trampoline.
+func (tr *trampoline) install(m *ptrace.Mem, on bool) error {
+	if tr.installed == on {
+		return nil
+	}
+	b := tr.orig
+	if on {
+		b = tr.jump
+	}
+	if _, err := m.WriteAt(b, tr.at); err != nil {
+		return fmt.Errorf("patch %#x for the preemption search: %w", tr.at, err)
+	}
+	tr.installed = on
+	return nil
+}
+
+// settle moves a thread stopped inside the trampoline to the equivalent
+// place of the original code. hit reports a stop at the int3 of a
+// register match: the thread is then at the first moved instruction's
+// address, as it was when the jump to the trampoline was taken. intruded
+// reports a stop on a trap byte of the patch (a branch into the run, see
+// insn.Patch): the thread is put back on the instruction the branch went to,
+// to be stepped out of the run (stepOut).
+func (tr *trampoline) settle(tid int, st ptrace.Status) (hit, intruded bool, err error) {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(tid, &regs); err != nil {
+		return false, false, err
+	}
+	rip := regs[trace.RIP]
+	end := tr.at + uint64(len(tr.orig))
+	switch {
+	case rip > tr.at && rip <= end && st.Kind == ptrace.StopSignal:
+		b := rip
+		if st.Sig == int(unix.SIGTRAP) && insn.TrapAfter(tr.jump[rip-1-tr.at]) {
+			b--
+		}
+		if !tr.boundary(b) || !insn.TrapByte(tr.jump[b-tr.at]) {
+			return false, false, nil
+		}
+		regs[trace.RIP], intruded = b, true
+	case rip < tr.page || rip >= tr.page+trampolineSize:
+		return false, false, nil
+	case rip == tr.hit+1 && st.Kind == ptrace.StopSignal && st.Sig == int(unix.SIGTRAP):
+		regs[trace.RIP], hit = tr.at, true
+	case rip == tr.back:
+		regs[trace.RIP] = end // a watchpoint the last copy triggered
+	default:
+		i := slices.Index(tr.moved, rip)
+		if i < 0 {
+			return false, false, fmt.Errorf("thread %d stopped inside the preemption trampoline at %#x (%v)", tid, rip, st)
+		}
+		regs[trace.RIP] = tr.at + uint64(tr.offs[i]) // a fault of a copy, or a watchpoint
+	}
+	if err := ptrace.SetRegs(tid, &regs); err != nil {
+		return false, false, fmt.Errorf("move out of the trampoline: %w", err)
+	}
+	return hit, intruded, nil
+}
+
+// stepOut single-steps t, with the original code in place, while it is
+// inside the patched run but not at its start (a signal handler returned
+// there, or a branch went there): resuming there with the patch in would
+// run the jump's bytes. stepped is false for a stop the recording is about,
+// returned as st.
+func (s *Session) stepOut(t *rthread) (st ptrace.Status, stepped bool, err error) {
+	tr := s.tramp
+	for {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return st, false, err
+		}
+		if rip := regs[trace.RIP]; rip <= tr.at || rip >= tr.at+uint64(len(tr.orig)) {
+			return st, true, nil
+		}
+		if st, stepped, err = s.stepRaw(t); err != nil || !stepped {
+			return st, stepped, err
+		}
+	}
+}
+
+// boundary reports whether addr starts an instruction of the run other
+// than the first.
+func (tr *trampoline) boundary(addr uint64) bool {
+	return addr > tr.at && slices.Contains(tr.offs, int(addr-tr.at))
+}
+
+// builtTrampoline is a trampoline and the bytes of its page.
+type builtTrampoline struct {
+	*trampoline
+	code []byte
+}
+
+// buildTrampoline assembles the trampoline for the run p of instructions
+// (code) at at, to be mapped at page, matching regs (compared in the order
+// of order, then the others) and, if word is not nil, a memory word first.
+// It leaves the flags alone (pushf/popf would cost more than all the rest):
+// each comparison computes the difference in rcx with lea and tests it with
+// jrcxz.
+//
+//	lea rsp,[rsp-128]      ; keep clear of the red zone
+//	push rcx               ; the scratch register
+//	movabs rcx,-VALUE      ; for each register R
+//	lea rcx,[rcx+R]
+//	jrcxz next
+//	jmp miss
+//	next: …
+//	pop rcx                ; all equal
+//	lea rsp,[rsp+128]
+//	int3                   ; the replayer decides
+//	jmp moved
+//	miss: pop rcx
+//	lea rsp,[rsp+128]
+//	moved: <the instructions, displacements adjusted>
+//	back: jmp at+len
+func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Regs, word *trace.Mem, order []int) (*builtTrampoline, bool) {
+	var c []byte
+	pos := func() uint64 { return page + uint64(len(c)) }
+	var misses []int // offsets of the rel32 of each jmp miss
+	imm := func(v uint64) { c = binary.LittleEndian.AppendUint64(c, v) }
+	neg := func(v uint64) uint64 { return -v }
+	test := func() {
+		c = append(c, 0xe3, 0x05, 0xe9) // jrcxz +5; jmp miss
+		misses = append(misses, len(c))
+		c = append(c, 0, 0, 0, 0)
+	}
+	leaUp := []byte{0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00}
+	c = append(c, 0x48, 0x8d, 0x64, 0x24, 0x80, 0x51) // lea rsp,[rsp-128]; push rcx
+	if word != nil {
+		c = append(c, 0x50, 0x48, 0xb8) // push rax; movabs rax,ADDR
+		imm(word.Addr)
+		c = append(c, 0x48, 0x8b, 0x00, 0x48, 0xb9) // mov rax,[rax]; movabs rcx,-WORD
+		imm(neg(binary.LittleEndian.Uint64(word.Data)))
+		c = append(c, 0x48, 0x8d, 0x0c, 0x01, 0x58) // lea rcx,[rcx+rax]; pop rax
+		test()
+	}
+	done := map[int]bool{}
+	for _, idx := range append(order, x86RegOrder...) {
+		if done[idx] {
+			continue
+		}
+		done[idx] = true
+		num := x86Num[idx]
+		v := regs[idx]
+		switch num {
+		case 1: // rcx itself, saved on the stack
+			c = append(c, 0x50, 0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0xb9) // push rax; mov rax,[rsp+8]; movabs rcx
+			imm(neg(v))
+			c = append(c, 0x48, 0x8d, 0x0c, 0x01, 0x58) // lea rcx,[rcx+rax]; pop rax
+		case 4: // rsp, moved by the lea and the push
+			c = append(c, 0x48, 0xb9)
+			imm(neg(v - stackRedZone - 8))
+			c = append(c, 0x48, 0x8d, 0x0c, 0x0c) // lea rcx,[rsp+rcx]
+		default:
+			rex := byte(0x48)
+			if num >= 8 {
+				rex |= 0x02 // REX.X: the index register
+			}
+			c = append(c, 0x48, 0xb9)
+			imm(neg(v))
+			c = append(c, rex, 0x8d, 0x0c, byte(num&7)<<3|0x01) // lea rcx,[rcx+R]
+		}
+		test()
+	}
+	c = append(c, 0x59) // pop rcx
+	c = append(c, leaUp...)
+	hit := pos()
+	c = append(c, 0xcc, 0xe9) // int3; jmp moved
+	jmpMoved := len(c)
+	c = append(c, 0, 0, 0, 0)
+	missAt := pos()
+	c = append(c, 0x59)
+	c = append(c, leaUp...)
+	movedAt := pos()
+	binary.LittleEndian.PutUint32(c[jmpMoved:], uint32(int32(int64(movedAt)-int64(page+uint64(jmpMoved)+4))))
+	for _, off := range misses {
+		binary.LittleEndian.PutUint32(c[off:], uint32(int32(int64(missAt)-int64(page+uint64(off)+4))))
+	}
+	tr := &trampoline{at: at, orig: append([]byte(nil), code[:p.Len]...), page: page, hit: hit}
+	off := 0
+	for _, m := range p.Insns {
+		tr.offs = append(tr.offs, off)
+		tr.moved = append(tr.moved, pos())
+		moved, ok := insn.Move(code[off:], m, at+uint64(off), pos())
+		if !ok {
+			return nil, false
+		}
+		c = append(c, moved...)
+		off += m.Len
+	}
+	tr.back = pos()
+	jb, ok := insn.Jump(tr.back, at+uint64(p.Len))
+	if !ok {
+		return nil, false
+	}
+	c = append(c, jb...)
+	if len(c) > trampolineSize {
+		return nil, false
+	}
+	jump, ok := insn.Jump(at, page)
+	if !ok {
+		return nil, false
+	}
+	for len(jump) < p.Len {
+		jump = append(jump, 0xcc) // where a branch into the run lands
+	}
+	for _, b := range p.Boundaries() {
+		if !insn.TrapByte(jump[b]) {
+			return nil, false // the page does not make the boundary trap
+		}
+	}
+	tr.jump = jump
+	return &builtTrampoline{tr, c}, true
+}
+
+// reach bounds the distance a rel32 may span, with room for the page.
+const reach = 1<<31 - 2*trampolineSize
+
+// Address-space bounds for the trampoline page: above mmap_min_addr,
+// below the top of user space.
+const (
+	lowestPage  = 0x10000
+	highestPage = 0x7fff_ffff_f000
+)
+
+// trampolinePage finds a free page for the trampoline of run p at at: in
+// rel32 reach of at and of the moved instructions' operands, placed so that
+// the jump's displacement bytes at the run's inner boundaries are trap bytes
+// (see insn.Patch), as near at as possible.
+func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) (uint64, bool, error) {
+	free, err := freeSpans(pid)
+	if err != nil {
+		return 0, false, err
+	}
+	var targets []uint64
+	off := 0
+	for _, m := range p.Insns {
+		targets = append(targets, insn.Target(code[off:], m, at+uint64(off)))
+		off += m.Len
+	}
+	// The displacement is page - (at+5); its bytes d0..d3 sit at offsets
+	// 1..4 of the jump. d0 and the low nibble of d1 are fixed by at.
+	var want [4]bool
+	for _, b := range p.Boundaries() {
+		if b >= 1 && b <= 4 {
+			want[b-1] = true
+		}
+	}
+	base := at + insn.JumpLen
+	best, found := uint64(0), false
+	dist := func(a uint64) uint64 {
+		if a > at {
+			return a - at
+		}
+		return at - a
+	}
+	// Candidate displacements come in windows [lo, lo+size) whose
+	// constrained bytes are trap bytes; they are tried nearest first, and
+	// the first one with room wins.
+	type window struct{ lo, hi int64 }
+	var windows []window
+	bytesFor := func(i int) []int {
+		var out []int
+		for v := 0; v < 256; v++ {
+			if !want[i] || insn.TrapByte(byte(v)) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	switch {
+	case !want[1] && !want[2] && !want[3]:
+		windows = append(windows, window{-reach, reach})
+	case !want[1] && !want[2]:
+		for _, d3 := range bytesFor(3) {
+			lo := int64(int8(d3)) << 24
+			windows = append(windows, window{lo, lo + 1<<24})
+		}
+	case !want[1]:
+		for _, d3 := range bytesFor(3) {
+			for _, d2 := range bytesFor(2) {
+				lo := int64(int8(d3))<<24 | int64(d2)<<16
+				windows = append(windows, window{lo, lo + 1<<16})
+			}
+		}
+	default:
+		for _, d3 := range bytesFor(3) {
+			for _, d2 := range bytesFor(2) {
+				for _, d1 := range bytesFor(1) {
+					lo := int64(int8(d3))<<24 | int64(d2)<<16 | int64(d1&0xf0)<<8
+					windows = append(windows, window{lo, lo + 1<<12})
+				}
+			}
+		}
+	}
+	near := func(w window) int64 {
+		switch {
+		case w.lo > 0:
+			return w.lo
+		case w.hi < 0:
+			return -w.hi
+		}
+		return 0
+	}
+	slices.SortFunc(windows, func(a, b window) int { return cmp.Compare(near(a), near(b)) })
+	for _, w := range windows {
+		// Displacements [lo, hi): pages [base+lo, base+hi), aligned.
+		plo := (uint64(int64(base)+w.lo) + trampolineSize - 1) &^ (trampolineSize - 1)
+		phi := uint64(int64(base) + w.hi)
+		for _, f := range free {
+			a, b := max(plo, f.lo), min(phi, f.hi)
+			if b <= a || b-a < trampolineSize {
+				continue
+			}
+			// The page in [a, b-size] nearest at.
+			c := min(max(at&^(trampolineSize-1), a), b-trampolineSize)
+			ok := within(c, at)
+			for _, t := range targets {
+				ok = ok && within(c, t)
+			}
+			if ok && (!found || dist(c) < dist(best)) {
+				best, found = c, true
+			}
+		}
+		if found {
+			break
+		}
+	}
+	return best, found, nil
+}
+
+// span is an address range [lo, hi).
+type span struct{ lo, hi uint64 }
+
+// freeSpans lists the unmapped parts of process pid's address space where a
+// trampoline may go: not in the guard gap below the main stack, which
+// the stack grows into.
+func freeSpans(pid int) ([]span, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, fmt.Errorf("find room for a trampoline: %w", err)
+	}
+	defer f.Close()
+	var free []span
+	prev := uint64(lowestPage)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil || a >= highestPage {
+			continue
+		}
+		if len(fields) >= 6 && fields[5] == "[stack]" {
+			a -= min(a, stackGuard)
+		}
+		if a > prev {
+			free = append(free, span{prev, a})
+		}
+		prev = max(prev, b)
+	}
+	if prev < highestPage {
+		free = append(free, span{prev, highestPage})
+	}
+	return free, nil
+}
+
+// stackGuard is the kernel's default stack_guard_gap.
+const stackGuard = 256 * trampolineSize
+
+// within reports whether a and b are in rel32 reach of each other.
+func within(a, b uint64) bool {
+	d := int64(a) - int64(b)
+	return d < reach && d > -reach
+}
