@@ -70,6 +70,41 @@ var unmovable = map[x86asm.Op]bool{
 	x86asm.JCXZ: true, x86asm.JECXZ: true, x86asm.JRCXZ: true,
 }
 
+// stringOps are the string instructions a rep prefix repeats.
+var stringOps = map[x86asm.Op]bool{
+	x86asm.MOVSB: true, x86asm.MOVSW: true, x86asm.MOVSD: true, x86asm.MOVSQ: true,
+	x86asm.STOSB: true, x86asm.STOSW: true, x86asm.STOSD: true, x86asm.STOSQ: true,
+	x86asm.LODSB: true, x86asm.LODSW: true, x86asm.LODSD: true, x86asm.LODSQ: true,
+	x86asm.SCASB: true, x86asm.SCASW: true, x86asm.SCASD: true, x86asm.SCASQ: true,
+	x86asm.CMPSB: true, x86asm.CMPSW: true, x86asm.CMPSD: true, x86asm.CMPSQ: true,
+	x86asm.INSB: true, x86asm.INSW: true, x86asm.INSD: true,
+	x86asm.OUTSB: true, x86asm.OUTSW: true, x86asm.OUTSD: true,
+}
+
+// RepString reports whether the instruction at the start of code is a
+// string instruction with a rep prefix. Such an instruction is interrupted
+// and single-stepped one iteration at a time, its rip unchanged: a thread
+// stopped there may be in the middle of it, a state that a breakpoint or a
+// jump at its address (which only fire at its start) never finds again. It
+// is never a preemption point, and never moved.
+func RepString(code []byte) bool {
+	in := decode(code)
+	if in == nil || !stringOps[in.Op] {
+		return false
+	}
+	for _, b := range code[:in.Len] {
+		switch {
+		case b == 0xf2 || b == 0xf3:
+			return true
+		case b == 0x66 || b == 0x67 || b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65,
+			b >= 0x40 && b <= 0x4f:
+			continue
+		}
+		return false
+	}
+	return false
+}
+
 // decode decodes the instruction at the start of code (nil if it is not
 // one the package vouches for).
 func decode(code []byte) *x86asm.Inst {
@@ -101,7 +136,7 @@ func Steppable(code []byte) bool {
 // somewhere else once its rip-relative displacement is adjusted.
 func movable(code []byte) (Movable, bool) {
 	in := decode(code)
-	if in == nil || unmovable[in.Op] || unsteppable[in.Op] || code[0] == 0xcc {
+	if in == nil || unmovable[in.Op] || unsteppable[in.Op] || code[0] == 0xcc || RepString(code) {
 		return Movable{}, false
 	}
 	for _, a := range in.Args {

@@ -129,3 +129,35 @@ func TestPlanPatch(t *testing.T) {
 		})
 	}
 }
+
+func TestRepString(t *testing.T) {
+	tests := []struct {
+		name string
+		code []byte
+		want bool
+	}{
+		{"rep stosq", []byte{0xf3, 0x48, 0xab, 0xe9, 0, 0, 0, 0}, true},
+		{"rep movsb", []byte{0xf3, 0xa4, 0x90}, true},
+		{"repne scasb", []byte{0xf2, 0xae, 0x90}, true},
+		{"repe cmpsb", []byte{0xf3, 0xa6, 0x90}, true},
+		{"rep stosd with addr32", []byte{0x67, 0xf3, 0xab, 0x90}, true},
+		{"stosq without rep", []byte{0x48, 0xab, 0x90}, false},
+		{"movsb without rep", []byte{0xa4, 0x90}, false},
+		{"pause (f3 90)", []byte{0xf3, 0x90}, false},
+		{"movss (f3 0f 10)", []byte{0xf3, 0x0f, 0x10, 0xc1}, false},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RepString(tt.code); got != tt.want {
+				t.Errorf("RepString = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// A rep string instruction is never the start of a patch, even with
+	// movable instructions after it (a thread stopped inside it has its rip).
+	code := []byte{0xf3, 0x48, 0xab, 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}
+	if _, ok := PlanPatch(code, 0x401000); ok {
+		t.Errorf("PlanPatch accepted a run starting with rep stosq")
+	}
+}

@@ -122,6 +122,7 @@ type thread struct {
 	forked    int  // the child process the current call created (0: none)
 	stream    int  // the standard stream (1, 2) the call writes to, 0 if none
 	i386      bool // the call was made with int $0x80 (i386.go)
+	robust    uint64 // the head given to set_robust_list (robust.go)
 
 	// refusedRet is the result of a call refused at its entry.
 	refusedRet int64
@@ -632,8 +633,14 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 		if err := r.onProcessExit(t, st); err != nil || r.done {
 			return err
 		}
-	} else if err := r.log(&trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}); err != nil {
-		return err
+	} else {
+		e := &trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}
+		if t.robust != 0 {
+			e.Mem = robustWords(t.proc.mem, t.robust)
+		}
+		if err := r.log(e); err != nil {
+			return err
+		}
 	}
 	if wasCurrent {
 		r.current = nil

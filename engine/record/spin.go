@@ -160,7 +160,10 @@ func (r *Recorder) deadline() error {
 			}
 		}
 		spec, known := syscalls.Lookup(t.nr)
-		if len(r.ready) > 0 && !t.split && t.state == running && known && spec.Policy == syscalls.Emulate {
+		c := t.effective(t.call())
+		// A call that blocks by nature (sigsuspend, pause: re-executed in
+		// replay) may have started while no one else was ready.
+		if len(r.ready) > 0 && !t.split && t.state == running && known && (spec.Policy == syscalls.Emulate || syscalls.MayBlock(&c)) {
 			// Already running in the kernel: log the entry and switch.
 			if err := r.logEntry(t); err != nil {
 				return err
@@ -290,6 +293,11 @@ func (r *Recorder) seekFrom(t *thread, regs *trace.Regs) error {
 // instruction (or if looking further costs too much), else single-step it.
 func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 	code := r.codeAt(t, regs[trace.RIP])
+	if insn.RepString(code) {
+		// Perhaps in the middle of it, where replay cannot stop: try
+		// again at the next deadline.
+		return r.abandonSeek(t)
+	}
 	if t.spin.steps < t.spin.skip && insn.Steppable(code) {
 		t.spin.steps++
 		return ptrace.Step(t.tid, 0)
@@ -308,6 +316,13 @@ func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 	}
 	t.spin.steps++
 	return ptrace.Step(t.tid, 0)
+}
+
+// abandonSeek lets t run on without preempting it now (it stands at a rep
+// string instruction); the next deadline interrupts it again.
+func (r *Recorder) abandonSeek(t *thread) error {
+	t.spin.phase = spinNone
+	return r.resume(t, 0)
 }
 
 // firstPass is the arrival at a patchable point: note the state and wait
@@ -340,6 +355,10 @@ func (r *Recorder) circleStep(t *thread, regs *trace.Regs) error {
 		t.spin.phase = spinNone
 		t.spin.first = snapshot{}
 		return r.resume(t, 0)
+	}
+	if insn.RepString(code) {
+		t.spin.first = snapshot{}
+		return r.abandonSeek(t)
 	}
 	if !insn.Steppable(code) || t.spin.steps >= maxCircle {
 		t.spin.first = snapshot{}

@@ -206,6 +206,9 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	c := t.effective(t.call())
 	c.Ret = int64(exit[trace.RAX])
 	r.forgetStreams(c.Nr)
+	if c.Nr == unix.SYS_SET_ROBUST_LIST && c.Ret == 0 {
+		t.robust = c.Args[0]
+	}
 	if err := r.tscExit(t, &c); err != nil {
 		return c, err
 	}

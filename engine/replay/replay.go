@@ -554,7 +554,9 @@ func (s *Session) applyThreadExit(t *rthread, e *trace.Event) error {
 		}
 	}
 	delete(s.threads, e.Tid)
-	return nil
+	// The kernel's writes to the dead thread's robust futexes (record's
+	// robust.go): the replaying kernel skipped them, the tids differ.
+	return s.writeMem(t, e.Mem)
 }
 
 func (s *Session) applyExit(t *rthread, e *trace.Event) error {

@@ -35,6 +35,10 @@ import (
 // the instructions that can be moved (insn.CanMove) when it can; otherwise
 // replay falls back to the breakpoint.
 
+// debugSearch prints each pass of a preemption search that reaches the
+// point, with what differs from the recording (REWIND_DEBUG=1).
+var debugSearch = os.Getenv("REWIND_DEBUG") != ""
+
 // trampoline is a run of moved instructions and the code that compares
 // registers before running them.
 type trampoline struct {
@@ -51,10 +55,6 @@ type trampoline struct {
 
 // trampolineSize is the size of the page mapped for a trampoline.
 const trampolineSize = 4096
-
-// stackRedZone is the part of the stack below rsp that leaf functions may use
-// without moving rsp: the trampoline pushes the flags below it.
-const stackRedZone = 128
 
 // x86Num gives the x86 number (rax=0 … r15=15, as in ModRM) of the general
 // registers, by their index in trace.Regs; x86RegOrder is the order the
@@ -107,6 +107,14 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 				why = fmt.Sprintf(" (%d passes had its registers and stack, but another FPU/SSE state or other global data)", near)
 			}
 			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes%s", pc, describe(st), passes, why)
+		}
+		if debugSearch {
+			for i := range regs {
+				if regs[i] != e.Regs[i] {
+					fmt.Fprintf(os.Stderr, "search: pass %d: %s %#x, recorded %#x\n", passes, trace.RegNames[i], regs[i], e.Regs[i])
+				}
+			}
+			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
 		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 			same, err := s.sameState(t, e)
@@ -207,7 +215,7 @@ func (s *Session) openTrampoline(t *rthread, e *trace.Event) (*trampoline, error
 		return nil, nil
 	}
 	ret, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, page, trampolineSize,
-		unix.PROT_READ|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapFixedNoReplace, ^uint64(0), 0)
+		unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapFixedNoReplace, ^uint64(0), 0)
 	if err != nil {
 		return nil, fmt.Errorf("map a trampoline at %#x: %w", page, err)
 	}
@@ -342,21 +350,20 @@ type builtTrampoline struct {
 // of order, then the others) and, if word is not nil, a memory word first.
 // It leaves the flags alone (pushf/popf would cost more than all the rest):
 // each comparison computes the difference in rcx with lea and tests it with
-// jrcxz.
+// jrcxz. It writes nothing to the program's memory: rcx and rax are saved
+// in the trampoline's own page (a push below the red zone would change the
+// stack that a later pass at a higher rsp is fingerprinted with).
 //
-//	lea rsp,[rsp-128]      ; keep clear of the red zone
-//	push rcx               ; the scratch register
+//	mov [rip+savedRCX],rcx ; the scratch register
 //	movabs rcx,-VALUE      ; for each register R
 //	lea rcx,[rcx+R]
 //	jrcxz next
 //	jmp miss
 //	next: …
-//	pop rcx                ; all equal
-//	lea rsp,[rsp+128]
+//	mov rcx,[rip+savedRCX] ; all equal
 //	int3                   ; the replayer decides
 //	jmp moved
-//	miss: pop rcx
-//	lea rsp,[rsp+128]
+//	miss: mov rcx,[rip+savedRCX]
 //	moved: <the instructions, displacements adjusted>
 //	back: jmp at+len
 func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Regs, word *trace.Mem, order []int) (*builtTrampoline, bool) {
@@ -370,14 +377,24 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		misses = append(misses, len(c))
 		c = append(c, 0, 0, 0, 0)
 	}
-	leaUp := []byte{0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00}
-	c = append(c, 0x48, 0x8d, 0x64, 0x24, 0x80, 0x51) // lea rsp,[rsp-128]; push rcx
+	savedRCX, savedRAX := page+trampolineSize-8, page+trampolineSize-16
+	// ripRel appends a rip-relative mov (op is its bytes up to the disp32).
+	ripRel := func(target uint64, op ...byte) {
+		c = append(c, op...)
+		c = binary.LittleEndian.AppendUint32(c, uint32(int32(int64(target)-int64(pos()+4))))
+	}
+	saveRAX := func() { ripRel(savedRAX, 0x48, 0x89, 0x05) }    // mov [rip+savedRAX],rax
+	restoreRAX := func() { ripRel(savedRAX, 0x48, 0x8b, 0x05) } // mov rax,[rip+savedRAX]
+	restoreRCX := func() { ripRel(savedRCX, 0x48, 0x8b, 0x0d) } // mov rcx,[rip+savedRCX]
+	ripRel(savedRCX, 0x48, 0x89, 0x0d)                          // mov [rip+savedRCX],rcx
 	if word != nil {
-		c = append(c, 0x50, 0x48, 0xb8) // push rax; movabs rax,ADDR
+		saveRAX()
+		c = append(c, 0x48, 0xb8) // movabs rax,ADDR
 		imm(word.Addr)
 		c = append(c, 0x48, 0x8b, 0x00, 0x48, 0xb9) // mov rax,[rax]; movabs rcx,-WORD
 		imm(neg(binary.LittleEndian.Uint64(word.Data)))
-		c = append(c, 0x48, 0x8d, 0x0c, 0x01, 0x58) // lea rcx,[rcx+rax]; pop rax
+		c = append(c, 0x48, 0x8d, 0x0c, 0x01) // lea rcx,[rcx+rax]
+		restoreRAX()
 		test()
 	}
 	done := map[int]bool{}
@@ -389,13 +406,16 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		num := x86Num[idx]
 		v := regs[idx]
 		switch num {
-		case 1: // rcx itself, saved on the stack
-			c = append(c, 0x50, 0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0xb9) // push rax; mov rax,[rsp+8]; movabs rcx
+		case 1: // rcx itself, saved in the page
+			saveRAX()
+			ripRel(savedRCX, 0x48, 0x8b, 0x05) // mov rax,[rip+savedRCX]
+			c = append(c, 0x48, 0xb9)          // movabs rcx,-VALUE
 			imm(neg(v))
-			c = append(c, 0x48, 0x8d, 0x0c, 0x01, 0x58) // lea rcx,[rcx+rax]; pop rax
-		case 4: // rsp, moved by the lea and the push
+			c = append(c, 0x48, 0x8d, 0x0c, 0x01) // lea rcx,[rcx+rax]
+			restoreRAX()
+		case 4: // rsp, as base: it cannot be an index
 			c = append(c, 0x48, 0xb9)
-			imm(neg(v - stackRedZone - 8))
+			imm(neg(v))
 			c = append(c, 0x48, 0x8d, 0x0c, 0x0c) // lea rcx,[rsp+rcx]
 		default:
 			rex := byte(0x48)
@@ -408,15 +428,13 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		}
 		test()
 	}
-	c = append(c, 0x59) // pop rcx
-	c = append(c, leaUp...)
+	restoreRCX()
 	hit := pos()
 	c = append(c, 0xcc, 0xe9) // int3; jmp moved
 	jmpMoved := len(c)
 	c = append(c, 0, 0, 0, 0)
 	missAt := pos()
-	c = append(c, 0x59)
-	c = append(c, leaUp...)
+	restoreRCX()
 	movedAt := pos()
 	binary.LittleEndian.PutUint32(c[jmpMoved:], uint32(int32(int64(movedAt)-int64(page+uint64(jmpMoved)+4))))
 	for _, off := range misses {
@@ -440,7 +458,7 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		return nil, false
 	}
 	c = append(c, jb...)
-	if len(c) > trampolineSize {
+	if len(c) > trampolineSize-16 { // the saved registers at the end
 		return nil, false
 	}
 	jump, ok := insn.Jump(at, page)
