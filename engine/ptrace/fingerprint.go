@@ -50,15 +50,17 @@ type Range struct {
 // maxDataHashed caps how much data DataHash reads.
 const maxDataHashed = 1 << 20
 
-// DataRanges returns where process pid keeps its global data: the writable
+// DataRanges returns where the process of thread tid keeps its global data: the writable
 // segments (initialised data and bss) of its main executable, then its brk
 // heap, up to 1 MiB in all. The executable's are computed from its ELF
 // program headers and its first mapping, the heap from its [heap] mapping:
 // all of them are the same in recording and replay (ASLR is off, brk is
 // replayed), unlike the kernel's view of the other mappings, since replay
-// maps files as anonymous memory.
-func DataRanges(pid int) ([]Range, error) {
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+// maps files as anonymous memory. tid is any thread of the process: the
+// main thread's /proc entries lose the executable once it has exited while
+// others live (pthread_exit in main).
+func DataRanges(tid int) ([]Range, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", tid))
 	if err != nil {
 		return nil, fmt.Errorf("data ranges: %w", err)
 	}
@@ -66,7 +68,7 @@ func DataRanges(pid int) ([]Range, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, heap, err := scanMaps(pid, exe)
+	base, heap, err := scanMaps(tid, exe)
 	if err != nil {
 		return nil, err
 	}

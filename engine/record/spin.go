@@ -104,7 +104,7 @@ func (s *spinState) active() bool { return s.phase != spinNone }
 // dataOf returns where t's process keeps its global data (nil if it
 // cannot be read): read again each time, since the heap grows.
 func (r *Recorder) dataOf(t *thread) []ptrace.Range {
-	d, _ := ptrace.DataRanges(t.proc.pid)
+	d, _ := ptrace.DataRanges(t.tid)
 	return d
 }
 

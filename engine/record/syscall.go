@@ -90,12 +90,31 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		if err := r.log(e); err != nil {
 			return err
 		}
-		return r.resume(t, 0)
+		if err := r.resume(t, 0); err != nil {
+			return err
+		}
+		if c.Nr == unix.SYS_EXIT && t.tid == t.proc.pid && r.othersLive(t) {
+			// The main thread leaves first (pthread_exit in main): the
+			// kernel reports its death only with the process's, once the
+			// others are gone, so they must run meanwhile.
+			return r.leaveInKernel(t)
+		}
+		return nil
 	case unix.SYS_EXECVE, unix.SYS_EXECVEAT:
 		// The exec stop comes between entry and exit: log the entry first.
 		return r.logEntryAndRun(t, false)
 	}
 	return r.startCall(t, &c)
+}
+
+// othersLive reports whether t's process has threads other than t.
+func (r *Recorder) othersLive(t *thread) bool {
+	for _, o := range r.threads {
+		if o != t && o.proc == t.proc && o.state != gone {
+			return true
+		}
+	}
+	return false
 }
 
 // startCall lets t, at the entry of c, into the kernel. A call that may

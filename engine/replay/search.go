@@ -157,7 +157,7 @@ func (s *Session) sameState(t *rthread, e *trace.Event) (bool, error) {
 		}
 	}
 	if e.Aux != 0 {
-		d, err := ptrace.DataRanges(t.proc.real)
+		d, err := ptrace.DataRanges(t.real)
 		if err != nil {
 			return false, err
 		}
