@@ -116,12 +116,12 @@ type thread struct {
 	entry     trace.Regs
 	in        []trace.Mem
 	refused   bool
-	birth     bool // new thread: its clone's exit stop is still to come
-	restartNr int  // the call restart_syscall would resume
-	vfork     bool // a process clone sharing memory: capture the parent's stack
-	forked    int  // the child process the current call created (0: none)
-	stream    int  // the standard stream (1, 2) the call writes to, 0 if none
-	i386      bool // the call was made with int $0x80 (i386.go)
+	birth     bool   // new thread: its clone's exit stop is still to come
+	restartNr int    // the call restart_syscall would resume
+	vfork     bool   // a process clone sharing memory: capture the parent's stack
+	forked    int    // the child process the current call created (0: none)
+	stream    int    // the standard stream (1, 2) the call writes to, 0 if none
+	i386      bool   // the call was made with int $0x80 (i386.go)
 	robust    uint64 // the head given to set_robust_list (robust.go)
 
 	// refusedRet is the result of a call refused at its entry.

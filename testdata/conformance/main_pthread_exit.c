@@ -1,12 +1,15 @@
 // The main thread leaves with pthread_exit while two other threads go on:
 // one computes without system calls, then both print and the last one to
-// finish ends the process (exit status 0, with the main thread a zombie).
+// finish prints OK and ends the process (exit status 0, with the main
+// thread a zombie meanwhile).
 // flags: -pthread
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
 static pthread_barrier_t gate;
+static atomic_int finished;
 
 static void *worker(void *arg) {
 	long id = (long)arg;
@@ -15,6 +18,8 @@ static void *worker(void *arg) {
 	for (unsigned long i = 0; i < 30000000UL * (id + 1); i++)
 		x += i;
 	printf("worker %ld done: %lu\n", id, x);
+	if (atomic_fetch_add(&finished, 1) == 1)
+		printf("OK\n"); // the last one out
 	fflush(stdout);
 	return NULL;
 }
