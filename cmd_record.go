@@ -104,6 +104,9 @@ func runRecord(out string, bindCPU int, args []string, set ...func(*record.Optio
 		return res.ExitCode(), p.Path(), nil
 	}
 	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(p.Path()))
+	if hint := goTestHint(args, os.Getenv("GOFLAGS")); hint != "" {
+		fmt.Fprintln(os.Stderr, hint)
+	}
 	return res.ExitCode(), p.Path(), nil
 }
 
