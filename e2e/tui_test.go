@@ -68,11 +68,16 @@ func (s *tmuxSession) typeLine(line string) {
 	s.keys("Enter")
 }
 
+// screenWait bounds how long a screen may take to appear: only a guard
+// against a hang, generous because the test suite runs many recordings and
+// replays at once, each bound to one CPU, on machines with two cores.
+const screenWait = 2 * time.Minute
+
 // waitFor waits until the screen matches re.
 func (s *tmuxSession) waitFor(re string) string {
 	s.t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	var screen string
 	for time.Now().Before(deadline) {
 		screen = s.capture(false)

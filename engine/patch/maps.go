@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // ExecMappings lists the file mappings of process pid as its exec left them
 // (the executable and its interpreter), for Space.Map: image returns the
 // Image of a path. The vDSO and other special mappings are not files.
 func ExecMappings(pid int, image func(path string) *Image) ([]Mapping, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	data, err := os.ReadFile(ptrace.ProcPath(pid, "maps"))
 	if err != nil {
 		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
 	}

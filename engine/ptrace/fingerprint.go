@@ -146,7 +146,7 @@ const pageSize = 4096
 // scanMaps returns the start of the mapping of file path at offset 0, and
 // the [heap] mapping (zero if none).
 func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	f, err := os.Open(ProcPath(pid, "maps"))
 	if err != nil {
 		return 0, heap, fmt.Errorf("data ranges: %w", err)
 	}

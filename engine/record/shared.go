@@ -142,7 +142,7 @@ type vma struct {
 
 // readMaps lists the shared mappings of process pid.
 func readMaps(pid int) ([]vma, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	f, err := os.Open(ptrace.ProcPath(pid, "maps"))
 	if err != nil {
 		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
 	}
@@ -211,7 +211,7 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 		if obj.file == nil {
 			// A SysV segment or anonymous shared memory has no fd: the
 			// mapping's own file is there for a privileged tracer.
-			if f, err := os.Open(fmt.Sprintf("/proc/%d/map_files/%x-%x", p.pid, v.start, v.end)); err == nil {
+			if f, err := os.Open(ptrace.ProcPath(p.pid, fmt.Sprintf("map_files/%x-%x", v.start, v.end))); err == nil {
 				if k, err := keyOf(f); err == nil && k.ino == v.key.ino && isRegular(f) {
 					obj.file = f
 				} else {
@@ -665,7 +665,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 // madvise(MADV_DONTNEED) dropped them, or an mremap grew the mapping), but
 // replay rebuilt such mappings as anonymous memory, whose pages read zero.
 func (r *Recorder) filePages(p sharedProc, addr, length uint64, e *trace.Event) error {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", p.pid))
+	f, err := os.Open(ptrace.ProcPath(p.pid, "maps"))
 	if err != nil {
 		return fmt.Errorf("madvise: %w", err)
 	}

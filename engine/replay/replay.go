@@ -737,7 +737,7 @@ type Mapping struct {
 // Mappings lists the address space: the kernel's view, with the file names
 // of mappings the replay rebuilt from the trace.
 func (s *Session) Mappings() ([]Mapping, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.pid))
+	data, err := os.ReadFile(ptrace.ProcPath(s.pid, "maps"))
 	if err != nil {
 		return nil, err
 	}

@@ -600,7 +600,7 @@ type span struct{ lo, hi uint64 }
 // trampoline may go: not in the guard gap below the main stack, which
 // the stack grows into.
 func freeSpans(pid int) ([]span, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	f, err := os.Open(ptrace.ProcPath(pid, "maps"))
 	if err != nil {
 		return nil, fmt.Errorf("find room for a trampoline: %w", err)
 	}

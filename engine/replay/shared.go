@@ -396,7 +396,7 @@ type markedRange struct {
 // forkMarked lists the memory of pid marked wipe-on-fork ("wf") or
 // do-not-copy ("dc") in /proc/PID/smaps.
 func forkMarked(pid int) ([]markedRange, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	f, err := os.Open(ptrace.ProcPath(pid, "smaps"))
 	if err != nil {
 		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
 	}
