@@ -52,10 +52,32 @@ const (
 	Right    Action = "right"
 )
 
+// Pane actions focus one pane (and bring it on screen when the layout has
+// no place of its own for it). A new pane adds its action here, to
+// PaneActions and to common, and the UI's pane table names it.
+const (
+	PaneSource      Action = "pane-source"
+	PaneStack       Action = "pane-stack"
+	PaneLocals      Action = "pane-locals"
+	PaneRegisters   Action = "pane-registers"
+	PaneMemory      Action = "pane-memory"
+	PaneTimeline    Action = "pane-timeline"
+	PaneWatch       Action = "pane-watch"
+	PaneConsole     Action = "pane-console"
+	PaneDisasm      Action = "pane-disassembly"
+	PaneThreads     Action = "pane-threads"
+	PaneBreakpoints Action = "pane-breakpoints"
+	PaneLLM         Action = "pane-llm"
+)
+
+// PaneActions lists the pane actions, in the tab row's order.
+var PaneActions = []Action{PaneSource, PaneStack, PaneLocals, PaneRegisters, PaneMemory, PaneTimeline,
+	PaneWatch, PaneConsole, PaneDisasm, PaneThreads, PaneBreakpoints, PaneLLM}
+
 // Actions lists every action, in help order.
-var Actions = []Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
+var Actions = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
 	StepI, ReverseStepI, Break, Watch, Ask, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Cancel,
-	Up, Down, PageUp, PageDown, Top, Bottom, Enter, Expand, Filter, Toggle, Left, Right}
+	Up, Down, PageUp, PageDown, Top, Bottom, Enter, Expand, Filter, Toggle, Left, Right}, PaneActions...)
 
 var descriptions = map[Action]string{
 	Step: "step", Next: "next", Finish: "finish", Continue: "continue",
@@ -64,6 +86,9 @@ var descriptions = map[Action]string{
 	Prompt: "command", Help: "help", Quit: "quit", FocusNext: "next pane", FocusPrev: "previous pane", Zoom: "zoom pane",
 	Cancel: "cancel", Up: "up", Down: "down", PageUp: "page up", PageDown: "page down", Top: "top", Bottom: "bottom",
 	Enter: "go to", Expand: "expand", Filter: "filter", Toggle: "toggle", Left: "left", Right: "right",
+	PaneSource: "Source pane", PaneStack: "Stack pane", PaneLocals: "Locals pane", PaneRegisters: "Registers pane",
+	PaneMemory: "Memory pane", PaneTimeline: "Timeline pane", PaneWatch: "Watch pane", PaneConsole: "Console pane",
+	PaneDisasm: "Disassembly pane", PaneThreads: "Threads pane", PaneBreakpoints: "Breakpoints pane", PaneLLM: "LLM pane",
 }
 
 // Keys is a complete set of bindings, one per action.
@@ -108,6 +133,10 @@ var common = preset{
 	Zoom: {"z"}, Cancel: {"esc", "ctrl+c"}, Up: {"up"}, Down: {"down"}, PageUp: {"pgup"}, PageDown: {"pgdown"},
 	Top: {"home"}, Bottom: {"end"}, Enter: {"enter"}, Expand: {"space"}, Filter: {"/"}, Toggle: {"t"},
 	Left: {"left"}, Right: {"right"},
+	// Panes by number in the tab row's order, the rarer ones by letter.
+	PaneSource: {"1"}, PaneStack: {"2"}, PaneLocals: {"3"}, PaneRegisters: {"4"}, PaneMemory: {"5"},
+	PaneTimeline: {"6"}, PaneWatch: {"7"}, PaneConsole: {"8"}, PaneDisasm: {"9"}, PaneThreads: {"0"},
+	PaneBreakpoints: {"B"}, PaneLLM: {"L"},
 }
 
 var presets = map[string]preset{
@@ -195,8 +224,8 @@ func New(name string, overrides map[string][]string) (*Keys, error) {
 }
 
 // global actions must not share keys: one key would do two things.
-var global = []Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
-	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask}
+var global = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
+	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask}, PaneActions...)
 
 func (k *Keys) checkClashes() error {
 	owner := map[string]Action{}

@@ -21,6 +21,7 @@ import (
 //
 //	theme = "auto"        # auto (by the terminal's background), dark, light, high-contrast
 //	keys = "default"      # default, vim, emacs
+//	layout = "default"    # small, medium, large, wide, or a spec: "source*2 | locals / console"
 //	[bindings]            # overrides by action name
 //	step = ["s", "f7"]
 //	[llm]                 # the LLM pane's provider (REWIND_LLM_* override)
@@ -28,6 +29,7 @@ import (
 type Config struct {
 	Theme    string              `toml:"theme"`
 	Keys     string              `toml:"keys"`
+	Layout   string              `toml:"layout"`
 	Bindings map[string][]string `toml:"bindings"`
 	LLM      llm.Config          `toml:"llm"`
 }
@@ -65,6 +67,9 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	if _, ok := themes.ByName(c.Theme, true); !ok {
 		return nil, fmt.Errorf("config %s: unknown theme %q (auto, %s)", path, c.Theme, strings.Join(themes.Names, ", "))
+	}
+	if _, err := ParseLayout(c.Layout); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	for _, re := range c.LLM.Redact {
 		if _, err := regexp.Compile(re); err != nil {

@@ -62,6 +62,9 @@ type Model struct {
 	light       bool                 // and it is light
 	profile     colorprofile.Profile // the colours it has (Unknown until told)
 	lastRects   placement
+	lay         *Layout  // the arrangement of the panes (config's layout, :layout)
+	tabLines    []string // the tab row as last laid out
+	tabHits     []tabHit // where its names are
 	askCancel   func()
 	askSeq      int
 	pendingHist []views.RequestHistory
@@ -71,7 +74,7 @@ type Model struct {
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask"}
+	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout"}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {
@@ -83,7 +86,11 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: &themes.Theme{}, Keys: keys}, cfg: cfg, opts: opts, help: help.New()}
+	lay, err := ParseLayout(cfg.Layout)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: &themes.Theme{}, Keys: keys}, cfg: cfg, opts: opts, help: help.New(), lay: lay}
 	m.applyTheme()
 	m.panes = [numPanes]views.Pane{
 		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),
@@ -143,6 +150,10 @@ func (m *Model) run(line string) tea.Cmd {
 	}
 	if q, ok := strings.CutPrefix(line, "ask"); ok && (q == "" || q[0] == ' ') {
 		return m.ask(q)
+	}
+	if spec, ok := strings.CutPrefix(line, "layout"); ok && (spec == "" || spec[0] == ' ') {
+		m.layoutCommand(line, strings.TrimSpace(spec))
+		return nil
 	}
 	if m.busy {
 		m.console().Append(views.ConsoleEntry{Command: line, Output: "busy: " + m.busyCmd + " is running (Esc cancels it)", Error: true})
@@ -215,6 +226,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	case tea.MouseClickMsg:
+		for _, t := range m.tabHits {
+			if msg.Y == t.y && msg.X >= t.x && msg.X < t.x+t.w {
+				m.focusPane(t.id)
+				return m, nil
+			}
+		}
 		for id, r := range m.lastRects {
 			if r.contains(msg.X, msg.Y) {
 				m.focus = id
@@ -389,17 +406,59 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = true
 		return nil
 	case ks.Matches(s, keymaps.FocusNext):
-		m.focus = (m.focus + 1) % numPanes
+		m.focusPane((m.focus + 1) % numPanes)
 		return nil
 	case ks.Matches(s, keymaps.FocusPrev):
-		m.focus = (m.focus + numPanes - 1) % numPanes
+		m.focusPane((m.focus + numPanes - 1) % numPanes)
 		return nil
 	case ks.Matches(s, keymaps.Zoom):
 		m.zoom = !m.zoom
 		m.resize()
 		return nil
 	}
+	for _, id := range tabOrder {
+		if ks.Matches(s, paneInfos[id].key) {
+			m.focusPane(id)
+			return nil
+		}
+	}
 	return m.panes[m.focus].Update(k)
+}
+
+// focusPane gives a pane the focus, which brings it on screen.
+func (m *Model) focusPane(id paneID) {
+	m.focus = id
+	m.resize()
+}
+
+// Layout is the current arrangement of the panes, for a session file to
+// keep: ParseLayout(l.String()) gives it back.
+func (m *Model) Layout() *Layout { return m.lay }
+
+// SetLayout arranges the panes anew (a restored session, :layout).
+func (m *Model) SetLayout(l *Layout) {
+	if l == nil {
+		l = DefaultLayout()
+	}
+	m.lay = l
+	m.resize()
+}
+
+// layoutCommand is ":layout [SPEC]": without SPEC it says which layout is
+// used and what else there is; with one it switches to it.
+func (m *Model) layoutCommand(line, spec string) {
+	if spec == "" {
+		m.console().Append(views.ConsoleEntry{Command: line, Output: fmt.Sprintf("layout %s (presets: %s; or a spec, see the README)",
+			m.lay, strings.Join(LayoutNames, ", "))})
+		return
+	}
+	l, err := ParseLayout(spec)
+	if err != nil {
+		m.console().Append(views.ConsoleEntry{Command: line, Output: err.Error(), Error: true})
+		return
+	}
+	m.SetLayout(l)
+	m.console().Append(views.ConsoleEntry{Command: line, Output: "layout " + l.String()})
 }
 
 // paneTyping says whether the focused pane has a text input open (a
@@ -419,10 +478,28 @@ func (m *Model) resize() {
 	if m.w < MinWidth || m.h < MinHeight {
 		return
 	}
-	m.lastRects = layout(m.w, m.h-1, m.focus, m.zoom)
+	m.lastRects = m.arrange()
 	for id, r := range m.lastRects {
 		m.panes[id].SetSize(r.w-2, r.h-2)
 	}
+}
+
+// arrange places the tab row and the panes on the screen, above the status
+// bar: the tab row's height depends on what fits on a line, and its
+// highlights on the panes placed.
+func (m *Model) arrange() placement {
+	pl := layout(m.lay, m.w, m.h-2, m.focus, m.zoom)
+	m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus)
+	if n := len(m.tabLines); n != 1 {
+		pl = layout(m.lay, m.w, m.h-1-n, m.focus, m.zoom)
+		m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus)
+	}
+	out := placement{}
+	for id, r := range pl {
+		r.y += len(m.tabLines)
+		out[id] = r
+	}
+	return out
 }
 
 // View draws the screen.
@@ -451,7 +528,7 @@ func (m *Model) render() string {
 		}
 		return lipgloss.Place(m.w, m.h, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
 	}
-	rects := layout(m.w, m.h-1, m.focus, m.zoom)
+	rects := m.arrange()
 	if fmt.Sprint(rects) != fmt.Sprint(m.lastRects) {
 		m.lastRects = rects
 		for id, r := range rects {
@@ -459,6 +536,7 @@ func (m *Model) render() string {
 		}
 	}
 	c := newCanvas(m.w, m.h-1)
+	c.place(0, 0, m.tabLines)
 	for id, r := range rects {
 		p := m.panes[id]
 		c.place(r.x, r.y, frame(th, p.Title(), p.View(), r.w, r.h, id == m.focus))
