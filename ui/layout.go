@@ -82,10 +82,10 @@ func (r rect) overlaps(o rect) bool {
 // placement is the layout of one screen: where each visible pane goes.
 type placement map[paneID]rect
 
-// A pane needs its frame and a line, and room for a few words.
+// A pane needs its frame, two lines and room for a few words.
 const (
-	minPaneW = 16
-	minPaneH = 3
+	minPaneW = 20
+	minPaneH = 4
 )
 
 // layout places the panes of lay for a content area of w×h (status bar
