@@ -239,24 +239,37 @@ func checkScreen(t *testing.T, screen string, w, h int) {
 }
 
 // TestCrashScreens: the whole screen at the crash of the corrupted list,
-// at 80x24 and 160x48, with and without colour.
+// in each layout the default picks by size (small at 80x24, large at
+// 160x48 with Memory and Watch, wide at 220x56 with Disassembly), in the
+// dark and light themes and without colour.
 func TestCrashScreens(t *testing.T) {
 	trace := recordC(t, "../testdata/source/corrupt.c")
 	rec := readRecording(t, trace)
 	for _, c := range []struct {
-		w, h    int
-		noColor bool
-	}{{80, 24, true}, {160, 48, true}, {80, 24, false}, {160, 48, false}} {
-		name := strconv.Itoa(c.w) + "x" + strconv.Itoa(c.h)
-		if c.noColor {
-			name += "-nocolor"
-		}
+		w, h  int
+		theme string
+		want  []string // what this layout shows besides the crash
+	}{
+		{80, 24, "nocolor", nil}, {80, 24, "dark", nil}, {80, 24, "light", nil},
+		{160, 48, "nocolor", []string{"Memory", "Watch", "no watchpoints: w on a local"}},
+		{160, 48, "dark", []string{"Memory", "Watch"}}, {160, 48, "light", []string{"Memory", "Watch"}},
+		{220, 56, "nocolor", []string{"Disassembly", "<sum+29>", "Memory", "Watch", "Breakpoints"}},
+	} {
+		name := strconv.Itoa(c.w) + "x" + strconv.Itoa(c.h) + "-" + c.theme
 		t.Run(name, func(t *testing.T) {
-			m := openModel(t, trace, c.w, c.h, c.noColor)
+			m := openModel(t, trace, c.w, c.h, c.theme == "nocolor")
+			if c.theme == "light" {
+				m.Update(tea.BackgroundColorMsg{Color: lipgloss.Color("#ffffff")})
+			}
 			drive(t, m, m.run("continue"))
 			screen := m.render()
 			checkScreen(t, screen, c.w, c.h)
-			for _, want := range []string{"SIGSEGV", "total += n->value", "sum (head=0x", "Stack", "Locals"} {
+			// The tab row names the panes in full when there is room.
+			tabs := []string{"1 Source", "8 Console", "9 Disassembly"}
+			if c.w < 100 {
+				tabs = []string{"1 Src", "8 Cons", "9 Asm"}
+			}
+			for _, want := range append(append([]string{"SIGSEGV", "total += n->value", "sum (head=0x", "Stack", "Locals"}, tabs...), c.want...) {
 				if !strings.Contains(screen, want) {
 					t.Errorf("screen lacks %q:\n%s", want, screen)
 				}

@@ -92,7 +92,8 @@ func (p *Breakpoints) disabled(i int) bool {
 func (p *Breakpoints) View() string {
 	t := p.ctx.Theme
 	if p.count() == 0 {
-		return paneCentred("no breakpoints or watchpoints", t.Muted, p.w, p.h)
+		return paneHint(t.Muted, p.w, p.h, fmt.Sprintf("no breakpoints: %s on a source line, or %sbreak LOCATION", keyFor(p.ctx, keymaps.Break), keyFor(p.ctx, keymaps.Prompt)),
+			fmt.Sprintf("no watchpoints: %s on a local, or %swatch EXPR", keyFor(p.ctx, keymaps.Watch), keyFor(p.ctx, keymaps.Prompt)))
 	}
 	idW := 1
 	for i := 0; i < p.count(); i++ {

@@ -163,11 +163,7 @@ func (c *Console) View() string {
 	}
 	th := c.ctx.Theme
 	if len(c.entries) == 0 {
-		hint := "no commands yet"
-		if b := c.ctx.Keys.Get(keymaps.Prompt).Keys(); len(b) > 0 {
-			hint += ": " + b[0] + " opens the prompt"
-		}
-		return tlFrame([]string{tlLine(c.w, nil, tlSeg{hint, th.Muted})}, c.w, c.h)
+		return paneHint(th.Muted, c.w, c.h, "no commands yet: "+keyFor(c.ctx, keymaps.Prompt)+" opens the prompt, "+keyFor(c.ctx, keymaps.Help)+" lists the keys")
 	}
 	// Collect the lines up to off lines before the bottom, walking the
 	// entries backwards so that only the visible ones are wrapped. Scrolled

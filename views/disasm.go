@@ -88,7 +88,8 @@ func (d *Disassembly) breakCmd() tea.Cmd {
 func (d *Disassembly) View() string {
 	t := d.ctx.Theme
 	if len(d.lines) == 0 {
-		return paneCentred("no disassembly", t.Muted, d.w, d.h)
+		return paneHint(t.Muted, d.w, d.h, "no disassembly: no code at this moment's pc",
+			fmt.Sprintf("%sdisassemble FUNC shows a function", keyFor(d.ctx, keymaps.Prompt)))
 	}
 	var out []string
 	for i := d.cur.top; i < len(d.lines) && len(out) < d.h; i++ {

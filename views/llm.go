@@ -165,7 +165,7 @@ func (l *LLM) View() string {
 		}
 		return paneBlock(lines, l.w, l.h)
 	case l.st.Question == "" && !l.input:
-		return paneCentred("a or :ask QUESTION asks the model about this moment", th.Muted, l.w, l.h)
+		return paneHint(th.Muted, l.w, l.h, keyFor(l.ctx, keymaps.Ask)+" or "+keyFor(l.ctx, keymaps.Prompt)+"ask QUESTION asks the model about this moment")
 	}
 	if l.st.Question != "" {
 		lines = append(lines, th.Title.Render("Q: ")+l.st.Question)

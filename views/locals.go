@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,6 +26,8 @@ type Locals struct {
 	expanded map[string]bool
 	rows     []localsRow
 	cur      paneCursor
+	// snap is the moment shown, for the hint of an empty pane.
+	snap *debugger.Snapshot
 }
 
 // localsRow is one visible line of the tree.
@@ -50,7 +53,7 @@ func (l *Locals) SetSize(w, h int) {
 // SetSnapshot shows the variables of a new moment, keeping what was
 // expanded and the cursor on the same variable when it is still there.
 func (l *Locals) SetSnapshot(sn *debugger.Snapshot) {
-	l.args, l.vars = nil, nil
+	l.args, l.vars, l.snap = nil, nil, sn
 	if sn != nil {
 		l.args, l.vars = sn.Args, sn.Locals
 	}
@@ -198,11 +201,29 @@ func (l *Locals) Selected() string {
 	return ""
 }
 
+// hint tells a frame without debug information (the loader, a library:
+// nothing to show, go elsewhere) from a function without variables.
+func (l *Locals) hint() string {
+	t, c := l.ctx.Theme, l.ctx
+	fn := frameName(l.snap)
+	switch {
+	case l.snap == nil || len(l.snap.Frames) == 0:
+		return paneHint(t.Muted, l.w, l.h, "no frame at this moment")
+	case l.snap.Source == nil:
+		what := "no debug information for this frame"
+		if fn != "" {
+			what = "no debug information for " + fn
+		}
+		return paneHint(t.Muted, l.w, l.h, what, fmt.Sprintf("%sbreak main then %s, or %s to the caller", keyFor(c, keymaps.Prompt), keyFor(c, keymaps.Continue), keyFor(c, keymaps.Finish)))
+	}
+	return paneHint(t.Muted, l.w, l.h, "no arguments or locals in "+fn, fmt.Sprintf("%sprint EXPR for globals", keyFor(c, keymaps.Prompt)))
+}
+
 // View renders the visible rows.
 func (l *Locals) View() string {
 	t := l.ctx.Theme
 	if len(l.rows) == 0 {
-		return paneCentred("no locals", t.Muted, l.w, l.h)
+		return l.hint()
 	}
 	closed, open := "▸", "▾"
 	if t.NoColor {

@@ -241,7 +241,8 @@ func (m *Memory) View() string {
 		if ks := m.ctx.Keys.Get(keymaps.Filter).Keys(); len(ks) > 0 {
 			k = ks[len(ks)-1]
 		}
-		return paneCentred("press "+k+" for memory at an address", t.Muted, m.w, m.h)
+		return paneHint(t.Muted, m.w, m.h, "no address to show",
+			k+" here types one: an address, a pointer or an expression (&total, p->buf)")
 	}
 	var out []string
 	if m.editing {

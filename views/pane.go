@@ -8,7 +8,11 @@
 package views
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/keymaps"
@@ -101,4 +105,44 @@ type WriteItem struct {
 	File     string
 	Line     int
 	Syscall  bool
+}
+
+// paneHint is what an empty pane shows: what is missing, then what to do
+// about it, each paragraph wrapped to the width and the block centred.
+// It keeps the first lines when the pane is too short for all.
+func paneHint(st lipgloss.Style, w, h int, paras ...string) string {
+	if h <= 0 {
+		return ""
+	}
+	var lines []string
+	for _, p := range paras {
+		if p == "" {
+			continue
+		}
+		for _, l := range strings.Split(ansi.Wordwrap(p, max(w, 1), " "), "\n") {
+			l = strings.TrimSpace(ansi.Truncate(l, max(w, 0), "…"))
+			lines = append(lines, strings.Repeat(" ", max(0, (w-ansi.StringWidth(l))/2))+st.Render(l))
+		}
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	top := make([]string, (h-len(lines))/2)
+	return paneBlock(append(top, lines...), w, h)
+}
+
+// keyFor is the first key of an action, as hints name it.
+func keyFor(ctx *Context, a keymaps.Action) string {
+	if ks := ctx.Keys.Get(a).Keys(); len(ks) > 0 {
+		return ks[0]
+	}
+	return string(a)
+}
+
+// frameName is the selected frame's function, for hints ("" when none).
+func frameName(sn *debugger.Snapshot) string {
+	if sn == nil || sn.Selected < 0 || sn.Selected >= len(sn.Frames) {
+		return ""
+	}
+	return sn.Frames[sn.Selected].Function
 }

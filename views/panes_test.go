@@ -358,8 +358,8 @@ func TestSourceFollowsCurrentLine(t *testing.T) {
 	if !strings.Contains(ptText(s), "=> 41") {
 		t.Errorf("current line 41 not visible:\n%s", s.View())
 	}
-	s.SetSnapshot(&debugger.Snapshot{})
-	if v := ptText(s); !strings.Contains(v, "no source for this frame") {
+	s.SetSnapshot(&debugger.Snapshot{Frames: []debugger.FrameInfo{{Function: "_dl_start"}}})
+	if v := ptText(s); !strings.Contains(v, "no source for _dl_start") {
 		t.Errorf("without source:\n%s", v)
 	}
 	if msg := ptRun(s, "b"); msg != nil {
@@ -529,7 +529,7 @@ func TestMemory(t *testing.T) {
 	if m.Refresh() != nil {
 		t.Error("Refresh without an expression requested something")
 	}
-	if v := ptText(m); !strings.Contains(v, "press / for memory") {
+	if v := ptText(m); !strings.Contains(v, "no address to show") || !strings.Contains(v, "/ here types one") {
 		t.Errorf("no hint:\n%s", v)
 	}
 	// "/" opens the editor; typed letters are text, not actions.
@@ -605,5 +605,48 @@ func TestMemory(t *testing.T) {
 	m.SetSize(100, 9)
 	if got := strings.Count(strings.Split(ptText(m), "\n")[1], " 00"); got != 14 {
 		t.Errorf("100 columns: %d zero bytes in the first row, want 14 (16 a row)", got)
+	}
+}
+
+// TestEmptyPaneHints: a pane with nothing to show says why and what to do,
+// within its size, at each kind of moment it can be empty at.
+func TestEmptyPaneHints(t *testing.T) {
+	ctx := ptContext(t, themes.NoColor())
+	loader := &debugger.Snapshot{Frames: []debugger.FrameInfo{{Function: "_dl_start"}}, Registers: ptSnapshot().Registers}
+	noVars := ptSnapshot()
+	noVars.Args, noVars.Locals = nil, nil
+	exited := &debugger.Snapshot{}
+	for _, c := range []struct {
+		name string
+		pane Pane
+		snap *debugger.Snapshot
+		want []string
+	}{
+		{"source in the loader", NewSource(ctx), loader, []string{"no source for _dl_start", ":break main then c", "9 shows the instructions"}},
+		{"source after the exit", NewSource(ctx), exited, []string{"no frame at this moment", "S or C go back"}},
+		{"locals in the loader", NewLocals(ctx), loader, []string{"no debug information for _dl_start", ":break main then c"}},
+		{"locals of a function without", NewLocals(ctx), noVars, []string{"no arguments or locals in", ":print EXPR"}},
+		{"stack after the exit", NewStack(ctx), exited, []string{"no stack", "S or C go back"}},
+		{"registers after the exit", NewRegisters(ctx), exited, []string{"no registers", "S or C go back"}},
+		{"threads after the exit", NewThreads(ctx), exited, []string{"no threads", "S or C go back"}},
+		{"disassembly", NewDisassembly(ctx), exited, []string{"no disassembly", ":disassemble FUNC"}},
+		{"memory", NewMemory(ctx), loader, []string{"no address to show", "/ here types one"}},
+		{"watch", NewWatch(ctx), loader, []string{"no watchpoints: w on a local, or :watch EXPR"}},
+		{"breakpoints", NewBreakpoints(ctx), loader, []string{"no breakpoints: b on a source line, or :break LOCATION", "no watchpoints: w on a local"}},
+		{"console", NewConsole(ctx), loader, []string{"no commands yet: : opens the prompt, ? lists the keys"}},
+		{"llm", NewLLM(ctx), loader, []string{":ask QUESTION"}},
+	} {
+		for _, sz := range [][2]int{{100, 8}, {40, 10}} {
+			ptSized(c.pane, sz[0], sz[1], c.snap)
+			out := c.pane.View()
+			ptCheckSize(t, out, sz[0], sz[1])
+			// The words count, not where the wrapping put them.
+			text := strings.Join(strings.Fields(ansi.Strip(out)), " ")
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s at %v: %q missing from\n%s", c.name, sz, w, ansi.Strip(out))
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -192,7 +193,8 @@ func (r *Registers) View() string {
 		if r.fp {
 			what = "no xmm registers"
 		}
-		return paneCentred(what, r.ctx.Theme.Muted, r.w, r.h)
+		return paneHint(r.ctx.Theme.Muted, r.w, r.h, what+": no thread runs at this moment",
+			fmt.Sprintf("%s or %s go back into the program", keyFor(r.ctx, keymaps.ReverseStep), keyFor(r.ctx, keymaps.ReverseCont)))
 	}
 	top := max(0, min(r.top, len(lines)-max(r.h, 1)))
 	return paneBlock(lines[top:], r.w, r.h)

@@ -119,11 +119,31 @@ func (s *Source) breakCmd() tea.Cmd {
 	return paneRun(fmt.Sprintf("break %s:%d", file, line))
 }
 
+// hint says why there is no source and how to get to some: the loader
+// and libraries have no line information, a moved file cannot be read.
+func (s *Source) hint() string {
+	t, c := s.ctx.Theme, s.ctx
+	if s.snap == nil || len(s.snap.Frames) == 0 {
+		return paneHint(t.Muted, s.w, s.h, "no frame at this moment",
+			fmt.Sprintf("%s or %s go back into the program; %sgoto #N to an event", keyFor(c, keymaps.ReverseStep), keyFor(c, keymaps.ReverseCont), keyFor(c, keymaps.Prompt)))
+	}
+	if s.src != nil {
+		return paneHint(t.Muted, s.w, s.h, "cannot read "+s.src.Path, "the source file has moved since the build")
+	}
+	what := "no source for this frame"
+	if fn := frameName(s.snap); fn != "" {
+		what = "no source for " + fn
+	}
+	return paneHint(t.Muted, s.w, s.h, what,
+		fmt.Sprintf("it has no line information: %sbreak main then %s goes to the program's code, %s returns to the caller, %s shows the instructions",
+			keyFor(c, keymaps.Prompt), keyFor(c, keymaps.Continue), keyFor(c, keymaps.Finish), keyFor(c, keymaps.PaneDisasm)))
+}
+
 // View renders the visible lines.
 func (s *Source) View() string {
 	t := s.ctx.Theme
 	if s.src == nil || len(s.src.Lines) == 0 {
-		return paneCentred("no source for this frame", t.Muted, s.w, s.h)
+		return s.hint()
 	}
 	numW := len(fmt.Sprint(len(s.src.Lines)))
 	var out []string

@@ -64,7 +64,8 @@ func (s *Stack) Update(msg tea.Msg) tea.Cmd {
 func (s *Stack) View() string {
 	t := s.ctx.Theme
 	if len(s.frames) == 0 {
-		return paneCentred("no stack", t.Muted, s.w, s.h)
+		return paneHint(t.Muted, s.w, s.h, "no stack: no thread runs at this moment",
+			fmt.Sprintf("%s or %s go back into the program", keyFor(s.ctx, keymaps.ReverseStep), keyFor(s.ctx, keymaps.ReverseCont)))
 	}
 	// "#0  sum": gdb's two columns for the level, more for deep stacks.
 	levelW := max(2, len(fmt.Sprint(s.frames[len(s.frames)-1].Level)))

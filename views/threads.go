@@ -66,7 +66,8 @@ func (p *Threads) Update(msg tea.Msg) tea.Cmd {
 func (p *Threads) View() string {
 	t := p.ctx.Theme
 	if len(p.threads) == 0 {
-		return paneCentred("no threads", t.Muted, p.w, p.h)
+		return paneHint(t.Muted, p.w, p.h, "no threads: the program has not started or has exited",
+			fmt.Sprintf("%s or %s go back into the program", keyFor(p.ctx, keymaps.ReverseStep), keyFor(p.ctx, keymaps.ReverseCont)))
 	}
 	tidW, fnW := 0, 0
 	for _, th := range p.threads {

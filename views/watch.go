@@ -280,11 +280,8 @@ func (p *Watch) View() string {
 	}
 	th := p.ctx.Theme
 	if len(p.watches) == 0 {
-		hint := "no watchpoints: :watch EXPR"
-		if b := p.ctx.Keys.Get(keymaps.Watch).Keys(); len(b) > 0 {
-			hint += ", or " + b[0] + " on a variable in Locals"
-		}
-		return tlFrame([]string{tlLine(p.w, nil, tlSeg{hint, th.Muted})}, p.w, p.h)
+		return paneHint(th.Muted, p.w, p.h, fmt.Sprintf("no watchpoints: %s on a local, or %swatch EXPR", keyFor(p.ctx, keymaps.Watch), keyFor(p.ctx, keymaps.Prompt)),
+			"each write to a watched location is listed here, "+keyFor(p.ctx, keymaps.Enter)+" goes to it")
 	}
 	lines := make([]string, 0, p.h)
 	for i := p.top; i < len(p.rows) && i < p.top+p.h; i++ {
