@@ -213,6 +213,8 @@ func TestTUIConfigErrors(t *testing.T) {
 		"keys = \"nano\"\n":             `unknown key preset "nano"`,
 		"colour = 1\n":                  `unknown setting colour`,
 		"theme = \n":                    `config `,
+		"layout = \"source | sauce\"\n": `unknown pane "sauce"`,
+		"layout = \"source*0\"\n":        `must be a number from 1 to 99`,
 	}
 	for cfg, want := range cases {
 		os.WriteFile(filepath.Join(home, "rewind", "config.toml"), []byte(cfg), 0o644)
@@ -223,6 +225,51 @@ func TestTUIConfigErrors(t *testing.T) {
 			t.Errorf("config %q: %v %q, want a one-line error with %q", cfg, err, out, want)
 		}
 	}
+}
+
+// TestTUILayout: at 160x48 the first screen shows Memory and Watch beside
+// Source, Stack, Locals, Registers, Timeline and Console; at 80x24 the tab
+// row names every pane with its key, and a pane's key brings it on
+// screen; the layout follows resizes and the config's layout setting.
+func TestTUILayout(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
+	s.waitFor(`#\d+/\d+ .*thread`)
+	screen := s.waitFor(`no watchpoints: w on a local, or :watch EXPR`)
+	for _, pane := range []string{"Source", "Stack", "Locals", "Registers", "Memory", "Timeline", "Watch", "Console"} {
+		if !regexp.MustCompile(`[─━═] ` + pane + `[ :]`).MatchString(screen) {
+			t.Errorf("160x48: no %s pane on screen:\n%s", pane, screen)
+		}
+	}
+	// The tab row, in full: every pane, its key first.
+	tabs := `(?m)^1 Source +2 Stack +3 Locals +4 Registers +5 Memory +6 Timeline +7 Watch +8 Console +9 Disassembly +0 Threads +B Breakpoints +L LLM`
+	if !regexp.MustCompile(tabs).MatchString(screen) {
+		t.Errorf("160x48: the tab row does not name every pane:\n%s", screen)
+	}
+	s.run("resize-window", "-t", "rw", "-x", "80", "-y", "24")
+	screen = s.waitFor(`(?m)^1 Src 2 Stk 3 Loc 4 Regs 5 Mem 6 Time 7 Watch 8 Cons 9 Asm 0 Thr B Brk L LLM *$`)
+	if regexp.MustCompile(`[─━═] (Memory|Watch) `).MatchString(screen) {
+		t.Errorf("80x24 shows Memory or Watch besides Source, Stack, Locals and Console:\n%s", screen)
+	}
+	s.keys("5")
+	s.waitFor(`[━═] Memory [━═]`) // focused: a thick frame (double without colour)
+	s.keys("7")
+	s.waitFor(`[━═] Watch [━═](?s:.*)no watchpoints`)
+	s.run("resize-window", "-t", "rw", "-x", "220", "-y", "56")
+	s.waitFor(`[─━═] Disassembly [─━═](?s:.*)[─━═] Memory [─━═]`)
+	s.keys("q")
+
+	// The config's layout.
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "rewind"), 0o755)
+	os.WriteFile(filepath.Join(cfg, "rewind", "config.toml"), []byte("layout = \"(source | memory) / watch\"\n"), 0o644)
+	c := newTmux(t, 100, 30, []string{"HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + cfg}, "replay", trace)
+	screen = c.waitFor(`[─━═] Memory [─━═](?s:.*)no watchpoints`)
+	if strings.Contains(screen, "─ Stack ─") || strings.Contains(screen, "─ Console ─") {
+		t.Errorf("the config's layout shows other panes:\n%s", screen)
+	}
+	c.keys("q")
 }
 
 // TestTUIRecordThenDebug: `rewind PROG` records, then opens the UI at the
