@@ -207,7 +207,8 @@ var (
 var LayoutNames = []string{"default", "small", "medium", "large", "wide"}
 
 // DefaultLayout is the layout that picks the preset the screen has room
-// for: wide from 200x48, large from 150x42, medium from 120x34.
+// for: wide from a 200x48 screen, large from 150x42, medium from 120x34
+// (pick is given the area under the tab row and above the status bar).
 func DefaultLayout() *Layout { return &Layout{spec: "default"} }
 
 // pick is the tree to use on a w×h content area.
