@@ -214,7 +214,7 @@ func TestTUIConfigErrors(t *testing.T) {
 		"colour = 1\n":                  `unknown setting colour`,
 		"theme = \n":                    `config `,
 		"layout = \"source | sauce\"\n": `unknown pane "sauce"`,
-		"layout = \"source*0\"\n":        `must be a number from 1 to 99`,
+		"layout = \"source*0\"\n":       `must be a number from 1 to 99`,
 	}
 	for cfg, want := range cases {
 		os.WriteFile(filepath.Join(home, "rewind", "config.toml"), []byte(cfg), 0o644)
