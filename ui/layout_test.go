@@ -232,4 +232,13 @@ func TestLayoutResize(t *testing.T) {
 	if _, ok := m.lastRects[pWatch]; m.focus != pWatch || !ok {
 		t.Errorf("7: focus %s, Watch on screen %v", paneInfos[m.focus].name, ok)
 	}
+	// So does a click on its name in the tab row.
+	for _, h := range m.tabHits {
+		if h.id == pThreads {
+			m.Update(tea.MouseClickMsg{X: h.x + 1, Y: h.y, Button: tea.MouseLeft})
+		}
+	}
+	if _, ok := m.lastRects[pThreads]; m.focus != pThreads || !ok {
+		t.Errorf("click on Threads in the tab row: focus %s, Threads on screen %v", paneInfos[m.focus].name, ok)
+	}
 }

@@ -351,22 +351,6 @@ func paneFit(s string, w int) string {
 	return s
 }
 
-// paneCentred is a pane with nothing to show: one line in the middle.
-func paneCentred(msg string, st lipgloss.Style, w, h int) string {
-	if h <= 0 {
-		return ""
-	}
-	lines := make([]string, h)
-	if w > 0 {
-		if ansi.StringWidth(msg) > w {
-			msg = ansi.Truncate(msg, w, "…")
-		}
-		pad := (w - ansi.StringWidth(msg)) / 2
-		lines[(h-1)/2] = strings.Repeat(" ", pad) + st.Render(msg)
-	}
-	return paneBlock(lines, w, h)
-}
-
 // paneText makes text from the program (source lines, values, names) safe
 // to lay out in cells: a tab has no fixed width, so it is expanded (to 4
 // columns, as editors show code), and control characters become "?" since
