@@ -58,8 +58,16 @@ func TestAsk(t *testing.T) {
 		t.Fatalf("request body lacks the question or frame 0's line: %s", body)
 	}
 	screen := ansi.Strip(m.render())
+	// The answer is wrapped to the pane's width: its words count, read
+	// across the pane's lines.
+	r := m.lastRects[pLLM]
+	var pane []string
+	for _, l := range strings.Split(screen, "\n")[r.y+1 : r.y+r.h-1] {
+		pane = append(pane, ansi.Cut(l, r.x+1, r.x+r.w-1))
+	}
+	answer := strings.Join(strings.Fields(strings.Join(pane, " ")), " ")
 	for _, want := range []string{"Q: why did it crash?", "read a corrupted next pointer", "corrupt.c:24", "citations"} {
-		if !strings.Contains(screen, want) {
+		if !strings.Contains(answer, want) {
 			t.Errorf("the LLM pane lacks %q:\n%s", want, screen)
 		}
 	}
