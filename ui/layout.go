@@ -187,12 +187,13 @@ type Layout struct {
 // String is the layout as written in config.toml.
 func (l *Layout) String() string { return l.spec }
 
-// The presets, written in the grammar they document.
+// The presets, written in the grammar they document. The Console is kept
+// tall and wide enough for the demo's welcome and the first stop together.
 const (
 	specSmall  = "(source*3 | (stack / locals)*2)*31 / console*19"
-	specMedium = "(source*3 | (stack / locals / registers)*2)*3 / (timeline*3 | console*2)*2"
-	specLarge  = "(source*3 | (stack*3 / locals*4 / registers*4)*2)*12 / (timeline*3 | memory*2)*5 / (console*3 | watch*2)*5"
-	specWide   = "(source*5 | disassembly*3 | (stack*3 / locals*4 / registers*4)*3)*12 / (timeline*5 | memory*3 | watch*3)*5 / (console*8 | breakpoints*3)*5"
+	specMedium = "(source*3 | (stack / locals / registers)*2)*4 / (timeline*2 | console*3)*3"
+	specLarge  = "(source*3 | (stack*3 / locals*4 / registers*4)*2)*11 / (timeline*3 | memory*2)*5 / (console*3 | watch*2)*6"
+	specWide   = "(source*5 | disassembly*3 | (stack*3 / locals*4 / registers*4)*3)*11 / (timeline*5 | memory*3 | watch*3)*5 / (console*8 | breakpoints*3)*6"
 )
 
 var (
