@@ -24,30 +24,60 @@ func (tl *Timeline) ReverseContinueWith(temp []uint64, accept Filter) (*Stop, er
 
 // ReverseContinue goes back to the last breakpoint or watchpoint hit before
 // now, or to the start of the recording (reason "start") when there is none.
+//
+// It scans windows of the recording newest first: the segment of now, then
+// windows of segments twice as long each time further back, each replayed
+// with the breakpoints and watchpoints armed from its first event (reached
+// from the nearest checkpoint without them, at full speed), remembering the
+// last hit. A hit in a window ends the search, so going back one write of a
+// busy location costs the replay from the nearest checkpoint plus the traps
+// of one window, not a trap per write since the start of the recording.
 func (tl *Timeline) ReverseContinue() (*Stop, error) {
 	target := tl.pos
-	hits, err := tl.scan(target)
-	if err != nil {
-		return nil, err
-	}
-	if len(hits) == 0 {
-		if err := tl.Goto(tl.Start()); err != nil {
+	first := tl.index.First
+	upper := target
+	width := int64(1)
+	for {
+		var from int64
+		if upper.Hits > 0 || upper.Steps > 0 {
+			// Part of upper's segment ran: the window starts with it.
+			from = max(first, upper.Event-width+1)
+		} else {
+			from = max(first, upper.Event-width)
+			if from >= upper.Event {
+				break // nothing before the start
+			}
+		}
+		last, err := tl.scan(from, upper, target.Event-first)
+		if err != nil {
 			return nil, err
 		}
-		return &Stop{Reason: ReasonStart, Moment: tl.pos}, nil
+		if last != nil {
+			if err := tl.Goto(last.Moment); err != nil {
+				return nil, err
+			}
+			return last, nil
+		}
+		if from <= first {
+			break
+		}
+		upper = Moment{Event: from, Tid: tl.index.TidAt(from)}
+		width *= 2
 	}
-	last := hits[len(hits)-1]
-	if err := tl.Goto(last.Moment); err != nil {
+	if err := tl.Goto(tl.Start()); err != nil {
 		return nil, err
 	}
-	return &last, nil
+	return &Stop{Reason: ReasonStart, Moment: tl.pos}, nil
 }
 
-// scan replays from the start to target with the breakpoints and
-// watchpoints armed and returns every stop strictly before target.
-func (tl *Timeline) scan(target Moment) ([]Stop, error) {
-	var hits []Stop
-	if err := tl.seek(tl.index.First); err != nil {
+// scan replays from the start of segment from to target with the
+// breakpoints and watchpoints armed and returns the last stop strictly
+// before target (nil: none). span is the distance in events of the whole
+// search, for the progress callback.
+func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
+	var last *Stop
+	hit := func(st Stop) { last = &st }
+	if err := tl.seek(from); err != nil {
 		return nil, err
 	}
 	if err := tl.arm(); err != nil {
@@ -58,8 +88,17 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 		tl.count(st, tl.watches)
 		tl.pos = tl.momentOf(st)
 		if tl.wanted(st) {
-			hits = append(hits, *tl.stopFor(st))
+			hit(*tl.stopFor(st))
 		}
+	}
+	// Progress is the part of the search done: the windows go back, each
+	// replayed forwards.
+	progress := func() bool {
+		done := span - (target.Event - from) + (tl.live.Next() - from)
+		return tl.Progress == nil || tl.Progress(min(max(done, 0), span), max(span, 1))
+	}
+	if !progress() {
+		return nil, ErrCancelled
 	}
 	for tl.live.Next() < target.Event {
 		// In chunks, so that a long scan can be cancelled.
@@ -68,7 +107,7 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 			return nil, err
 		}
 		if st == nil {
-			if tl.Progress != nil && !tl.Progress(tl.live.Next(), target.Event) {
+			if !progress() {
 				tl.resetCounts()
 				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
 				return nil, ErrCancelled
@@ -80,7 +119,7 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 	tl.resetCounts()
 	tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}
 	if target.Hits == 0 && target.Steps == 0 {
-		return hits, nil
+		return last, nil
 	}
 	if target.Hits > 0 {
 		extra := []uint64{}
@@ -110,12 +149,12 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 			keep := (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st))
 			if anchor {
 				if keep && target.Steps > 0 {
-					hits = append(hits, *tl.stopFor(st))
+					hit(*tl.stopFor(st))
 				}
 				break
 			}
 			if keep {
-				hits = append(hits, *tl.stopFor(st))
+				hit(*tl.stopFor(st))
 			}
 		}
 		tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits, Watch: target.Watch}
@@ -134,13 +173,13 @@ func (tl *Timeline) scan(target Moment) ([]Stop, error) {
 			}
 			pc := regs[trace.RIP]
 			if tl.isUserBP(pc) {
-				hits = append(hits, Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
+				hit(Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
 			} else if tl.isTemp(pc) && (tl.accept == nil || tl.accept(tl.pos.Tid, pc)) {
-				hits = append(hits, Stop{Reason: ReasonStep, Moment: tl.pos})
+				hit(Stop{Reason: ReasonStep, Moment: tl.pos})
 			}
 		}
 	}
-	return hits, nil
+	return last, nil
 }
 
 func (tl *Timeline) isUserBP(pc uint64) bool {
