@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -81,7 +83,10 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	warnMachine(s.Header())
 	enc := json.NewEncoder(os.Stdout)
 	lastOK := true
+	prog := &batchProgress{out: os.Stderr, after: 2 * time.Second, every: time.Second}
+	s.SetProgress(prog.update)
 	for _, c := range cmds {
+		prog.begin(c)
 		res := s.Execute(c)
 		lastOK = res.OK
 		if jsonOut {
@@ -101,6 +106,36 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 		return &exitError{1}
 	}
 	return nil
+}
+
+// batchProgress tells on stderr how far a long command got, so that a
+// script's user sees a reverse search of minutes is working: nothing for
+// the first seconds (most commands end before), then one line a second.
+type batchProgress struct {
+	out          io.Writer
+	after, every time.Duration
+	cmd          string
+	start, last  time.Time
+}
+
+// begin starts the clock for a command.
+func (p *batchProgress) begin(cmd string) {
+	p.cmd, p.start, p.last = cmd, time.Now(), time.Time{}
+}
+
+// update is the session's progress callback; batch mode never cancels.
+func (p *batchProgress) update(done, total int64) bool {
+	now := time.Now()
+	if now.Sub(p.start) < p.after || now.Sub(p.last) < p.every {
+		return true
+	}
+	p.last = now
+	pct := 0
+	if total > 0 {
+		pct = int(min(100, done*100/total))
+	}
+	fmt.Fprintf(p.out, "rewind: %s: %d%% (%d of %d events replayed)\n", p.cmd, pct, done, total)
+	return true
 }
 
 // sessionProcess is the -p of replay: the process sessions open on (0:

@@ -100,6 +100,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 	if !progress() {
 		return nil, ErrCancelled
 	}
+	traps := 0
 	for tl.live.Next() < target.Event {
 		// In chunks, so that a long scan can be cancelled.
 		st, err := tl.live.Continue(min(target.Event, tl.live.Next()+2000))
@@ -115,6 +116,17 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 			continue
 		}
 		record(st)
+		if traps++; traps%1024 == 0 && !progress() {
+			// Within a busy segment too: thousands of traps take seconds.
+			// Mid-segment is no moment: settle at the segment's start
+			// (from a checkpoint, without the traps).
+			tl.pos = Moment{Event: -1}
+			p := tl.Progress
+			tl.Progress = nil
+			err := tl.seek(tl.live.Next())
+			tl.Progress = p
+			return nil, errors.Join(ErrCancelled, err)
+		}
 	}
 	tl.resetCounts()
 	tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}

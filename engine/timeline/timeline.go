@@ -263,6 +263,7 @@ func (tl *Timeline) Goto(m Moment) error {
 			}
 			tl.wcounts = append(tl.wcounts, 0)
 		}
+		traps := 0
 		for {
 			st, err := tl.live.Continue(m.Event + 1)
 			if err != nil {
@@ -272,6 +273,17 @@ func (tl *Timeline) Goto(m Moment) error {
 				return fmt.Errorf("go to %v: the moment was not reached (no such arrival, or a divergence)", m)
 			}
 			tl.count(st, ws)
+			if traps++; traps%1024 == 0 && tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
+				// Thousands of arrivals take seconds: let them be cancelled,
+				// at the start of the segment (a moment).
+				tl.wcounts = tl.wcounts[:len(tl.watches)]
+				p := tl.Progress
+				tl.Progress = nil
+				tl.pos = Moment{Event: -1}
+				err := tl.seek(m.Event)
+				tl.Progress = p
+				return errors.Join(ErrCancelled, err)
+			}
 			if m.Watch == nil && st.Kind == replay.StopBreakpoint && st.PC == m.PC && tl.counts[m.PC] == m.Hits {
 				break
 			}
