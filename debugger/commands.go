@@ -50,6 +50,12 @@ type WatchInfo struct {
 	Expr string `json:"expr"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
+	// Writer is the address of the writing instruction (origin stops: the
+	// stop is just after it); Syscall says the kernel wrote the value for
+	// a system call; Access is "read" for origin --read.
+	Writer  string `json:"writer,omitempty"`
+	Syscall bool   `json:"syscall,omitempty"`
+	Access  string `json:"access,omitempty"`
 }
 
 // errNotRaw says a watch argument is not a raw `*(TYPE *)ADDR`: it is
@@ -130,6 +136,8 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdEvents(args, &res)
 	case "history":
 		err = s.cmdHistory(args, &res)
+	case "origin", "o":
+		err = s.cmdOrigin(args, &res)
 	default:
 		if strings.HasPrefix(name, "x/") || name == "x" {
 			err = s.cmdExamine(name, args, &res)

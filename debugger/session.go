@@ -84,6 +84,8 @@ type Session struct {
 	// moments maps the moments the session has shown (stops, history
 	// writes) by their text, so that `goto MOMENT` returns to them exactly.
 	moments map[string]timeline.Moment
+	// origin is the location the last origin command followed.
+	origin *originTarget
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int

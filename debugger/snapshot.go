@@ -130,7 +130,7 @@ func (s *Session) Snapshot() *Snapshot {
 						}
 					}
 				}
-				if st := s.lastStop; st != nil && st.Reason == "watchpoint" && st.FullName == f.File {
+				if st := s.lastStop; st != nil && (st.Reason == "watchpoint" || st.Reason == "origin") && st.FullName == f.File {
 					sv.WatchLine = st.Line
 				}
 				sn.Source = sv

@@ -155,7 +155,11 @@ func (s *Session) stopText(info *StopInfo) string {
 			where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
 		}
 	}
-	switch info.Reason {
+	reason := info.Reason
+	if (reason == "watchpoint" || reason == "origin") && info.Watch == nil {
+		reason = "" // a write to a location no watchpoint names
+	}
+	switch reason {
 	case "breakpoint":
 		kind := "Breakpoint"
 		if info.Temporary {
@@ -164,6 +168,17 @@ func (s *Session) stopText(info *StopInfo) string {
 		fmt.Fprintf(&b, "%s %d, %s", kind, info.Breakpoint, where)
 	case "watchpoint":
 		fmt.Fprintf(&b, "Hardware watchpoint %d: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.ID, info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
+	case "origin":
+		by := "written"
+		if info.Watch.Access == "read" {
+			by = "read"
+		}
+		if info.Watch.Syscall {
+			by += " by a system call"
+		} else if info.Watch.Writer != "" {
+			by += " by the instruction at " + info.Watch.Writer
+		}
+		fmt.Fprintf(&b, "Origin of %s: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.Expr, by, info.Watch.Old, info.Watch.New, where)
 	case "signal":
 		sig := info.Signal
 		if d := syscalls.SignalDescription(sig); d != "" {

@@ -29,6 +29,9 @@ type Stop struct {
 	Tid   int32  // recorded tid
 	PC    uint64 // the thread's rip now
 	Watch int    // index into the session's watchpoints (StopWatchpoint)
+	// Also has a bit for every watchpoint the same instruction triggered
+	// (bit Watch included): two watchpoints on one location both count.
+	Also uint8
 	// Event is set when the stop is at an event boundary: a system call's
 	// kernel write hit a watchpoint.
 	Event bool
@@ -290,7 +293,9 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 		ptrace.SetDebugReg(t.real, dr6, 0)
 		for i := range s.watches {
 			if status&(1<<i) != 0 {
-				return st, s.userStop(t, StopWatchpoint, regs[trace.RIP], i)
+				err := s.userStop(t, StopWatchpoint, regs[trace.RIP], i)
+				s.stop.Also = uint8(status & (1<<len(s.watches) - 1))
+				return st, err
 			}
 		}
 	}

@@ -141,6 +141,16 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 		if err := tl.arm(extra...); err != nil {
 			return nil, err
 		}
+		ws := tl.watches
+		if target.Watch != nil && !hasWatch(ws, *target.Watch) {
+			// An anchor on a write origin found: its watchpoint is armed
+			// for the anchor only.
+			ws = append(append([]replay.Watchpoint(nil), ws...), *target.Watch)
+			if err := tl.live.SetWatchpoints(ws); err != nil {
+				return nil, err
+			}
+			tl.wcounts = append(tl.wcounts, 0)
+		}
 		for {
 			st, err := tl.live.Continue(target.Event + 1)
 			if err != nil {
@@ -149,12 +159,19 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 			if st == nil || tl.live.Next() != target.Event {
 				return nil, fmt.Errorf("scan to %v: the moment was not reached", target)
 			}
-			tl.count(st, tl.watches)
+			tl.count(st, ws)
 			anchor := false
 			if target.Watch == nil {
 				anchor = st.Kind == replay.StopBreakpoint && st.PC == target.PC && tl.counts[target.PC] == target.Hits
 			} else {
-				anchor = st.Kind == replay.StopWatchpoint && tl.watches[st.Watch] == *target.Watch && tl.wcounts[st.Watch] == target.Hits
+				anchor = st.Kind == replay.StopWatchpoint && watchAnchor(st, ws, tl.wcounts, *target.Watch, target.Hits)
+			}
+			user := st.Kind != replay.StopWatchpoint || st.Watch < len(tl.watches)
+			if !user {
+				if anchor {
+					break
+				}
+				continue
 			}
 			tl.pos = tl.momentOf(st)
 			// The anchor itself is before the target when steps follow it.
@@ -169,6 +186,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 				hit(*tl.stopFor(st))
 			}
 		}
+		tl.wcounts = tl.wcounts[:len(tl.watches)]
 		tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits, Watch: target.Watch}
 		if err := tl.arm(); err != nil {
 			return nil, err
@@ -231,6 +249,14 @@ func (tl *Timeline) previous(m Moment) (Moment, error) {
 		}
 		if err := tl.Goto(anchor); err != nil {
 			return m, err
+		}
+		if m.Watch != nil && !hasWatch(tl.watches, *m.Watch) {
+			// A write found by origin: its watchpoint is not the user's,
+			// and the steps must see it trap.
+			if err := tl.live.SetWatchpoints(append(append([]replay.Watchpoint(nil), tl.watches...), *m.Watch)); err != nil {
+				return m, err
+			}
+			defer tl.live.SetWatchpoints(tl.watches)
 		}
 		for n := 1; n <= maxStepBack; n++ {
 			st, err := tl.live.StepInstruction()

@@ -287,7 +287,7 @@ func (tl *Timeline) Goto(m Moment) error {
 			if m.Watch == nil && st.Kind == replay.StopBreakpoint && st.PC == m.PC && tl.counts[m.PC] == m.Hits {
 				break
 			}
-			if m.Watch != nil && st.Kind == replay.StopWatchpoint && ws[st.Watch] == *m.Watch && tl.wcounts[st.Watch] == m.Hits {
+			if m.Watch != nil && st.Kind == replay.StopWatchpoint && watchAnchor(st, ws, tl.wcounts, *m.Watch, m.Hits) {
 				break
 			}
 		}
@@ -305,6 +305,18 @@ func (tl *Timeline) Goto(m Moment) error {
 	}
 	tl.refreshValues()
 	return nil
+}
+
+// watchAnchor tells whether a watchpoint stop is the hits-th trap of w
+// (armed at some index of ws; another watchpoint on the same location may
+// have been reported for the same instruction).
+func watchAnchor(st *replay.Stop, ws []replay.Watchpoint, counts []int, w replay.Watchpoint, hits int) bool {
+	for i := range ws {
+		if (i == st.Watch || st.Also&(1<<i) != 0) && ws[i] == w && counts[i] == hits {
+			return true
+		}
+	}
+	return false
 }
 
 func hasWatch(ws []replay.Watchpoint, w replay.Watchpoint) bool {
@@ -329,6 +341,11 @@ func (tl *Timeline) count(st *replay.Stop, ws []replay.Watchpoint) {
 	case replay.StopWatchpoint:
 		if !st.Event {
 			tl.wcounts[st.Watch]++
+			for i := range tl.wcounts {
+				if i != st.Watch && st.Also&(1<<i) != 0 {
+					tl.wcounts[i]++
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,178 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// maxRegisterSteps bounds the instructions origin single-steps to find the
+// one that set a register: single-steps cost a ptrace stop each.
+const maxRegisterSteps = 20000
+
+// originTarget is what the last origin command followed, so that origin
+// without an argument goes one write further along the same location.
+type originTarget struct {
+	expr string
+	wp   replay.Watchpoint
+	typ  *dwarf.Type
+	reg  int // a trace.Regs index for a register origin, else -1
+}
+
+// cmdOrigin implements `origin [--forward|--read] [EXPR]`: back to the
+// instruction that last wrote the value of EXPR (forward: the next write;
+// --read: the next access), with the old and new value and the writing
+// line. Without EXPR it follows the location of the last origin.
+func (s *Session) cmdOrigin(args string, res *Result) error {
+	mode := "back"
+	for {
+		a := strings.TrimSpace(args)
+		switch {
+		case a == "--forward" || a == "-f" || strings.HasPrefix(a, "--forward ") || strings.HasPrefix(a, "-f "):
+			mode, args = "forward", strings.TrimPrefix(strings.TrimPrefix(a, "--forward"), "-f")
+			continue
+		case a == "--read" || a == "-r" || strings.HasPrefix(a, "--read ") || strings.HasPrefix(a, "-r "):
+			mode, args = "read", strings.TrimPrefix(strings.TrimPrefix(a, "--read"), "-r")
+			continue
+		}
+		args = a
+		break
+	}
+	var tgt *originTarget
+	if args == "" {
+		if s.origin == nil {
+			return errors.New("origin needs an expression the first time: origin EXPR (a variable, *p, a[i], s->f or $REG)")
+		}
+		tgt = s.origin
+	} else if reg, ok := registerIndex(args); ok {
+		tgt = &originTarget{expr: args, reg: reg}
+	} else {
+		wp, typ, err := s.watchTarget(args, false)
+		if err != nil {
+			return fmt.Errorf("origin %s: %w", args, err)
+		}
+		tgt = &originTarget{expr: args, wp: wp, typ: typ, reg: -1}
+	}
+	if tgt.reg >= 0 {
+		if mode != "back" {
+			return fmt.Errorf("origin --%s works on memory, not on a register: not implemented yet", mode)
+		}
+		return s.registerOrigin(tgt, args == "", res)
+	}
+	wp := tgt.wp
+	wp.ReadWrite = mode == "read"
+	w := &watch{expr: tgt.expr, wp: wp, typ: tgt.typ}
+	var st *timeline.Stop
+	op := func() (*timeline.Stop, error) {
+		var err error
+		switch mode {
+		case "back":
+			st, err = s.tl.PreviousWrite(wp)
+		case "forward":
+			st, err = s.tl.NextWrite(wp)
+		default:
+			// The debug registers trap reads and writes together: an
+			// access that changed the value is a write, go on.
+			for {
+				st, err = s.tl.NextWrite(wp)
+				if err != nil || st.Old == st.New {
+					break
+				}
+			}
+		}
+		if errors.Is(err, timeline.ErrNoWrite) {
+			dir := map[string]string{"back": "before", "forward": "after", "read": "after"}[mode]
+			what := map[string]string{"back": "write to", "forward": "write to", "read": "read of"}[mode]
+			return nil, fmt.Errorf("no %s %s %s this moment in the recording", what, tgt.expr, dir)
+		}
+		return st, err
+	}
+	if err := s.run(res, op); err != nil {
+		return err
+	}
+	s.origin = tgt
+	info := res.Stop
+	info.Reason = "origin"
+	info.Watch = &WatchInfo{Expr: tgt.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
+	if st.Moment.Hits == 0 && st.Moment.Watch == nil {
+		info.Watch.Syscall = true // the kernel wrote it for a system call
+	} else if pc, err := s.pcOf(st.Moment.Tid); err == nil {
+		info.Watch.Writer = fmt.Sprintf("%#x", s.writerPC(pc))
+	}
+	if mode == "read" {
+		info.Watch.Access = "read"
+	}
+	res.Text = s.stopText(info)
+	return nil
+}
+
+// registerOrigin goes back to the instruction that set a register of the
+// current thread (frame 0), within the current event segment. further
+// (origin repeated) starts before the current instruction, which set it.
+func (s *Session) registerOrigin(tgt *originTarget, further bool, res *Result) error {
+	if s.frame != 0 {
+		return fmt.Errorf("origin %s: registers are followed in frame 0 (the selected frame is %d)", tgt.expr, s.frame)
+	}
+	var rw *timeline.RegisterWrite
+	op := func() (*timeline.Stop, error) {
+		var err error
+		if further {
+			back := s.tl.Now()
+			if _, err := s.tl.ReverseStepInstruction(); err != nil {
+				return nil, err
+			}
+			defer func() {
+				if err != nil {
+					s.tl.Goto(back)
+				}
+			}()
+		}
+		rw, err = s.tl.PreviousRegisterWrite(tgt.reg, maxRegisterSteps)
+		if errors.Is(err, timeline.ErrNoWrite) {
+			return nil, fmt.Errorf("origin %s: %w", tgt.expr, errors.Unwrap(err))
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &timeline.Stop{Reason: timeline.ReasonStep, Moment: rw.Moment}, nil
+	}
+	if err := s.run(res, op); err != nil {
+		return err
+	}
+	s.origin = tgt
+	info := res.Stop
+	info.Reason = "origin"
+	s.placeInfo(info, rw.PC) // the setting line, not the next one
+	info.Watch = &WatchInfo{Expr: tgt.expr, Old: fmt.Sprintf("%#x", rw.Old), New: fmt.Sprintf("%#x", rw.New), Writer: fmt.Sprintf("%#x", rw.PC)}
+	info.where = ""
+	res.Text = s.stopText(info)
+	return nil
+}
+
+// registerIndex maps `$rax` (gdb's names of the 64-bit general registers,
+// $pc/$sp/$fp included) to its trace.Regs index.
+func registerIndex(expr string) (int, bool) {
+	name, ok := strings.CutPrefix(strings.TrimSpace(expr), "$")
+	if !ok {
+		return 0, false
+	}
+	switch name {
+	case "pc":
+		name = "rip"
+	case "sp":
+		name = "rsp"
+	case "fp":
+		name = "rbp"
+	}
+	for i, n := range trace.RegNames {
+		if n == name && i != trace.RIP {
+			return i, true
+		}
+	}
+	return 0, false
+}
