@@ -616,3 +616,51 @@ func TestIncompleteTrace(t *testing.T) {
 		t.Errorf("a stop at the end of the usable events does not warn: %q", text(end))
 	}
 }
+
+// TestOrigin: at the crash, origin on the corrupted pointer of main's b
+// goes back to the overflowing copy in set_name, with the value before and
+// after; called again without an expression it follows the same location
+// one write further back; forward comes back to the later write.
+func TestOrigin(t *testing.T) {
+	cs := connect(t, traceOf(t))
+	for _, c := range []string{"continue", "frame 1"} {
+		if r := decode[debugger.Result](t, call(t, cs, toolRunCommand, CommandInput{Command: c})); !r.OK {
+			t.Fatalf("%s: %+v", c, r)
+		}
+	}
+	var prev *debugger.StopInfo
+	for i, c := range []struct {
+		in   OriginInput
+		what string
+	}{
+		{OriginInput{Expression: "b->next"}, "the last write"},
+		{OriginInput{}, "one write further back"},
+		{OriginInput{Direction: "forward"}, "the next write"},
+	} {
+		r := decode[debugger.Result](t, call(t, cs, toolOrigin, c.in))
+		st := r.Stop
+		if !r.OK || st == nil || st.Reason != "origin" || st.Watch == nil {
+			t.Fatalf("origin %+v (%s): %+v", c.in, c.what, r)
+		}
+		if st.Function != "set_name" || st.File != "corrupt.c" || st.Line != 16 || st.Watch.Old == st.Watch.New || st.Watch.Writer == "" {
+			t.Errorf("origin %+v (%s): stop %+v %+v, want the copy at corrupt.c:16 with old != new and the writer", c.in, c.what, st, st.Watch)
+		}
+		switch i {
+		case 1:
+			if st.Watch.New != prev.Watch.Old {
+				t.Errorf("one write further back wrote %s, want the value the last write found (%s)", st.Watch.New, prev.Watch.Old)
+			}
+		case 2:
+			if st.Watch.New != prev.Watch.New || st.Watch.Old != prev.Watch.Old {
+				t.Errorf("forward went to %s -> %s, want the last write again (%s -> %s)", st.Watch.Old, st.Watch.New, prev.Watch.Old, prev.Watch.New)
+			}
+		}
+		if i == 0 {
+			prev = st
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: toolOrigin, Arguments: OriginInput{Expression: "b->next", Direction: "sideways"}})
+	if err == nil && !res.IsError {
+		t.Errorf("a bad direction was accepted: %+v", res)
+	}
+}

@@ -135,6 +135,12 @@ type HistoryOutput struct {
 	Writes     []Write `json:"writes" jsonschema:"every write over the whole recording, oldest first"`
 }
 
+// OriginInput is the input of origin.
+type OriginInput struct {
+	Expression string `json:"expression,omitempty" jsonschema:"an lvalue in the selected frame (total, *p, a[i], s->next) or a register ($rax); empty: the location of the previous origin call, one write further along"`
+	Direction  string `json:"direction,omitempty" jsonschema:"back (default): the write that produced the value now; forward: the next write; read: the next access that leaves the value unchanged (x86 debug registers cannot trap reads alone)"`
+}
+
 // Tool names.
 const (
 	toolRunCommand   = "run_command"
@@ -144,10 +150,11 @@ const (
 	toolReadMemory   = "read_memory"
 	toolWatchHistory = "watch_history"
 	toolGoto         = "goto"
+	toolOrigin       = "origin"
 )
 
 // ToolNames lists the tools the server offers.
-var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto}
+var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto, toolOrigin}
 
 // annotations of tools that move in time, and of those that only look.
 func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
@@ -155,7 +162,7 @@ func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, IdempotentHint: readOnly, DestructiveHint: &no, OpenWorldHint: &no}
 }
 
-// addTools registers the seven tools.
+// addTools registers the eight tools.
 func (sv *server) addTools(srv *mcp.Server) {
 	addTool(srv, sv, &mcp.Tool{Name: toolRunCommand, Annotations: annotations("Run a debugger command", false),
 		Description: `Runs one debugger command (gdb names and short forms) on the recording and returns its result: ` +
@@ -212,6 +219,32 @@ func (sv *server) addTools(srv *mcp.Server) {
 		Description: `Moves the session to a moment of the recording: "#N" (an event number from get_events or a stop), "start", "end", or a moment string exactly as a stop or watch_history gave it (which returns to that exact instruction). Returns the stop there, as run_command does.`,
 		InputSchema: inputSchema[GotoInput](func(p map[string]*jsonschema.Schema) { p["target"].MinLength = ptr(1) }),
 	}, sv.gotoMoment)
+
+	addTool(srv, sv, &mcp.Tool{Name: toolOrigin, Annotations: annotations("Go to where a value came from", false),
+		Description: `Dataflow in one call: goes back to the instruction that last wrote the value of an expression (or set a register), and returns the stop there (reason "origin", watch.old and watch.new: the value before and after that write, watch.writer: the writing instruction, file/line: the writing line; watch.syscall when the kernel wrote it). ` +
+			`Call it again without an expression to follow the same location one write further back. direction forward goes to the next write instead, read to the next read. ` +
+			`Faster than watch_history for the last write of a busy variable: it replays only back to the nearest checkpoint with a write.`,
+		InputSchema: inputSchema[OriginInput](func(p map[string]*jsonschema.Schema) {
+			p["direction"].Enum = []any{"back", "forward", "read"}
+			p["direction"].Default = json.RawMessage(`"back"`)
+		}),
+	}, sv.origin)
+}
+
+func (sv *server) origin(_ context.Context, in OriginInput) (debugger.Result, string, error) {
+	cmd := "origin"
+	switch in.Direction {
+	case "", "back":
+	case "forward", "read":
+		cmd += " --" + in.Direction
+	default:
+		return debugger.Result{}, "", fmt.Errorf("direction must be back, forward or read, not %q", in.Direction)
+	}
+	if e := strings.TrimSpace(in.Expression); e != "" {
+		cmd += " " + e
+	}
+	r := sv.s.Execute(cmd)
+	return r, sv.atTraceEnd(r, resultText(r)), nil
 }
 
 func ptr[T any](v T) *T { return &v }
