@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOrigin: overflow.c's set_name copies a name past its buffer into the
+// pointer after it, and main dies dereferencing the pointer. From the
+// crash, origin on the pointer lands on the overflowing line with the value
+// before and after the write; repeating it follows the location one write
+// further back (one byte of the overflow each) to the assignment in main;
+// origin --forward comes back to the first overflowing write; origin $rax
+// finds the instruction that set rax.
+func TestOrigin(t *testing.T) {
+	trace := recorded(t, "overflow.c", 139)
+	cmds := []string{"goto end", "origin r.score"}
+	for range 5 {
+		cmds = append(cmds, "origin")
+	}
+	cmds = append(cmds, "origin --forward r.score", "origin $rax", "origin no_such_var")
+	out := batch(t, trace, cmds...)
+
+	watchOf := func(i int) (map[string]any, map[string]any) {
+		t.Helper()
+		st := stopOf(t, out[i])
+		w, _ := st["watch"].(map[string]any)
+		if st["reason"] != "origin" || w == nil {
+			t.Fatalf("%s: stop %v, want reason origin with old and new values", cmds[i], st)
+		}
+		return st, w
+	}
+	// The last write first, then one byte of the overflow before each.
+	var overflow []map[string]any
+	i := 1
+	for ; i < 7; i++ {
+		st, w := watchOf(i)
+		if st["line"] != float64(17) {
+			break
+		}
+		if st["function"] != "set_name" || st["file"] != "overflow.c" || w["old"] == w["new"] || w["writer"] == nil {
+			t.Errorf("%s: stop %v, want the copy at overflow.c:17 changing the value, with the writer", cmds[i], st)
+		}
+		if len(overflow) > 0 && w["new"] != overflow[len(overflow)-1]["old"] {
+			t.Errorf("%s wrote %v, want the value the later write found (%v)", cmds[i], w["new"], overflow[len(overflow)-1]["old"])
+		}
+		overflow = append(overflow, w)
+	}
+	// "overflow!!!!" and its NUL reach 5 bytes past name[8].
+	if len(overflow) != 5 {
+		t.Fatalf("%d overflowing writes before the assignment, want 5", len(overflow))
+	}
+	st, w := watchOf(i)
+	if st["function"] != "main" || st["line"] != float64(23) || !strings.HasSuffix(w["new"].(string), "<total>") || w["new"] != overflow[4]["old"] {
+		t.Errorf("%s: stop %v (%v), want the assignment of &total at overflow.c:23", cmds[i], st, w)
+	}
+
+	fwd := len(cmds) - 3
+	st, w = watchOf(fwd)
+	if st["line"] != float64(17) || w["old"] != overflow[4]["old"] || w["new"] != overflow[4]["new"] {
+		t.Errorf("origin --forward: stop %v (%v), want the first overflowing write (%v)", st, w, overflow[4])
+	}
+	st, w = watchOf(fwd + 1)
+	if w["expr"] != "$rax" || st["function"] != "set_name" || st["file"] != "overflow.c" || w["old"] == w["new"] || w["writer"] == nil {
+		t.Errorf("origin $rax: stop %v (%v), want the instruction in set_name that set rax", st, w)
+	}
+	if last := out[len(out)-1]; last["ok"] != false || !strings.Contains(last["error"].(string), "no_such_var") {
+		t.Errorf("origin no_such_var: %v, want an error naming it", last)
+	}
+}
