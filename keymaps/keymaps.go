@@ -37,6 +37,10 @@ const (
 	FocusPrev     Action = "focus-prev"
 	Zoom          Action = "zoom"
 	Cancel        Action = "cancel"
+	// JumpBack returns to the moment before the last jump (an origin stop),
+	// JumpForward goes to the next one again: vim's jump list.
+	JumpBack    Action = "jump-back"
+	JumpForward Action = "jump-forward"
 	// Pane-local actions.
 	Up       Action = "up"
 	Down     Action = "down"
@@ -50,6 +54,13 @@ const (
 	Toggle   Action = "toggle" // registers: general/FP; memory: follow pointer
 	Left     Action = "left"
 	Right    Action = "right"
+	// Origin goes back to the write that produced the value under the
+	// cursor (Locals, Memory, Watch, the Console's last print; Registers
+	// asks which register); OriginForward to its next write, OriginRead to
+	// its next read.
+	Origin        Action = "origin"
+	OriginForward Action = "origin-forward"
+	OriginRead    Action = "origin-read"
 )
 
 // Pane actions focus one pane (and bring it on screen when the layout has
@@ -77,7 +88,8 @@ var PaneActions = []Action{PaneSource, PaneStack, PaneLocals, PaneRegisters, Pan
 // Actions lists every action, in help order.
 var Actions = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
 	StepI, ReverseStepI, Break, Watch, Ask, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Cancel,
-	Up, Down, PageUp, PageDown, Top, Bottom, Enter, Expand, Filter, Toggle, Left, Right}, PaneActions...)
+	JumpBack, JumpForward, Up, Down, PageUp, PageDown, Top, Bottom, Enter, Expand, Filter, Toggle, Left, Right,
+	Origin, OriginForward, OriginRead}, PaneActions...)
 
 var descriptions = map[Action]string{
 	Step: "step", Next: "next", Finish: "finish", Continue: "continue",
@@ -89,6 +101,8 @@ var descriptions = map[Action]string{
 	PaneSource: "Source pane", PaneStack: "Stack pane", PaneLocals: "Locals pane", PaneRegisters: "Registers pane",
 	PaneMemory: "Memory pane", PaneTimeline: "Timeline pane", PaneWatch: "Watch pane", PaneConsole: "Console pane",
 	PaneDisasm: "Disassembly pane", PaneThreads: "Threads pane", PaneBreakpoints: "Breakpoints pane", PaneLLM: "LLM pane",
+	JumpBack: "jump back", JumpForward: "jump forward", Origin: "origin: last write", OriginForward: "next write",
+	OriginRead: "next read",
 }
 
 // Keys is a complete set of bindings, one per action.
@@ -137,6 +151,9 @@ var common = preset{
 	PaneSource: {"1"}, PaneStack: {"2"}, PaneLocals: {"3"}, PaneRegisters: {"4"}, PaneMemory: {"5"},
 	PaneTimeline: {"6"}, PaneWatch: {"7"}, PaneConsole: {"8"}, PaneDisasm: {"9"}, PaneThreads: {"0"},
 	PaneBreakpoints: {"B"}, PaneLLM: {"L"},
+	// ctrl+i is Tab in most terminals: ctrl+] too.
+	JumpBack: {"ctrl+o"}, JumpForward: {"ctrl+i", "ctrl+]"},
+	Origin: {"o"}, OriginForward: {"O"}, OriginRead: {"r"},
 }
 
 var presets = map[string]preset{
@@ -166,6 +183,7 @@ var presets = map[string]preset{
 		Up: {"ctrl+p", "up"}, Down: {"ctrl+n", "down"}, PageUp: {"alt+v", "pgup"}, PageDown: {"ctrl+v", "pgdown"},
 		Top: {"alt+<", "home"}, Bottom: {"alt+>", "end"}, Left: {"ctrl+b", "left"}, Right: {"ctrl+f", "right"},
 		Prompt: {":", "alt+x"}, Quit: {"q", "ctrl+q"}, Cancel: {"ctrl+g", "esc", "ctrl+c"}, Filter: {"ctrl+s", "/"},
+		Origin: {"alt+o"}, OriginForward: {"alt+O"}, OriginRead: {"alt+r"}, JumpBack: {"alt+,"}, JumpForward: {"alt+."},
 	},
 }
 
@@ -225,7 +243,7 @@ func New(name string, overrides map[string][]string) (*Keys, error) {
 
 // global actions must not share keys: one key would do two things.
 var global = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
-	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask}, PaneActions...)
+	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask, JumpBack, JumpForward}, PaneActions...)
 
 func (k *Keys) checkClashes() error {
 	owner := map[string]Action{}

@@ -68,13 +68,18 @@ type Model struct {
 	askCancel   func()
 	askSeq      int
 	pendingHist []views.RequestHistory
+	// jumps are the moments origin stops left, for JumpBack/JumpForward;
+	// jumpFrom is the moment a running origin command leaves.
+	jumps    jumpList
+	jumpFrom string
 }
 
 // commands are the names the prompt completes.
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout"}
+	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
+	"origin", "origin --forward", "origin --read"}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {
@@ -160,6 +165,9 @@ func (m *Model) run(line string) tea.Cmd {
 		return nil
 	}
 	m.busy, m.busyCmd, m.confirmQuit = true, line, false
+	if name, _, _ := strings.Cut(line, " "); (name == "origin" || name == "o") && m.snap != nil {
+		m.jumpFrom = m.snap.Moment
+	}
 	return tea.Batch(m.eng.command(line), tick())
 }
 
@@ -276,6 +284,12 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 		}
 		m.console().Append(views.ConsoleEntry{Command: r.line, Output: out, Error: !r.res.OK})
 	}
+	if m.jumpFrom != "" {
+		if r.res.OK && r.res.Stop != nil {
+			m.jumps.Push(m.jumpFrom)
+		}
+		m.jumpFrom = ""
+	}
 	m.snap = r.snap
 	if st := r.snap.Stop; st != nil {
 		m.status = describeStop(st)
@@ -391,6 +405,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.run(motion[a])
 		}
 	}
+	if cmd, ok := m.dataflowKey(s); ok {
+		return cmd
+	}
 	switch {
 	case ks.Matches(s, keymaps.Prompt):
 		m.prompting = true
@@ -459,6 +476,62 @@ func (m *Model) layoutCommand(line, spec string) {
 	}
 	m.SetLayout(l)
 	m.console().Append(views.ConsoleEntry{Command: line, Output: "layout " + l.String()})
+}
+
+// dataflowKey handles the jump list keys anywhere and the origin keys on
+// a pane that shows values: origin on the value under the cursor; on
+// Registers, which have no cursor, the prompt opens on "origin $".
+func (m *Model) dataflowKey(s string) (tea.Cmd, bool) {
+	ks := m.ctx.Keys
+	switch {
+	case ks.Matches(s, keymaps.JumpBack):
+		if m.snap == nil || m.busy {
+			return nil, true
+		}
+		if to, ok := m.jumps.Back(m.snap.Moment); ok {
+			return m.run("goto " + to), true
+		}
+		m.status = "jump list: nothing to go back to (o on a value jumps to its origin)"
+		return nil, true
+	case ks.Matches(s, keymaps.JumpForward):
+		if m.busy {
+			return nil, true
+		}
+		if to, ok := m.jumps.Forward(); ok {
+			return m.run("goto " + to), true
+		}
+		m.status = "jump list: nothing to go forward to"
+		return nil, true
+	}
+	verbs := map[keymaps.Action]string{keymaps.Origin: "origin", keymaps.OriginForward: "origin --forward", keymaps.OriginRead: "origin --read"}
+	for _, a := range []keymaps.Action{keymaps.Origin, keymaps.OriginForward, keymaps.OriginRead} {
+		if !ks.Matches(s, a) {
+			continue
+		}
+		switch p := m.panes[m.focus].(type) {
+		case views.Valued:
+			if e := p.OriginExpr(); e != "" {
+				return m.run(verbs[a] + " " + e), true
+			}
+			return nil, true
+		case *views.Registers:
+			m.prompting = true
+			m.prompt.SetValue(verbs[a] + " $")
+			m.prompt.CursorEnd()
+			m.histPos = len(m.history)
+			return m.prompt.Focus(), true
+		}
+	}
+	return nil, false
+}
+
+// originPane says whether the focused pane takes the origin keys.
+func (m *Model) originPane() bool {
+	switch m.panes[m.focus].(type) {
+	case views.Valued, *views.Registers:
+		return true
+	}
+	return false
 }
 
 // paneTyping says whether the focused pane has a text input open (a
@@ -610,8 +683,12 @@ func (m *Model) overlayHelp(lines []string) []string {
 	ks := m.ctx.Keys
 	global := ks.Bindings(keymaps.Step, keymaps.Next, keymaps.Finish, keymaps.Continue, keymaps.ReverseStep,
 		keymaps.ReverseNext, keymaps.ReverseFinish, keymaps.ReverseCont, keymaps.StepI, keymaps.ReverseStepI)
-	ui := ks.Bindings(keymaps.Prompt, keymaps.FocusNext, keymaps.FocusPrev, keymaps.Zoom, keymaps.Help, keymaps.Cancel, keymaps.Quit)
+	ui := ks.Bindings(keymaps.Prompt, keymaps.FocusNext, keymaps.FocusPrev, keymaps.Zoom, keymaps.JumpBack, keymaps.JumpForward,
+		keymaps.Help, keymaps.Cancel, keymaps.Quit)
 	pane := ks.Bindings(m.panes[m.focus].Help()...)
+	if m.originPane() {
+		pane = append(pane, ks.Bindings(keymaps.Origin, keymaps.OriginForward, keymaps.OriginRead)...)
+	}
 	m.help.Styles.FullKey = m.ctx.Theme.Key
 	m.help.Styles.FullDesc = m.ctx.Theme.Base
 	m.help.Styles.FullSeparator = m.ctx.Theme.Muted
