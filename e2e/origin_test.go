@@ -68,3 +68,29 @@ func TestOrigin(t *testing.T) {
 		t.Errorf("origin no_such_var: %v, want an error naming it", last)
 	}
 }
+
+// TestTUIOrigin: in the UI at the crash, o on the corrupted pointer in
+// Locals lands on the overflowing write, Ctrl-O comes back to the crash and
+// Ctrl-] goes to the write again.
+func TestTUIOrigin(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "overflow.c", 139)
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
+	s.waitFor(`#\d+/\d+ .*thread`)
+	s.typeLine("goto end")
+	s.waitFor(`goto in main at overflow.c:25`)
+	// Focus Locals (Source, Stack, Locals), open r and go down to score.
+	s.keys("Tab", "Tab", "Down", "Down", "Right")
+	s.waitFor(`▾ r = `)
+	s.keys("Down", "Down", "o")
+	screen := s.waitFor(`origin in set_name at overflow.c:17`)
+	if !strings.Contains(screen, "Origin of r.score") || !strings.Contains(screen, "Old value = ") {
+		t.Errorf("no origin result with old and new values in the Console:\n%s", screen)
+	}
+	s.keys("C-o")
+	s.waitFor(`goto in main at overflow.c:25`)
+	s.keys("C-]")
+	s.waitFor(`goto in set_name at overflow.c:17`)
+	s.keys("q")
+	s.waitFor(`Pane is dead|^\s*$`)
+}
