@@ -70,8 +70,8 @@ func TestOrigin(t *testing.T) {
 }
 
 // TestTUIOrigin: in the UI at the crash, o on the corrupted pointer in
-// Locals lands on the overflowing write, Ctrl-O comes back to the crash and
-// Ctrl-] goes to the write again.
+// Locals lands on the overflowing write, o again goes one write further,
+// Ctrl-O comes back along them to the crash and Ctrl-] goes forward again.
 func TestTUIOrigin(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "overflow.c", 139)
@@ -87,6 +87,14 @@ func TestTUIOrigin(t *testing.T) {
 	if !strings.Contains(screen, "Origin of r.score") || !strings.Contains(screen, "Old value = ") {
 		t.Errorf("no origin result with old and new values in the Console:\n%s", screen)
 	}
+	// o again follows the pointer one write further back (the byte before).
+	s.keys("o")
+	s.waitFor(`:origin +│`)
+	s.waitFor(`origin in set_name at overflow.c:17`)
+	// Back along the jump list: the first write, then the crash; forward
+	// again to the write.
+	s.keys("C-o")
+	s.waitFor(`goto in set_name at overflow.c:17`)
 	s.keys("C-o")
 	s.waitFor(`goto in main at overflow.c:25`)
 	s.keys("C-]")

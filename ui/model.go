@@ -72,6 +72,13 @@ type Model struct {
 	// jumpFrom is the moment a running origin command leaves.
 	jumps    jumpList
 	jumpFrom string
+	// chain is set after an origin stop: the value under the cursor of
+	// pane chainPane then; the origin keys pressed there again follow the
+	// same location one write further (origin without an argument) until
+	// the cursor moves or another command runs.
+	chain     string
+	chainPane paneID
+	chainOn   bool
 }
 
 // commands are the names the prompt completes.
@@ -298,6 +305,13 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 	for _, p := range m.panes {
 		p.SetSnapshot(r.snap)
 	}
+	m.chainOn = false
+	if st := r.res.Stop; r.res.OK && st != nil && st.Reason == "origin" {
+		m.chainOn, m.chainPane, m.chain = true, m.focus, ""
+		if p, ok := m.panes[m.focus].(views.Valued); ok {
+			m.chain = p.OriginExpr()
+		}
+	}
 	if mem, ok := m.panes[pMemory].(*views.Memory); ok {
 		cmds = append(cmds, mem.Refresh())
 	}
@@ -510,7 +524,11 @@ func (m *Model) dataflowKey(s string) (tea.Cmd, bool) {
 		}
 		switch p := m.panes[m.focus].(type) {
 		case views.Valued:
-			if e := p.OriginExpr(); e != "" {
+			e := p.OriginExpr()
+			if m.chainOn && m.focus == m.chainPane && (e == m.chain || e == "") {
+				return m.run(verbs[a]), true // the same location, one write further
+			}
+			if e != "" {
 				return m.run(verbs[a] + " " + e), true
 			}
 			return nil, true
