@@ -49,6 +49,7 @@ func (c *checkpoints) drop() { c.list = nil }
 
 // releaseAll frees every checkpoint's process.
 func (tl *Timeline) releaseAll() {
+	tl.releaseMids()
 	if tl.live != nil {
 		for _, cp := range tl.cps.list {
 			tl.live.Release(cp.cp)

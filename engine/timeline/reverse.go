@@ -48,7 +48,12 @@ func (tl *Timeline) ReverseContinue() (*Stop, error) {
 				break // nothing before the start
 			}
 		}
-		last, err := tl.scan(from, upper, target.Event-first)
+		last, usedMid, err := tl.scan(from, upper, target.Event-first, true)
+		if err == nil && last == nil && usedMid {
+			// Nothing after the checkpoint inside the segment: the part
+			// before it too.
+			last, _, err = tl.scan(from, upper, target.Event-first, false)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -74,18 +79,49 @@ func (tl *Timeline) ReverseContinue() (*Stop, error) {
 // breakpoints and watchpoints armed and returns the last stop strictly
 // before target (nil: none). span is the distance in events of the whole
 // search, for the progress callback.
-func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
+func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*Stop, bool, error) {
+	// (useMid: from the newest checkpoint inside the window's segments
+	// that knows the counts, when there is one; the bool result says one
+	// was used, and the caller scans the whole window when that found
+	// nothing.)
 	var last *Stop
 	hit := func(st Stop) { last = &st }
-	if err := tl.seek(from); err != nil {
-		return nil, err
+	// The anchor of a target inside its segment, armed to find it: its
+	// breakpoint address, or its watchpoint when it is not the user's.
+	extra := []uint64{}
+	ws := tl.watches
+	if target.Hits > 0 {
+		if target.Watch == nil {
+			extra = append(extra, target.PC)
+		} else if !hasWatch(ws, *target.Watch) {
+			ws = append(append([]replay.Watchpoint(nil), ws...), *target.Watch)
+		}
+	}
+	bps := tl.armedBPs(extra...)
+	var mid *midCheckpoint
+	if useMid {
+		if mid = tl.windowMid(from, target, ws, bps); mid != nil {
+			mws := tl.watches
+			if mid.event == target.Event {
+				mws = ws
+			}
+			if tl.restoreMid(mid, mws) != nil {
+				mid = nil
+			}
+		}
+	}
+	if mid == nil {
+		if err := tl.seek(from); err != nil {
+			return nil, false, err
+		}
 	}
 	if err := tl.arm(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	tl.refreshValues()
 	record := func(st *replay.Stop) {
 		tl.count(st, tl.watches)
+		tl.maybeMid(tl.watches, tl.armedBPs())
 		tl.pos = tl.momentOf(st)
 		if tl.wanted(st) {
 			hit(*tl.stopFor(st))
@@ -98,20 +134,20 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 		return tl.Progress == nil || tl.Progress(min(max(done, 0), span), max(span, 1))
 	}
 	if !progress() {
-		return nil, ErrCancelled
+		return nil, mid != nil, ErrCancelled
 	}
 	traps := 0
 	for tl.live.Next() < target.Event {
 		// In chunks, so that a long scan can be cancelled.
 		st, err := tl.live.Continue(min(target.Event, tl.live.Next()+2000))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if st == nil {
 			if !progress() {
 				tl.resetCounts()
 				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
-				return nil, ErrCancelled
+				return nil, false, ErrCancelled
 			}
 			continue
 		}
@@ -125,41 +161,40 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 			tl.Progress = nil
 			err := tl.seek(tl.live.Next())
 			tl.Progress = p
-			return nil, errors.Join(ErrCancelled, err)
+			return nil, false, errors.Join(ErrCancelled, err)
 		}
 	}
-	tl.resetCounts()
-	tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}
+	if mid == nil || mid.event != target.Event {
+		tl.resetCounts()
+		tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}
+	}
 	if target.Hits == 0 && target.Steps == 0 {
-		return last, nil
+		return last, false, nil
 	}
 	if target.Hits > 0 {
-		extra := []uint64{}
-		if target.Watch == nil {
-			extra = append(extra, target.PC)
-		}
 		if err := tl.arm(extra...); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		ws := tl.watches
-		if target.Watch != nil && !hasWatch(ws, *target.Watch) {
+		if len(ws) != len(tl.watches) {
 			// An anchor on a write origin found: its watchpoint is armed
 			// for the anchor only.
-			ws = append(append([]replay.Watchpoint(nil), ws...), *target.Watch)
 			if err := tl.live.SetWatchpoints(ws); err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			tl.wcounts = append(tl.wcounts, 0)
+		}
+		if mid == nil || mid.event != target.Event {
+			tl.wcounts = make([]int, len(ws))
 		}
 		for {
 			st, err := tl.live.Continue(target.Event + 1)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if st == nil || tl.live.Next() != target.Event {
-				return nil, fmt.Errorf("scan to %v: the moment was not reached", target)
+				return nil, false, fmt.Errorf("scan to %v: the moment was not reached", target)
 			}
 			tl.count(st, ws)
+			tl.maybeMid(ws, bps)
 			anchor := false
 			if target.Watch == nil {
 				anchor = st.Kind == replay.StopBreakpoint && st.PC == target.PC && tl.counts[target.PC] == target.Hits
@@ -189,12 +224,12 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 		tl.wcounts = tl.wcounts[:len(tl.watches)]
 		tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits, Watch: target.Watch}
 		if err := tl.arm(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	for i := 0; i < target.Steps; i++ {
 		if _, err := tl.stepOnce(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if i < target.Steps-1 {
 			regs, err := tl.live.Regs(tl.pos.Tid)
@@ -209,7 +244,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64) (*Stop, error) {
 			}
 		}
 	}
-	return last, nil
+	return last, mid != nil, nil
 }
 
 func (tl *Timeline) isUserBP(pc uint64) bool {

@@ -103,6 +103,7 @@ type Timeline struct {
 	countsAt int64
 	values   []uint64 // last known value of each watchpoint
 	cps      *checkpoints
+	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func() []uint64
 	// Progress, when set, is called with (events replayed, total) during
 	// long operations; returning false cancels them.
@@ -244,24 +245,36 @@ func (tl *Timeline) atSegmentStart() bool {
 
 // Goto moves to moment m.
 func (tl *Timeline) Goto(m Moment) error {
-	if err := tl.seek(m.Event); err != nil {
-		return err
+	if m.Hits == 0 {
+		if err := tl.seek(m.Event); err != nil {
+			return err
+		}
 	}
 	if m.Hits > 0 {
 		extra := []uint64{}
 		if m.Watch == nil {
 			extra = append(extra, m.PC)
 		}
-		if err := tl.arm(extra...); err != nil {
-			return err
-		}
 		ws := tl.watches
 		if m.Watch != nil && !hasWatch(ws, *m.Watch) {
 			ws = append(append([]replay.Watchpoint(nil), ws...), *m.Watch)
+		}
+		bps := tl.armedBPs(extra...)
+		if mid := tl.bestMid(m, ws, bps); mid != nil && tl.restoreMid(mid, ws) == nil {
+			// From a checkpoint inside the segment, with its counts.
+		} else {
+			if err := tl.seek(m.Event); err != nil {
+				return err
+			}
+			tl.wcounts = make([]int, len(ws))
+		}
+		if err := tl.arm(extra...); err != nil {
+			return err
+		}
+		if len(ws) != len(tl.watches) {
 			if err := tl.live.SetWatchpoints(ws); err != nil {
 				return err
 			}
-			tl.wcounts = append(tl.wcounts, 0)
 		}
 		traps := 0
 		for {
@@ -273,6 +286,7 @@ func (tl *Timeline) Goto(m Moment) error {
 				return fmt.Errorf("go to %v: the moment was not reached (no such arrival, or a divergence)", m)
 			}
 			tl.count(st, ws)
+			tl.maybeMid(ws, bps)
 			if traps++; traps%1024 == 0 && tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
 				// Thousands of arrivals take seconds: let them be cancelled,
 				// at the start of the segment (a moment).
