@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"debug/elf"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 )
 
@@ -226,5 +228,81 @@ func TestCheckpointsSharedMemory(t *testing.T) {
 	}
 	if st.Reason != timeline.ReasonExit {
 		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
+	}
+}
+
+// TestCheckpointsInsideSegment: a counter written 10000 times in one
+// segment (no system call); going back write by write from the end takes
+// checkpoints inside the segment and restarts from them, and every write it
+// stops at is the one a replay without checkpoints reaches at that moment,
+// with the same registers and value.
+func TestCheckpointsInsideSegment(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "watchcount")
+	if msg, err := exec.Command("gcc", "-O1", "-no-pie", "-o", prog, "../../testdata/bench/watchcount.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer null.Close()
+	trace := filepath.Join(dir, "t.rwd")
+	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog, "10000", "0"}, Env: os.Environ(), Dir: dir,
+		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := f.Symbols()
+	f.Close()
+	var w replay.Watchpoint
+	for _, s := range syms {
+		if s.Name == "counter" {
+			w = replay.Watchpoint{Addr: s.Value, Len: 8}
+		}
+	}
+	if w.Addr == 0 {
+		t.Fatal("no symbol counter")
+	}
+	open := func(budget int64) *timeline.Timeline {
+		tl, err := timeline.Open(trace, budget, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tl.Close)
+		if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	tl, fresh := open(64<<20), open(0)
+	if err := tl.Goto(tl.End()); err != nil {
+		t.Fatal(err)
+	}
+	for want := uint64(10000); want > 9997; want-- {
+		st, err := tl.ReverseContinue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Reason != timeline.ReasonWatchpoint || st.New != want || st.Old != want-1 {
+			t.Fatalf("back to %+v, want the write of %d", st, want)
+		}
+		regs, err := tl.Session().Regs(st.Moment.Tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fresh.Goto(st.Moment); err != nil {
+			t.Fatal(err)
+		}
+		regs2, err := fresh.Session().Regs(st.Moment.Tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(regs, regs2) {
+			t.Fatalf("at %v: registers %v through checkpoints, %v from the start", st.Moment, regs, regs2)
+		}
+	}
+	if tl.InnerCheckpoints() == 0 {
+		t.Errorf("no checkpoint was taken inside the segment of 10000 writes")
 	}
 }
