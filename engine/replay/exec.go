@@ -32,6 +32,10 @@ type Stop struct {
 	// Also has a bit for every watchpoint the same instruction triggered
 	// (bit Watch included): two watchpoints on one location both count.
 	Also uint8
+	// Values are the watched locations' values at a watchpoint stop, read
+	// where the replay runs: a caller reading them itself would cost a hop
+	// to the ptrace thread per trap.
+	Values []uint64
 	// Event is set when the stop is at an event boundary: a system call's
 	// kernel write hit a watchpoint.
 	Event bool
@@ -295,6 +299,7 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 			if status&(1<<i) != 0 {
 				err := s.userStop(t, StopWatchpoint, regs[trace.RIP], i)
 				s.stop.Also = uint8(status & (1<<len(s.watches) - 1))
+				s.stop.Values = s.watchedValues()
 				return st, err
 			}
 		}

@@ -374,7 +374,7 @@ func (s *Session) step() (*trace.Event, error) {
 					ptrace.GetRegs(t.real, &regs)
 					pc = regs[trace.RIP]
 				}
-				s.stop = &Stop{Kind: StopWatchpoint, Tid: e.Tid, PC: pc, Watch: i, Event: true}
+				s.stop = &Stop{Kind: StopWatchpoint, Tid: e.Tid, PC: pc, Watch: i, Event: true, Values: after}
 				break
 			}
 		}

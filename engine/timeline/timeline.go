@@ -575,6 +575,12 @@ func (tl *Timeline) stopFor(st *replay.Stop) *Stop {
 		out.Reason = ReasonWatchpoint
 		out.Watch = st.Watch
 		out.Old = tl.values[st.Watch]
+		if len(st.Values) == len(tl.watches) && len(tl.values) == len(tl.watches) {
+			// Read by the replay at the trap: no hop per trap.
+			out.New = st.Values[st.Watch]
+			copy(tl.values, st.Values)
+			return out
+		}
 		out.New = tl.readValue(tl.watches[st.Watch])
 	default:
 		out.Reason = ReasonStep
