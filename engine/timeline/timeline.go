@@ -554,6 +554,9 @@ func (tl *Timeline) Continue() (*Stop, error) {
 			continue
 		}
 		tl.count(st, tl.watches)
+		// Running forwards through a busy segment leaves checkpoints in it
+		// for going back later.
+		tl.maybeMid(tl.watches, tl.armedBPs())
 		tl.pos = tl.momentOf(st)
 		if !tl.wanted(st) {
 			continue
