@@ -166,9 +166,9 @@ func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
 func (sv *server) addTools(srv *mcp.Server) {
 	addTool(srv, sv, &mcp.Tool{Name: toolRunCommand, Annotations: annotations("Run a debugger command", false),
 		Description: `Runs one debugger command (gdb names and short forms) on the recording and returns its result: ` +
-			`ok, error, value/type (print), and for motion commands the stop (reason breakpoint|watchpoint|step|signal|exit|start|end, event, thread, pc, function, file, line, signal, watch old/new, moment). ` +
+			`ok, error, value/type (print), and for motion commands the stop (reason breakpoint|watchpoint|step|signal|exit|start|end|origin, event, thread, pc, function, file, line, signal, watch old/new, moment). ` +
 			`Moves both ways in time: continue, reverse-continue, step, next, finish, reverse-step, reverse-next, reverse-finish, stepi, reverse-stepi. ` +
-			`Also break LOC [if COND], watch [-l] EXPR, delete [N], print EXPR, x/FMT ADDR, info locals|args|registers|threads|breakpoints, backtrace, frame N, up, down, thread N, list, when. ` +
+			`Also break LOC [if COND], watch [-l] EXPR, delete [N], print EXPR, x/FMT ADDR, info locals|args|registers|threads|breakpoints, backtrace, frame N, up, down, thread N, list, when, origin [--forward|--read] [EXPR] (see the origin tool). ` +
 			`A failing command gives ok:false with the error; the session goes on.`,
 		InputSchema: inputSchema[CommandInput](func(p map[string]*jsonschema.Schema) { p["command"].MinLength = ptr(1) }),
 	}, sv.runCommand)
