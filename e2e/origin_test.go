@@ -79,8 +79,8 @@ func TestTUIOrigin(t *testing.T) {
 	s.waitFor(`#\d+/\d+ .*thread`)
 	s.typeLine("goto end")
 	s.waitFor(`goto in main at overflow.c:25`)
-	// Focus Locals (Source, Stack, Locals), open r and go down to score.
-	s.keys("Tab", "Tab", "Down", "Down", "Right")
+	// Focus Locals (its pane key), open r and go down to score.
+	s.keys("3", "Down", "Down", "Right")
 	s.waitFor(`▾ r = `)
 	s.keys("Down", "Down", "o")
 	screen := s.waitFor(`origin in set_name at overflow.c:17`)
