@@ -25,7 +25,8 @@ func newReplayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
 		Short: "Replay a recording",
-		Long: `Without flags, opens the recording in the terminal UI, at its start.
+		Long: `Without flags, opens the recording in the terminal UI at the first line of
+the program's main (goto start reaches the dynamic loader before it).
 --check replays to the end without a UI, re-emitting the program's output as
 the replaying process produces it, verifies every event and prints
 "replay OK: N events", or "divergence at event N (tid T): ..." and exits 1.
@@ -45,7 +46,7 @@ one that exec'd the recorded program). The process command switches.`,
 			case batch || len(exprs) > 0 || file != "":
 				return runBatch(args[0], exprs, file, jsonOut, cpMiB<<20)
 			}
-			return openUI(args[0], "", "", cpMiB<<20)
+			return openUI(args[0], "start", "", cpMiB<<20)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")

@@ -128,6 +128,8 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdProcess(args, &res)
 	case "goto":
 		err = s.cmdGoto(args, &res)
+	case "start":
+		err = s.cmdStart(&res)
 	case "when":
 		n := s.tl.When()
 		res.Value, res.Event = fmt.Sprintf("#%d", n), &n

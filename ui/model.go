@@ -29,7 +29,8 @@ type Options struct {
 	// NoColor forces the colourless theme (NO_COLOR).
 	NoColor bool
 	// Initial is the command run when the UI opens ("" stays at the
-	// start; "continue" goes to the crash or the end).
+	// start; "start" goes to main's first line; "continue" to the crash
+	// or the end).
 	Initial string
 	// Hint is shown in the Console at start (rewind demo's suggestions).
 	Hint string

@@ -1,0 +1,108 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+)
+
+// mainFunction names the function a user calls the program's main and
+// where its first line is: Go's main.main, a Rust binary's own fn main
+// (not the C main that std generates around it), else C and C++'s main.
+func (s *Session) mainFunction() (string, []uint64, error) {
+	t := s.symbols()
+	var names []string
+	if s.isGo() {
+		names = append(names, "main.main")
+	}
+	// rustc names the crate of a binary after it, '-' made '_'.
+	crate := strings.ReplaceAll(filepath.Base(s.Header().Program), "-", "_")
+	names = append(names, crate+"::main", "main")
+	for _, name := range names {
+		var addrs []uint64
+		for _, fn := range t.FindFunction(name) {
+			if name == "main" && fn.Lang() == dwarf.LangRust {
+				continue // a crate's main under another name: not the user's
+			}
+			addrs = append(addrs, fn.Entry)
+		}
+		if len(addrs) > 0 {
+			return name, addrs, nil
+		}
+	}
+	if sym, ok := t.Lookup("main"); ok {
+		return "main", []uint64{sym.Addr}, nil
+	}
+	return "", nil, errors.New("start: the program has no main function with symbols (goto start is the loader)")
+}
+
+// cmdStart is gdb's `start`: back to the beginning of the recording, then
+// forwards to the first line of the program's main with a temporary
+// breakpoint, which is where a user wants to begin (the dynamic loader's
+// work before it is seldom what they look for). User breakpoints met on
+// the way stop first, as in gdb. A process forked from another never runs
+// its main: it stays at the start of its life, and says so.
+func (s *Session) cmdStart(res *Result) error {
+	name, addrs, err := s.mainFunction()
+	if err != nil {
+		return err
+	}
+	if err := s.syncBreakpoints(); err != nil {
+		return err
+	}
+	if err := s.tl.Goto(s.tl.Start()); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	tid := s.currentThread()
+	hit := false
+	err = s.run(res, func() (*timeline.Stop, error) {
+		st, err := s.tl.ContinueWith(addrs, func(tt int32, pc uint64) bool { return true })
+		hit = err == nil && st.Reason == timeline.ReasonStep
+		return st, err
+	})
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if res.Stop.Reason == string(timeline.ReasonExit) || res.Stop.Reason == string(timeline.ReasonEnd) {
+		// It never ran main: its start is the better first screen.
+		var back Result
+		if err := s.cmdGoto("start", &back); err != nil {
+			return err
+		}
+		*res = back
+		res.Text = fmt.Sprintf("process %d never runs %s (thread %d): at the start of its life\n%s", s.Process(), name, tid, res.Text)
+		return nil
+	}
+	if hit {
+		s.selectFrameOf(name, res)
+		res.Text = fmt.Sprintf("Stopped at the first line of %s (goto start reaches the loader)\n%s", name, res.Text)
+	}
+	return nil
+}
+
+// selectFrameOf selects the innermost frame of function name when the stop
+// is in code inlined into it (rustc inlines into the first line of fn
+// main): the Source pane then shows the user's line, as `up` would.
+func (s *Session) selectFrameOf(name string, res *Result) {
+	frames, err := s.stack(s.currentThread())
+	if err != nil {
+		return
+	}
+	for i := range frames {
+		fi := s.frameInfo(frames, i)
+		if fi.Function != name {
+			continue
+		}
+		if i > 0 {
+			var fr Result
+			if s.cmdFrame("frame", fmt.Sprint(i), &fr) == nil {
+				res.Text += "\n" + fr.Text
+			}
+		}
+		return
+	}
+}
