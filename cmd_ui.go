@@ -22,8 +22,15 @@ func openUI(trace, initial, hint string, budget int64) error {
 	if err != nil {
 		return err
 	}
+	// A damaged session file is a warning: the session goes on without it.
+	sf, serr := debugger.LoadSessionFile(trace)
+	var warnings []string
+	if serr != nil {
+		warnings = append(warnings, serr.Error())
+	}
 	// no-color.org: any non-empty NO_COLOR means no colour at all.
-	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint})
+	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint,
+		Session: sf, SaveSession: true, Warnings: warnings})
 	if errors.Is(err, ui.ErrEngineBusy) {
 		// Still in use by the stuck operation: rewind's exit ends it.
 		return err

@@ -101,6 +101,46 @@ func (s *Session) processName(pid int32) string {
 	return "?"
 }
 
+// ProcessInfo is one process of the recording, for the Processes pane.
+type ProcessInfo struct {
+	Pid, Parent int32
+	Args        []string
+	// Exit is its exit code or signal ("-" while it lives at the end).
+	Exit string
+	// First and Last are its first and last events.
+	First, Last int64
+	Tids        []int32
+}
+
+// ProcessInfos lists the processes of the recording in order of birth.
+func (s *Session) ProcessInfos() []ProcessInfo {
+	out := make([]ProcessInfo, 0, len(s.procs))
+	for _, p := range s.procs {
+		out = append(out, ProcessInfo{Pid: p.Pid, Parent: p.Parent, Args: p.Args, Exit: exitText(p),
+			First: p.Born, Last: p.Last, Tids: p.Tids})
+	}
+	return out
+}
+
+// exitText is how a process ended: its exit code, a signal, or "-".
+func exitText(p *trace.Process) string {
+	if !p.Exited {
+		return "-"
+	}
+	if ws := uint32(p.Status); ws&0x7f == 0 {
+		return strconv.Itoa(int(ws>>8) & 0xff)
+	}
+	return DescribeStatus(p.Status)
+}
+
+// FunctionAt names the function (or ELF symbol) at pc in the current
+// moment's address space, "" when none: what the Timeline says an event
+// happened in.
+func (s *Session) FunctionAt(pc uint64) string {
+	name, _ := s.symbolize(pc)
+	return name
+}
+
 // infoProcesses lists the processes, the debugged one marked, as
 // `rewind ps` does.
 func (s *Session) infoProcesses(res *Result) {
@@ -109,13 +149,7 @@ func (s *Session) infoProcesses(res *Result) {
 	b.WriteString("  PID     PPID    EXIT      EVENTS           CMD\n")
 	cur := s.Process()
 	for _, p := range s.procs {
-		exit := "-"
-		if p.Exited {
-			exit = DescribeStatus(p.Status)
-			if ws := uint32(p.Status); ws&0x7f == 0 {
-				exit = strconv.Itoa(int(ws>>8) & 0xff)
-			}
-		}
+		exit := exitText(p)
 		item := map[string]any{"pid": p.Pid, "ppid": p.Parent, "current": p.Pid == cur, "exit": exit,
 			"first_event": p.Born, "last_event": p.Last, "args": p.Args}
 		list = append(list, item)

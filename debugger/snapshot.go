@@ -37,6 +37,10 @@ type Snapshot struct {
 	// Density counts events per bucket over the whole recording, for the
 	// timeline's bar; NowBucket is where the current moment falls.
 	Density []uint32
+	// Processes are the recording's processes; Process is the recorded
+	// pid of the one debugged.
+	Processes []ProcessInfo
+	Process   int32
 }
 
 // VarNode is a variable with its expandable parts.
@@ -162,6 +166,7 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled})
 	}
 	sn.Density = s.density()
+	sn.Process, sn.Processes = s.Process(), s.ProcessInfos()
 	return sn
 }
 

@@ -25,10 +25,27 @@ type engine struct {
 	// alongside engine work (it reads the trace file on its own).
 	evMu sync.Mutex
 	evr  debugger.EventReader
+	// pids maps every recorded thread to its process.
+	pids map[int32]int32
+	// fnMu guards fns, the function names of event addresses by process
+	// and pc, found when the session is free (see functions).
+	fnMu sync.Mutex
+	fns  map[fnKey]string
+}
+
+// fnKey is an address in a process.
+type fnKey struct {
+	pid int32
+	pc  uint64
 }
 
 func newEngine(s *debugger.Session) *engine {
-	e := &engine{s: s}
+	e := &engine{s: s, pids: map[int32]int32{}, fns: map[fnKey]string{}}
+	for _, p := range s.ProcessInfos() {
+		for _, t := range p.Tids {
+			e.pids[t] = p.Pid
+		}
+	}
 	s.SetProgress(func(done, total int64) bool {
 		e.done.Store(done)
 		e.total.Store(total)
@@ -43,6 +60,9 @@ type (
 		line string
 		res  debugger.Result
 		snap *debugger.Snapshot
+		// notes and problems are said in the Console after the result
+		// (what the session file restored, and what it could not).
+		notes, problems []string
 	}
 	tickMsg struct{}
 )
@@ -114,9 +134,51 @@ func (e *engine) events(req views.RequestEvents) tea.Cmd {
 		out := views.EventsLoaded{From: req.From}
 		e.evMu.Lock()
 		defer e.evMu.Unlock()
+		var pcs []uint64
 		e.evr.Read(path, req.From, req.To-1, func(i int64, ev *trace.Event, text string) {
-			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Kind: debugger.EventRecord(i, ev, nil).Type, Text: text})
+			out.Items = append(out.Items, views.EventItem{N: i, Tid: ev.Tid, Pid: e.pids[ev.Tid], Kind: debugger.EventRecord(i, ev, nil).Type, Text: text})
+			pcs = append(pcs, ev.Regs[trace.RIP])
 		})
+		e.functions(out.Items, pcs)
 		return out
+	}
+}
+
+// functions names the function each event happened in, from a cache by
+// address. Names are found with the session's symbols, of the debugged
+// process only (another's addresses mean other code), and only when the
+// session is free: the Timeline must not wait for a replay. An event left
+// unnamed is named when it is loaded again.
+func (e *engine) functions(items []views.EventItem, pcs []uint64) {
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
+	locked := false
+	defer func() {
+		if locked {
+			e.mu.Unlock()
+		}
+	}()
+	pid := int32(-1)
+	for i := range items {
+		k := fnKey{items[i].Pid, pcs[i]}
+		if name, ok := e.fns[k]; ok {
+			items[i].Function = name
+			continue
+		}
+		if !locked {
+			if !e.mu.TryLock() {
+				return
+			}
+			locked, pid = true, e.s.Process()
+		}
+		if pid != 0 && k.pid != 0 && k.pid != pid {
+			continue
+		}
+		name := e.s.FunctionAt(k.pc)
+		if len(e.fns) > 100_000 {
+			clear(e.fns) // bounded: names are cheap to find again
+		}
+		e.fns[k] = name
+		items[i].Function = name
 	}
 }

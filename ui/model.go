@@ -34,6 +34,12 @@ type Options struct {
 	Initial string
 	// Hint is shown in the Console at start (rewind demo's suggestions).
 	Hint string
+	// Session is the recording's session file (nil: none), set up after
+	// Initial; SaveSession keeps it up to date as the user changes it.
+	Session     *debugger.SessionFile
+	SaveSession bool
+	// Warnings are shown in the Console at start (a damaged session file).
+	Warnings []string
 }
 
 // Model is the root model.
@@ -80,6 +86,10 @@ type Model struct {
 	chain     string
 	chainPane paneID
 	chainOn   bool
+	// saved is the session file as last written; saveFailed says its
+	// writing failed (said once).
+	saved      []byte
+	saveFailed bool
 }
 
 // commands are the names the prompt completes.
@@ -128,6 +138,12 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	if opts.Hint != "" {
 		m.console().Append(views.ConsoleEntry{Command: "", Output: opts.Hint})
 	}
+	for _, w := range opts.Warnings {
+		m.console().Append(views.ConsoleEntry{Output: "warning: " + w, Error: true})
+	}
+	if opts.Session != nil {
+		m.restoreSession(opts.Session)
+	}
 	return m, nil
 }
 
@@ -148,7 +164,7 @@ func (m *Model) console() *views.Console { return m.panes[pConsole].(*views.Cons
 // Init asks the terminal for its background and runs the initial command.
 func (m *Model) Init() tea.Cmd {
 	m.busy, m.busyCmd = true, m.opts.Initial
-	return tea.Batch(tea.RequestBackgroundColor, m.eng.command(m.opts.Initial), tick())
+	return tea.Batch(tea.RequestBackgroundColor, m.eng.open(m.opts.Initial, m.opts.Session), tick())
 }
 
 func tick() tea.Cmd {
@@ -202,7 +218,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case resultMsg:
-		return m, m.onResult(msg)
+		cmd := m.onResult(msg)
+		m.saveSession()
+		return m, cmd
 	case views.RunCommand:
 		return m, m.run(msg.Line)
 	case views.AskLLM:
@@ -266,7 +284,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg)
+		cmd := m.onKey(msg)
+		m.saveSession()
+		return m, cmd
 	}
 	// Everything else (answers to pane requests) goes to every pane.
 	var cmds []tea.Cmd
@@ -298,7 +318,18 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 		}
 		m.jumpFrom = ""
 	}
+	for _, n := range r.notes {
+		m.console().Append(views.ConsoleEntry{Output: n})
+	}
+	for _, p := range r.problems {
+		m.console().Append(views.ConsoleEntry{Output: p, Error: true})
+	}
 	m.snap = r.snap
+	if r.line == "start" && r.res.OK && r.res.Stop != nil && r.res.Stop.Reason == "step" {
+		// Reached main: what ran before it is the loader's, folded.
+		m.timeline().SetMainEvent(r.res.Stop.Event)
+	}
+	m.timeline().SetProcesses(len(r.snap.Processes))
 	if st := r.snap.Stop; st != nil {
 		m.status = describeStop(st)
 	}

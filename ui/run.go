@@ -33,6 +33,7 @@ func Run(s *debugger.Session, opts Options) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
+	m.saveSession()
 	// Operations may still run in the background: stop them and keep the
 	// session locked, so that closing it cannot race with them.
 	m.eng.cancelled.Store(true)

@@ -92,8 +92,12 @@ type (
 type EventItem struct {
 	N    int64
 	Tid  int32
-	Kind string // "syscall", "signal", "thread", "exec", "exit", "other"
+	Kind string // "syscall", "signal", "thread", "exec", "exit", "rdtsc", "cpuid", …
 	Text string // strace-style
+	// Pid is the process of the thread (0: unknown); Function the
+	// function the event happened in ("" when not known).
+	Pid      int32
+	Function string
 }
 
 // WriteItem is one write to a watched location.

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,12 +42,21 @@ const (
 //
 // Keys: Up/Down/PageUp/PageDown/Top/Bottom move the cursor over events,
 // Enter runs "goto #N", Filter ("/") opens the filter input, Cancel (Esc)
-// clears the filter. A filter is comma-separated terms: event kinds
-// ("syscall", "signal", "thread", "exec", "exit", "other"), threads
-// ("tid:4242"), or text matched in the description ("write", or
+// clears the filter, Expand (space) unfolds or folds the noise. A filter
+// is comma-separated terms: event kinds ("syscall", "signal", "thread",
+// "exec", "exit", "rdtsc", "cpuid", …), threads ("tid:4242"), processes
+// ("pid:4240"), system calls by name ("sys:openat"), functions
+// ("fn:main"), or text matched in the description ("write", or
 // "text:exit" for a word that is also a kind). Terms of the same sort are
 // alternatives; sorts must all match ("syscall,tid:7" is the system calls
 // of thread 7).
+//
+// The events a user seldom looks for are folded by default into one line
+// under the bar: everything before main's first line (the dynamic
+// loader's work; SetMainEvent says where it is) and rdtsc/cpuid anywhere.
+// Every stop the user reached is marked, and each event names the
+// function it happened in, and its process when the recording has more
+// than one.
 type Timeline struct {
 	ctx  *Context
 	w, h int
@@ -71,6 +81,15 @@ type Timeline struct {
 
 	input  textinput.Model
 	typing bool
+
+	// unfolded shows the folded events; mainEvent is the event of main's
+	// first line (0: unknown), noise says an rdtsc/cpuid event was seen:
+	// folding engages only when it has something to fold.
+	unfolded  bool
+	mainEvent int64
+	noise     bool
+	// multiProc adds the process column (the recording has several).
+	multiProc bool
 }
 
 // tlStop is a breakpoint or watchpoint hit the session has seen.
@@ -93,7 +112,7 @@ type tlSeek struct {
 func NewTimeline(ctx *Context) *Timeline {
 	in := textinput.New()
 	in.Prompt = "/"
-	in.Placeholder = "syscall,signal,thread,exec,exit · tid:N · text"
+	in.Placeholder = "syscall,signal,thread,exec,exit · tid:N · pid:N · sys:NAME · fn:NAME · text"
 	return &Timeline{ctx: ctx, input: in, budget: tlBudget}
 }
 
@@ -110,7 +129,7 @@ func (t *Timeline) Typing() bool { return t.typing }
 // Help lists the timeline's own actions.
 func (t *Timeline) Help() []keymaps.Action {
 	return []keymaps.Action{keymaps.Up, keymaps.Down, keymaps.PageUp, keymaps.PageDown, keymaps.Top, keymaps.Bottom,
-		keymaps.Enter, keymaps.Filter, keymaps.Cancel}
+		keymaps.Enter, keymaps.Filter, keymaps.Cancel, keymaps.Expand}
 }
 
 // SetSize sets the inner size.
@@ -145,12 +164,16 @@ func (t *Timeline) clamp(n int64) int64 {
 	return max(0, min(n, t.total-1))
 }
 
-// addStop remembers a breakpoint or watchpoint hit.
+// addStop remembers a stop the user reached (a goto is where they went,
+// not a stop of the program).
 func (t *Timeline) addStop(st *debugger.StopInfo) {
-	if st == nil || (st.Reason != "breakpoint" && st.Reason != "watchpoint") {
+	if st == nil || st.Reason == "goto" || st.Reason == "" {
 		return
 	}
 	label := st.Reason
+	if st.Signal != "" {
+		label += " " + st.Signal
+	}
 	if st.Reason == "breakpoint" && st.Breakpoint > 0 {
 		label += " " + strconv.Itoa(st.Breakpoint)
 	}
@@ -160,15 +183,26 @@ func (t *Timeline) addStop(st *debugger.StopInfo) {
 			label += " " + w.Old + " -> " + w.New
 		}
 	}
-	i := sort.Search(len(t.stops), func(i int) bool { return t.stops[i].event >= st.Event })
-	for j := i; j < len(t.stops) && t.stops[j].event == st.Event; j++ {
-		if t.stops[j].label == label {
+	if st.Watch == nil && st.Function != "" {
+		label += " in " + st.Function
+		if st.File != "" {
+			label += " at " + st.File + ":" + strconv.Itoa(st.Line)
+		}
+	}
+	t.mark(tlStop{event: st.Event, reason: st.Reason, label: label})
+}
+
+// mark adds a mark, once.
+func (t *Timeline) mark(m tlStop) {
+	i := sort.Search(len(t.stops), func(i int) bool { return t.stops[i].event >= m.event })
+	for j := i; j < len(t.stops) && t.stops[j].event == m.event; j++ {
+		if t.stops[j].label == m.label {
 			return
 		}
 	}
 	t.stops = append(t.stops, tlStop{})
 	copy(t.stops[i+1:], t.stops[i:])
-	t.stops[i] = tlStop{event: st.Event, reason: st.Reason, label: label}
+	t.stops[i] = m
 	if len(t.stops) > tlMaxStops {
 		t.stops = t.stops[1:]
 	}
@@ -190,11 +224,51 @@ func (t *Timeline) listRows() int {
 	if t.footer() {
 		r--
 	}
+	if t.folding() && t.h >= 4 {
+		r-- // the fold line
+	}
 	return max(r, 0)
 }
 
 // footer says whether the last line shows the filter.
-func (t *Timeline) footer() bool { return (t.typing || t.filter != nil) && t.h >= 3 }
+func (t *Timeline) footer() bool { return (t.typing || t.filterText != "") && t.h >= 3 }
+
+// folding says whether events are folded now: not unfolded, and there is
+// something to fold.
+func (t *Timeline) folding() bool { return !t.unfolded && (t.mainEvent > 0 || t.noise) }
+
+// SetMainEvent says where main's first line is: the events before it (the
+// dynamic loader's) are folded.
+func (t *Timeline) SetMainEvent(n int64) {
+	if n == t.mainEvent {
+		return
+	}
+	t.mainEvent = n
+	t.setFilter(t.filterText)
+}
+
+// SetProcesses says whether the recording has several processes (events
+// then show their process).
+func (t *Timeline) SetProcesses(n int) { t.multiProc = n > 1 }
+
+// SavedState is what the session file keeps of the timeline.
+func (t *Timeline) SavedState() debugger.SavedTimeline {
+	st := debugger.SavedTimeline{Filter: t.filterText, Unfolded: t.unfolded}
+	for _, m := range t.stops {
+		st.Marks = append(st.Marks, debugger.SavedMark{Event: m.event, Reason: m.reason, Label: m.label})
+	}
+	return st
+}
+
+// RestoreState sets the timeline up as a session file kept it.
+func (t *Timeline) RestoreState(st debugger.SavedTimeline) {
+	t.unfolded = st.Unfolded
+	for _, m := range st.Marks {
+		t.mark(tlStop{event: m.Event, reason: m.Reason, label: m.Label})
+	}
+	t.input.SetValue(st.Filter)
+	t.setFilter(st.Filter)
+}
 
 // Update handles keys (when focused), loaded events, and asks for the
 // events the list needs on any other message.
@@ -271,9 +345,15 @@ func (t *Timeline) key(m tea.KeyPressMsg) tea.Cmd {
 		t.scroll(false)
 		return t.input.Focus()
 	case k.Matches(s, keymaps.Cancel):
-		if t.filter != nil {
+		if t.filterText != "" {
 			t.input.SetValue("")
 			t.setFilter("")
+			return t.load()
+		}
+	case k.Matches(s, keymaps.Expand):
+		if t.mainEvent > 0 || t.noise {
+			t.unfolded = !t.unfolded
+			t.setFilter(t.filterText)
 			return t.load()
 		}
 	}
@@ -379,6 +459,12 @@ func (t *Timeline) setFilter(text string) {
 	t.filterText = strings.TrimSpace(text)
 	t.seek, t.note, t.budget = nil, "", tlBudget
 	t.filter = tlParseFilter(t.filterText)
+	if t.folding() {
+		if t.filter == nil {
+			t.filter = &tlFilter{kinds: map[string]bool{}, tids: map[int32]bool{}}
+		}
+		t.filter.before, t.filter.noNoise = t.mainEvent, true
+	}
 	t.fst = tlStore{}
 	if t.filter == nil {
 		t.scroll(true)
@@ -422,6 +508,17 @@ func (t *Timeline) ingest(m EventsLoaded) {
 	a := sort.Search(len(items), func(i int) bool { return items[i].N >= lo })
 	b := sort.Search(len(items), func(i int) bool { return items[i].N >= hi })
 	items = items[a:b]
+	if !t.noise {
+		for i := range items {
+			if tlNoise(items[i].Kind) {
+				// Something to fold: the list folds from now on.
+				t.noise = true
+				t.raw.add(lo, hi, items)
+				t.setFilter(t.filterText)
+				return
+			}
+		}
+	}
 	t.raw.add(lo, hi, items)
 	t.raw.trim(tlCacheMax, t.cursor)
 	if t.filter != nil {
@@ -622,6 +719,9 @@ func (t *Timeline) View() string {
 	}
 	lines := make([]string, 0, t.h)
 	lines = append(lines, t.bar())
+	if t.folding() && t.h >= 4 {
+		lines = append(lines, t.foldLine())
+	}
 	rows := t.listRows()
 	if t.filter == nil {
 		lines = append(lines, t.rawRows(rows)...)
@@ -635,6 +735,24 @@ func (t *Timeline) View() string {
 		lines = append(lines, t.footerLine())
 	}
 	return tlFrame(lines, t.w, t.h)
+}
+
+// foldLine says what is folded and how to see it.
+func (t *Timeline) foldLine() string {
+	th := t.ctx.Theme
+	what := "rdtsc/cpuid"
+	if t.mainEvent > 0 {
+		what = "#0–#" + strconv.FormatInt(t.mainEvent-1, 10) + " before main, " + what
+	}
+	key := "space"
+	if ks := t.ctx.Keys.Get(keymaps.Expand).Keys(); len(ks) > 0 {
+		key = ks[0]
+	}
+	arrow := "▸ "
+	if th.NoColor {
+		arrow = "> "
+	}
+	return tlLine(t.w, nil, tlSeg{arrow, th.Key}, tlSeg{"folded: " + what, th.Muted}, tlSeg{" · " + key + " unfolds", th.Muted})
 }
 
 // tlRamps are the density levels: zero, then low to high.
@@ -818,10 +936,19 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 		if th.NoColor {
 			stopCh = "B"
 		}
-		if hits[0].reason == "watchpoint" {
+		switch hits[0].reason {
+		case "watchpoint":
 			stopCh, stopSt = "◆", th.Watch
 			if th.NoColor {
 				stopCh = "W"
+			}
+		case "signal", "exit":
+			stopCh, stopSt = "!", th.Signal
+		case "breakpoint":
+		default: // steps and the other stops the user reached
+			stopCh, stopSt = "•", th.Key
+			if th.NoColor {
+				stopCh = "*"
 			}
 		}
 		var ls []string
@@ -832,7 +959,10 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 	}
 	num := "#" + strconv.FormatInt(n, 10)
 	num += strings.Repeat(" ", max(0, t.numWidth()-len(num)))
-	tid, text, textSt := strings.Repeat(" ", tidW), "", th.Base
+	tid, pid, text, textSt, fn := strings.Repeat(" ", tidW), "", "", th.Base, ""
+	if t.multiProc {
+		pid = strings.Repeat(" ", tidW+2)
+	}
 	switch state {
 	case tlRowLoading:
 		text, textSt = "…", th.Muted
@@ -841,10 +971,17 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 	default:
 		tid = strconv.FormatInt(int64(it.Tid), 10)
 		tid = strings.Repeat(" ", max(0, tidW-len(tid))) + tid
+		if t.multiProc {
+			pid = "p" + strconv.FormatInt(int64(it.Pid), 10)
+			pid = "  " + strings.Repeat(" ", max(0, tidW-len(pid))) + pid
+		}
 		text, textSt = tlClean(it.Text), t.kindStyle(it.Kind)
+		if it.Function != "" {
+			fn = "  in " + tlClean(it.Function)
+		}
 	}
 	segs := []tlSeg{{mark, th.Key}, {stopCh, stopSt}, {" ", th.Base}, {num, th.LineNumber}, {"  ", th.Base},
-		{tid, th.Muted}, {"  ", th.Base}, {text, textSt}, {label, stopSt}}
+		{tid, th.Muted}, {pid, th.Muted}, {"  ", th.Base}, {text, textSt}, {fn, th.Muted}, {label, stopSt}}
 	switch {
 	case n == t.cursor:
 		return tlLine(t.w, &th.Selected, segs...)
@@ -883,16 +1020,31 @@ func (t *Timeline) footerLine() string {
 	return tlLine(t.w, nil, tlSeg{"/", th.Prompt}, tlSeg{t.filterText, th.Base}, tlSeg{"  " + info + " · Esc clears", th.Muted})
 }
 
-// tlFilter is a parsed filter.
+// tlFilter is a parsed filter, and the folding.
 type tlFilter struct {
 	kinds map[string]bool
 	tids  map[int32]bool
+	pids  map[int32]bool
+	sys   []string // system call names
+	fns   []string // functions, lower case, matched in part
 	texts []string // lower case
+	// before hides the events before it (the loader's), noNoise the
+	// rdtsc/cpuid ones: folding.
+	before  int64
+	noNoise bool
 }
+
+// tlKinds are the kinds a filter term names (plurals too).
+var tlKinds = map[string]bool{"syscall": true, "signal": true, "thread": true, "exec": true, "exit": true, "other": true,
+	"rdtsc": true, "cpuid": true, "preempt": true, "shared": true}
+
+// tlNoise says whether events of a kind are folded anywhere: a program's
+// clocks and CPU queries, which drown what a user looks for.
+func tlNoise(kind string) bool { return kind == "rdtsc" || kind == "cpuid" }
 
 // tlParseFilter parses "syscall,tid:4242,write"; nil for an empty filter.
 func tlParseFilter(s string) *tlFilter {
-	f := &tlFilter{kinds: map[string]bool{}, tids: map[int32]bool{}}
+	f := &tlFilter{kinds: map[string]bool{}, tids: map[int32]bool{}, pids: map[int32]bool{}}
 	empty := true
 	for _, term := range strings.Split(s, ",") {
 		term = strings.TrimSpace(term)
@@ -900,16 +1052,25 @@ func tlParseFilter(s string) *tlFilter {
 		switch {
 		case term == "":
 			continue
-		case low == "syscall" || low == "syscalls" || low == "signal" || low == "signals" || low == "thread" ||
-			low == "threads" || low == "exec" || low == "exit" || low == "other":
-			f.kinds[strings.TrimSuffix(low, "s")] = true
-		case strings.HasPrefix(low, "tid:"):
-			n, err := strconv.ParseInt(strings.TrimSpace(term[4:]), 10, 32)
-			if err != nil {
-				f.texts = append(f.texts, low)
-			} else {
-				f.tids[int32(n)] = true
+		case tlKinds[low] || (strings.HasSuffix(low, "s") && tlKinds[strings.TrimSuffix(low, "s")]):
+			if !tlKinds[low] {
+				low = strings.TrimSuffix(low, "s")
 			}
+			f.kinds[low] = true
+		case strings.HasPrefix(low, "tid:") || strings.HasPrefix(low, "pid:"):
+			n, err := strconv.ParseInt(strings.TrimSpace(term[4:]), 10, 32)
+			switch {
+			case err != nil:
+				f.texts = append(f.texts, low)
+			case low[0] == 't':
+				f.tids[int32(n)] = true
+			default:
+				f.pids[int32(n)] = true
+			}
+		case strings.HasPrefix(low, "sys:"):
+			f.sys = append(f.sys, strings.TrimSpace(low[4:]))
+		case strings.HasPrefix(low, "fn:"):
+			f.fns = append(f.fns, strings.TrimSpace(low[3:]))
 		case strings.HasPrefix(low, "text:"):
 			f.texts = append(f.texts, low[5:])
 		default:
@@ -925,10 +1086,26 @@ func tlParseFilter(s string) *tlFilter {
 
 // match says whether an event passes the filter.
 func (f *tlFilter) match(it *EventItem) bool {
+	if it.N < f.before || (f.noNoise && tlNoise(it.Kind) && !f.kinds[it.Kind]) {
+		return false
+	}
 	if len(f.kinds) > 0 && !f.kinds[it.Kind] {
 		return false
 	}
 	if len(f.tids) > 0 && !f.tids[it.Tid] {
+		return false
+	}
+	if len(f.pids) > 0 && !f.pids[it.Pid] {
+		return false
+	}
+	if len(f.sys) > 0 && !slices.ContainsFunc(f.sys, func(name string) bool {
+		return it.Kind == "syscall" && strings.HasPrefix(it.Text, name+"(")
+	}) {
+		return false
+	}
+	if len(f.fns) > 0 && !slices.ContainsFunc(f.fns, func(fn string) bool {
+		return it.Function != "" && strings.Contains(strings.ToLower(it.Function), fn)
+	}) {
 		return false
 	}
 	if len(f.texts) == 0 {

@@ -520,23 +520,24 @@ func TestTimelineStops(t *testing.T) {
 		s = tlSnap(100, 42)
 		s.Stop = &debugger.StopInfo{Reason: "watchpoint", Event: 42, Watch: &debugger.WatchInfo{ID: 1, Expr: "x", Old: "0", New: "5"}}
 		tl.SetSnapshot(s)
-		s = tlSnap(100, 43) // a step: not a hit, and the old stop again: kept once
-		s.Stop = &debugger.StopInfo{Reason: "step", Event: 43}
+		s = tlSnap(100, 43) // a step is a stop the user reached too; the old stop again: kept once
+		s.Stop = &debugger.StopInfo{Reason: "step", Event: 43, Function: "main", File: "a.c", Line: 7}
 		tl.SetSnapshot(s)
 		s = tlSnap(100, 42)
 		s.Stop = &debugger.StopInfo{Reason: "watchpoint", Event: 42, Watch: &debugger.WatchInfo{ID: 1, Expr: "x", Old: "0", New: "5"}}
 		tl.SetSnapshot(s)
 		tlServe(t, tl, tl.Update(struct{}{}))
-		if len(tl.stops) != 2 {
+		if len(tl.stops) != 3 {
 			t.Fatalf("%s: stops %v", th.name, tl.stops)
 		}
-		b, w := "●", "◆"
+		b, w, st := "●", "◆", "•"
 		if th.noColor {
-			b, w = "B", "W"
+			b, w, st = "B", "W", "*"
 		}
 		v := strings.Join(tlPlain(tl.View()), "\n")
 		if !strings.Contains(v, "  "+b+" #40 ") || !strings.Contains(v, "[breakpoint 3]") ||
-			!strings.Contains(v, "=>"+w+" #42 ") || !strings.Contains(v, "[watchpoint 1: x 0 -> 5]") {
+			!strings.Contains(v, "=>"+w+" #42 ") || !strings.Contains(v, "[watchpoint 1: x 0 -> 5]") ||
+			!strings.Contains(v, "  "+st+" #43 ") || !strings.Contains(v, "[step in main at a.c:7]") {
 			t.Fatalf("%s: stops not shown:\n%s", th.name, v)
 		}
 	}

@@ -1,0 +1,202 @@
+package debugger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SessionFile is what a user set up over a recording and finds again when
+// they (or a pair partner in the same tmux) reopen it: breakpoints,
+// watchpoints, the Timeline's marks and filter, and the layout. It is kept
+// beside the trace as TRACE.session (JSON), or under
+// $XDG_STATE_HOME/rewind/ when the trace's directory is not writable.
+// The UI loads it; batch mode and MCP only with --session, so that their
+// output depends on their commands alone.
+type SessionFile struct {
+	Breakpoints []SavedBreakpoint `json:"breakpoints,omitempty"`
+	Watchpoints []SavedWatch      `json:"watchpoints,omitempty"`
+	Timeline    SavedTimeline     `json:"timeline"`
+	Layout      SavedLayout       `json:"layout"`
+}
+
+// SavedBreakpoint is a breakpoint as the user gave it.
+type SavedBreakpoint struct {
+	Spec      string `json:"spec"`
+	Condition string `json:"condition,omitempty"`
+	Temporary bool   `json:"temporary,omitempty"`
+	Disabled  bool   `json:"disabled,omitempty"`
+}
+
+// SavedWatch is a watchpoint as the user gave it; Access is a read/write
+// one (rwatch, awatch).
+type SavedWatch struct {
+	Expr     string `json:"expr"`
+	Access   bool   `json:"access,omitempty"`
+	Disabled bool   `json:"disabled,omitempty"`
+}
+
+// SavedTimeline is the Timeline's state: its filter, whether the loader's
+// and rdtsc/cpuid events are shown unfolded, and its marks.
+type SavedTimeline struct {
+	Filter   string      `json:"filter,omitempty"`
+	Unfolded bool        `json:"unfolded,omitempty"`
+	Marks    []SavedMark `json:"marks,omitempty"`
+}
+
+// SavedMark is a stop the user reached, marked on the Timeline.
+type SavedMark struct {
+	Event  int64  `json:"event"`
+	Reason string `json:"reason"`
+	Label  string `json:"label"`
+}
+
+// SavedLayout is the layout: the focused pane (by title) and the zoom.
+type SavedLayout struct {
+	Focus string `json:"focus,omitempty"`
+	Zoom  bool   `json:"zoom,omitempty"`
+}
+
+// SessionPaths are where the session file of a trace may be: beside it
+// first, then under the XDG state directory (a name made unique by the
+// trace's absolute path).
+func SessionPaths(trace string) []string {
+	out := []string{trace + ".session"}
+	abs, err := filepath.Abs(trace)
+	if err != nil {
+		abs = trace
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return out
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := filepath.Base(trace) + "-" + hex.EncodeToString(sum[:6]) + ".session"
+	return append(out, filepath.Join(state, "rewind", name))
+}
+
+// LoadSessionFile reads the session file of a trace. A missing one is an
+// empty session; a damaged one is an error of one line, which callers show
+// as a warning and go on without it.
+func LoadSessionFile(trace string) (*SessionFile, error) {
+	for _, p := range SessionPaths(trace) {
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return &SessionFile{}, fmt.Errorf("session file %s: %w", p, err)
+		}
+		var f SessionFile
+		if err := json.Unmarshal(data, &f); err != nil {
+			return &SessionFile{}, fmt.Errorf("session file %s is damaged, ignored: %s", p, strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+		return &f, nil
+	}
+	return &SessionFile{}, nil
+}
+
+// Save writes the session file atomically (a temporary file renamed over
+// it), beside the trace, else under the XDG state directory. It returns
+// where it wrote.
+func (f *SessionFile) Save(trace string) (string, error) {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("session file: %w", err)
+	}
+	data = append(data, '\n')
+	var errs []error
+	for _, p := range SessionPaths(trace) {
+		if err := writeAtomic(p, data); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("session file: %w", errors.Join(errs...))
+}
+
+// writeAtomic writes data to path through a temporary file in its
+// directory, so that a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// Restore sets the file's breakpoints and watchpoints up again in the
+// session, in the order they were made, and says in one line per problem
+// what could not be (a watch on a local of a function not running now, a
+// function gone from a rebuilt program); the rest is restored.
+func (s *Session) Restore(f *SessionFile) (restored int, problems []string) {
+	try := func(line string, disabled bool) {
+		res := s.Execute(line)
+		if !res.OK {
+			problems = append(problems, "session: "+line+": "+res.Error)
+			return
+		}
+		restored++
+		if m, ok := res.Value.(map[string]any); ok && disabled {
+			if id, ok := m["id"].(int); ok {
+				s.Execute(fmt.Sprintf("disable %d", id))
+			}
+		}
+	}
+	for _, b := range f.Breakpoints {
+		c := "break "
+		if b.Temporary {
+			c = "tbreak "
+		}
+		c += b.Spec
+		if b.Condition != "" {
+			c += " if " + b.Condition
+		}
+		try(c, b.Disabled)
+	}
+	for _, w := range f.Watchpoints {
+		c := "watch "
+		if w.Access {
+			c = "awatch "
+		}
+		try(c+w.Expr, w.Disabled)
+	}
+	return restored, problems
+}
+
+// SetStops fills the file's breakpoints and watchpoints from a snapshot's
+// lists.
+func (f *SessionFile) SetStops(bps []BreakpointInfo, ws []WatchpointInfo) {
+	f.Breakpoints, f.Watchpoints = nil, nil
+	for _, b := range bps {
+		f.Breakpoints = append(f.Breakpoints, SavedBreakpoint{Spec: b.Spec, Condition: b.Condition, Temporary: b.Temporary, Disabled: b.Disabled})
+	}
+	for _, w := range ws {
+		f.Watchpoints = append(f.Watchpoints, SavedWatch{Expr: w.Expr, Access: w.Access, Disabled: w.Disabled})
+	}
+}
