@@ -77,13 +77,14 @@ const (
 	PaneConsole     Action = "pane-console"
 	PaneDisasm      Action = "pane-disassembly"
 	PaneThreads     Action = "pane-threads"
+	PaneProcesses   Action = "pane-processes"
 	PaneBreakpoints Action = "pane-breakpoints"
 	PaneLLM         Action = "pane-llm"
 )
 
 // PaneActions lists the pane actions, in the tab row's order.
 var PaneActions = []Action{PaneSource, PaneStack, PaneLocals, PaneRegisters, PaneMemory, PaneTimeline,
-	PaneWatch, PaneConsole, PaneDisasm, PaneThreads, PaneBreakpoints, PaneLLM}
+	PaneWatch, PaneConsole, PaneDisasm, PaneThreads, PaneProcesses, PaneBreakpoints, PaneLLM}
 
 // Actions lists every action, in help order.
 var Actions = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
@@ -100,7 +101,7 @@ var descriptions = map[Action]string{
 	Enter: "go to", Expand: "expand", Filter: "filter", Toggle: "toggle", Left: "left", Right: "right",
 	PaneSource: "Source pane", PaneStack: "Stack pane", PaneLocals: "Locals pane", PaneRegisters: "Registers pane",
 	PaneMemory: "Memory pane", PaneTimeline: "Timeline pane", PaneWatch: "Watch pane", PaneConsole: "Console pane",
-	PaneDisasm: "Disassembly pane", PaneThreads: "Threads pane", PaneBreakpoints: "Breakpoints pane", PaneLLM: "LLM pane",
+	PaneDisasm: "Disassembly pane", PaneThreads: "Threads pane", PaneProcesses: "Processes pane", PaneBreakpoints: "Breakpoints pane", PaneLLM: "LLM pane",
 	JumpBack: "jump back", JumpForward: "jump forward", Origin: "origin: last write", OriginForward: "next write",
 	OriginRead: "next read",
 }
@@ -150,7 +151,7 @@ var common = preset{
 	// Panes by number in the tab row's order, the rarer ones by letter.
 	PaneSource: {"1"}, PaneStack: {"2"}, PaneLocals: {"3"}, PaneRegisters: {"4"}, PaneMemory: {"5"},
 	PaneTimeline: {"6"}, PaneWatch: {"7"}, PaneConsole: {"8"}, PaneDisasm: {"9"}, PaneThreads: {"0"},
-	PaneBreakpoints: {"B"}, PaneLLM: {"L"},
+	PaneProcesses: {"P"}, PaneBreakpoints: {"B"}, PaneLLM: {"L"},
 	// ctrl+i is Tab in most terminals: ctrl+] too.
 	JumpBack: {"ctrl+o"}, JumpForward: {"ctrl+i", "ctrl+]"},
 	Origin: {"o"}, OriginForward: {"O"}, OriginRead: {"r"},

@@ -34,6 +34,7 @@ const (
 	pDisasm
 	pMemory
 	pThreads
+	pProcesses
 	pBreakpoints
 	pLLM
 	numPanes
@@ -62,13 +63,14 @@ var paneInfos = [numPanes]paneInfo{
 	pConsole:     {"console", [3]string{"Console", "Console", "Cons"}, keymaps.PaneConsole, true},
 	pDisasm:      {"disassembly", [3]string{"Disassembly", "Disasm", "Asm"}, keymaps.PaneDisasm, false},
 	pThreads:     {"threads", [3]string{"Threads", "Threads", "Thr"}, keymaps.PaneThreads, false},
+	pProcesses:   {"processes", [3]string{"Processes", "Procs", "Proc"}, keymaps.PaneProcesses, false},
 	pBreakpoints: {"breakpoints", [3]string{"Breakpoints", "Bkpts", "Brk"}, keymaps.PaneBreakpoints, false},
 	pLLM:         {"llm", [3]string{"LLM", "LLM", "LLM"}, keymaps.PaneLLM, true},
 }
 
 // tabOrder is the order of the tab row and of the pane keys.
 var tabOrder = []paneID{pSource, pStack, pLocals, pRegisters, pMemory, pTimeline, pWatch, pConsole,
-	pDisasm, pThreads, pBreakpoints, pLLM}
+	pDisasm, pThreads, pProcesses, pBreakpoints, pLLM}
 
 // rect is a pane's place on the screen, frame included.
 type rect struct{ x, y, w, h int }

@@ -119,7 +119,7 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),
 		pConsole: views.NewConsole(m.ctx), pTimeline: views.NewTimeline(m.ctx), pWatch: views.NewWatch(m.ctx),
 		pRegisters: views.NewRegisters(m.ctx), pDisasm: views.NewDisassembly(m.ctx), pMemory: views.NewMemory(m.ctx),
-		pThreads: views.NewThreads(m.ctx), pBreakpoints: views.NewBreakpoints(m.ctx), pLLM: views.NewLLM(m.ctx),
+		pThreads: views.NewThreads(m.ctx), pProcesses: views.NewProcesses(m.ctx), pBreakpoints: views.NewBreakpoints(m.ctx), pLLM: views.NewLLM(m.ctx),
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
