@@ -17,6 +17,7 @@ import (
 
 func newMCPCmd() *cobra.Command {
 	var pid int32
+	var session bool
 	cmd := &cobra.Command{
 		Use:   "mcp [-p PID] TRACE",
 		Short: "Serve a recording to coding agents over MCP on stdio",
@@ -27,15 +28,16 @@ written to stdout. For Claude Code:
 
   claude mcp add rewind -- rewind mcp TRACE`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0], pid) },
+		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0], pid, session) },
 	}
 	cmd.Flags().Int32VarP(&pid, "process", "p", 0, "the recorded pid of the process to serve (rewind ps lists them)")
+	cmd.Flags().BoolVar(&session, "session", false, "set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
 
 // runMCP serves the recording at trace over the Model Context Protocol on
 // stdin/stdout until the client disconnects, SIGINT or SIGTERM.
-func runMCP(trace string, pid int32) error {
+func runMCP(trace string, pid int32, session bool) error {
 	s, err := debugger.Open(trace, debugger.Options{Process: pid})
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
@@ -44,6 +46,9 @@ func runMCP(trace string, pid int32) error {
 	// For the client's log; the model is told in the protocol.
 	warnTrace(s.TraceStatus())
 	warnMachine(s.Header())
+	if session {
+		restoreSession(s, trace)
+	}
 	protocol, err := reserveStdout()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)

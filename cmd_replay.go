@@ -17,7 +17,7 @@ import (
 )
 
 func newReplayCmd() *cobra.Command {
-	var check, batch, jsonOut bool
+	var check, batch, jsonOut, session bool
 	var cpMiB int64
 	var pid int32
 	var exprs []string
@@ -44,7 +44,7 @@ one that exec'd the recorded program). The process command switches.`,
 			case check:
 				return runCheck(args[0], pid)
 			case batch || len(exprs) > 0 || file != "":
-				return runBatch(args[0], exprs, file, jsonOut, cpMiB<<20)
+				return runBatch(args[0], exprs, file, jsonOut, session, cpMiB<<20)
 			}
 			return openUI(args[0], "start", "", cpMiB<<20)
 		},
@@ -56,12 +56,13 @@ one that exec'd the recorded program). The process command switches.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
 	cmd.Flags().StringArrayVar(&exprs, "ex", nil, "with --batch, a command to run (repeatable)")
 	cmd.Flags().StringVarP(&file, "x", "x", "", "with --batch, a file of commands")
+	cmd.Flags().BoolVar(&session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
 
 // runBatch runs debugger commands without the UI: from -x FILE first, then
 // each -ex, printing one result each (one JSON object a line with --json).
-func runBatch(path string, exprs []string, file string, jsonOut bool, budget int64) error {
+func runBatch(path string, exprs []string, file string, jsonOut, session bool, budget int64) error {
 	var cmds []string
 	if file != "" {
 		data, err := os.ReadFile(file)
@@ -82,6 +83,9 @@ func runBatch(path string, exprs []string, file string, jsonOut bool, budget int
 	defer s.Close()
 	warnTrace(s.TraceStatus())
 	warnMachine(s.Header())
+	if session {
+		restoreSession(s, path)
+	}
 	enc := json.NewEncoder(os.Stdout)
 	lastOK := true
 	prog := &batchProgress{out: os.Stderr, after: 2 * time.Second, every: time.Second}
@@ -137,6 +141,23 @@ func (p *batchProgress) update(done, total int64) bool {
 	}
 	fmt.Fprintf(p.out, "rewind: %s: %d%% (%d of %d events replayed)\n", p.cmd, pct, done, total)
 	return true
+}
+
+// restoreSession sets up the breakpoints and watchpoints of the trace's
+// session file (what the UI kept), saying on stderr what it did and what it
+// could not: batch mode and MCP do this only when asked (--session), so
+// that their results depend on their commands alone.
+func restoreSession(s *debugger.Session, trace string) {
+	f, err := debugger.LoadSessionFile(trace)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", oneLine(err.Error()))
+		return
+	}
+	n, problems := s.Restore(f)
+	for _, p := range problems {
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(p))
+	}
+	fmt.Fprintf(os.Stderr, "rewind: session: %d of %d breakpoints and watchpoints restored\n", n, len(f.Breakpoints)+len(f.Watchpoints))
 }
 
 // sessionProcess is the -p of replay: the process sessions open on (0:
