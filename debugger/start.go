@@ -47,15 +47,17 @@ func (s *Session) mainFunction() (string, []uint64, error) {
 // the way stop first, as in gdb. A process forked from another never runs
 // its main: it stays at the start of its life, and says so.
 func (s *Session) cmdStart(res *Result) error {
-	name, addrs, err := s.mainFunction()
-	if err != nil {
-		return err
-	}
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
-	if err := s.tl.Goto(s.tl.Start()); err != nil {
+	if err := s.tl.Goto(s.startOfProgram()); err != nil {
 		return fmt.Errorf("start: %w", err)
+	}
+	// Resolved in the program the process runs from here: after an exec
+	// of its own, the addresses of its parent's program mean nothing.
+	name, addrs, err := s.mainFunction()
+	if err != nil {
+		return err
 	}
 	tid := s.currentThread()
 	hit := false
@@ -76,6 +78,9 @@ func (s *Session) cmdStart(res *Result) error {
 		*res = back
 		res.Text = fmt.Sprintf("process %d never runs %s (thread %d): at the start of its life\n%s", s.Process(), name, tid, res.Text)
 		return nil
+	}
+	if !hit && res.Stop.Reason == string(timeline.ReasonSignal) {
+		res.Text = fmt.Sprintf("process %d never runs the first line of %s (it was forked after it): stopped at its signal\n%s", s.Process(), name, res.Text)
 	}
 	if hit {
 		s.selectFrameOf(name, res)
@@ -105,4 +110,16 @@ func (s *Session) selectFrameOf(name string, res *Result) {
 		}
 		return
 	}
+}
+
+// startOfProgram is where the debugged process's own program begins: just
+// after its last exec when it made one after its birth (a forked child
+// that ran another program), else the start of its life.
+func (s *Session) startOfProgram() timeline.Moment {
+	for _, p := range s.procs {
+		if p.Pid == s.Process() && p.Exec > p.Born && p.Exec+1 < s.tl.Index().Total() {
+			return timeline.Moment{Event: p.Exec + 1}
+		}
+	}
+	return s.tl.Start()
 }
