@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -122,15 +123,17 @@ func (s *Session) ProcessInfos() []ProcessInfo {
 	return out
 }
 
-// exitText is how a process ended: its exit code, a signal, or "-".
+// exitText is how a process ended, in a column as rewind ps says it: its
+// exit code, the signal that killed it, or "-".
 func exitText(p *trace.Process) string {
 	if !p.Exited {
 		return "-"
 	}
 	if ws := uint32(p.Status); ws&0x7f == 0 {
 		return strconv.Itoa(int(ws>>8) & 0xff)
+	} else {
+		return syscalls.SignalName(int(ws & 0x7f))
 	}
-	return DescribeStatus(p.Status)
 }
 
 // FunctionAt names the function (or ELF symbol) at pc in the current
@@ -149,7 +152,13 @@ func (s *Session) infoProcesses(res *Result) {
 	b.WriteString("  PID     PPID    EXIT      EVENTS           CMD\n")
 	cur := s.Process()
 	for _, p := range s.procs {
-		exit := exitText(p)
+		exit := "-"
+		if p.Exited {
+			exit = DescribeStatus(p.Status)
+			if ws := uint32(p.Status); ws&0x7f == 0 {
+				exit = strconv.Itoa(int(ws>>8) & 0xff)
+			}
+		}
 		item := map[string]any{"pid": p.Pid, "ppid": p.Parent, "current": p.Pid == cur, "exit": exit,
 			"first_event": p.Born, "last_event": p.Last, "args": p.Args}
 		list = append(list, item)

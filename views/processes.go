@@ -75,6 +75,7 @@ func (p *Processes) View() string {
 	if len(p.procs) == 0 {
 		return paneHint(t.Muted, p.w, p.h, "no processes: the recording could not be read (rewind ps TRACE says why)")
 	}
+	p.pos.fix(len(p.procs), p.rows()) // the debugged one in view at any size
 	pidW, evW := len("PPID"), len("EVENTS")
 	ev := func(pr debugger.ProcessInfo) string { return fmt.Sprintf("#%d–#%d", pr.First, pr.Last) }
 	for _, pr := range p.procs {

@@ -961,7 +961,7 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 	num += strings.Repeat(" ", max(0, t.numWidth()-len(num)))
 	tid, pid, text, textSt, fn := strings.Repeat(" ", tidW), "", "", th.Base, ""
 	if t.multiProc {
-		pid = strings.Repeat(" ", tidW+2)
+		pid = strings.Repeat(" ", tidW+3)
 	}
 	switch state {
 	case tlRowLoading:
@@ -973,7 +973,7 @@ func (t *Timeline) row(n int64, it EventItem, state int, tidW int) string {
 		tid = strings.Repeat(" ", max(0, tidW-len(tid))) + tid
 		if t.multiProc {
 			pid = "p" + strconv.FormatInt(int64(it.Pid), 10)
-			pid = "  " + strings.Repeat(" ", max(0, tidW-len(pid))) + pid
+			pid = "  " + strings.Repeat(" ", max(0, tidW+1-len(pid))) + pid
 		}
 		text, textSt = tlClean(it.Text), t.kindStyle(it.Kind)
 		if it.Function != "" {
