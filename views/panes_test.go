@@ -206,6 +206,22 @@ var ptCases = []ptCase{
 	}},
 	{"Threads", func(c *Context, w, h int) Pane { return ptSized(NewThreads(c), w, h, ptSnapshot()) }},
 	{"Breakpoints", func(c *Context, w, h int) Pane { return ptSized(NewBreakpoints(c), w, h, ptSnapshot()) }},
+	{"Processes", func(c *Context, w, h int) Pane { return ptSized(NewProcesses(c), w, h, ptProcSnapshot()) }},
+}
+
+// ptProcSnapshot is a snapshot of a process tree: a shell that forked a
+// child which exec'd, one killed by a signal, one alive at the end; the
+// crashed one is debugged.
+func ptProcSnapshot() *debugger.Snapshot {
+	sn := ptSnapshot()
+	sn.Processes = []debugger.ProcessInfo{
+		{Pid: 4240, Args: []string{"./proctree"}, Exit: "0", First: 0, Last: 483, Tids: []int32{4240}},
+		{Pid: 4241, Parent: 4240, Args: []string{"sh", "-c", "echo spawned; exit 5"}, Exit: "5", First: 44, Last: 175, Tids: []int32{4241}},
+		{Pid: 4242, Parent: 4240, Args: []string{"./proctree"}, Exit: "SIGSEGV", First: 418, Last: 422, Tids: []int32{4242, 4250}},
+		{Pid: 4243, Parent: 4242, Args: []string{"./proctree", "again"}, Exit: "-", First: 426, Last: 477, Tids: []int32{4243}},
+	}
+	sn.Process = 4242
+	return sn
 }
 
 // ptMemory is a Memory pane that showed "buf" at two moments, the
@@ -303,6 +319,27 @@ func TestStackView(t *testing.T)       { ptTestPane(t, "Stack") }
 func TestLocalsView(t *testing.T)      { ptTestPane(t, "Locals") }
 func TestThreadsView(t *testing.T)     { ptTestPane(t, "Threads") }
 func TestBreakpointsView(t *testing.T) { ptTestPane(t, "Breakpoints") }
+func TestProcessesView(t *testing.T)   { ptTestPane(t, "Processes") }
+
+// TestProcessesEnter: Enter debugs the process under the cursor (which
+// starts on the debugged one), and does nothing on the debugged one.
+func TestProcessesEnter(t *testing.T) {
+	for _, tc := range []struct {
+		keys []string
+		want tea.Msg
+	}{
+		{[]string{"enter"}, nil},
+		{[]string{"up", "enter"}, RunCommand{Line: "process 4241"}},
+		{[]string{"down", "enter"}, RunCommand{Line: "process 4243"}},
+		{[]string{"home", "enter"}, RunCommand{Line: "process 4240"}},
+		{[]string{"end", "down", "enter"}, RunCommand{Line: "process 4243"}},
+	} {
+		p := ptSized(NewProcesses(ptContext(t, themes.Dark())), 78, 10, ptProcSnapshot())
+		if got := ptRun(p, tc.keys...); got != tc.want {
+			t.Errorf("keys %v: %v, want %v", tc.keys, got, tc.want)
+		}
+	}
+}
 
 // run presses keys and returns the message of the last command produced.
 func ptRun(p Pane, keys ...string) tea.Msg {
