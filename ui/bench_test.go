@@ -22,6 +22,7 @@ func BenchmarkKeypress(b *testing.B) {
 	}
 	m.focus = pTimeline
 	m.resize()
+	m.opts.SaveSession = true // as the UI runs: the session file is checked at each key
 	drive(b, m, m.run("goto #500000"))
 	drive(b, m, m.panes[pTimeline].Update(snapshotMsg{}))
 	m.render()
