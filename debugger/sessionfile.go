@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // SessionFile is what a user set up over a recording and finds again when
@@ -91,7 +92,7 @@ func SessionPaths(trace string) []string {
 func LoadSessionFile(trace string) (*SessionFile, error) {
 	for _, p := range SessionPaths(trace) {
 		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
 		if err != nil {

@@ -96,7 +96,7 @@ type Model struct {
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
+	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
 	"origin", "origin --forward", "origin --read"}
 
 // New builds the root model over a session.
