@@ -153,7 +153,7 @@ func restoreSession(s *debugger.Session, trace string) {
 		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", oneLine(err.Error()))
 		return
 	}
-	n, problems := s.Restore(f)
+	n, _, problems := s.Restore(f)
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(p))
 	}

@@ -129,11 +129,11 @@ func exitText(p *trace.Process) string {
 	if !p.Exited {
 		return "-"
 	}
-	if ws := uint32(p.Status); ws&0x7f == 0 {
+	ws := uint32(p.Status)
+	if ws&0x7f == 0 {
 		return strconv.Itoa(int(ws>>8) & 0xff)
-	} else {
-		return syscalls.SignalName(int(ws & 0x7f))
 	}
+	return syscalls.SignalName(int(ws & 0x7f))
 }
 
 // FunctionAt names the function (or ELF symbol) at pc in the current

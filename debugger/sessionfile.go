@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -154,13 +155,16 @@ func writeAtomic(path string, data []byte) error {
 // Restore sets the file's breakpoints and watchpoints up again in the
 // session, in the order they were made, and says in one line per problem
 // what could not be (a watch on a local of a function not running now, a
-// function gone from a rebuilt program); the rest is restored.
-func (s *Session) Restore(f *SessionFile) (restored int, problems []string) {
-	try := func(line string, disabled bool) {
+// function gone from a rebuilt program); the rest is restored. Those not
+// restored are returned in kept, for the caller to keep in the file: the
+// user may want them at another moment.
+func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, problems []string) {
+	kept = &SessionFile{}
+	try := func(line string, disabled bool) bool {
 		res := s.Execute(line)
 		if !res.OK {
 			problems = append(problems, "session: "+line+": "+res.Error)
-			return
+			return false
 		}
 		restored++
 		if m, ok := res.Value.(map[string]any); ok && disabled {
@@ -168,6 +172,7 @@ func (s *Session) Restore(f *SessionFile) (restored int, problems []string) {
 				s.Execute(fmt.Sprintf("disable %d", id))
 			}
 		}
+		return true
 	}
 	for _, b := range f.Breakpoints {
 		c := "break "
@@ -178,26 +183,44 @@ func (s *Session) Restore(f *SessionFile) (restored int, problems []string) {
 		if b.Condition != "" {
 			c += " if " + b.Condition
 		}
-		try(c, b.Disabled)
+		if !try(c, b.Disabled) {
+			kept.Breakpoints = append(kept.Breakpoints, b)
+		}
 	}
 	for _, w := range f.Watchpoints {
 		c := "watch "
 		if w.Access {
 			c = "awatch "
 		}
-		try(c+w.Expr, w.Disabled)
+		if !try(c+w.Expr, w.Disabled) {
+			kept.Watchpoints = append(kept.Watchpoints, w)
+		}
 	}
-	return restored, problems
+	return restored, kept, problems
 }
 
 // SetStops fills the file's breakpoints and watchpoints from a snapshot's
-// lists.
-func (f *SessionFile) SetStops(bps []BreakpointInfo, ws []WatchpointInfo) {
+// lists, then those of kept (not restored, see Restore) that the user did
+// not make again.
+func (f *SessionFile) SetStops(bps []BreakpointInfo, ws []WatchpointInfo, kept *SessionFile) {
 	f.Breakpoints, f.Watchpoints = nil, nil
 	for _, b := range bps {
 		f.Breakpoints = append(f.Breakpoints, SavedBreakpoint{Spec: b.Spec, Condition: b.Condition, Temporary: b.Temporary, Disabled: b.Disabled})
 	}
 	for _, w := range ws {
 		f.Watchpoints = append(f.Watchpoints, SavedWatch{Expr: w.Expr, Access: w.Access, Disabled: w.Disabled})
+	}
+	if kept == nil {
+		return
+	}
+	for _, b := range kept.Breakpoints {
+		if !slices.ContainsFunc(f.Breakpoints, func(x SavedBreakpoint) bool { return x.Spec == b.Spec }) {
+			f.Breakpoints = append(f.Breakpoints, b)
+		}
+	}
+	for _, w := range kept.Watchpoints {
+		if !slices.ContainsFunc(f.Watchpoints, func(x SavedWatch) bool { return x.Expr == w.Expr }) {
+			f.Watchpoints = append(f.Watchpoints, w)
+		}
 	}
 }

@@ -77,14 +77,18 @@ func TestSessionFile(t *testing.T) {
 	}
 }
 
-// TestSessionFileSetStops: a snapshot's lists become the file's.
+// TestSessionFileSetStops: a snapshot's lists become the file's, with
+// what could not be set up from it.
 func TestSessionFileSetStops(t *testing.T) {
 	var f SessionFile
+	// Kept from the file, not set up: a watch of a local, a breakpoint
+	// the user made again.
+	kept := &SessionFile{Breakpoints: []SavedBreakpoint{{Spec: "bump"}}, Watchpoints: []SavedWatch{{Expr: "n->next"}}}
 	f.SetStops([]BreakpointInfo{{ID: 1, Spec: "bump", Condition: "by > 2", Disabled: true}, {ID: 3, Spec: "main", Temporary: true}},
-		[]WatchpointInfo{{ID: 2, Expr: "counter", Access: true}})
+		[]WatchpointInfo{{ID: 2, Expr: "counter", Access: true}}, kept)
 	want := SessionFile{
 		Breakpoints: []SavedBreakpoint{{Spec: "bump", Condition: "by > 2", Disabled: true}, {Spec: "main", Temporary: true}},
-		Watchpoints: []SavedWatch{{Expr: "counter", Access: true}},
+		Watchpoints: []SavedWatch{{Expr: "counter", Access: true}, {Expr: "n->next"}},
 	}
 	if !reflect.DeepEqual(f, want) {
 		t.Fatalf("%+v, want %+v", f, want)

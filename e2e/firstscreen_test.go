@@ -235,15 +235,21 @@ func TestTUISessionFile(t *testing.T) {
 	s.waitFor(`Breakpoint 1 at`)
 	s.typeLine("watch counter")
 	s.waitFor(`Hardware watchpoint 2: counter`)
-	// The Watch pane lists the watchpoint's writes: q waits for that.
-	s.waitFor(`(?m)^ #\d+/\d+ .*step in main at counter.c:11 `)
+	// A watch on a parameter: not in scope at main when reopened.
+	s.typeLine("continue")
+	s.waitFor(`Breakpoint 1, bump`)
+	s.typeLine("watch by")
+	s.waitFor(`Hardware watchpoint 3: by`)
+	// The Watch pane lists the watchpoints' writes: q waits for that.
+	s.waitFor(`(?m)^ #\d+/\d+ .*breakpoint in bump at counter.c:8 `)
 	s.keys("q")
 	s.waitFor(`Pane is dead|^\s*$`)
 	if _, err := os.Stat(trace + ".session"); err != nil {
 		t.Fatalf("no session file beside the trace: %v", err)
 	}
 	r := newTmux(t, 160, 48, []string{"HOME=" + home}, "replay", trace)
-	r.waitFor(`session: 2 of 2 breakpoints and watchpoints restored`)
+	r.waitFor(`session: 2 of 3 breakpoints and watchpoints restored`)
+	r.waitFor(`session: watch by: `)
 	r.typeLine("info breakpoints")
 	screen := r.waitFor(`hw watchpoint +keep y +counter`)
 	if !strings.Contains(screen, "in bump at") {
@@ -251,7 +257,13 @@ func TestTUISessionFile(t *testing.T) {
 	}
 	r.keys("c")
 	r.waitFor(`Breakpoint 1, bump`)
+	r.waitFor(`(?m)^ #\d+/\d+ .*breakpoint in bump at counter.c:8 `)
 	r.keys("q")
+	r.waitFor(`Pane is dead|^\s*$`)
+	// What could not be set up at main stays in the file, for later.
+	if data, _ := os.ReadFile(trace + ".session"); !strings.Contains(string(data), `"expr": "by"`) {
+		t.Errorf("the watch on a parameter was dropped from the session file:\n%s", data)
+	}
 
 	// Batch mode does not read it unless asked.
 	res := batch(t, trace, "info breakpoints")

@@ -61,8 +61,10 @@ type (
 		res  debugger.Result
 		snap *debugger.Snapshot
 		// notes and problems are said in the Console after the result
-		// (what the session file restored, and what it could not).
+		// (what the session file restored, and what it could not); kept
+		// is what it could not, kept in the file.
 		notes, problems []string
+		kept            *debugger.SessionFile
 	}
 	tickMsg struct{}
 )

@@ -90,6 +90,9 @@ type Model struct {
 	// writing failed (said once).
 	saved      []byte
 	saveFailed bool
+	// kept is what the session file had that could not be set up (a
+	// watch on a local not in scope at main): it stays in the file.
+	kept *debugger.SessionFile
 }
 
 // commands are the names the prompt completes.
@@ -323,6 +326,9 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 	}
 	for _, p := range r.problems {
 		m.console().Append(views.ConsoleEntry{Output: p, Error: true})
+	}
+	if r.kept != nil {
+		m.kept = r.kept
 	}
 	m.snap = r.snap
 	if r.line == "start" && r.res.OK && r.res.Stop != nil && r.res.Stop.Reason == "step" {

@@ -25,9 +25,9 @@ func (e *engine) open(initial string, f *debugger.SessionFile) tea.Cmd {
 		}
 		out := resultMsg{line: initial, res: res}
 		if f != nil && len(f.Breakpoints)+len(f.Watchpoints) > 0 {
-			n, problems := e.s.Restore(f)
+			n, kept, problems := e.s.Restore(f)
 			out.notes = append(out.notes, fmt.Sprintf("session: %d of %d breakpoints and watchpoints restored", n, len(f.Breakpoints)+len(f.Watchpoints)))
-			out.problems = problems
+			out.problems, out.kept = problems, kept
 		}
 		out.snap = e.s.Snapshot()
 		return out
@@ -54,7 +54,7 @@ func (m *Model) sessionState() *debugger.SessionFile {
 	f := &debugger.SessionFile{Timeline: m.timeline().SavedState(),
 		Layout: debugger.SavedLayout{Focus: m.panes[m.focus].Title(), Zoom: m.zoom}}
 	if m.snap != nil {
-		f.SetStops(m.snap.Breakpoints, m.snap.Watches)
+		f.SetStops(m.snap.Breakpoints, m.snap.Watches, m.kept)
 	} else if m.opts.Session != nil {
 		// Not set up yet: keep what the file had.
 		f.Breakpoints, f.Watchpoints = m.opts.Session.Breakpoints, m.opts.Session.Watchpoints

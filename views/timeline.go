@@ -150,7 +150,11 @@ func (t *Timeline) SetSnapshot(s *debugger.Snapshot) {
 		t.raw, t.fst, t.pending, t.seek = tlStore{}, tlStore{}, nil, nil
 		t.total = s.Total
 	}
+	before := t.foldBefore()
 	t.event, t.density = s.Event, s.Density
+	if t.foldBefore() != before {
+		t.setFilter(t.filterText) // into the loader's events, or out of them
+	}
 	t.addStop(s.Stop)
 	t.seek, t.note, t.budget = nil, "", tlBudget
 	t.cursor = t.clamp(s.Event)
@@ -235,7 +239,16 @@ func (t *Timeline) footer() bool { return (t.typing || t.filterText != "") && t.
 
 // folding says whether events are folded now: not unfolded, and there is
 // something to fold.
-func (t *Timeline) folding() bool { return !t.unfolded && (t.mainEvent > 0 || t.noise) }
+func (t *Timeline) folding() bool { return !t.unfolded && (t.foldBefore() > 0 || t.noise) }
+
+// foldBefore is the first event not folded as the loader's: main's, unless
+// the current moment is before it (the user went there: its events show).
+func (t *Timeline) foldBefore() int64 {
+	if t.event < t.mainEvent {
+		return 0
+	}
+	return t.mainEvent
+}
 
 // SetMainEvent says where main's first line is: the events before it (the
 // dynamic loader's) are folded.
@@ -463,7 +476,7 @@ func (t *Timeline) setFilter(text string) {
 		if t.filter == nil {
 			t.filter = &tlFilter{kinds: map[string]bool{}, tids: map[int32]bool{}}
 		}
-		t.filter.before, t.filter.noNoise = t.mainEvent, true
+		t.filter.before, t.filter.noNoise = t.foldBefore(), true
 	}
 	t.fst = tlStore{}
 	if t.filter == nil {
@@ -741,8 +754,8 @@ func (t *Timeline) View() string {
 func (t *Timeline) foldLine() string {
 	th := t.ctx.Theme
 	what := "rdtsc/cpuid"
-	if t.mainEvent > 0 {
-		what = "#0–#" + strconv.FormatInt(t.mainEvent-1, 10) + " before main, " + what
+	if b := t.foldBefore(); b > 0 {
+		what = "#0–#" + strconv.FormatInt(b-1, 10) + " before main, " + what
 	}
 	key := "space"
 	if ks := t.ctx.Keys.Get(keymaps.Expand).Keys(); len(ks) > 0 {
@@ -1099,7 +1112,7 @@ func (f *tlFilter) match(it *EventItem) bool {
 		return false
 	}
 	if len(f.sys) > 0 && !slices.ContainsFunc(f.sys, func(name string) bool {
-		return it.Kind == "syscall" && strings.HasPrefix(it.Text, name+"(")
+		return it.Kind == "syscall" && strings.HasPrefix(strings.TrimPrefix(it.Text, "<... resumed> "), name+"(")
 	}) {
 		return false
 	}

@@ -147,6 +147,19 @@ func TestTimelineFold(t *testing.T) {
 	if !folded() {
 		t.Fatalf("space did not fold again:\n%s", ansi.Strip(tl.View()))
 	}
+	// Gone to the loader's events (goto start): they show, rdtsc stays
+	// folded; back at main they fold again.
+	tl.SetSnapshot(tlSnap(1000, 5))
+	tlServeTree(t, tl, tl.Update(struct{}{}))
+	v = ansi.Strip(tl.View())
+	if !strings.Contains(v, "=>  #5 ") || strings.Contains(v, "before main") || strings.Contains(v, "rdtsc at") {
+		t.Fatalf("at #5 in the loader:\n%s", v)
+	}
+	tl.SetSnapshot(tlSnap(1000, tlMainEvent))
+	tlServeTree(t, tl, tl.Update(struct{}{}))
+	if !folded() || !strings.Contains(ansi.Strip(tl.View()), "before main") {
+		t.Fatalf("back at main, not folded:\n%s", ansi.Strip(tl.View()))
+	}
 }
 
 // TestTimelineFilterTerms: each sort of filter term against events of the
