@@ -72,6 +72,21 @@ var paneInfos = [numPanes]paneInfo{
 var tabOrder = []paneID{pSource, pStack, pLocals, pRegisters, pMemory, pTimeline, pWatch, pConsole,
 	pDisasm, pThreads, pProcesses, pBreakpoints, pLLM}
 
+// tabs is tabOrder without the panes a recording has no use for: the
+// Processes pane of a recording of one process (its key still shows it).
+func tabs(processes int) []paneID {
+	if processes > 1 {
+		return tabOrder
+	}
+	out := make([]paneID, 0, len(tabOrder))
+	for _, id := range tabOrder {
+		if id != pProcesses {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // rect is a pane's place on the screen, frame included.
 type rect struct{ x, y, w, h int }
 
@@ -492,7 +507,7 @@ type tabHit struct {
 // screen highlighted, the focused one most: the full names when they fit
 // in w, shorter ones when not, and more lines only when even the tiniest
 // do not fit on one.
-func tabRow(th *themes.Theme, keys *keymaps.Keys, w int, shown placement, focus paneID) ([]string, []tabHit) {
+func tabRow(th *themes.Theme, keys *keymaps.Keys, w int, shown placement, focus paneID, order []paneID) ([]string, []tabHit) {
 	label := func(id paneID, level int) string {
 		k := "?"
 		if ks := keys.Get(paneInfos[id].key).Keys(); len(ks) > 0 {
@@ -518,7 +533,7 @@ func tabRow(th *themes.Theme, keys *keymaps.Keys, w int, shown placement, focus 
 		var hits []tabHit
 		var b strings.Builder
 		col, sep, wrap := 0, try.sep, try.wrap
-		for i, id := range tabOrder {
+		for i, id := range order {
 			l := label(id, try.level)
 			lw := lipgloss.Width(l)
 			if i > 0 {

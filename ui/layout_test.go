@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,30 +157,37 @@ func TestParseLayout(t *testing.T) {
 }
 
 // TestTabRow: the row names every pane with its key and fits the width,
-// on one line down to 76 columns.
+// on one line down to 76 columns; with the Processes pane (a recording of
+// several processes), down to 84.
 func TestTabRow(t *testing.T) {
 	keys, err := keymaps.New("default", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []int{250, 160, 120, 100, 80, 76, 60, 40} {
-		lines, hits := tabRow(themes.NoColor(), keys, w, placement{pSource: {}, pMemory: {}}, pMemory)
-		if len(lines) == 0 || (w >= 76 && len(lines) != 1) {
-			t.Fatalf("%d columns: %d lines", w, len(lines))
+	for _, tc := range []struct{ processes, oneLine int }{{1, 76}, {2, 84}} {
+		order := tabs(tc.processes)
+		if has := slices.Contains(order, pProcesses); has != (tc.processes > 1) {
+			t.Errorf("%d processes: Processes listed: %v", tc.processes, has)
 		}
-		if len(hits) != len(tabOrder) {
-			t.Errorf("%d columns: %d names, want %d", w, len(hits), len(tabOrder))
-		}
-		text := ansi.Strip(strings.Join(lines, "\n"))
-		for i, h := range hits {
-			line := []rune(strings.Split(text, "\n")[h.y])
-			if ansi.StringWidth(string(line)) != w {
-				t.Errorf("%d columns: line %q is %d wide", w, string(line), ansi.StringWidth(string(line)))
+		for _, w := range []int{250, 160, 120, 100, 84, 80, 76, 60, 40} {
+			lines, hits := tabRow(themes.NoColor(), keys, w, placement{pSource: {}, pMemory: {}}, pMemory, order)
+			if len(lines) == 0 || (w >= tc.oneLine && len(lines) != 1) {
+				t.Fatalf("%d processes, %d columns: %d lines", tc.processes, w, len(lines))
 			}
-			got := string(line[h.x : h.x+h.w])
-			k := keys.Get(paneInfos[tabOrder[i]].key).Keys()[0]
-			if h.id != tabOrder[i] || !strings.HasPrefix(got, k+" ") {
-				t.Errorf("%d columns: name %d is %q at %d, want %s's key %s", w, i, got, h.x, paneInfos[tabOrder[i]].name, k)
+			if len(hits) != len(order) {
+				t.Errorf("%d columns: %d names, want %d", w, len(hits), len(order))
+			}
+			text := ansi.Strip(strings.Join(lines, "\n"))
+			for i, h := range hits {
+				line := []rune(strings.Split(text, "\n")[h.y])
+				if ansi.StringWidth(string(line)) != w {
+					t.Errorf("%d columns: line %q is %d wide", w, string(line), ansi.StringWidth(string(line)))
+				}
+				got := string(line[h.x : h.x+h.w])
+				k := keys.Get(paneInfos[order[i]].key).Keys()[0]
+				if h.id != order[i] || !strings.HasPrefix(got, k+" ") {
+					t.Errorf("%d columns: name %d is %q at %d, want %s's key %s", w, i, got, h.x, paneInfos[order[i]].name, k)
+				}
 			}
 		}
 	}

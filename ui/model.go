@@ -475,10 +475,10 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = true
 		return nil
 	case ks.Matches(s, keymaps.FocusNext):
-		m.focusPane((m.focus + 1) % numPanes)
+		m.focusPane(m.nextPane(1))
 		return nil
 	case ks.Matches(s, keymaps.FocusPrev):
-		m.focusPane((m.focus + numPanes - 1) % numPanes)
+		m.focusPane(m.nextPane(numPanes - 1))
 		return nil
 	case ks.Matches(s, keymaps.Zoom):
 		m.zoom = !m.zoom
@@ -492,6 +492,28 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return m.panes[m.focus].Update(k)
+}
+
+// tabs are the panes of the tab row for this recording.
+func (m *Model) tabs() []paneID {
+	if m.snap == nil {
+		return tabs(1)
+	}
+	return tabs(len(m.snap.Processes))
+}
+
+// nextPane is the pane step places after the focused one in Tab order,
+// passing over those the tab row leaves out.
+func (m *Model) nextPane(step paneID) paneID {
+	in := map[paneID]bool{}
+	for _, id := range m.tabs() {
+		in[id] = true
+	}
+	id := (m.focus + step) % numPanes
+	for !in[id] && id != m.focus {
+		id = (id + step) % numPanes
+	}
+	return id
 }
 
 // focusPane gives a pane the focus, which brings it on screen.
@@ -618,10 +640,10 @@ func (m *Model) resize() {
 // highlights on the panes placed.
 func (m *Model) arrange() placement {
 	pl := layout(m.lay, m.w, m.h-2, m.focus, m.zoom)
-	m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus)
+	m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus, m.tabs())
 	if n := len(m.tabLines); n != 1 {
 		pl = layout(m.lay, m.w, m.h-1-n, m.focus, m.zoom)
-		m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus)
+		m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus, m.tabs())
 	}
 	out := placement{}
 	for id, r := range pl {

@@ -232,7 +232,7 @@ func checkTimeline(t *testing.T, m *Model, rec *recording, lines []string, r rec
 		// The text, then the function it happened in and the stop: cut
 		// with "…" where the width ends.
 		text, cut := strings.CutSuffix(f[4], "…")
-		ok := strings.HasPrefix(text, rec.texts[n]+"  in ") || text == rec.texts[n] ||
+		ok := strings.HasPrefix(text, rec.texts[n]+"  in ") || strings.HasPrefix(text, rec.texts[n]+"  [") || text == rec.texts[n] ||
 			(cut && (strings.HasPrefix(rec.texts[n], text) || strings.HasPrefix(text, rec.texts[n])))
 		if n != want || int32(tid) != rec.tids[n] || !ok || (f[1] == "=>") != (n == rec.crash) {
 			t.Errorf("Timeline row %d: %q, want #%d by %d: %q (marked only at #%d)", i, inner(y), want, rec.tids[want], rec.texts[want], rec.crash)
