@@ -183,7 +183,9 @@ func TestTUITimelineFoldFilter(t *testing.T) {
 	}
 	s.focus("Timeline")
 	s.keys("Space")
-	screen = s.waitFor(`#\d+ +\d+  rdtsc at rip`)
+	s.waitFor(`Timeline[^\n]*\n[^\n]*\n[^\n]*=>• #\d+`) // no fold line under the bar
+	s.keys("Home")
+	screen = s.waitFor(`#0 +\d+  exec`)
 	if strings.Contains(screen, "folded: ") {
 		t.Errorf("space did not unfold:\n%s", screen)
 	}
