@@ -246,6 +246,7 @@ func TestTUISessionFile(t *testing.T) {
 	s.waitFor(`Breakpoint 1 at`)
 	s.typeLine("watch counter")
 	s.waitFor(`Hardware watchpoint 2: counter`)
+	s.waitFor(`counter .*· 5 writes`) // the Watch pane's history, an operation
 	s.idle()
 	s.keys("q")
 	s.waitFor(`Pane is dead|^\s*$`)
@@ -265,6 +266,7 @@ func TestTUISessionFile(t *testing.T) {
 	r := newTmux(t, 160, 48, []string{"HOME=" + home}, "replay", trace)
 	r.waitFor(`session: 2 of 3 breakpoints and watchpoints restored`)
 	r.waitFor(`session: watch by: `)
+	r.waitFor(`counter .*· 5 writes`)
 	r.idle()
 	r.typeLine("info breakpoints")
 	screen := r.waitFor(`hw watchpoint +keep y +counter`)
