@@ -8,7 +8,7 @@ import (
 
 // checkpointEvery is the replay work between two checkpoints: going back
 // then costs at most about this much replay, plus the steps to the target.
-const checkpointEvery = 250 * time.Millisecond
+var checkpointEvery = 250 * time.Millisecond
 
 // checkpoint is a saved replay position to restart from.
 type checkpoint struct {

@@ -169,7 +169,10 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 		tl.pos = Moment{Event: target.Event, Tid: tl.index.TidAt(target.Event)}
 	}
 	if target.Hits == 0 && target.Steps == 0 {
-		return last, false, nil
+		// A checkpoint inside the window stands at a hit it already
+		// counted: resuming there skips it, so the caller must know one
+		// was used to look again from the window's start.
+		return last, mid != nil, nil
 	}
 	if target.Hits > 0 {
 		if err := tl.arm(extra...); err != nil {

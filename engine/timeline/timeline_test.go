@@ -306,3 +306,73 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 		t.Errorf("no checkpoint was taken inside the segment of 10000 writes")
 	}
 }
+
+// TestReverseContinueThroughCheckpoints: reverse-continue visits, newest
+// first, every breakpoint hit that continue found, also when checkpoints
+// stand exactly at those hits (taken at every chance here; a loaded
+// machine takes them wherever its clock says). One standing at the hit
+// before the crash made reverse-continue skip that hit.
+func TestReverseContinueThroughCheckpoints(t *testing.T) {
+	defer timeline.SetCheckpointEvery(0)()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "crash")
+	if msg, err := exec.Command("gcc", "-O0", "-no-pie", "-o", prog, "../../testdata/crash.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer null.Close()
+	trace := filepath.Join(dir, "t.rwd")
+	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog}, Env: os.Environ(), Dir: dir,
+		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := f.Symbols()
+	f.Close()
+	var sum uint64
+	for _, s := range syms {
+		if s.Name == "sum" {
+			sum = s.Value
+		}
+	}
+	if sum == 0 {
+		t.Fatal("no symbol sum")
+	}
+	tl, err := timeline.Open(trace, 64<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.SetBreakpoints([]uint64{sum}); err != nil {
+		t.Fatal(err)
+	}
+	var hits []timeline.Moment
+	for {
+		st, err := tl.Continue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Reason != timeline.ReasonBreakpoint {
+			break
+		}
+		hits = append(hits, st.Moment)
+	}
+	if len(hits) < 2 {
+		t.Fatalf("continue found %d hits of sum, want at least 2", len(hits))
+	}
+	for i := len(hits) - 1; i >= 0; i-- {
+		st, err := tl.ReverseContinue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Reason != timeline.ReasonBreakpoint || st.Moment != hits[i] {
+			t.Fatalf("reverse-continue %d: %v at %v, want the breakpoint hit at %v", len(hits)-i, st.Reason, st.Moment, hits[i])
+		}
+	}
+	if st, err := tl.ReverseContinue(); err != nil || st.Reason != timeline.ReasonStart {
+		t.Fatalf("reverse-continue before the first hit: %+v, %v; want the start", st, err)
+	}
+}

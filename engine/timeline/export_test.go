@@ -1,0 +1,12 @@
+package timeline
+
+import "time"
+
+// SetCheckpointEvery changes how often checkpoints may be taken (0: at
+// every chance, so that tests meet the checkpoints a loaded machine takes
+// at unlucky places) and returns the function that puts it back.
+func SetCheckpointEvery(d time.Duration) func() {
+	old := checkpointEvery
+	checkpointEvery = d
+	return func() { checkpointEvery = old }
+}
