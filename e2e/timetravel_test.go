@@ -268,3 +268,29 @@ func TestAccessWatchpoint(t *testing.T) {
 		t.Errorf("second access stop: %v, want the write of 1", write)
 	}
 }
+
+// TestWatchParameterAtBreakpoint: a watch on a parameter set at a
+// breakpoint after the prologue. The prologue's store to the parameter
+// traps with the thread on the breakpoint's address: the breakpoint is
+// still to be reached there (it was stepped over, and setting the watch at
+// the breakpoint failed with "the moment was not reached").
+func TestWatchParameterAtBreakpoint(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "counter.c", 0)
+	rs := batch(t, trace, "break bump", "continue", "watch by", "continue", "continue", "reverse-continue", "reverse-continue")
+	wantOK(t, rs[2])
+	w := stopOf(t, rs[3])
+	if w["reason"] != "watchpoint" {
+		t.Fatalf("continue after watch by: %v, want the watchpoint", w)
+	}
+	b := stopOf(t, rs[4])
+	if b["reason"] != "breakpoint" || b["pc"] != w["pc"] || b["event"] != w["event"] {
+		t.Errorf("continue after the watch hit: %v, want breakpoint 1 at the same place %v", b, w["pc"])
+	}
+	if back := stopOf(t, rs[5]); back["reason"] != "watchpoint" || back["moment"] != w["moment"] {
+		t.Errorf("reverse-continue: %v, want the watch hit %v", back, w["moment"])
+	}
+	if first := stopOf(t, rs[6]); first["reason"] != "breakpoint" || first["moment"] != stopOf(t, rs[1])["moment"] {
+		t.Errorf("second reverse-continue: %v, want the first breakpoint hit %v", first, stopOf(t, rs[1])["moment"])
+	}
+}

@@ -318,6 +318,13 @@ func (s *Session) isBP(addr uint64) bool {
 // userStop records a user stop of t at pc and returns errStopped.
 func (s *Session) userStop(t *rthread, kind StopKind, pc uint64, watch int) error {
 	t.stopEvent, t.stopPC = s.next, pc
+	if kind == StopWatchpoint {
+		// A watchpoint traps after the writing instruction: a breakpoint
+		// on the next one has not been reached yet, and resuming must
+		// report it rather than step over it (a watch on a parameter,
+		// written by the prologue, and a breakpoint after the prologue).
+		t.stopPC = ^uint64(0)
+	}
 	s.stop = &Stop{Kind: kind, Tid: t.rec, PC: pc, Watch: watch}
 	return errStopped
 }
