@@ -649,6 +649,34 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	return nil
 }
 
+// settleMax bounds how long the end of a recording waits for the running
+// thread's system call to return.
+const settleMax = 200 * time.Millisecond
+
+// settleCurrent lets the running thread's system call, already in the
+// kernel and not expected to block, reach its exit stop and be logged
+// before the program is killed: the kernel may have done its work (a write
+// the user saw on the terminal), which replay must then do too.
+func (r *Recorder) settleCurrent() {
+	t := r.current
+	if t == nil || !t.inSyscall || t.split || t.state != running {
+		return
+	}
+	for end := time.Now().Add(settleMax); t.inSyscall && t.state == running && time.Now().Before(end); {
+		st, ok, err := ptrace.Wait(t.tid, true)
+		if err != nil {
+			return
+		}
+		if !ok {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if r.handle(st) != nil || r.done {
+			return
+		}
+	}
+}
+
 func (r *Recorder) dropReady(t *thread) {
 	for i, x := range r.ready {
 		if x == t {
@@ -849,6 +877,7 @@ func stopReason(sig unix.Signal) string {
 // Its death is not an event: replay stops at the end event, with the
 // program alive there.
 func (r *Recorder) end() error {
+	r.settleCurrent()
 	tid := r.pid
 	if r.current != nil {
 		tid = r.current.tid
