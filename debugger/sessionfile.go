@@ -59,10 +59,14 @@ type SavedMark struct {
 	Label  string `json:"label"`
 }
 
-// SavedLayout is the layout: the focused pane (by title) and the zoom.
+// SavedLayout is the layout: the focused pane (by title), the zoom, and
+// the arrangement the user chose with :layout (in the config's layout
+// syntax; empty when it is the config's own, so that editing config.toml
+// still takes effect).
 type SavedLayout struct {
 	Focus string `json:"focus,omitempty"`
 	Zoom  bool   `json:"zoom,omitempty"`
+	Spec  string `json:"spec,omitempty"`
 }
 
 // SessionPaths are where the session file of a trace may be: beside it

@@ -248,6 +248,8 @@ func TestTUISessionFile(t *testing.T) {
 	s.waitFor(`Hardware watchpoint 2: counter`)
 	s.waitFor(`counter .*· 5 writes`) // the Watch pane's history, an operation
 	s.idle()
+	s.typeLine("layout Source | Console")
+	s.waitFor(`layout Source \| Console`)
 	s.keys("q")
 	s.waitFor(`Pane is dead|^\s*$`)
 	data, err := os.ReadFile(trace + ".session")
@@ -266,6 +268,13 @@ func TestTUISessionFile(t *testing.T) {
 	r := newTmux(t, 160, 48, []string{"HOME=" + home}, "replay", trace)
 	r.waitFor(`session: 2 of 3 breakpoints and watchpoints restored`)
 	r.waitFor(`session: watch by: `)
+	// The layout chosen with :layout came back: two panes only.
+	if screen := r.capture(false); strings.Contains(screen, "─ Stack ") || strings.Contains(screen, "━ Stack ") {
+		t.Errorf("the session's layout (Source | Console) was not restored:\n%s", screen)
+	}
+	r.typeLine("layout")
+	r.waitFor(`layout Source \| Console \(presets`)
+	r.typeLine("layout default")
 	r.waitFor(`counter .*· 5 writes`)
 	r.idle()
 	r.typeLine("info breakpoints")

@@ -44,17 +44,20 @@ type Options struct {
 
 // Model is the root model.
 type Model struct {
-	eng     *engine
-	ctx     *views.Context
-	cfg     *Config
-	opts    Options
-	panes   [numPanes]views.Pane
-	focus   paneID
-	zoom    bool
-	w, h    int
-	snap    *debugger.Snapshot
-	busy    bool
-	busyCmd string
+	eng   *engine
+	ctx   *views.Context
+	cfg   *Config
+	opts  Options
+	panes [numPanes]views.Pane
+	focus paneID
+	zoom  bool
+	// startLayout is the config's layout: the session file keeps the
+	// layout only when :layout changed it.
+	startLayout string
+	w, h        int
+	snap        *debugger.Snapshot
+	busy        bool
+	busyCmd     string
 	// confirmQuit is set after q while an operation runs.
 	confirmQuit bool
 	prompt      textinput.Model
@@ -117,6 +120,7 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{eng: newEngine(s), ctx: &views.Context{Theme: &themes.Theme{}, Keys: keys}, cfg: cfg, opts: opts, help: help.New(), lay: lay}
+	m.startLayout = lay.String()
 	m.applyTheme()
 	m.panes = [numPanes]views.Pane{
 		pSource: views.NewSource(m.ctx), pStack: views.NewStack(m.ctx), pLocals: views.NewLocals(m.ctx),

@@ -44,6 +44,13 @@ func (m *Model) restoreSession(f *debugger.SessionFile) {
 		}
 	}
 	m.zoom = f.Layout.Zoom
+	if f.Layout.Spec != "" {
+		if l, err := ParseLayout(f.Layout.Spec); err == nil {
+			m.SetLayout(l)
+		} else {
+			m.status = "session: layout ignored: " + err.Error()
+		}
+	}
 	m.saved, _ = json.Marshal(m.sessionState())
 }
 
@@ -53,6 +60,9 @@ func (m *Model) timeline() *views.Timeline { return m.panes[pTimeline].(*views.T
 func (m *Model) sessionState() *debugger.SessionFile {
 	f := &debugger.SessionFile{Timeline: m.timeline().SavedState(),
 		Layout: debugger.SavedLayout{Focus: m.panes[m.focus].Title(), Zoom: m.zoom}}
+	if m.lay != nil && m.lay.String() != m.startLayout {
+		f.Layout.Spec = m.lay.String()
+	}
 	if m.snap != nil {
 		f.SetStops(m.snap.Breakpoints, m.snap.Watches, m.kept)
 	} else if m.opts.Session != nil {
