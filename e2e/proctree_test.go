@@ -247,3 +247,31 @@ func TestGoTestProcess(t *testing.T) {
 		t.Errorf("next then reverse-next: %v then %v", res[3], res[4])
 	}
 }
+
+// TestEveryProcessAlone replays each process of a shell pipeline alone
+// (`replay -p PID`) to its end. Both sides of the pipe map the same locale
+// file shared (gconv-modules.cache): the recorder logs its contents once,
+// in the process that mapped it first, and a replay of the other process
+// alone must still see them (it took another branch in glibc and diverged).
+func TestEveryProcessAlone(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	trace := filepath.Join(t.TempDir(), "pipe.rwd")
+	rec := recordOpts(t, runOpts{}, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
+	if rec.Code != 0 {
+		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
+	}
+	rows := rewindPs(t, trace)
+	if len(rows) < 3 {
+		t.Fatalf("rewind ps lists %d processes, want the shell and its children", len(rows))
+	}
+	for _, r := range rows {
+		out := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(r.Pid), "--batch", "-ex", "continue", trace)
+		if out.Code != 0 || !strings.Contains(string(out.Stdout), "End of the recording") {
+			t.Errorf("replay -p %d (%s) exited %d:\n%s%s", r.Pid, strings.Join(r.Args, " "), out.Code, tail(out.Stdout), tail(out.Stderr))
+		}
+	}
+}

@@ -347,7 +347,15 @@ func (s *Session) step() (*trace.Event, error) {
 		return nil, io.EOF
 	}
 	if s.chain != nil && s.threads[e.Tid] == nil {
-		// A process this replay does not run (Options.Process).
+		// A process this replay does not run (Options.Process). What it
+		// read of a shared object is what the object holds, for the
+		// processes that do run too (the recorder logs it once: a file
+		// that another process mapped first).
+		if e.Kind == trace.KindSharedMem && e.Shared != nil {
+			if err := s.applySharedMem(nil, e); err != nil {
+				return e, fmt.Errorf("replay: event %d (tid %d): %w", s.next, e.Tid, err)
+			}
+		}
 		s.skip(e)
 		return e, nil
 	}
