@@ -147,18 +147,25 @@ func traceSize(b *testing.B, path string) int64 {
 	return st.Size()
 }
 
+// roundTrips runs prog natively, records it into out and replays it, b.N
+// times each, and returns the total times and the events of a recording.
+func roundTrips(b *testing.B, prog string, args []string, out string) (nat, rec, rep time.Duration, events int64) {
+	for i := 0; i < b.N; i++ {
+		nat += native(b, prog, args)
+		d, n := recordRun(b, prog, args, out)
+		rec += d
+		events = n
+		rep += replayRun(b, out)
+	}
+	return nat, rec, rep, events
+}
+
 // BenchmarkCPULoop: a ~1 s compute loop without system calls.
 func BenchmarkCPULoop(b *testing.B) {
 	prog := build(b, "cpuloop")
 	args := []string{"400000000"}
 	out := filepath.Join(b.TempDir(), "cpu.rwd")
-	var nat, rec, rep time.Duration
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		d, _ := recordRun(b, prog, args, out)
-		rec += d
-		rep += replayRun(b, out)
-	}
+	nat, rec, rep, _ := roundTrips(b, prog, args, out)
 	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
 	b.ReportMetric(float64(rec)/float64(nat), "record/native")
 	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
@@ -194,15 +201,7 @@ func BenchmarkForkHeavy(b *testing.B) {
 	prog := build(b, "forks")
 	args := []string{"200"}
 	out := filepath.Join(b.TempDir(), "forks.rwd")
-	var nat, rec, rep time.Duration
-	var events int64
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
-	}
+	nat, rec, rep, events := roundTrips(b, prog, args, out)
 	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
 	b.ReportMetric(float64(rec)/float64(nat), "record/native")
 	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
@@ -217,15 +216,7 @@ func BenchmarkYieldHandoff(b *testing.B) {
 	prog := build(b, "yield")
 	args := []string{"200"}
 	out := filepath.Join(b.TempDir(), "yield.rwd")
-	var nat, rec, rep time.Duration
-	var events int64
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
-	}
+	nat, rec, rep, events := roundTrips(b, prog, args, out)
 	b.ReportMetric(float64(events)/200, "events/handoff")
 	b.ReportMetric(float64(rec.Milliseconds())/float64(b.N), "record-ms")
 	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")

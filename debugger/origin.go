@@ -161,14 +161,7 @@ func registerIndex(expr string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	switch name {
-	case "pc":
-		name = "rip"
-	case "sp":
-		name = "rsp"
-	case "fp":
-		name = "rbp"
-	}
+	name = registerAlias(name)
 	for i, n := range trace.RegNames {
 		if n == name && i != trace.RIP {
 			return i, true

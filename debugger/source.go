@@ -386,16 +386,22 @@ func (sc *scope) Type(name string) (*dwarf.Type, bool) {
 	return t, err == nil && t != nil
 }
 
-// Register implements expr.Scope.
-func (sc *scope) Register(name string) (uint64, bool) {
+// registerAlias turns gdb's $pc, $sp and $fp into the registers they name.
+func registerAlias(name string) string {
 	switch name {
 	case "pc":
-		name = "rip"
+		return "rip"
 	case "sp":
-		name = "rsp"
+		return "rsp"
 	case "fp":
-		name = "rbp"
+		return "rbp"
 	}
+	return name
+}
+
+// Register implements expr.Scope.
+func (sc *scope) Register(name string) (uint64, bool) {
+	name = registerAlias(name)
 	if len(sc.frames) > 0 && sc.level > 0 {
 		for n, r := range []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"} {
 			if r == name && sc.regs.Valid[n] {

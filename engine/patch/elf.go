@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"debug/elf"
+	"os"
 	"sort"
 	"sync"
 )
@@ -205,4 +206,42 @@ func (l *Layout) withoutObjects(lo, hi uint64) []span {
 		out = append(out, span{start: lo, end: hi})
 	}
 	return out
+}
+
+// Images caches the images of the files a recording or a replay maps, by
+// path and by the trace blob that stores them, so that each file is read
+// and parsed once however often it is mapped.
+type Images struct {
+	paths map[string]*Image
+	blobs map[uint32]*Image
+}
+
+// Path returns the image of the file at path, read when first needed.
+func (c *Images) Path(path string) *Image {
+	if im, ok := c.paths[path]; ok {
+		return im
+	}
+	if c.paths == nil {
+		c.paths = map[string]*Image{}
+	}
+	im := NewImage(func() ([]byte, error) { return os.ReadFile(path) })
+	c.paths[path] = im
+	return im
+}
+
+// Cached returns the image of blob if it has one (nil otherwise).
+func (c *Images) Cached(blob uint32) *Image { return c.blobs[blob] }
+
+// Blob returns the image of blob, whose bytes load returns when first
+// needed (load is not kept when the image is already cached).
+func (c *Images) Blob(blob uint32, load func() ([]byte, error)) *Image {
+	if im, ok := c.blobs[blob]; ok {
+		return im
+	}
+	if c.blobs == nil {
+		c.blobs = map[uint32]*Image{}
+	}
+	im := NewImage(load)
+	c.blobs[blob] = im
+	return im
 }

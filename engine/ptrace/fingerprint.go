@@ -1,13 +1,10 @@
 package ptrace
 
 import (
-	"bufio"
 	"debug/elf"
 	"fmt"
 	"hash/fnv"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -146,26 +143,17 @@ const pageSize = 4096
 // scanMaps returns the start of the mapping of file path at offset 0, and
 // the [heap] mapping (zero if none).
 func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
-	f, err := os.Open(ProcPath(pid, "maps"))
+	maps, err := ReadMaps(pid)
 	if err != nil {
 		return 0, heap, fmt.Errorf("data ranges: %w", err)
 	}
-	defer f.Close()
 	found := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 {
-			continue
-		}
-		lo, hi, _ := strings.Cut(fields[0], "-")
-		a, _ := strconv.ParseUint(lo, 16, 64)
-		b, _ := strconv.ParseUint(hi, 16, 64)
+	for _, m := range maps {
 		switch {
-		case fields[5] == "[heap]" && b > a:
-			heap = Range{Addr: a, Len: b - a}
-		case !found && fields[5] == path && fields[2] == "00000000":
-			base, found = a, true
+		case m.Path == "[heap]" && m.End > m.Start:
+			heap = Range{Addr: m.Start, Len: m.End - m.Start}
+		case !found && m.Path == path && m.Offset == 0:
+			base, found = m.Start, true
 		}
 	}
 	if !found {

@@ -28,9 +28,8 @@ const illIllopn = 2
 // until the recording ends. The sites themselves belong to each process
 // (process.code).
 type codeFiles struct {
-	images map[uint32]*patch.Image
-	paths  map[string]*patch.Image
-	open   []*os.File
+	patch.Images
+	open []*os.File
 	// wx: the writable and executable memory warning was given.
 	wx bool
 }
@@ -43,23 +42,10 @@ func (c *codeFiles) close() {
 	c.open = nil
 }
 
-// pathImage is the file at path, read when its layout is first needed.
-func (c *codeFiles) pathImage(path string) *patch.Image {
-	if im, ok := c.paths[path]; ok {
-		return im
-	}
-	if c.paths == nil {
-		c.paths = map[string]*patch.Image{}
-	}
-	im := patch.NewImage(func() ([]byte, error) { return os.ReadFile(path) })
-	c.paths[path] = im
-	return im
-}
-
 // blobImage is the file that fd of tid maps, stored as blob: the same bytes
 // replay has. It opens the file now, while the descriptor is known.
 func (c *codeFiles) blobImage(blob uint32, tid, fd int) *patch.Image {
-	if im, ok := c.images[blob]; ok {
+	if im := c.Cached(blob); im != nil {
 		return im
 	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/fd/%d", tid, fd))
@@ -67,10 +53,7 @@ func (c *codeFiles) blobImage(blob uint32, tid, fd int) *patch.Image {
 		return nil
 	}
 	c.open = append(c.open, f)
-	if c.images == nil {
-		c.images = map[uint32]*patch.Image{}
-	}
-	im := patch.NewImage(func() ([]byte, error) {
+	return c.Blob(blob, func() ([]byte, error) {
 		st, err := f.Stat()
 		if err != nil {
 			return nil, err
@@ -82,8 +65,6 @@ func (c *codeFiles) blobImage(blob uint32, tid, fd int) *patch.Image {
 		}
 		return data[:n], nil
 	})
-	c.images[blob] = im
-	return im
 }
 
 // warn prints the patcher's warnings, one line each, with the event they
@@ -127,7 +108,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
-	maps, err := patch.ExecMappings(p.pid, r.code.pathImage)
+	maps, err := patch.ExecMappings(p.pid, r.code.Path)
 	if err != nil {
 		return st, 0, err
 	}

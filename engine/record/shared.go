@@ -22,13 +22,11 @@ package record
 // who wrote a page, only that it differs from what replay holds.
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"hash/maphash"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -142,37 +140,17 @@ type vma struct {
 
 // readMaps lists the shared mappings of process pid.
 func readMaps(pid int) ([]vma, error) {
-	f, err := os.Open(ptrace.ProcPath(pid, "maps"))
+	maps, err := ptrace.ReadMaps(pid)
 	if err != nil {
-		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+		return nil, err
 	}
-	defer f.Close()
 	var out []vma
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		fields := strings.Fields(line)
-		if len(fields) < 5 || len(fields[1]) < 4 || fields[1][3] != 's' {
+	for _, m := range maps {
+		if !m.Shared() {
 			continue
 		}
-		var v vma
-		lo, hi, _ := strings.Cut(fields[0], "-")
-		v.start, _ = strconv.ParseUint(lo, 16, 64)
-		v.end, _ = strconv.ParseUint(hi, 16, 64)
-		v.perms = fields[1]
-		v.off, _ = strconv.ParseUint(fields[2], 16, 64)
-		maj, mnr, _ := strings.Cut(fields[3], ":")
-		v.key.major, _ = strconv.ParseUint(maj, 16, 64)
-		v.key.minor, _ = strconv.ParseUint(mnr, 16, 64)
-		v.key.ino, _ = strconv.ParseUint(fields[4], 10, 64)
-		if i := strings.Index(line, fields[4]+" "); len(fields) > 5 && i >= 0 {
-			v.path = strings.TrimSpace(line[i+len(fields[4]):])
-		}
-		v.key.sysv = strings.HasPrefix(v.path, "/SYSV")
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+		out = append(out, vma{start: m.Start, end: m.End, off: m.Offset, perms: m.Perms, path: m.Path,
+			key: objKey{major: m.Major, minor: m.Minor, ino: m.Inode, sysv: strings.HasPrefix(m.Path, "/SYSV")}})
 	}
 	return out, nil
 }
@@ -665,23 +643,17 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 // madvise(MADV_DONTNEED) dropped them, or an mremap grew the mapping), but
 // replay rebuilt such mappings as anonymous memory, whose pages read zero.
 func (r *Recorder) filePages(p sharedProc, addr, length uint64, e *trace.Event) error {
-	f, err := os.Open(ptrace.ProcPath(p.pid, "maps"))
+	maps, err := ptrace.ReadMaps(p.pid)
 	if err != nil {
 		return fmt.Errorf("madvise: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	end := addr + length
 	page := make([]byte, pageSize)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[4] == "0" || len(fields[1]) < 4 || fields[1][3] != 'p' || strings.HasPrefix(fields[5], "[") {
+	for _, m := range maps {
+		if m.Inode == 0 || m.Perms[3] != 'p' || m.Path == "" || strings.HasPrefix(m.Path, "[") {
 			continue
 		}
-		lo, hi, _ := strings.Cut(fields[0], "-")
-		start, _ := strconv.ParseUint(lo, 16, 64)
-		stop, _ := strconv.ParseUint(hi, 16, 64)
-		for a := max(start, addr&^(pageSize-1)); a < min(stop, end); a += pageSize {
+		for a := max(m.Start, addr&^(pageSize-1)); a < min(m.End, end); a += pageSize {
 			n, _ := p.mem.ReadAt(page, a)
 			if n < pageSize || isZero(page) {
 				continue
@@ -689,7 +661,7 @@ func (r *Recorder) filePages(p sharedProc, addr, length uint64, e *trace.Event) 
 			e.Mem = append(e.Mem, trace.Mem{Addr: a, Data: bytes.Clone(page)})
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 func isZero(b []byte) bool {

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -14,14 +13,6 @@ import (
 // Code patching in replay: the same sites as the recorder's, found by the
 // same algorithm (engine/patch) in the same bytes at the same events, and
 // the vDSO's functions made system calls as they were when recorded.
-
-// codeFiles are the files sites are found with: the executable file
-// mappings' files by blob, read from the trace, and the files the kernel
-// mapped at exec. The sites belong to each process (rproc.code).
-type codeFiles struct {
-	images map[uint32]*patch.Image
-	paths  map[string]*patch.Image
-}
 
 // patching says whether the trace was recorded with code patching (the
 // same algorithm: older traces patched nothing).
@@ -56,7 +47,7 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
-	maps, err := patch.ExecMappings(p.real, s.code.pathImage)
+	maps, err := patch.ExecMappings(p.real, s.code.Path)
 	if err != nil {
 		return st, err
 	}
@@ -79,19 +70,6 @@ func inheritCode(parent *rproc, real int) *patch.Space {
 	return parent.code.Clone()
 }
 
-// pathImage is the file at path, read when its layout is first needed.
-func (c *codeFiles) pathImage(path string) *patch.Image {
-	if im, ok := c.paths[path]; ok {
-		return im
-	}
-	if c.paths == nil {
-		c.paths = map[string]*patch.Image{}
-	}
-	im := patch.NewImage(func() ([]byte, error) { return os.ReadFile(path) })
-	c.paths[path] = im
-	return im
-}
-
 // patchAfterSyscall follows a replayed system call that changed the address
 // space, as the recorder did after it (whether replay emulated the call or
 // executed it again: the decision uses only the recorded call).
@@ -110,16 +88,8 @@ func (s *Session) patchAfterSyscall(t *rthread, e *trace.Event) {
 		if e.Map == nil {
 			return nil
 		}
-		if im, ok := s.code.images[e.Map.Blob]; ok {
-			return im
-		}
-		if s.code.images == nil {
-			s.code.images = map[uint32]*patch.Image{}
-		}
 		blob := e.Map.Blob
-		im := patch.NewImage(func() ([]byte, error) { return s.rd.Blob(blob) })
-		s.code.images[blob] = im
-		return im
+		return s.code.Blob(blob, func() ([]byte, error) { return s.rd.Blob(blob) })
 	}
 	p.code.AfterSyscall(p.mem, c.Nr, c.Args, e.ExitRegs[trace.RAX], image)
 }
@@ -128,18 +98,8 @@ func (s *Session) patchAfterSyscall(t *rthread, e *trace.Event) {
 // site's trap, which gets the recorded value.
 func (s *Session) applyRand(t *rthread, e *trace.Event) error {
 	what := e.TrapName()
-	st, err := s.run(t)
-	if err != nil {
-		return err
-	}
-	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGILL) {
-		return s.diverge(e, "expected %s at %#x, got %s", what, e.Regs[trace.RIP], describe(st))
-	}
 	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	if err := s.compareRegs(e, "at "+what, &e.Regs, &regs); err != nil {
+	if err := s.runToTrap(t, e, unix.SIGILL, &regs); err != nil {
 		return err
 	}
 	site, ok := t.proc.code.Site(regs[trace.RIP])

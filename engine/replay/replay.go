@@ -15,11 +15,11 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -104,8 +104,10 @@ type Session struct {
 	onMapping func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
-	// code holds the files code patching reads (the sites are per process).
-	code codeFiles
+	// code holds the files code patching reads: executable mappings by blob
+	// (read from the trace), the files the kernel mapped at exec by path.
+	// The sites belong to each process (rproc.code).
+	code patch.Images
 	// quiet withdraws ptrace.QuietStops when the session closes.
 	quiet func()
 }
@@ -745,25 +747,13 @@ type Mapping struct {
 // Mappings lists the address space: the kernel's view, with the file names
 // of mappings the replay rebuilt from the trace.
 func (s *Session) Mappings() ([]Mapping, error) {
-	data, err := os.ReadFile(ptrace.ProcPath(s.pid, "maps"))
+	maps, err := ptrace.ReadMaps(s.pid)
 	if err != nil {
 		return nil, err
 	}
-	var out []Mapping
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		var m Mapping
-		lo, hi, _ := strings.Cut(f[0], "-")
-		m.Start, _ = strconv.ParseUint(lo, 16, 64)
-		m.End, _ = strconv.ParseUint(hi, 16, 64)
-		m.Perms = f[1]
-		m.Offset, _ = strconv.ParseUint(f[2], 16, 64)
-		if len(f) >= 6 {
-			m.Path = f[5]
-		}
+	out := make([]Mapping, 0, len(maps))
+	for _, k := range maps {
+		m := Mapping{Start: k.Start, End: k.End, Perms: k.Perms, Offset: k.Offset, Path: k.Path}
 		for _, fm := range s.fileMaps {
 			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-shared-")) && fm.Start <= m.Start && m.Start < fm.End {
 				m.Path = fm.Path

@@ -1,15 +1,12 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -600,26 +597,18 @@ type span struct{ lo, hi uint64 }
 // trampoline may go: not in the guard gap below the main stack, which
 // the stack grows into.
 func freeSpans(pid int) ([]span, error) {
-	f, err := os.Open(ptrace.ProcPath(pid, "maps"))
+	maps, err := ptrace.ReadMaps(pid)
 	if err != nil {
 		return nil, fmt.Errorf("find room for a trampoline: %w", err)
 	}
-	defer f.Close()
 	var free []span
 	prev := uint64(lowestPage)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
+	for _, m := range maps {
+		a, b := m.Start, m.End
+		if a >= highestPage {
 			continue
 		}
-		lo, hi, _ := strings.Cut(fields[0], "-")
-		a, err1 := strconv.ParseUint(lo, 16, 64)
-		b, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || a >= highestPage {
-			continue
-		}
-		if len(fields) >= 6 && fields[5] == "[stack]" {
+		if m.Path == "[stack]" {
 			a -= min(a, stackGuard)
 		}
 		if a > prev {

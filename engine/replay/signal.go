@@ -53,18 +53,8 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 // applyTrap replays a trapped rdtsc, rdtscp or cpuid with the recorded answer.
 func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 	what := e.TrapName()
-	st, err := s.run(t)
-	if err != nil {
-		return err
-	}
-	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGSEGV) {
-		return s.diverge(e, "expected %s at %#x, got %s", what, e.Regs[trace.RIP], describe(st))
-	}
 	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	if err := s.compareRegs(e, "at "+what, &e.Regs, &regs); err != nil {
+	if err := s.runToTrap(t, e, unix.SIGSEGV, &regs); err != nil {
 		return err
 	}
 	e.ApplyTrap(&regs)
@@ -72,6 +62,24 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		return fmt.Errorf("complete %s at %#x: %w", what, e.Regs[trace.RIP], err)
 	}
 	return nil
+}
+
+// runToTrap runs t to the instruction e trapped at, which faults with sig
+// (rdtsc and cpuid made to fault, a patched rdrand's ud2), and reads its
+// registers there, checked against the recording's.
+func (s *Session) runToTrap(t *rthread, e *trace.Event, sig unix.Signal, regs *trace.Regs) error {
+	what := e.TrapName()
+	st, err := s.run(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(sig) {
+		return s.diverge(e, "expected %s at %#x, got %s", what, e.Regs[trace.RIP], describe(st))
+	}
+	if err := ptrace.GetRegs(t.real, regs); err != nil {
+		return err
+	}
+	return s.compareRegs(e, "at "+what, &e.Regs, regs)
 }
 
 // siKernel is SI_KERNEL, the si_code of an int3 breakpoint trap.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -22,10 +23,18 @@ func TestMain(m *testing.M) {
 
 // recordBench compiles testdata/bench/NAME.c and records it with args.
 func recordBench(t testing.TB, name string, args ...string) string {
+	_, trace := recordC(t, "bench/"+name+".c", []string{"-O1", "-pthread"}, args...)
+	return trace
+}
+
+// recordC compiles testdata/SRC with flags and records it with args; it
+// returns the program and the trace.
+func recordC(t testing.TB, src string, flags []string, args ...string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	prog := filepath.Join(dir, name)
-	if msg, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, "../../testdata/bench/"+name+".c").CombinedOutput(); err != nil {
+	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	gcc := append(append([]string(nil), flags...), "-o", prog, "../../testdata/"+src)
+	if msg, err := exec.Command("gcc", gcc...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, msg)
 	}
 	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
@@ -35,7 +44,25 @@ func recordBench(t testing.TB, name string, args ...string) string {
 		Output: out, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return prog, out
+}
+
+// elfSymbol is the address of symbol name in the (non-PIE) program prog.
+func elfSymbol(t testing.TB, prog, name string) uint64 {
+	t.Helper()
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value
+		}
+	}
+	t.Fatalf("no symbol %s in %s", name, prog)
+	return 0
 }
 
 // TestCheckpointsSameState: a moment reached through a restored checkpoint
@@ -237,33 +264,8 @@ func TestCheckpointsSharedMemory(t *testing.T) {
 // stops at is the one a replay without checkpoints reaches at that moment,
 // with the same registers and value.
 func TestCheckpointsInsideSegment(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "watchcount")
-	if msg, err := exec.Command("gcc", "-O1", "-no-pie", "-o", prog, "../../testdata/bench/watchcount.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
-	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	defer null.Close()
-	trace := filepath.Join(dir, "t.rwd")
-	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog, "10000", "0"}, Env: os.Environ(), Dir: dir,
-		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, _ := f.Symbols()
-	f.Close()
-	var w replay.Watchpoint
-	for _, s := range syms {
-		if s.Name == "counter" {
-			w = replay.Watchpoint{Addr: s.Value, Len: 8}
-		}
-	}
-	if w.Addr == 0 {
-		t.Fatal("no symbol counter")
-	}
+	prog, trace := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "10000", "0")
+	w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
 	open := func(budget int64) *timeline.Timeline {
 		tl, err := timeline.Open(trace, budget, 0)
 		if err != nil {
@@ -314,33 +316,8 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 // before the crash made reverse-continue skip that hit.
 func TestReverseContinueThroughCheckpoints(t *testing.T) {
 	defer timeline.SetCheckpointEvery(0)()
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "crash")
-	if msg, err := exec.Command("gcc", "-O0", "-no-pie", "-o", prog, "../../testdata/crash.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
-	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	defer null.Close()
-	trace := filepath.Join(dir, "t.rwd")
-	if _, err := record.Record(record.Options{Path: prog, Args: []string{prog}, Env: os.Environ(), Dir: dir,
-		Output: trace, Warn: io.Discard, Stdin: null, Stdout: null, Stderr: null}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, _ := f.Symbols()
-	f.Close()
-	var sum uint64
-	for _, s := range syms {
-		if s.Name == "sum" {
-			sum = s.Value
-		}
-	}
-	if sum == 0 {
-		t.Fatal("no symbol sum")
-	}
+	prog, trace := recordC(t, "crash.c", []string{"-O0", "-no-pie"})
+	sum := elfSymbol(t, prog, "sum")
 	tl, err := timeline.Open(trace, 64<<20, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,69 @@
+package ptrace
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// MapEntry is one line of /proc/PID/maps.
+type MapEntry struct {
+	Start, End, Offset  uint64
+	Perms               string // "r-xp": read, write, exec, shared or private
+	Major, Minor, Inode uint64
+	// Path is the file, or [heap], [stack], [vdso]…; empty for anonymous
+	// memory. It may hold spaces, and end with " (deleted)".
+	Path string
+}
+
+// Shared reports a MAP_SHARED mapping.
+func (m *MapEntry) Shared() bool { return len(m.Perms) >= 4 && m.Perms[3] == 's' }
+
+// ReadMaps parses the mappings of process pid (through a live thread of it:
+// ProcPath). Lines it cannot parse are skipped.
+func ReadMaps(pid int) ([]MapEntry, error) {
+	f, err := os.Open(ProcPath(pid, "maps"))
+	if err != nil {
+		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+	}
+	defer f.Close()
+	var out []MapEntry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		var m MapEntry
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		var err1, err2, err3 error
+		m.Start, err1 = strconv.ParseUint(lo, 16, 64)
+		m.End, err2 = strconv.ParseUint(hi, 16, 64)
+		m.Offset, err3 = strconv.ParseUint(fields[2], 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil || len(fields[1]) < 4 {
+			continue
+		}
+		m.Perms = fields[1]
+		maj, mnr, _ := strings.Cut(fields[3], ":")
+		m.Major, _ = strconv.ParseUint(maj, 16, 64)
+		m.Minor, _ = strconv.ParseUint(mnr, 16, 64)
+		m.Inode, _ = strconv.ParseUint(fields[4], 10, 64)
+		if len(fields) > 5 {
+			// The path is the rest of the line after the inode field.
+			rest := line
+			for _, f := range fields[:5] {
+				i := strings.Index(rest, f)
+				rest = rest[i+len(f):]
+			}
+			m.Path = strings.TrimSpace(rest)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+	}
+	return out, nil
+}
