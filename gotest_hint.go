@@ -20,7 +20,8 @@ func goTestHint(args []string, goflags string) string {
 	}
 	all := append(slices.Clone(args), strings.Fields(goflags)...)
 	for _, a := range all {
-		if strings.Contains(a, "-w=false") || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "-o") {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if strings.Contains(a, "-w=false") || a == "-c" || a == "--c" || name == "-o" || name == "o" {
 			return "" // symbols kept, or the binary is built but not run here
 		}
 	}

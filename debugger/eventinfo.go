@@ -14,7 +14,7 @@ import (
 // type, thread, time, text always; the others by type.
 type EventInfo struct {
 	Event  int64   `json:"event"`
-	Type   string  `json:"type"` // syscall, signal, thread, exec, exit, rdtsc, cpuid, preempt, shared
+	Type   string  `json:"type"` // syscall, signal, thread, exec, exit, end, rdtsc, cpuid, rdrand, rdseed, preempt, shared
 	Thread int32   `json:"thread"`
 	Time   float64 `json:"time"` // seconds since the recording started
 	// System calls (type syscall, and thread for clone/clone3 of a thread).
@@ -48,7 +48,7 @@ type EventInfo struct {
 }
 
 // Types lists the event types, for filters.
-var Types = []string{"syscall", "signal", "thread", "exec", "exit", "rdtsc", "cpuid", "preempt", "shared"}
+var Types = []string{"syscall", "signal", "thread", "exec", "exit", "end", "rdtsc", "cpuid", "rdrand", "rdseed", "preempt", "shared"}
 
 // cloneThread is CLONE_THREAD.
 const cloneThread = 0x10000

@@ -1047,13 +1047,20 @@ type tlFilter struct {
 	noNoise bool
 }
 
-// tlKinds are the kinds a filter term names (plurals too).
-var tlKinds = map[string]bool{"syscall": true, "signal": true, "thread": true, "exec": true, "exit": true, "other": true,
-	"rdtsc": true, "cpuid": true, "preempt": true, "shared": true}
+// tlKinds are the kinds a filter term names (plurals too): the event types.
+var tlKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range debugger.Types {
+		m[k] = true
+	}
+	return m
+}()
 
 // tlNoise says whether events of a kind are folded anywhere: a program's
-// clocks and CPU queries, which drown what a user looks for.
-func tlNoise(kind string) bool { return kind == "rdtsc" || kind == "cpuid" }
+// clocks, CPU queries and random numbers, which drown what a user looks for.
+func tlNoise(kind string) bool {
+	return kind == "rdtsc" || kind == "cpuid" || kind == "rdrand" || kind == "rdseed"
+}
 
 // tlParseFilter parses "syscall,tid:4242,write"; nil for an empty filter.
 func tlParseFilter(s string) *tlFilter {
