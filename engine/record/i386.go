@@ -29,7 +29,3 @@ func (t *thread) callFlags() uint32 {
 	}
 	return 0
 }
-
-// i386Key keys the warnings about int $0x80 calls in Recorder.warned apart
-// from the x86-64 ones (keyed by number) and the refusals (negative).
-func i386Key(nr int) int { return 1<<20 + nr }

@@ -102,7 +102,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 			}
 			vdso = 0
 		} else if len(unknown) > 0 {
-			r.warnOnce(-1<<20, "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
+			r.warnOnce("vdso unknown functions", "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
 				strings.Join(unknown, ", "))
 		}
 	}

@@ -138,7 +138,7 @@ func (r *Recorder) captureExe(pid int) *trace.MapFile {
 	}
 	m, err := r.files.captureFile(link, 0, 0)
 	if err != nil {
-		r.warnOnce(-1000-pid, "rewind: warning: cannot store %s for replay: %v\n", exe, err)
+		r.warnOnce(fmt.Sprintf("exe of %d", pid), "rewind: warning: cannot store %s for replay: %v\n", exe, err)
 		return nil
 	}
 	m.Path = strings.TrimSuffix(exe, " (deleted)")

@@ -168,7 +168,7 @@ type Recorder struct {
 	pending  map[int]ptrace.Status
 
 	files  *fileStore
-	warned map[int]bool
+	warned map[string]bool
 	chld   *chldWatch
 	timer  *time.Timer
 	// out: the program's standard streams (streams.go, order.go).
@@ -246,7 +246,7 @@ func Record(opts Options) (*Result, error) {
 		threads: map[int]*thread{},
 		procs:   map[int]*process{},
 		pending: map[int]ptrace.Status{},
-		warned:  map[int]bool{},
+		warned:  map[string]bool{},
 		chld:    newChldWatch(),
 		out:     newStreams(opts.Stdout, opts.Stderr),
 	}

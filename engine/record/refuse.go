@@ -22,15 +22,11 @@ func (r *Recorder) refuseAtEntry(t *thread, c *syscalls.Call) error {
 		return nil
 	}
 	if why != "" {
-		r.warnOnce(refusedKey(c.Nr), "rewind: warning: %s at event %d fails with %s: %s\n",
+		r.warnOnce("refused "+syscalls.Label(c), "rewind: warning: %s at event %d fails with %s: %s\n",
 			syscalls.Name(c.Nr), r.w.Events(), syscalls.ErrnoName(int(errno)), why)
 	}
 	return r.skipCall(t, c, -int64(errno))
 }
-
-// refusedKey keys the refusal warnings in Recorder.warned apart from the
-// unsupported calls (keyed by number) and the mmap capture warnings.
-func refusedKey(nr int) int { return -(1 << 20) - nr }
 
 // skipCall makes the kernel skip t's call (an invalid number does nothing
 // and answers ENOSYS); completeSkipped gives it ret at its exit.

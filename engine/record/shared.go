@@ -613,7 +613,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
-				r.warnOnce(-unix.SYS_MMAP, "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
+				r.warnOnce("shared device mapping", "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
 				return nil
 			}
 		}
@@ -622,7 +622,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 		return err
 	}
 	if total := sm.mappedBytes(p.pid); total > bigShared {
-		r.warnOnce(-unix.SYS_SHMAT, "rewind: warning: %d MiB of shared memory mapped at event %d: every blocking system call compares it, which slows the recording\n", total>>20, r.w.Events())
+		r.warnOnce("shared memory size", "rewind: warning: %d MiB of shared memory mapped at event %d: every blocking system call compares it, which slows the recording\n", total>>20, r.w.Events())
 	}
 	m := sm.mappingAt(p.pid, uint64(c.Ret))
 	if m == nil {

@@ -214,13 +214,13 @@ func (r *Recorder) captureWrite(t *thread, c *syscalls.Call, e *trace.Event) {
 		}
 		var err error
 		if data, err = r.readSource(t, c); err != nil {
-			r.warnOnce(-1000-c.Nr, "rewind: warning: %s into standard %s at event %d: %v; replay will not re-emit its bytes\n",
+			r.warnOnce("stream "+syscalls.Name(c.Nr), "rewind: warning: %s into standard %s at event %d: %v; replay will not re-emit its bytes\n",
 				syscalls.Name(c.Nr), streamName(t.stream), r.w.Events(), err)
 			return
 		}
 	case syscalls.FromMessages:
 		if t.stream != 0 {
-			r.warnOnce(-1000-c.Nr, "rewind: warning: %s into standard %s at event %d: replay will not re-emit its bytes\n",
+			r.warnOnce("stream "+syscalls.Name(c.Nr), "rewind: warning: %s into standard %s at event %d: replay will not re-emit its bytes\n",
 				syscalls.Name(c.Nr), streamName(t.stream), r.w.Events())
 		}
 		return

@@ -278,7 +278,7 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 		if ok && c.Args[3]&(unix.MAP_ANONYMOUS|unix.MAP_SHARED) == 0 {
 			m, err := r.files.capture(t.tid, int(int32(c.Args[4])), c.Args[5], c.Args[1])
 			if err != nil {
-				r.warnOnce(-c.Nr, "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.w.Events(), err)
+				r.warnOnce("mmap capture", "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.w.Events(), err)
 			}
 			e.Map = m
 		}
@@ -322,7 +322,10 @@ func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) []trace
 	return out
 }
 
-func (r *Recorder) warnOnce(key int, format string, args ...any) {
+// warnOnce prints a warning the first time its key comes: the key names
+// what is warned about ("refused 101 (ptrace)", "shared device mapping"), so
+// that warnings of different kinds never silence each other.
+func (r *Recorder) warnOnce(key string, format string, args ...any) {
 	if r.warned[key] {
 		return
 	}

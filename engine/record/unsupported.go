@@ -11,10 +11,6 @@ import (
 // the call can be replayed and debugged.
 func (r *Recorder) markUnsupported(c *syscalls.Call, e *trace.Event, why string) {
 	e.Flags |= trace.FlagUnsupported
-	key := c.Nr
-	if c.I386 {
-		key = i386Key(c.I386Nr)
-	}
-	r.warnOnce(key, "rewind: warning: system call %s is not supported: %s; replay will stop at event %d\n",
+	r.warnOnce("unsupported "+syscalls.Label(c), "rewind: warning: system call %s is not supported: %s; replay will stop at event %d\n",
 		syscalls.Label(c), why, r.w.Events())
 }
