@@ -3,6 +3,7 @@ package record
 import (
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -68,18 +69,8 @@ func (r *Recorder) fromProgram(sig unix.Signal) bool {
 // sent by someone else: one of groupFatal gets its default effect on
 // rewind (a goroutine dump); a real-time one is ignored.
 func otherSignal(sig unix.Signal) {
-	if isGroupFatal(sig) {
+	if slices.Contains(groupFatal, os.Signal(sig)) {
 		signal.Reset(sig)
 		unix.Kill(os.Getpid(), sig)
 	}
-}
-
-// isGroupFatal reports whether sig is one of groupFatal.
-func isGroupFatal(sig unix.Signal) bool {
-	for _, s := range groupFatal {
-		if s == sig {
-			return true
-		}
-	}
-	return false
 }

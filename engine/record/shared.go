@@ -46,13 +46,6 @@ const pageSize = 4096
 // reasonable size.
 const maxSharedEvent = 4 << 20
 
-// madvise advice the recorder treats apart.
-const (
-	madvDontneed       = 4
-	madvDontneedLocked = 24
-	madvCold           = 20
-)
-
 // sharedProc is a recorded process as the tracker needs it: its maps and
 // memory. Every entry point takes the process rather than the recorder's
 // single one, so that a process tree sharing memory (anonymous shared
@@ -479,7 +472,7 @@ func (r *Recorder) sharedEntry(t *thread, c *syscalls.Call) error {
 		return nil
 	}
 	regs := t.entry
-	regs[trace.RDX] = madvCold
+	regs[trace.RDX] = unix.MADV_COLD
 	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
 		return fmt.Errorf("madvise(MADV_FREE) as MADV_COLD: %w", err)
 	}
@@ -544,7 +537,7 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 		}
 		return chk, objKey{}, r.sharedMem().rescan(p, nil)
 	case unix.SYS_MADVISE:
-		if a := int32(c.Args[2]); a == madvDontneed || a == madvDontneedLocked {
+		if a := int32(c.Args[2]); a == unix.MADV_DONTNEED || a == unix.MADV_DONTNEED_LOCKED {
 			// The dropped pages of a private file mapping read the file again.
 			return chk, objKey{}, r.filePages(p, c.Args[0], c.Args[1], e)
 		}

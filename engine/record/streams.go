@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -262,7 +263,7 @@ func (r *Recorder) readSource(t *thread, c *syscalls.Call) ([]byte, error) {
 		if _, err := t.proc.mem.ReadAt(b[:], offPtr); err != nil {
 			return nil, fmt.Errorf("read its offset: %w", err)
 		}
-		end = int64(leUint64(b[:]))
+		end = int64(binary.LittleEndian.Uint64(b[:]))
 	} else {
 		pos, err := fdPos(t.tid, fd)
 		if err != nil {
@@ -282,11 +283,6 @@ func (r *Recorder) readSource(t *thread, c *syscalls.Call) ([]byte, error) {
 		return nil, fmt.Errorf("read its source: %d of %d bytes: %v", got, n, err)
 	}
 	return buf, nil
-}
-
-func leUint64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // fdPos reads the file position of fd of tid from /proc/TID/fdinfo.

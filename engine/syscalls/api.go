@@ -73,17 +73,6 @@ func (s *Spec) PolicyFor(c *Call) Policy {
 	if s.PolicyOf != nil {
 		return s.PolicyOf(c)
 	}
-	switch s.Name {
-	case "clone":
-		if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
-			return Reexec
-		}
-		return Emulate
-	case "madvise":
-		if int32(c.Args[2]) == MadvFree {
-			return Emulate // a no-op when recorded (see MadvFree)
-		}
-	}
 	return s.Policy
 }
 

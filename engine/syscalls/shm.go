@@ -36,3 +36,12 @@ func shmctlOut(c *Call, _ Memory) ([]Range, error) {
 	}
 	return nil, nil
 }
+
+// madvisePolicy: madvise is re-executed (it shapes the address space),
+// except MADV_FREE, a no-op when recorded (see MadvFree).
+func madvisePolicy(c *Call) Policy {
+	if int32(c.Args[2]) == MadvFree {
+		return Emulate
+	}
+	return Reexec
+}

@@ -180,7 +180,7 @@ var table = []Spec{
 	{Name: "munmap", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}), Policy: Reexec},
 	{Name: "brk", Args: args(Arg{"brk", Ptr}), Policy: Reexec},
 	{Name: "mremap", Args: args(Arg{"old_address", Ptr}, Arg{"old_size", Uint}, Arg{"new_size", Uint}, aFlags, Arg{"new_address", Ptr}), Policy: Reexec},
-	{Name: "madvise", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, Arg{"advice", Int}), Policy: Reexec},
+	{Name: "madvise", Args: args(Arg{"addr", Ptr}, Arg{"length", Uint}, Arg{"advice", Int}), Policy: Reexec, PolicyOf: madvisePolicy},
 	{Name: "pkey_mprotect", Args: args(Arg{"addr", Ptr}, Arg{"len", Uint}, Arg{"prot", Prot}, Arg{"pkey", Int}), Policy: Reexec},
 	{Name: "pkey_alloc", Args: args(aFlags, Arg{"access_rights", Hex}), Policy: Reexec},
 	{Name: "pkey_free", Args: args(Arg{"pkey", Int}), Policy: Reexec},

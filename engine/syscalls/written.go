@@ -1,28 +1,12 @@
 package syscalls
 
+import "golang.org/x/sys/unix"
+
 // Calls that move a program's bytes into a file descriptor. The recorder
 // hashes what they wrote and keeps what reached the program's standard
 // streams; the replayer reads the same bytes from the replaying process to
 // check and re-emit them. Both must agree on where the bytes are, so the
 // answer lives here.
-
-// Numbers of the x86-64 calls below (the table's numbers come from names,
-// these are only compared against).
-const (
-	nrWrite         = 1
-	nrPwrite64      = 18
-	nrWritev        = 20
-	nrSendfile      = 40
-	nrSendto        = 44
-	nrSendmsg       = 46
-	nrSplice        = 275
-	nrTee           = 276
-	nrVmsplice      = 278
-	nrPwritev       = 296
-	nrSendmmsg      = 307
-	nrCopyFileRange = 326
-	nrPwritev2      = 328
-)
 
 // Source says where the bytes of a write-like call come from.
 type Source uint8
@@ -44,15 +28,15 @@ const (
 // come from; NotWrite for other calls.
 func WriteTarget(c *Call) (fd int, src Source) {
 	switch c.Nr {
-	case nrWrite, nrPwrite64, nrWritev, nrPwritev, nrPwritev2, nrSendto, nrSendmsg, nrVmsplice:
+	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2, unix.SYS_SENDTO, unix.SYS_SENDMSG, unix.SYS_VMSPLICE:
 		return int(int32(c.Args[0])), FromMemory
-	case nrSendfile:
+	case unix.SYS_SENDFILE:
 		return int(int32(c.Args[0])), FromFile
-	case nrSplice, nrCopyFileRange:
+	case unix.SYS_SPLICE, unix.SYS_COPY_FILE_RANGE:
 		return int(int32(c.Args[2])), FromFile
-	case nrTee:
+	case unix.SYS_TEE:
 		return int(int32(c.Args[1])), FromFile
-	case nrSendmmsg:
+	case unix.SYS_SENDMMSG:
 		return int(int32(c.Args[0])), FromMessages
 	}
 	return -1, NotWrite
@@ -63,11 +47,11 @@ func WriteTarget(c *Call) (fd int, src Source) {
 // used and advanced).
 func InFd(c *Call) (fd int, offPtr uint64) {
 	switch c.Nr {
-	case nrSendfile:
+	case unix.SYS_SENDFILE:
 		return int(int32(c.Args[1])), c.Args[2]
-	case nrSplice, nrCopyFileRange:
+	case unix.SYS_SPLICE, unix.SYS_COPY_FILE_RANGE:
 		return int(int32(c.Args[0])), c.Args[1]
-	case nrTee:
+	case unix.SYS_TEE:
 		return int(int32(c.Args[0])), 0
 	}
 	return -1, 0
@@ -77,13 +61,13 @@ func InFd(c *Call) (fd int, offPtr uint64) {
 // read from m (fewer if m cannot be read). Other calls give nil.
 func Written(c *Call, m Memory, n int) []byte {
 	switch c.Nr {
-	case nrWrite, nrPwrite64, nrSendto:
+	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_SENDTO:
 		buf := make([]byte, n)
 		got, _ := m.ReadAt(buf, c.Args[1])
 		return buf[:got]
-	case nrWritev, nrPwritev, nrPwritev2, nrVmsplice:
+	case unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2, unix.SYS_VMSPLICE:
 		return GatherIovecs(m, c.Args[1], int(c.Args[2]), n)
-	case nrSendmsg:
+	case unix.SYS_SENDMSG:
 		// struct msghdr: msg_iov at 16, msg_iovlen at 24.
 		b, err := readFull(m, c.Args[1], 32)
 		if err != nil {
