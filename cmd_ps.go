@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -64,7 +64,7 @@ func runPs(w io.Writer, path string, asJSON bool) error {
 		if p.Exited {
 			st := p.Status
 			r.Status = &st
-			r.Exit = exitWord(st)
+			r.Exit = debugger.ExitWord(st)
 		}
 		rows = append(rows, r)
 	}
@@ -90,14 +90,4 @@ func runPs(w io.Writer, path string, asJSON bool) error {
 		}
 	}
 	return traceStatusExit(rd.Status())
-}
-
-// exitWord says how a process ended in a column: its exit code, or the
-// signal that killed it.
-func exitWord(status int32) string {
-	ws := uint32(status)
-	if ws&0x7f == 0 {
-		return fmt.Sprint((ws >> 8) & 0xff)
-	}
-	return syscalls.SignalName(int(ws & 0x7f))
 }

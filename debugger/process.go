@@ -129,7 +129,13 @@ func exitText(p *trace.Process) string {
 	if !p.Exited {
 		return "-"
 	}
-	ws := uint32(p.Status)
+	return ExitWord(p.Status)
+}
+
+// ExitWord is a wait status in one word, as `rewind ps` shows it: the exit
+// code, or the name of the signal that killed the process.
+func ExitWord(status int32) string {
+	ws := uint32(status)
 	if ws&0x7f == 0 {
 		return strconv.Itoa(int(ws>>8) & 0xff)
 	}
@@ -155,8 +161,8 @@ func (s *Session) infoProcesses(res *Result) {
 		exit := "-"
 		if p.Exited {
 			exit = DescribeStatus(p.Status)
-			if ws := uint32(p.Status); ws&0x7f == 0 {
-				exit = strconv.Itoa(int(ws>>8) & 0xff)
+			if uint32(p.Status)&0x7f == 0 {
+				exit = ExitWord(p.Status)
 			}
 		}
 		item := map[string]any{"pid": p.Pid, "ppid": p.Parent, "current": p.Pid == cur, "exit": exit,
