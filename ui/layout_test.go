@@ -70,7 +70,7 @@ func TestLayoutPresets(t *testing.T) {
 				}
 			}
 			want := 0
-			if !contains(c.promise, focus) {
+			if !slices.Contains(c.promise, focus) {
 				want = 1 // the pane whose place the focused one took
 			}
 			if missing != want || len(pl) != len(c.promise) {
@@ -83,15 +83,6 @@ func TestLayoutPresets(t *testing.T) {
 			t.Errorf("%dx%d zoomed: %v", c.w, c.h, zoomed)
 		}
 	}
-}
-
-func contains(ids []paneID, id paneID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // TestParseLayout: specs and presets place what they say, bad ones are

@@ -92,9 +92,6 @@ type Session struct {
 	insertedIn *ptrace.Mem
 	preemptPC  uint64
 	tramp      *trampoline
-	// data is where each process's executable has its writable data
-	// (nil until known), for preemption fingerprints.
-	data     map[*rproc][]ptrace.Range
 	watches  []Watchpoint
 	watchGen int
 	stop     *Stop

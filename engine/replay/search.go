@@ -87,6 +87,9 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 		defer func() { s.preemptPC = 0 }()
 	}
 	near := 0 // passes with the recorded registers and stack, another state
+	// The data ranges are read at the first pass that needs them: they
+	// cannot change while the thread runs to the point.
+	var data []ptrace.Range
 	for passes := 0; ; passes++ {
 		st, err := s.run(t)
 		if err != nil {
@@ -114,7 +117,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
 		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
-			same, err := s.sameState(t, e)
+			same, err := s.sameState(t, e, &data)
 			if err != nil || same {
 				return err
 			}
@@ -137,7 +140,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 // sameState compares the parts of a preemption's fingerprint beyond the
 // general registers and the stack: the FPU/SSE registers and the
 // executable's data (when the recording has them).
-func (s *Session) sameState(t *rthread, e *trace.Event) (bool, error) {
+func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (bool, error) {
 	if e.Value != 0 {
 		fp, err := ptrace.FPHash(t.real)
 		if err != nil {
@@ -154,11 +157,14 @@ func (s *Session) sameState(t *rthread, e *trace.Event) (bool, error) {
 		}
 	}
 	if e.Aux != 0 {
-		d, err := ptrace.DataRanges(t.real)
-		if err != nil {
-			return false, err
+		if *data == nil {
+			d, err := ptrace.DataRanges(t.real)
+			if err != nil {
+				return false, err
+			}
+			*data = d
 		}
-		if t.proc.mem.DataHash(d) != e.Aux {
+		if t.proc.mem.DataHash(*data) != e.Aux {
 			return false, nil
 		}
 	}
