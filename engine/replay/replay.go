@@ -750,7 +750,9 @@ func (s *Session) Mappings() ([]Mapping, error) {
 	}
 	out := make([]Mapping, 0, len(maps))
 	for _, k := range maps {
-		m := Mapping{Start: k.Start, End: k.End, Perms: k.Perms, Offset: k.Offset, Path: k.Path}
+		// A file deleted since it was mapped (go test's binary, written
+		// back for the replay and removed) still has its symbols there.
+		m := Mapping{Start: k.Start, End: k.End, Perms: k.Perms, Offset: k.Offset, Path: strings.TrimSuffix(k.Path, " (deleted)")}
 		for _, fm := range s.fileMaps {
 			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-shared-")) && fm.Start <= m.Start && m.Start < fm.End {
 				m.Path = fm.Path
