@@ -6,7 +6,6 @@ package keymaps
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -173,7 +172,7 @@ var presets = map[string]preset{
 		StepI: {"i"}, ReverseStepI: {"I"}, Break: {"b"}, Watch: {"w"}, Ask: {"a"},
 		Up: {"k", "up"}, Down: {"j", "down"}, Left: {"h", "left"}, Right: {"l", "right"},
 		PageUp: {"ctrl+u", "pgup"}, PageDown: {"ctrl+d", "pgdown"}, Top: {"g", "home"}, Bottom: {"G", "end"},
-		Enter: {"enter"}, Expand: {"space", "za"},
+		Enter: {"enter", "o"}, Expand: {"space", "za"},
 	},
 	// emacs: C-n/C-p to move, M-v/C-v to page, function keys to run (as
 	// gud's), Shift for the reverse.
@@ -247,29 +246,14 @@ func New(name string, overrides map[string][]string) (*Keys, error) {
 var global = append([]Action{Step, Next, Finish, Continue, ReverseStep, ReverseNext, ReverseFinish, ReverseCont,
 	StepI, ReverseStepI, Prompt, Help, Quit, FocusNext, FocusPrev, Zoom, Break, Watch, Ask, JumpBack, JumpForward}, PaneActions...)
 
-// dataflow actions are handled by the root before the focused pane sees
-// the key, on the panes that show values: no pane action may share their
-// keys, or the pane would never get it there.
-var dataflow = []Action{Origin, OriginForward, OriginRead}
-
 func (k *Keys) checkClashes() error {
 	owner := map[string]Action{}
-	for _, a := range append(append([]Action(nil), global...), dataflow...) {
+	for _, a := range global {
 		for _, s := range k.m[a].Keys() {
 			if o, ok := owner[s]; ok {
 				return fmt.Errorf("key %q is bound to both %s and %s", s, o, a)
 			}
 			owner[s] = a
-		}
-	}
-	for _, a := range Actions {
-		if slices.Contains(global, a) || slices.Contains(dataflow, a) {
-			continue
-		}
-		for _, s := range k.m[a].Keys() {
-			if o, ok := owner[s]; ok && slices.Contains(dataflow, o) {
-				return fmt.Errorf("key %q is bound to both %s and %s", s, o, a)
-			}
 		}
 	}
 	return nil
