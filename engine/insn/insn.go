@@ -292,3 +292,28 @@ func Jump(from, to uint64) ([]byte, bool) {
 	binary.LittleEndian.PutUint32(b[1:], uint32(int32(d)))
 	return b, true
 }
+
+// Flow says where a thread goes after the instruction at the start of code
+// (at address at): next is the following instruction (0 after a jmp, ret
+// or other unconditional transfer), target the destination of a relative
+// jump or conditional branch (0 if none; calls are followed by their next
+// instruction, not entered). ok is false for bytes the package does not
+// decode.
+func Flow(code []byte, at uint64) (next, target uint64, ok bool) {
+	in := decode(code)
+	if in == nil {
+		return 0, 0, false
+	}
+	end := at + uint64(in.Len)
+	for _, a := range in.Args {
+		if r, isRel := a.(x86asm.Rel); isRel && in.Op != x86asm.CALL {
+			target = uint64(int64(end) + int64(r))
+		}
+	}
+	switch in.Op {
+	case x86asm.JMP, x86asm.LJMP, x86asm.RET, x86asm.LRET, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ,
+		x86asm.UD0, x86asm.UD1, x86asm.UD2, x86asm.HLT:
+		return 0, target, true
+	}
+	return end, target, true
+}

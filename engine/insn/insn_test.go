@@ -161,3 +161,24 @@ func TestRepString(t *testing.T) {
 		t.Errorf("PlanPatch accepted a run starting with rep stosq")
 	}
 }
+
+func TestFlow(t *testing.T) {
+	const at = 0x401000
+	for _, c := range []struct {
+		name         string
+		code         []byte
+		next, target uint64
+	}{
+		{"add", []byte{0x48, 0x83, 0xc3, 0x01}, at + 4, 0},
+		{"jle back", []byte{0x7e, 0xe0}, at + 2, at + 2 - 0x20},
+		{"jmp", []byte{0xeb, 0x05}, 0, at + 7},
+		{"jmp rel32", []byte{0xe9, 0x00, 0x01, 0x00, 0x00}, 0, at + 5 + 0x100},
+		{"call", []byte{0xe8, 0x10, 0x00, 0x00, 0x00}, at + 5, 0},
+		{"ret", []byte{0xc3}, 0, 0},
+	} {
+		next, target, ok := Flow(c.code, at)
+		if !ok || next != c.next || target != c.target {
+			t.Errorf("%s: next %#x target %#x ok %v; want %#x %#x", c.name, next, target, ok, c.next, c.target)
+		}
+	}
+}

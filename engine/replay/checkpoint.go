@@ -49,6 +49,9 @@ func (s *Session) Checkpoint() (*Checkpoint, error) {
 }
 
 func (s *Session) checkpoint() (*Checkpoint, error) {
+	if s.countersOpen(s.counterThread) {
+		return nil, fmt.Errorf("%w: arrival counters are open", ErrNotCheckpointable)
+	}
 	if s.done || len(s.procs) > 1 {
 		// Several live processes are replayed only by --check, which
 		// takes no checkpoints.
@@ -153,6 +156,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 		return fmt.Errorf("restore checkpoint at event %d: %w", cp.next, err)
 	}
 	s.killLive()
+	s.dropCounters()
 	rd, err := trace.Open(s.rd.Path())
 	if err != nil {
 		return err

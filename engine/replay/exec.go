@@ -20,6 +20,7 @@ const (
 	StopBreakpoint StopKind = iota + 1 // a thread reached a breakpoint address
 	StopWatchpoint                     // a watched location was written (or read)
 	StopStep                           // one instruction was executed
+	StopCounter                        // an arrival counter reached its stop value (counter.go)
 )
 
 // Stop is a place where the replay stopped inside the run of a thread
@@ -178,6 +179,15 @@ func (s *Session) insertBPs(t *rthread) error {
 	if s.tramp != nil {
 		return s.tramp.install(m, true)
 	}
+	if s.countersOpen(t) {
+		for _, c := range s.counters {
+			if c.open {
+				if err := c.tr.install(m, true); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -185,6 +195,13 @@ func (s *Session) removeBPs() error {
 	if s.tramp != nil {
 		if err := s.tramp.install(s.insertedIn, false); err != nil {
 			return err
+		}
+	}
+	for _, c := range s.counters {
+		if c.tr.installed {
+			if err := c.tr.install(s.insertedIn, false); err != nil {
+				return err
+			}
 		}
 	}
 	for i := len(s.inserted) - 1; i >= 0; i-- {
@@ -234,8 +251,15 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 		}
 	}
 	if s.tramp != nil && t.resumeSig == 0 {
-		if st, stepped, err := s.stepOut(t); err != nil || !stepped {
+		if st, stepped, err := s.stepOut(t, s.tramp); err != nil || !stepped {
 			return st, err
+		}
+	}
+	if s.countersOpen(t) && t.resumeSig == 0 {
+		for _, c := range s.counters {
+			if st, stepped, err := s.stepOut(t, c.tr); err != nil || !stepped {
+				return st, err
+			}
 		}
 	}
 	if err := s.insertBPs(t); err != nil {
@@ -258,6 +282,19 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 		}
 		if intruded {
 			return s.run(t) // steps out of the patched run, and goes on
+		}
+	}
+	if err == nil && s.countersOpen(t) && !t.dead {
+		for _, c := range s.counters {
+			hit, intruded, terr := c.tr.settle(t.real, st)
+			switch {
+			case terr != nil:
+				return st, terr
+			case hit:
+				return st, s.counterStop(t, c)
+			case intruded:
+				return s.run(t)
+			}
 		}
 	}
 	if err != nil || st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {

@@ -92,9 +92,13 @@ type Session struct {
 	insertedIn *ptrace.Mem
 	preemptPC  uint64
 	tramp      *trampoline
-	watches  []Watchpoint
-	watchGen int
-	stop     *Stop
+	// counters count arrivals for the rest of a segment of counterThread
+	// (counter.go).
+	counters      map[uint64]*counter
+	counterThread *rthread
+	watches       []Watchpoint
+	watchGen      int
+	stop          *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory).
 	fileMaps  []Mapping

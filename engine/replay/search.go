@@ -320,8 +320,7 @@ func (tr *trampoline) settle(tid int, st ptrace.Status) (hit, intruded bool, err
 // there, or a branch went there): resuming there with the patch in would
 // run the jump's bytes. stepped is false for a stop the recording is about,
 // returned as st.
-func (s *Session) stepOut(t *rthread) (st ptrace.Status, stepped bool, err error) {
-	tr := s.tramp
+func (s *Session) stepOut(t *rthread, tr *trampoline) (st ptrace.Status, stepped bool, err error) {
 	for {
 		var regs trace.Regs
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
@@ -443,6 +442,14 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 	for _, off := range misses {
 		binary.LittleEndian.PutUint32(c[off:], uint32(int32(int64(missAt)-int64(page+uint64(off)+4))))
 	}
+	return finishTrampoline(c, code, p, at, page, hit)
+}
+
+// finishTrampoline appends the moved run and the jump back to c (the
+// trampoline's code so far, to be mapped at page, with its int3 at hit)
+// and makes the jump that replaces the run.
+func finishTrampoline(c, code []byte, p insn.Patch, at, page, hit uint64) (*builtTrampoline, bool) {
+	pos := func() uint64 { return page + uint64(len(c)) }
 	tr := &trampoline{at: at, orig: append([]byte(nil), code[:p.Len]...), page: page, hit: hit}
 	off := 0
 	for _, m := range p.Insns {
@@ -572,8 +579,10 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 	slices.SortFunc(windows, func(a, b window) int { return cmp.Compare(near(a), near(b)) })
 	for _, w := range windows {
 		// Displacements [lo, hi): pages [base+lo, base+hi), aligned.
-		plo := (uint64(int64(base)+w.lo) + trampolineSize - 1) &^ (trampolineSize - 1)
-		phi := uint64(int64(base) + w.hi)
+		// (Clamped to the address space: near a low address, as in a
+		// non-PIE executable, base+lo is negative.)
+		plo := (uint64(max(int64(base)+w.lo, lowestPage)) + trampolineSize - 1) &^ (trampolineSize - 1)
+		phi := uint64(min(int64(base)+w.hi, highestPage))
 		for _, f := range free {
 			a, b := max(plo, f.lo), min(phi, f.hi)
 			if b <= a || b-a < trampolineSize {

@@ -48,6 +48,12 @@ func (s *Session) toEntry(t *rthread, e *trace.Event) error {
 	if st.Kind != ptrace.StopSyscall {
 		return s.diverge(e, "expected system call %s, got %s", syscalls.Name(int(e.Syscall)), describe(st))
 	}
+	if s.countersOpen(t) {
+		// The segment is over: the event meets the recorded address space.
+		if err := s.closeCounters(); err != nil {
+			return err
+		}
+	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return err

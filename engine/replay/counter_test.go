@@ -1,0 +1,158 @@
+package replay_test
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// watchcount builds testdata/bench/watchcount.c (a global counter written
+// in a loop) with flags and returns it with the counter's address.
+func watchcount(t *testing.T, flags ...string) (string, uint64) {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "watchcount")
+	src := filepath.Join("..", "..", "testdata", "bench", "watchcount.c")
+	args := append(append([]string{"-no-pie", "-o", prog}, flags...), src)
+	if msg, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
+	}
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if s.Name == "counter" {
+			return prog, s.Value
+		}
+	}
+	t.Fatalf("%s: no symbol counter", prog)
+	return "", 0
+}
+
+// toFirstWrite opens a replay of path and runs it to the first write to
+// addr, with the watchpoint then removed.
+func toFirstWrite(t *testing.T, path string, addr uint64) (*replay.Session, *replay.Stop) {
+	t.Helper()
+	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.SetWatchpoints([]replay.Watchpoint{{Addr: addr, Len: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Continue(0)
+	if err != nil || st == nil || st.Kind != replay.StopWatchpoint {
+		t.Fatalf("first write: %+v, %v", st, err)
+	}
+	if err := s.SetWatchpoints(nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, st
+}
+
+func readWord(t *testing.T, s *replay.Session, addr uint64) uint64 {
+	t.Helper()
+	b, err := s.ReadMem(addr, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// TestCounterStopsWhereBreakpointDoes: the n-th arrival found by a counter
+// (in the program) is the state the n-th breakpoint hit gives, the
+// counter counts every arrival of the run, and the replay goes on to the
+// end of the recording as recorded once the counter is closed.
+func TestCounterStopsWhereBreakpointDoes(t *testing.T) {
+	for _, opt := range []string{"-O0", "-O1", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			const writes, stopAt = 20000, 1234
+			prog, addr := watchcount(t, opt)
+			path, printed, _ := recordProg(t, prog, "20000", "0")
+
+			// The sites near the write, counted together: the busiest is
+			// in the loop.
+			s0, first := toFirstWrite(t, path, addr)
+			sites := s0.CounterSites(first.PC, 4)
+			if len(sites) == 0 {
+				t.Fatalf("no counter site near %#x", first.PC)
+			}
+			if err := s0.OpenCounters(sites); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s0.Continue(s0.Next() + 1); err != nil {
+				t.Fatal(err)
+			}
+			site, total := uint64(0), 0
+			for _, a := range sites {
+				if n, err := s0.CounterValue(a); err != nil {
+					t.Fatal(err)
+				} else if n > total {
+					site, total = a, n
+				}
+			}
+			if total < writes-1 || total > 2*writes {
+				t.Fatalf("arrivals at the sites %#x: busiest %d; want about %d", sites, total, writes)
+			}
+
+			// By breakpoint: the site's stopAt-th arrival after the first write.
+			s, _ := toFirstWrite(t, path, addr)
+			s.SetBreakpoints([]uint64{site})
+			var want trace.Regs
+			for i := 1; i <= stopAt; i++ {
+				st, err := s.Continue(0)
+				if err != nil || st == nil || st.Kind != replay.StopBreakpoint || st.PC != site {
+					t.Fatalf("arrival %d at %#x: %+v, %v", i, site, st, err)
+				}
+			}
+			want, _ = s.Regs(first.Tid)
+			wantCount := readWord(t, s, addr)
+
+			// By counter, in a second replay.
+			s2, _ := toFirstWrite(t, path, addr)
+			seg := s2.Next()
+			if err := s2.OpenCounters([]uint64{site}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s2.SetCounterStop(site, stopAt); err != nil {
+				t.Fatal(err)
+			}
+			st, err := s2.Continue(0)
+			if err != nil || st == nil || st.Kind != replay.StopCounter || st.PC != site || s2.Next() != seg {
+				t.Fatalf("counter stop: %+v, %v (event %d, want %d)", st, err, s2.Next(), seg)
+			}
+			got, _ := s2.Regs(first.Tid)
+			if got != want || readWord(t, s2, addr) != wantCount {
+				t.Fatalf("at the counter's stop: counter %d, regs %v; at the breakpoint's: counter %d, regs %v",
+					readWord(t, s2, addr), got, wantCount, want)
+			}
+			if n, err := s2.CounterValue(site); err != nil || n != stopAt-1 {
+				t.Fatalf("counter at its stop: %d, %v; want %d (the arrival that stopped is pending)", n, err, stopAt-1)
+			}
+			// On to the end of the segment: every arrival counted, the
+			// counter closed at the event, the rest replays as recorded.
+			if _, err := s2.Continue(seg + 1); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s2.CounterValue(site); err != nil || n != total {
+				t.Fatalf("arrivals in the run: %d, %v; want %d as when counted with the others", n, err, total)
+			}
+			if _, err := s2.Continue(0); !errors.Is(err, io.EOF) {
+				t.Fatalf("replay after the counter: %v", err)
+			}
+			if printed == "" {
+				t.Fatal("the program printed nothing")
+			}
+		})
+	}
+}
