@@ -38,15 +38,14 @@ func symbolAddr(b *testing.B, prog, name string) uint64 {
 // one more. "syscalls": 1M writes with a system call every 1000, so the
 // segments are short; going back must cost the replay from the nearest
 // checkpoint plus the traps of the last segments, not a trap for every
-// write since the start. "one-segment": 100k writes and no system call;
-// the first search traps every write of the segment once (moments count
-// traps from its start) and takes checkpoints inside it on the way; the
-// next ones start from those.
+// write since the start. "one-segment": 1M writes and no system call; the
+// search counts the loop's arrivals in the program (arrival counters) and
+// traps only the writes of the last window (timeline/counted.go).
 func BenchmarkReverseWatch(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		n, k int
-	}{{"syscalls", 1000000, 1000}, {"one-segment", 100000, 0}} {
+	}{{"syscalls", 1000000, 1000}, {"one-segment", 1000000, 0}} {
 		b.Run(c.name, func(b *testing.B) { reverseWatch(b, c.n, c.k) })
 	}
 }

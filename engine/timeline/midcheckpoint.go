@@ -134,7 +134,7 @@ func (tl *Timeline) restoreMid(c *midCheckpoint, ws []replay.Watchpoint) error {
 	for i, w := range ws {
 		tl.wcounts[i] = c.wcounts[w]
 	}
-	tl.countsAt = c.event
+	tl.countsAt, tl.guessed = c.event, -1
 	tl.pos = Moment{Event: -1} // inside a segment: no moment of its own
 	tl.cps.last = time.Now()
 	return nil
@@ -144,7 +144,7 @@ func (tl *Timeline) restoreMid(c *midCheckpoint, ws []replay.Watchpoint) error {
 // since the last one, with the counts of ws (indexed like tl.wcounts) and
 // of the breakpoints bps.
 func (tl *Timeline) maybeMid(ws []replay.Watchpoint, bps []uint64) {
-	if tl.cps.budget <= 0 || time.Since(tl.cps.last) < checkpointEvery || tl.countsAt != tl.live.Next() {
+	if tl.cps.budget <= 0 || time.Since(tl.cps.last) < checkpointEvery || tl.countsAt != tl.live.Next() || tl.guessed == tl.countsAt {
 		return
 	}
 	cp, err := tl.live.Checkpoint()

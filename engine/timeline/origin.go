@@ -45,7 +45,7 @@ func (tl *Timeline) onlyWatch(w replay.Watchpoint, backwards bool, op func() (*S
 		tl.resetCounts()
 	} else if !backwards {
 		// Moments count w's traps from the start of the segment.
-		if err := tl.Goto(tl.pos); err != nil {
+		if err := tl.gotoTrapping(tl.pos); err != nil {
 			restore()
 			tl.pos = Moment{Event: -1}
 			return nil, errors.Join(err, tl.Goto(back))

@@ -137,6 +137,9 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 		return nil, mid != nil, ErrCancelled
 	}
 	traps := 0
+	// Traps in the segment being replayed: a busy one is counted instead
+	// (counted.go), unless no counter can go there (trapped).
+	segTraps, trapped := 0, int64(-1)
 	for tl.live.Next() < target.Event {
 		// In chunks, so that a long scan can be cancelled.
 		st, err := tl.live.Continue(min(target.Event, tl.live.Next()+2000))
@@ -144,6 +147,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			return nil, false, err
 		}
 		if st == nil {
+			segTraps = 0
 			if !progress() {
 				tl.resetCounts()
 				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
@@ -151,7 +155,33 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			}
 			continue
 		}
+		if tl.live.Next() != tl.countsAt {
+			segTraps = 0
+		}
 		record(st)
+		if segTraps++; segTraps >= busyTraps && !st.Event && tl.live.Next() != trapped && tl.onlyWatches() {
+			seg := tl.live.Next()
+			h, err := tl.lastCounted(seg, st.PC, 0, false)
+			switch {
+			case err == nil:
+				if h != nil {
+					last = h
+				}
+				err = tl.seek(seg + 1) // on with the segments after it
+			case errors.Is(err, replay.ErrNoCounter):
+				trapped = seg // trap through it after all, from its start
+				err = tl.seek(seg)
+			}
+			if err == nil {
+				err = tl.arm()
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			tl.refreshValues()
+			segTraps = 0
+			continue
+		}
 		if traps++; traps%1024 == 0 && !progress() {
 			// Within a busy segment too: thousands of traps take seconds.
 			// Mid-segment is no moment: settle at the segment's start
@@ -173,6 +203,19 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 		// counted: resuming there skips it, so the caller must know one
 		// was used to look again from the window's start.
 		return last, mid != nil, nil
+	}
+	if target.Hits >= countedFrom && target.Watch == nil && tl.onlyWatches() {
+		// An arrival anchor, as a counted search names writes: counted too.
+		h, err := tl.lastCounted(target.Event, target.PC, target.Hits, target.Steps > 0)
+		if err == nil {
+			if h != nil {
+				last = h
+			}
+			return last, false, tl.stepsBefore(target, hit)
+		}
+		if !errors.Is(err, replay.ErrNoCounter) {
+			return nil, false, err
+		}
 	}
 	if target.Hits > 0 {
 		if err := tl.arm(extra...); err != nil {

@@ -101,7 +101,10 @@ type Timeline struct {
 	counts   map[uint64]int
 	wcounts  []int
 	countsAt int64
-	values   []uint64 // last known value of each watchpoint
+	// guessed is a segment whose counts are not known: the position was
+	// reached with an arrival counter (counted.go); -1 for none.
+	guessed int64
+	values  []uint64 // last known value of each watchpoint
 	cps      *checkpoints
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func() []uint64
@@ -120,7 +123,7 @@ func Open(path string, budget int64, pid int32) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	tl := &Timeline{path: path, index: idx, counts: map[uint64]int{}}
+	tl := &Timeline{path: path, index: idx, counts: map[uint64]int{}, guessed: -1}
 	tl.cps = newCheckpoints(budget)
 	if err := tl.restart(); err != nil {
 		return nil, err
@@ -184,6 +187,7 @@ func (tl *Timeline) resetCounts() {
 	tl.counts = map[uint64]int{}
 	tl.wcounts = make([]int, len(tl.watches))
 	tl.countsAt = tl.live.Next()
+	tl.guessed = -1
 }
 
 // arm loads the user's breakpoints, the temporary ones (plus extra
@@ -245,6 +249,24 @@ func (tl *Timeline) atSegmentStart() bool {
 
 // Goto moves to moment m.
 func (tl *Timeline) Goto(m Moment) error {
+	if m.Watch == nil && m.Hits >= countedFrom {
+		// Many arrivals: counted in the program, not trapped.
+		anchor := m
+		anchor.Steps = 0
+		err := tl.gotoCounted(anchor)
+		if err == nil {
+			return tl.stepTo(m)
+		}
+		if !errors.Is(err, replay.ErrNoCounter) {
+			return err
+		}
+	}
+	return tl.gotoTrapping(m)
+}
+
+// gotoTrapping moves to moment m counting the traps of its anchor and of
+// the user's breakpoints and watchpoints from the start of its segment.
+func (tl *Timeline) gotoTrapping(m Moment) error {
 	if m.Hits == 0 {
 		if err := tl.seek(m.Event); err != nil {
 			return err
@@ -312,6 +334,11 @@ func (tl *Timeline) Goto(m Moment) error {
 		}
 	}
 	tl.pos = Moment{Event: m.Event, Tid: m.Tid, PC: m.PC, Hits: m.Hits, Watch: m.Watch}
+	return tl.stepTo(m)
+}
+
+// stepTo steps from m's anchor, where the timeline stands, to m.
+func (tl *Timeline) stepTo(m Moment) error {
 	for i := 0; i < m.Steps; i++ {
 		if _, err := tl.stepOnce(); err != nil {
 			return fmt.Errorf("go to %v: step %d: %w", m, i+1, err)
@@ -348,6 +375,7 @@ func (tl *Timeline) count(st *replay.Stop, ws []replay.Watchpoint) {
 		tl.counts = map[uint64]int{}
 		tl.wcounts = make([]int, len(ws))
 		tl.countsAt = tl.live.Next()
+		tl.guessed = -1
 	}
 	switch st.Kind {
 	case replay.StopBreakpoint:
@@ -520,6 +548,9 @@ func (tl *Timeline) ContinueWith(temp []uint64, accept Filter) (*Stop, error) {
 // Continue runs forwards to the next breakpoint or watchpoint hit, signal
 // stop, or the end.
 func (tl *Timeline) Continue() (*Stop, error) {
+	if err := tl.ensureCounts(); err != nil {
+		return nil, err
+	}
 	if err := tl.arm(); err != nil {
 		return nil, err
 	}

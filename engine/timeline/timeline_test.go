@@ -275,6 +275,11 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 		if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
 			t.Fatal(err)
 		}
+		// A breakpoint too (at main, before the loop): arrival counting
+		// serves searches for watchpoints only, so this one traps.
+		if err := tl.SetBreakpoints([]uint64{elfSymbol(t, prog, "main")}); err != nil {
+			t.Fatal(err)
+		}
 		return tl
 	}
 	tl, fresh := open(64<<20), open(0)

@@ -1,0 +1,341 @@
+package timeline
+
+import (
+	"fmt"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+)
+
+// Going back one write in a busy segment. Moments inside a segment count
+// traps from its start, and without performance counters each trap is a
+// ptrace stop (~100µs here): a loop that writes a watched variable a
+// million times without a system call makes a segment where finding the
+// last write, by trapping them all, takes minutes.
+//
+// So when a reverse search meets a segment that traps too often, it counts
+// instead: arrival counters (replay/counter.go) count, in the program, the
+// arrivals at an instruction near the write — the busiest of a few, a loop
+// head — over the whole segment, at full speed. Then windows that end
+// where the search ends and start that many arrivals back (64, then eight
+// times more each time) are replayed with the watchpoints trapping. The
+// last trap of the first window that has one is the write.
+//
+// Such a write is named by arrivals, not by traps from the segment start
+// (unknown, and the reason for all this): "the n-th arrival at pc" when it
+// trapped there, else the arrival at the counted instruction before it and
+// the instructions stepped from there. Goto reaches such a moment with a
+// counter; the counts of the user's breakpoints and watchpoints there are
+// then unknown, and going forwards from it counts them again from the
+// segment start (ensureCounts).
+
+// busyTraps is how many traps one segment may take in a reverse search
+// before the search counts arrivals instead.
+const busyTraps = 256
+
+// countedFrom is the arrival anchor from which Goto uses a counter.
+const countedFrom = 64
+
+// firstWindow is the arrivals of the first window a counted search traps.
+const firstWindow = 64
+
+// maxNameSteps bounds the single-steps that name a write found by a counted
+// search (from the arrival at the counted instruction before it).
+const maxNameSteps = 20000
+
+// onlyWatches says whether a search stops at watchpoints only: arrival
+// counting does not know the arrivals at breakpoints.
+func (tl *Timeline) onlyWatches() bool {
+	return len(tl.bps) == 0 && len(tl.temp) == 0 && len(tl.watches) > 0 && !tl.quiet
+}
+
+// lastCounted returns the last trap of the watchpoints in segment seg
+// before the stop-th arrival at p, or before the segment's end when stop
+// is 0 (p is then where a trap was seen: the busiest counter site near it
+// is counted). withAnchor counts a trap that leaves the thread at the
+// stop-th arrival (a moment some steps after that arrival is searched
+// from). It fails with replay.ErrNoCounter when no counter can go
+// there; the caller traps instead.
+func (tl *Timeline) lastCounted(seg int64, p uint64, stop int, withAnchor bool) (*Stop, error) {
+	site, total := p, stop-1
+	if stop == 0 {
+		var err error
+		if site, total, err = tl.busiestSite(seg, p); err != nil {
+			return nil, err
+		}
+	}
+	for k := firstWindow; ; k *= 8 {
+		start := total + 1 - k // the window starts at this arrival
+		hits, err := tl.trapWindow(seg, site, start, stop, withAnchor)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) > 0 {
+			return tl.nameHit(seg, site, start < 1, hits[len(hits)-1])
+		}
+		if start < 1 {
+			return nil, nil // the whole segment: no write
+		}
+		if tl.Progress != nil && !tl.Progress(seg, tl.index.Total()) {
+			return nil, ErrCancelled
+		}
+	}
+}
+
+// busiestSite counts, over segment seg, the arrivals at the counter sites a
+// thread at pc reaches first, and returns the busiest with its count.
+func (tl *Timeline) busiestSite(seg int64, pc uint64) (uint64, int, error) {
+	if err := tl.seek(seg); err != nil {
+		return 0, 0, err
+	}
+	sites := tl.live.CounterSites(pc, 4)
+	if len(sites) == 0 {
+		return 0, 0, fmt.Errorf("%w: no instruction near %#x can be moved", replay.ErrNoCounter, pc)
+	}
+	if err := tl.countTo(seg, sites, 0); err != nil {
+		return 0, 0, err
+	}
+	best, most := uint64(0), 0
+	for _, a := range sites {
+		n, err := tl.live.CounterValue(a)
+		if err != nil {
+			return 0, 0, err
+		}
+		if n > most {
+			best, most = a, n
+		}
+	}
+	tl.pos, tl.countsAt = Moment{Event: -1}, -1
+	if most == 0 {
+		return 0, 0, fmt.Errorf("%w: no arrival near %#x", replay.ErrNoCounter, pc)
+	}
+	return best, most, nil
+}
+
+// countTo runs segment seg (the live replay at its start) with counters at
+// sites and nothing else armed, to the stop-th arrival at sites[0] (0: to
+// the segment's end, the counters then closed).
+func (tl *Timeline) countTo(seg int64, sites []uint64, stop int) error {
+	tl.live.SetBreakpoints(nil)
+	if err := tl.live.SetWatchpoints(nil); err != nil {
+		return err
+	}
+	if err := tl.live.OpenCounters(sites); err != nil {
+		return err
+	}
+	if stop > 0 {
+		if err := tl.live.SetCounterStop(sites[0], stop); err != nil {
+			return err
+		}
+	}
+	st, err := tl.live.Continue(seg + 1)
+	if err != nil {
+		return err
+	}
+	switch {
+	case stop > 0 && (st == nil || st.Kind != replay.StopCounter):
+		return fmt.Errorf("arrival %d at %#x in segment %d was not reached", stop, sites[0], seg)
+	case stop == 0 && st != nil:
+		return fmt.Errorf("counting segment %d: unexpected stop %+v", seg, st)
+	}
+	return nil
+}
+
+// windowHit is a trap found by trapWindow.
+type windowHit struct {
+	stop  Stop
+	pc    uint64 // where the thread trapped
+	c     int    // the counted arrivals when it trapped
+	after int    // the traps since that arrival, this one included
+	hits  int    // the traps of its watchpoint since the window's start
+	event bool   // a system call's write, at the segment's end
+}
+
+// trapWindow replays segment seg from the start-th arrival at site (from
+// the segment's start if start < 1) to the stop-th (0: to the segment's
+// end) with the watchpoints trapping, and returns the traps in order
+// (with the one that leaves the thread at the stop-th arrival if
+// withAnchor).
+func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnchor bool) ([]windowHit, error) {
+	if err := tl.seek(seg); err != nil {
+		return nil, err
+	}
+	tl.pos, tl.countsAt = Moment{Event: -1}, -1
+	if start >= 1 {
+		if err := tl.countTo(seg, []uint64{site}, start); err != nil {
+			return nil, err
+		}
+	} else {
+		tl.live.SetBreakpoints(nil)
+		if err := tl.live.OpenCounters([]uint64{site}); err != nil {
+			return nil, err
+		}
+	}
+	if stop > 0 {
+		if err := tl.live.SetCounterStop(site, stop); err != nil {
+			return nil, err
+		}
+	}
+	tl.refreshValues()
+	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
+		return nil, err
+	}
+	var hits []windowHit
+	wcounts := make([]int, len(tl.watches))
+	lastC, after := -1, 0
+	for {
+		st, err := tl.live.Continue(seg + 1)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil || st.Kind == replay.StopCounter {
+			break // the segment's end, or the search's
+		}
+		if st.Kind != replay.StopWatchpoint {
+			continue
+		}
+		if st.Event {
+			h := windowHit{stop: *tl.stopFor(st), event: true}
+			hits = append(hits, h)
+			continue
+		}
+		c, err := tl.live.CounterValue(site)
+		if err != nil {
+			return nil, err
+		}
+		anchor := stop > 0 && st.PC == site && c+1 == stop
+		if anchor && !withAnchor {
+			break // the search's end itself
+		}
+		if c != lastC {
+			lastC, after = c, 0
+		}
+		after++
+		for i := range wcounts {
+			if i == st.Watch || st.Also&(1<<i) != 0 {
+				wcounts[i]++
+			}
+		}
+		hits = append(hits, windowHit{stop: *tl.stopFor(st), pc: st.PC, c: c, after: after, hits: wcounts[st.Watch]})
+		if anchor {
+			break
+		}
+		if len(hits)%1024 == 0 && tl.Progress != nil && !tl.Progress(seg, tl.index.Total()) {
+			return nil, ErrCancelled
+		}
+	}
+	if err := tl.live.CloseCounters(); err != nil {
+		return nil, err
+	}
+	tl.pos, tl.countsAt = Moment{Event: -1}, -1
+	return hits, nil
+}
+
+// nameHit gives the moment of a trap found by trapWindow.
+func (tl *Timeline) nameHit(seg int64, site uint64, fromStart bool, h windowHit) (*Stop, error) {
+	tid := tl.index.TidAt(seg)
+	st := h.stop
+	switch {
+	case h.event:
+		st.Moment = Moment{Event: seg + 1, Tid: tid}
+	case fromStart:
+		// The window started with the segment: its trap counts are the
+		// canonical ones.
+		w := tl.watches[st.Watch]
+		st.Moment = Moment{Event: seg, Tid: tid, PC: h.pc, Hits: h.hits, Watch: &w}
+	case h.pc == site:
+		st.Moment = Moment{Event: seg, Tid: tid, PC: site, Hits: h.c + 1}
+	default:
+		// After the c-th arrival at site: step from there to the trap.
+		anchor := Moment{Event: seg, Tid: tid, PC: site, Hits: h.c}
+		n, err := tl.stepsToTrap(anchor, h.after)
+		if err != nil {
+			return nil, err
+		}
+		anchor.Steps = n
+		st.Moment = anchor
+	}
+	return &st, nil
+}
+
+// stepsToTrap returns how many instructions after moment m the k-th trap
+// of the watchpoints happens.
+func (tl *Timeline) stepsToTrap(m Moment, k int) (int, error) {
+	if err := tl.Goto(m); err != nil {
+		return 0, err
+	}
+	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
+		return 0, err
+	}
+	for n := 1; n <= maxNameSteps; n++ {
+		st, err := tl.live.StepInstruction()
+		if err != nil {
+			return 0, err
+		}
+		tl.pos.Steps = n
+		if tl.live.Next() != m.Event {
+			break
+		}
+		if st.Kind == replay.StopWatchpoint {
+			if k--; k == 0 {
+				return n, nil
+			}
+		}
+	}
+	tl.pos = Moment{Event: -1}
+	return 0, fmt.Errorf("%w: the write after %v is more than %d instructions away", replay.ErrNoCounter, m, maxNameSteps)
+}
+
+// gotoCounted reaches an arrival anchor (m.Hits at m.PC, no steps) with a
+// counter. The counts of the user's breakpoints and watchpoints there are
+// unknown (guessed marks the segment).
+func (tl *Timeline) gotoCounted(m Moment) error {
+	if err := tl.seek(m.Event); err != nil {
+		return err
+	}
+	if err := tl.countTo(m.Event, []uint64{m.PC}, m.Hits); err != nil {
+		tl.pos = Moment{Event: -1}
+		tl.live.CloseCounters()
+		return err
+	}
+	if err := tl.live.CloseCounters(); err != nil {
+		return err
+	}
+	if err := tl.arm(); err != nil {
+		return err
+	}
+	tl.pos = Moment{Event: m.Event, Tid: m.Tid, PC: m.PC, Hits: m.Hits}
+	tl.counts, tl.wcounts = map[uint64]int{}, make([]int, len(tl.watches))
+	tl.countsAt, tl.guessed = m.Event, m.Event
+	return nil
+}
+
+// ensureCounts makes the per-segment counts true before going forwards
+// from a moment reached with a counter: the stops ahead are named by them.
+func (tl *Timeline) ensureCounts() error {
+	if tl.guessed < 0 || tl.guessed != tl.live.Next() || tl.pos.Event != tl.guessed {
+		return nil
+	}
+	return tl.gotoTrapping(tl.pos)
+}
+
+// stepsBefore goes to target's arrival anchor with a counter and steps to
+// target, passing each trap of the watchpoints on the way to hit.
+func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
+	anchor := target
+	anchor.Steps = 0
+	if err := tl.gotoCounted(anchor); err != nil {
+		return err
+	}
+	tl.refreshValues()
+	for i := 1; i <= target.Steps; i++ {
+		st, err := tl.live.StepInstruction()
+		if err != nil {
+			return err
+		}
+		tl.pos.Steps = i
+		if i < target.Steps && st.Kind == replay.StopWatchpoint && !st.Event {
+			hit(*tl.stopFor(st))
+		}
+	}
+	return nil
+}

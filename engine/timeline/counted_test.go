@@ -1,0 +1,177 @@
+package timeline_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// word reads the 8-byte value at addr where tl stands.
+func word(t *testing.T, tl *timeline.Timeline, addr uint64) uint64 {
+	t.Helper()
+	b, err := tl.Session().ReadMem(addr, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func rip(t *testing.T, tl *timeline.Timeline) uint64 {
+	t.Helper()
+	regs, err := tl.Session().Regs(tl.Now().Tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return regs[trace.RIP]
+}
+
+// firstWriteRIP is where a thread stands after the first write to w: every
+// write of a loop leaves it there.
+func firstWriteRIP(t *testing.T, path string, w replay.Watchpoint) uint64 {
+	t.Helper()
+	tl, err := timeline.Open(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := tl.Continue()
+	if err != nil || st.Reason != timeline.ReasonWatchpoint {
+		t.Fatalf("first write: %+v, %v", st, err)
+	}
+	return rip(t, tl)
+}
+
+// TestReverseWatchBusySegment: going back with a watchpoint through runs of
+// thousands of writes without a system call (counted, not trapped: see
+// counted.go) stops at each write in turn, newest first, with the right
+// old and new values, right after the writing instruction, in the state a
+// fresh replay reaches at that moment; the last write is found also when a
+// different instruction than the loop's made it; reverse-stepi and going
+// forwards from such a moment work.
+func TestReverseWatchBusySegment(t *testing.T) {
+	const n = 5000
+	for _, opt := range []string{"-O0", "-O1", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			prog, path := recordC(t, "lastwriter.c", []string{opt, "-no-pie"}, "5000")
+			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+			loopRIP := firstWriteRIP(t, path, w)
+			tl, err := timeline.Open(path, 64<<20, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tl.Close()
+			fresh, err := timeline.Open(path, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			if err := tl.Goto(tl.End()); err != nil {
+				t.Fatal(err)
+			}
+			if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+				t.Fatal(err)
+			}
+			back := func(old, new uint64) timeline.Stop {
+				t.Helper()
+				st, err := tl.ReverseContinue()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Reason != timeline.ReasonWatchpoint || st.Old != old || st.New != new || word(t, tl, w.Addr) != new {
+					t.Fatalf("back to %+v (counter %d there), want the write of %d over %d", st, word(t, tl, w.Addr), new, old)
+				}
+				regs, _ := tl.Session().Regs(st.Moment.Tid)
+				if err := fresh.Goto(st.Moment); err != nil {
+					t.Fatalf("fresh replay to %v: %v", st.Moment, err)
+				}
+				regs2, _ := fresh.Session().Regs(st.Moment.Tid)
+				if regs != regs2 || word(t, fresh, w.Addr) != new {
+					t.Fatalf("at %v: registers %v after the search, %v from a fresh replay", st.Moment, regs, regs2)
+				}
+				return *st
+			}
+			last := back(n, 2*n+1)
+			lastRIP := rip(t, tl)
+			for v := uint64(n); v > n-3; v-- {
+				back(v-1, v)
+				if got := rip(t, tl); got != loopRIP {
+					t.Fatalf("after the loop's write of %d: rip %#x, want %#x (after the first write)", v, got, loopRIP)
+				}
+			}
+			// Reverse-stepi: before the write, the old value; stepi: after it.
+			if _, err := tl.ReverseStepInstruction(); err != nil {
+				t.Fatal(err)
+			}
+			if got := word(t, tl, w.Addr); got != n-3 {
+				t.Fatalf("reverse-stepi from the write of %d: counter %d, want %d", n-2, got, n-3)
+			}
+			if _, err := tl.StepInstruction(); err != nil {
+				t.Fatal(err)
+			}
+			if got := word(t, tl, w.Addr); got != n-2 || rip(t, tl) != loopRIP {
+				t.Fatalf("stepi back over the write: counter %d at %#x, want %d at %#x", got, rip(t, tl), n-2, loopRIP)
+			}
+			// Forwards: the next writes, to the last one.
+			for v := uint64(n - 1); v <= n; v++ {
+				st, err := tl.Continue()
+				if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != v || st.Old != v-1 {
+					t.Fatalf("continue: %+v, %v; want the write of %d", st, err, v)
+				}
+			}
+			st, err := tl.Continue()
+			if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != 2*n+1 || rip(t, tl) != lastRIP {
+				t.Fatalf("continue to the last write: %+v, %v at %#x; want the write of %d at %#x (as found backwards, at %v)",
+					st, err, rip(t, tl), 2*n+1, lastRIP, last.Moment)
+			}
+		})
+	}
+}
+
+// TestReverseWatchBusySegments: busy segments between system calls are
+// counted one by one; going back from the start of one reaches the last
+// write of the one before.
+func TestReverseWatchBusySegments(t *testing.T) {
+	// getppid after the writes 1, 1001 and 2001: segments of 1000 writes.
+	prog, path := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "2600", "1000")
+	w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+	tl, err := timeline.Open(path, 64<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.Goto(tl.End()); err != nil {
+		t.Fatal(err)
+	}
+	back := func(want uint64) timeline.Stop {
+		t.Helper()
+		st, err := tl.ReverseContinue()
+		if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != want || st.Old != want-1 || word(t, tl, w.Addr) != want {
+			t.Fatalf("back: %+v, %v; want the write of %d", st, err, want)
+		}
+		return *st
+	}
+	back(2600)
+	back(2599)
+	for _, want := range []uint64{2001, 1001} {
+		// The start of the segment, after the getppid that follows the
+		// last write of the segment before.
+		now := tl.Now()
+		if err := tl.Goto(timeline.Moment{Event: now.Event, Tid: now.Tid}); err != nil {
+			t.Fatal(err)
+		}
+		if got := word(t, tl, w.Addr); got != want {
+			t.Fatalf("at the start of the segment of %v: counter %d, want %d", now, got, want)
+		}
+		back(want)
+		back(want - 1)
+	}
+}
