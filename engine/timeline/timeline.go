@@ -103,8 +103,8 @@ type Timeline struct {
 	countsAt int64
 	// guessed is a segment whose counts are not known: the position was
 	// reached with an arrival counter (counted.go); -1 for none.
-	guessed int64
-	values  []uint64 // last known value of each watchpoint
+	guessed  int64
+	values   []uint64 // last known value of each watchpoint
 	cps      *checkpoints
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func() []uint64
