@@ -89,6 +89,27 @@ func (s *Session) cmdStart(res *Result) error {
 	return nil
 }
 
+// MainEvent returns the event at which the program first reaches the
+// first line of its main, and puts the session back where it was. The
+// events before it are the dynamic loader's and libc's start: the
+// Timeline folds them also when the UI opens elsewhere (at a crash).
+func (s *Session) MainEvent() (int64, bool) {
+	_, addrs, err := s.mainFunction()
+	if err != nil {
+		return 0, false
+	}
+	back := s.tl.Now()
+	defer s.tl.Goto(back)
+	if err := s.tl.Goto(s.startOfProgram()); err != nil {
+		return 0, false
+	}
+	st, err := s.tl.ContinueRun(timeline.Run{Temp: addrs, IgnoreWatchpoints: true})
+	if err != nil || st.Reason != timeline.ReasonStep {
+		return 0, false
+	}
+	return st.Moment.Event, true
+}
+
 // selectFrameOf selects the innermost frame of function name when the stop
 // is in code inlined into it (rustc inlines into the first line of fn
 // main): the Source pane then shows the user's line, as `up` would.

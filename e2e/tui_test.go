@@ -273,12 +273,16 @@ func TestTUILayout(t *testing.T) {
 }
 
 // TestTUIRecordThenDebug: `rewind PROG` records, then opens the UI at the
-// crash; `rewind demo` does it with the bundled program and a hint.
+// crash, with the loader's events folded in the Timeline all the same;
+// `rewind demo` does it with the bundled program and a hint.
 func TestTUIRecordThenDebug(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "source/corrupt.c")
-	s := newTmux(t, 120, 36, []string{"HOME=" + t.TempDir()}, prog)
-	s.waitFor(`signal SIGSEGV in sum at corrupt.c:24`)
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, prog)
+	screen := s.waitFor(`signal SIGSEGV in sum at corrupt.c:24`)
+	if !strings.Contains(screen, "before main") {
+		t.Errorf("opened at the crash, the Timeline does not fold the loader's events:\n%s", screen)
+	}
 	s.keys("q")
 	if _, err := os.Stat(filepath.Join(s.dir, "corrupt-1.rwd")); err != nil {
 		t.Errorf("the recording was not kept: %v", err)

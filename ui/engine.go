@@ -65,6 +65,9 @@ type (
 		// is what it could not, kept in the file.
 		notes, problems []string
 		kept            *debugger.SessionFile
+		// mainEvent, when > 0, is where main's first line is (the
+		// events before it are folded in the Timeline).
+		mainEvent int64
 	}
 	tickMsg struct{}
 )

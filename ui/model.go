@@ -339,6 +339,9 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 		// Reached main: what ran before it is the loader's, folded.
 		m.timeline().SetMainEvent(r.res.Stop.Event)
 	}
+	if r.mainEvent > 0 {
+		m.timeline().SetMainEvent(r.mainEvent)
+	}
 	m.timeline().SetProcesses(len(r.snap.Processes))
 	if st := r.snap.Stop; st != nil {
 		m.status = describeStop(st)

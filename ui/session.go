@@ -20,10 +20,18 @@ func (e *engine) open(initial string, f *debugger.SessionFile) tea.Cmd {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		var res debugger.Result
+		var mainEvent int64
+		if initial != "start" {
+			// Opening elsewhere (at the crash): the loader's events fold
+			// all the same.
+			if ev, ok := e.s.MainEvent(); ok {
+				mainEvent = ev
+			}
+		}
 		if initial != "" {
 			res = e.s.Execute(initial)
 		}
-		out := resultMsg{line: initial, res: res}
+		out := resultMsg{line: initial, res: res, mainEvent: mainEvent}
 		if f != nil && len(f.Breakpoints)+len(f.Watchpoints) > 0 {
 			n, kept, problems := e.s.Restore(f)
 			out.notes = append(out.notes, fmt.Sprintf("session: %d of %d breakpoints and watchpoints restored", n, len(f.Breakpoints)+len(f.Watchpoints)))
