@@ -98,6 +98,28 @@ func TestStartReachesMain(t *testing.T) {
 	}
 }
 
+// TestStartStopsAtBreakpointsBeforeMain: as gdb's start, breakpoints met
+// before main stop it (in a constructor here), a conditional one only where
+// its condition holds.
+func TestStartStopsAtBreakpointsBeforeMain(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "ctor.c")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	recordOpts(t, runOpts{}, trace, prog)
+	for _, c := range []struct {
+		bp, want string
+	}{{"break hook if n == 3", "3"}, {"break hook", "1"}} {
+		res := batch(t, trace, c.bp, "start", "print n")
+		if len(res) != 3 || res[1]["ok"] != true {
+			t.Fatalf("%s, start: %v", c.bp, res)
+		}
+		stop, _ := res[1]["stop"].(map[string]any)
+		if stop["reason"] != "breakpoint" || res[2]["value"] != c.want {
+			t.Errorf("%s, start: stopped %v with n = %v, want the breakpoint with n = %v", c.bp, stop, res[2]["value"], c.want)
+		}
+	}
+}
+
 // TestStartInProcessTree: in a recording of a process tree, start is main
 // of the debugged process: after the exec of a child that ran the program
 // again, and a forked child that never runs main says so.
