@@ -58,9 +58,9 @@ func (s *Session) SwitchProcess(pid int32) error {
 	}
 	s.tl.Close()
 	s.tl = tl
-	tl.SetResolver(s.resolvePending)
+	tl.SetResolver(s.breakpointsOf)
 	for _, b := range s.bps {
-		b.addrs = nil
+		b.addrs, b.byGen = nil, nil
 	}
 	s.watches, s.armed = nil, nil
 	s.thread, s.frame = 0, 0

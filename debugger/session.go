@@ -31,6 +31,11 @@ type breakpoint struct {
 	id    int
 	spec  string
 	addrs []uint64 // empty while pending (a library not loaded yet)
+	// gen is the exec generation of the process addrs are for; byGen
+	// keeps those of the others: after an exec the program is another,
+	// and going back before it brings its addresses back.
+	gen   int
+	byGen map[int][]uint64
 	// cond is the condition of `break LOC if EXPR` ("" for none).
 	cond string
 	// temp marks a tbreak, deleted at its first stop; disabled ones
@@ -109,22 +114,39 @@ func Open(path string, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{path: path, tl: tl, budget: budget, procs: procs, nextID: 1, moments: map[string]timeline.Moment{}}
-	tl.SetResolver(s.resolvePending)
+	tl.SetResolver(s.breakpointsOf)
 	return s, nil
 }
 
-// resolvePending resolves breakpoints waiting for a library to be loaded.
-func (s *Session) resolvePending() []uint64 {
+// breakpointsOf returns the addresses of the unconditional breakpoints in
+// the program of exec generation gen (timeline.Generation), resolving
+// those pending there (a library loaded since, a new program).
+func (s *Session) breakpointsOf(gen int) []uint64 {
 	var out []uint64
 	for _, b := range s.bps {
-		if len(b.addrs) == 0 && b.cond == "" && !b.disabled {
+		b.toGeneration(gen)
+		if len(b.addrs) == 0 {
 			if a, err := s.resolve(b.spec); err == nil {
 				b.addrs = a
-				out = append(out, a...)
 			}
+		}
+		if b.cond == "" && !b.disabled {
+			out = append(out, b.addrs...)
 		}
 	}
 	return out
+}
+
+// toGeneration makes addrs those of generation gen (empty: to resolve).
+func (b *breakpoint) toGeneration(gen int) {
+	if b.gen == gen {
+		return
+	}
+	if b.byGen == nil {
+		b.byGen = map[int][]uint64{}
+	}
+	b.byGen[b.gen] = b.addrs
+	b.addrs, b.gen = b.byGen[gen], gen
 }
 
 // DefaultCheckpointBudget is the memory checkpoints may use by default.
@@ -215,18 +237,7 @@ func (s *Session) resolve(loc string) ([]uint64, error) {
 // Conditional ones are armed as filtered temporary breakpoints by the
 // motion commands (see condStops).
 func (s *Session) syncBreakpoints() error {
-	var addrs []uint64
-	for _, b := range s.bps {
-		if len(b.addrs) == 0 {
-			if a, err := s.resolve(b.spec); err == nil {
-				b.addrs = a
-			}
-		}
-		if b.cond == "" && !b.disabled {
-			addrs = append(addrs, b.addrs...)
-		}
-	}
-	return s.tl.SetBreakpoints(addrs)
+	return s.tl.SetBreakpoints(s.breakpointsOf(s.tl.Generation()))
 }
 
 // syncWatches gives the engine the enabled watchpoints; s.armed maps the

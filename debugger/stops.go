@@ -324,7 +324,7 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 	} else if strings.HasSuffix(args, " if") {
 		return errors.New("Argument required (boolean expression).")
 	}
-	b := &breakpoint{id: s.nextID, spec: spec, cond: cond, temp: temp}
+	b := &breakpoint{id: s.nextID, spec: spec, cond: cond, temp: temp, gen: s.tl.Generation()}
 	addrs, err := s.resolve(spec)
 	if err != nil && (strings.HasPrefix(spec, "*") || strings.Contains(spec, ":") || isDigits(spec) || errors.Is(err, dwarf.ErrAmbiguousFile)) {
 		return err

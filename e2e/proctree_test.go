@@ -275,3 +275,44 @@ func TestEveryProcessAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakpointsFollowExec: in a child that runs its parent's program,
+// then execs another, a breakpoint on main resolves in each program in
+// turn (its address in the parent's program was inside the other's code
+// and corrupted it), and going back before the exec brings the first
+// program's breakpoints back.
+func TestBreakpointsFollowExec(t *testing.T) {
+	t.Parallel()
+	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
+	trace := filepath.Join(t.TempDir(), "execother.rwd")
+	if rec := recordOpts(t, runOpts{}, trace, prog, other); rec.Code != 0 {
+		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
+	}
+	var child int32
+	for _, r := range rewindPs(t, trace) {
+		if r.Parent != 0 {
+			child = r.Pid
+		}
+	}
+	r := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(child), "--batch", "--json",
+		"-ex", "break main", "-ex", "break before_exec", "-ex", "continue", "-ex", "continue", "-ex", "continue",
+		"-ex", "reverse-continue", "-ex", "reverse-continue", "-ex", "reverse-continue", trace)
+	res := batchResults(t, r)
+	if len(res) != 8 {
+		t.Fatalf("%d results:\n%s%s", len(res), r.Stdout, r.Stderr)
+	}
+	want := []struct{ reason, function, file string }{
+		{"breakpoint", "before_exec", "execother.c"},
+		{"breakpoint", "main", "ctor.c"},
+		{"exit", "", ""},
+		{"breakpoint", "main", "ctor.c"},
+		{"breakpoint", "before_exec", "execother.c"},
+		{"start", "", ""},
+	}
+	for i, w := range want {
+		st, _ := res[2+i]["stop"].(map[string]any)
+		if res[2+i]["ok"] != true || st["reason"] != w.reason || (w.function != "" && (st["function"] != w.function || st["file"] != w.file)) {
+			t.Errorf("%s: %v; want a %s stop in %s (%s)", res[2+i]["command"], res[2+i], w.reason, w.function, w.file)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func (tl *Timeline) restore(n int64) error {
 		if err := tl.live.Restore(cp.cp); err == nil {
 			tl.pos = Moment{Event: cp.event, Tid: tl.index.TidAt(cp.event)}
 			tl.resetCounts()
+			tl.reresolve()
 			tl.cps.last = time.Now()
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -37,6 +38,8 @@ type Index struct {
 	Procs   []*trace.Process
 	// status says how much of the trace is usable, and why not all of it.
 	status trace.Status
+	// execs are the process's exec events, in order.
+	execs []int64
 }
 
 // stopSignals are the signals a debugger stops at by default (gdb's list).
@@ -103,6 +106,8 @@ func BuildIndex(path string, pid int32) (*Index, error) {
 			}
 		case e.Kind == trace.KindEnd:
 			idx.Last = n
+		case e.Kind == trace.KindExec:
+			idx.execs = append(idx.execs, n)
 		}
 	}
 	idx.status = rd.Status()
@@ -138,6 +143,13 @@ func runsCode(k trace.Kind, flags uint32) bool {
 // TraceStatus says how many events of the trace are usable (Total), and
 // why not all of them.
 func (x *Index) TraceStatus() trace.Status { return x.status }
+
+// ExecsBefore returns how many times the process exec'd a program in the
+// events before n: which program it runs there, as a generation number.
+func (x *Index) ExecsBefore(n int64) int {
+	i, _ := slices.BinarySearch(x.execs, n)
+	return i
+}
 
 // Total is the number of events.
 func (x *Index) Total() int64 { return int64(len(x.events)) }

@@ -126,6 +126,7 @@ func (tl *Timeline) restoreMid(c *midCheckpoint, ws []replay.Watchpoint) error {
 	if err := tl.live.Restore(c.cp); err != nil {
 		return err
 	}
+	tl.reresolve()
 	tl.counts = map[uint64]int{}
 	for a, n := range c.counts {
 		tl.counts[a] = n

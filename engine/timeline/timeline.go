@@ -107,7 +107,8 @@ type Timeline struct {
 	values   []uint64 // last known value of each watchpoint
 	cps      *checkpoints
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
-	resolver func() []uint64
+	resolver func(gen int) []uint64
+	gen      int // the exec generation tl.bps are for
 	// Progress, when set, is called with (events replayed, total) during
 	// long operations; returning false cancels them.
 	Progress func(done, total int64) bool
@@ -180,6 +181,7 @@ func (tl *Timeline) restart() error {
 	tl.live.SetOnMapping(tl.onMapping)
 	tl.pos = Moment{Event: s.Start()}
 	tl.resetCounts()
+	tl.reresolve()
 	return nil
 }
 
@@ -422,27 +424,48 @@ func (tl *Timeline) readValue(w replay.Watchpoint) uint64 {
 	return v
 }
 
-// SetResolver installs a function that returns breakpoint addresses to add
-// when a library gets mapped during a replay (pending breakpoints on its
-// symbols). Mappings happen at events, so arrival counts stay valid.
-func (tl *Timeline) SetResolver(f func() []uint64) { tl.resolver = f }
+// SetResolver installs the function that gives the breakpoint addresses in
+// the program the process runs in generation gen (Generation): it is
+// called when a library gets mapped during a replay (pending breakpoints
+// on its symbols), at an exec (a new program: other addresses), and when
+// a checkpoint before or after an exec is restored. Mappings happen at
+// events, so arrival counts stay valid.
+func (tl *Timeline) SetResolver(f func(gen int) []uint64) { tl.resolver = f }
 
-func (tl *Timeline) onMapping() {
+// Generation is the number of execs the process made before now: the
+// program it runs (its symbols, its breakpoint addresses).
+func (tl *Timeline) Generation() int { return tl.index.ExecsBefore(tl.live.Next()) }
+
+// onMapping is called by the replay while it applies the event that maps
+// something (the next one).
+func (tl *Timeline) onMapping() { tl.resolve(tl.index.ExecsBefore(tl.live.Next() + 1)) }
+
+// resolve arms the user's breakpoints of generation gen. The temporary
+// ones of a motion belong to the program that was running: an exec drops
+// them.
+func (tl *Timeline) resolve(gen int) {
+	if gen != tl.gen {
+		tl.temp, tl.gen = nil, gen
+	}
 	if tl.resolver == nil {
 		return
 	}
-	added := tl.resolver()
-	if len(added) == 0 {
-		return
+	tl.bps = tl.resolver(gen)
+	tl.live.SetBreakpoints(tl.armedBPs())
+}
+
+// reresolve arms the breakpoints of the program run where the live replay
+// now stands, after it jumped there (a checkpoint restored, a restart).
+func (tl *Timeline) reresolve() {
+	if g := tl.index.ExecsBefore(tl.live.Next()); g != tl.gen {
+		tl.resolve(g)
 	}
-	tl.bps = append(tl.bps, added...)
-	tl.live.SetBreakpoints(tl.bps)
 }
 
 // SetBreakpoints replaces the breakpoints. The current segment is replayed
 // again so that arrival counts at the new addresses are known.
 func (tl *Timeline) SetBreakpoints(addrs []uint64) error {
-	tl.bps = append([]uint64(nil), addrs...)
+	tl.bps, tl.gen = append([]uint64(nil), addrs...), tl.Generation()
 	return tl.recount()
 }
 
