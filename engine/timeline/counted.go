@@ -115,7 +115,7 @@ func (tl *Timeline) busiestSite(seg int64, pc uint64) (uint64, int, error) {
 // sites and nothing else armed, to the stop-th arrival at sites[0] (0: to
 // the segment's end, the counters then closed).
 func (tl *Timeline) countTo(seg int64, sites []uint64, stop int) error {
-	tl.live.SetBreakpoints(nil)
+	tl.ownBPs()
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnch
 			return nil, err
 		}
 	} else {
-		tl.live.SetBreakpoints(nil)
+		tl.ownBPs()
 		if err := tl.live.OpenCounters([]uint64{site}); err != nil {
 			return nil, err
 		}

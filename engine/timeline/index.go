@@ -146,8 +146,10 @@ func (x *Index) TraceStatus() trace.Status { return x.status }
 
 // ExecsBefore returns how many times the process exec'd a program in the
 // events before n: which program it runs there, as a generation number.
+// Before its first instruction (a replay just launched, at the exec that
+// starts the recording) it runs that first one's program already.
 func (x *Index) ExecsBefore(n int64) int {
-	i, _ := slices.BinarySearch(x.execs, n)
+	i, _ := slices.BinarySearch(x.execs, max(n, x.First))
 	return i
 }
 

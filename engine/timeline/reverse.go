@@ -398,7 +398,7 @@ func (tl *Timeline) lastArrival(n int64, pc uint64) (Moment, error) {
 	if err := tl.seek(n); err != nil {
 		return Moment{}, err
 	}
-	tl.live.SetBreakpoints([]uint64{pc})
+	tl.ownBPs(pc)
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return Moment{}, err
 	}
@@ -418,7 +418,7 @@ func (tl *Timeline) lastArrival(n int64, pc uint64) (Moment, error) {
 	}
 	tl.resetCounts()
 	tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
-	tl.live.SetBreakpoints(nil)
+	tl.ownBPs()
 	if hits == 0 {
 		return Moment{Event: n, Tid: tid}, nil
 	}
@@ -441,7 +441,7 @@ func (tl *Timeline) WatchHistory(w replay.Watchpoint) ([]Write, error) {
 	if err := tl.seek(tl.index.First); err != nil {
 		return nil, err
 	}
-	tl.live.SetBreakpoints(nil)
+	tl.ownBPs()
 	if err := tl.live.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
 		return nil, err
 	}

@@ -109,6 +109,10 @@ type Timeline struct {
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func(gen int) []uint64
 	gen      int // the exec generation tl.bps are for
+	// liveUser says the live replay has the user's breakpoints armed (with
+	// liveExtra), which a mapping on the way re-arms (resolve).
+	liveUser  bool
+	liveExtra []uint64
 	// Progress, when set, is called with (events replayed, total) during
 	// long operations; returning false cancels them.
 	Progress func(done, total int64) bool
@@ -195,13 +199,14 @@ func (tl *Timeline) resetCounts() {
 // arm loads the user's breakpoints, the temporary ones (plus extra
 // addresses) and the watchpoints.
 func (tl *Timeline) arm(extra ...uint64) error {
-	tl.live.SetBreakpoints(append(append(append([]uint64(nil), tl.bps...), tl.temp...), extra...))
+	tl.liveUser, tl.liveExtra = true, extra
+	tl.live.SetBreakpoints(tl.armedBPs(extra...))
 	return tl.live.SetWatchpoints(tl.watches)
 }
 
 // runTo replays forwards without breakpoints until event n is next.
 func (tl *Timeline) runTo(n int64) error {
-	tl.live.SetBreakpoints(nil)
+	tl.ownBPs()
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return err
 	}
@@ -451,7 +456,16 @@ func (tl *Timeline) resolve(gen int) {
 		return
 	}
 	tl.bps = tl.resolver(gen)
-	tl.live.SetBreakpoints(tl.armedBPs())
+	if tl.liveUser {
+		tl.live.SetBreakpoints(tl.armedBPs(tl.liveExtra...))
+	}
+}
+
+// ownBPs gives the live replay breakpoints of an operation's own (addrs,
+// or none), not the user's: a mapping on the way does not arm theirs.
+func (tl *Timeline) ownBPs(addrs ...uint64) {
+	tl.liveUser = false
+	tl.live.SetBreakpoints(addrs)
 }
 
 // reresolve arms the breakpoints of the program run where the live replay
