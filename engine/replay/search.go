@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -513,96 +512,96 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 		off += m.Len
 	}
 	// The displacement is page - (at+5); its bytes d0..d3 sit at offsets
-	// 1..4 of the jump. d0 and the low nibble of d1 are fixed by at.
+	// 1..4 of the jump.
 	var want [4]bool
 	for _, b := range p.Boundaries() {
 		if b >= 1 && b <= 4 {
 			want[b-1] = true
 		}
 	}
-	base := at + insn.JumpLen
-	best, found := uint64(0), false
+	page, ok := nearestPage(free, at, want, targets)
+	return page, ok, nil
+}
+
+// nearestPage returns the page of the free spans nearest at whose jump
+// displacement from at (page - (at+JumpLen)) has a trap byte at each
+// wanted byte, in rel32 reach of at and of every target. Going away from
+// at, a page whose byte i is wrong is followed by the first page where
+// that byte changes: a few steps per span, not a page at a time.
+func nearestPage(free []span, at uint64, want [4]bool, targets []uint64) (uint64, bool) {
+	base := int64(at + insn.JumpLen)
+	if want[0] && !insn.TrapByte(byte(-base)) {
+		return 0, false // d0 is the same for every page
+	}
+	// wrong returns the highest wanted byte of p's displacement that is
+	// not a trap byte, or -1.
+	wrong := func(p uint64) int {
+		d := int64(p) - base
+		for i := 3; i >= 1; i-- {
+			if want[i] && !insn.TrapByte(byte(d>>(8*i))) {
+				return i
+			}
+		}
+		return -1
+	}
+	reachable := func(p uint64) bool {
+		if !within(p, at) {
+			return false
+		}
+		for _, t := range targets {
+			if !within(p, t) {
+				return false
+			}
+		}
+		return true
+	}
+	const size = trampolineSize
+	alignDown := func(v int64) int64 { return v &^ (size - 1) }
+	alignUp := func(v int64) int64 { return alignDown(v + size - 1) }
 	dist := func(a uint64) uint64 {
 		if a > at {
 			return a - at
 		}
 		return at - a
 	}
-	// Candidate displacements come in windows [lo, lo+size) whose
-	// constrained bytes are trap bytes; they are tried nearest first, and
-	// the first one with room wins.
-	type window struct{ lo, hi int64 }
-	var windows []window
-	bytesFor := func(i int) []int {
-		var out []int
-		for v := 0; v < 256; v++ {
-			if !want[i] || insn.TrapByte(byte(v)) {
-				out = append(out, v)
-			}
+	best, found := uint64(0), false
+	consider := func(p uint64) {
+		if !found || dist(p) < dist(best) || (dist(p) == dist(best) && p < best) {
+			best, found = p, true
 		}
-		return out
 	}
-	switch {
-	case !want[1] && !want[2] && !want[3]:
-		windows = append(windows, window{-reach, reach})
-	case !want[1] && !want[2]:
-		for _, d3 := range bytesFor(3) {
-			lo := int64(int8(d3)) << 24
-			windows = append(windows, window{lo, lo + 1<<24})
+	for _, f := range free {
+		lo, hi := alignUp(int64(max(f.lo, lowestPage))), int64(min(f.hi, highestPage))
+		if hi-lo < size {
+			continue
 		}
-	case !want[1]:
-		for _, d3 := range bytesFor(3) {
-			for _, d2 := range bytesFor(2) {
-				lo := int64(int8(d3))<<24 | int64(d2)<<16
-				windows = append(windows, window{lo, lo + 1<<16})
-			}
-		}
-	default:
-		for _, d3 := range bytesFor(3) {
-			for _, d2 := range bytesFor(2) {
-				for _, d1 := range bytesFor(1) {
-					lo := int64(int8(d3))<<24 | int64(d2)<<16 | int64(d1&0xf0)<<8
-					windows = append(windows, window{lo, lo + 1<<12})
+		start := min(max(lo, alignDown(int64(at))), hi-size)
+		// Upwards from the page nearest at, to the first that fits.
+		for p := start; p+size <= hi && within(uint64(p), at); {
+			i := wrong(uint64(p))
+			if i < 0 {
+				if reachable(uint64(p)) {
+					consider(uint64(p))
 				}
+				break
 			}
+			d := int64(p) - base
+			p = alignUp(base + (d | (1<<(8*i) - 1)) + 1) // byte i one more
+		}
+		// Downwards from the page below it.
+		for p := start - size; p >= lo && within(uint64(p), at); {
+			i := wrong(uint64(p))
+			if i < 0 {
+				if reachable(uint64(p)) {
+					consider(uint64(p))
+				}
+				break
+			}
+			d := int64(p) - base
+			p = alignDown(base + (d &^ (1<<(8*i) - 1)) - 1) // byte i one less
 		}
 	}
-	near := func(w window) int64 {
-		switch {
-		case w.lo > 0:
-			return w.lo
-		case w.hi < 0:
-			return -w.hi
-		}
-		return 0
-	}
-	slices.SortFunc(windows, func(a, b window) int { return cmp.Compare(near(a), near(b)) })
-	for _, w := range windows {
-		// Displacements [lo, hi): pages [base+lo, base+hi), aligned.
-		// (Clamped to the address space: near a low address, as in a
-		// non-PIE executable, base+lo is negative.)
-		plo := (uint64(max(int64(base)+w.lo, lowestPage)) + trampolineSize - 1) &^ (trampolineSize - 1)
-		phi := uint64(min(int64(base)+w.hi, highestPage))
-		for _, f := range free {
-			a, b := max(plo, f.lo), min(phi, f.hi)
-			if b <= a || b-a < trampolineSize {
-				continue
-			}
-			// The page in [a, b-size] nearest at.
-			c := min(max(at&^(trampolineSize-1), a), b-trampolineSize)
-			ok := within(c, at)
-			for _, t := range targets {
-				ok = ok && within(c, t)
-			}
-			if ok && (!found || dist(c) < dist(best)) {
-				best, found = c, true
-			}
-		}
-		if found {
-			break
-		}
-	}
-	return best, found, nil
+	return best, found
 }
 
 // span is an address range [lo, hi).
