@@ -304,12 +304,12 @@ func buildCounter(code []byte, p insn.Patch, at, page uint64) (*builtTrampoline,
 }
 
 // CounterSites returns up to n addresses where a counter can go that a
-// thread standing at pc reaches soon, nearest first: pc itself when its
-// instructions can be moved, else those that follow, branches taken both
-// ways (a loop's head is often a branch away from its body's last write).
-// Their runs do not overlap, so that they can be counted together and the
-// busiest chosen.
-func (s *Session) CounterSites(pc uint64, n int) []uint64 {
+// thread standing at one of pcs reaches soon, nearest first: the pc itself
+// when its instructions can be moved, else those that follow, branches
+// taken both ways (a loop's head is often a branch away from its body's
+// last write). Their runs do not overlap, so that they can be counted
+// together and the busiest chosen.
+func (s *Session) CounterSites(pcs []uint64, n int) []uint64 {
 	var out []uint64
 	s.th.Do(func() {
 		if s.main == nil || s.main.mem == nil {
@@ -327,7 +327,7 @@ func (s *Session) CounterSites(pc uint64, n int) []uint64 {
 			return false
 		}
 		seen := map[uint64]bool{}
-		queue := []uint64{pc}
+		queue := append([]uint64(nil), pcs...)
 		for len(queue) > 0 && len(seen) < 32 && len(out) < n {
 			a := queue[0]
 			queue = queue[1:]

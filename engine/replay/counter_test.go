@@ -83,7 +83,7 @@ func TestCounterStopsWhereBreakpointDoes(t *testing.T) {
 			// The sites near the write, counted together: the busiest is
 			// in the loop.
 			s0, first := toFirstWrite(t, path, addr)
-			sites := s0.CounterSites(first.PC, 4)
+			sites := s0.CounterSites([]uint64{first.PC}, 4)
 			if len(sites) == 0 {
 				t.Fatalf("no counter site near %#x", first.PC)
 			}

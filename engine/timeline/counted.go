@@ -1,9 +1,11 @@
 package timeline
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // Going back one write in a busy segment. Moments inside a segment count
@@ -42,6 +44,24 @@ const firstWindow = 64
 // search (from the arrival at the counted instruction before it).
 const maxNameSteps = 20000
 
+// returnAddresses are the likely return addresses of thread tid's frame
+// now ([rsp] without a frame pointer, [rbp+8] with one): a write in a
+// function called from a loop is counted at the loop, since a short
+// function has no room for a counter after its write.
+func (tl *Timeline) returnAddresses(tid int32) []uint64 {
+	regs, err := tl.live.Regs(tid)
+	if err != nil {
+		return nil
+	}
+	var out []uint64
+	for _, a := range []uint64{regs[trace.RSP], regs[trace.RBP] + 8} {
+		if b, err := tl.live.ReadMem(a, 8); err == nil && len(b) == 8 {
+			out = append(out, binary.LittleEndian.Uint64(b))
+		}
+	}
+	return out
+}
+
 // onlyWatches says whether a search stops at watchpoints only: arrival
 // counting does not know the arrivals at breakpoints.
 func (tl *Timeline) onlyWatches() bool {
@@ -50,19 +70,20 @@ func (tl *Timeline) onlyWatches() bool {
 
 // lastCounted returns the last trap of the watchpoints in segment seg
 // before the stop-th arrival at p, or before the segment's end when stop
-// is 0 (p is then where a trap was seen: the busiest counter site near it
-// is counted). withAnchor counts a trap that leaves the thread at the
+// is 0 (p is then where a trap was seen: the busiest counter site near it,
+// or near the return addresses near gives, is counted). withAnchor counts a trap that leaves the thread at the
 // stop-th arrival (a moment some steps after that arrival is searched
 // from). It fails with replay.ErrNoCounter when no counter can go
 // there; the caller traps instead.
-func (tl *Timeline) lastCounted(seg int64, p uint64, stop int, withAnchor bool) (*Stop, error) {
+func (tl *Timeline) lastCounted(seg int64, p uint64, stop int, withAnchor bool, near ...uint64) (*Stop, error) {
 	site, total := p, stop-1
 	if stop == 0 {
 		var err error
-		if site, total, err = tl.busiestSite(seg, p); err != nil {
+		if site, total, err = tl.busiestSite(seg, append([]uint64{p}, near...)); err != nil {
 			return nil, err
 		}
 	}
+	tl.counted++
 	for k := firstWindow; ; k *= 8 {
 		start := total + 1 - k // the window starts at this arrival
 		hits, err := tl.trapWindow(seg, site, start, stop, withAnchor)
@@ -82,12 +103,13 @@ func (tl *Timeline) lastCounted(seg int64, p uint64, stop int, withAnchor bool) 
 }
 
 // busiestSite counts, over segment seg, the arrivals at the counter sites a
-// thread at pc reaches first, and returns the busiest with its count.
-func (tl *Timeline) busiestSite(seg int64, pc uint64) (uint64, int, error) {
+// thread at pcs reaches first, and returns the busiest with its count.
+func (tl *Timeline) busiestSite(seg int64, pcs []uint64) (uint64, int, error) {
+	pc := pcs[0]
 	if err := tl.seek(seg); err != nil {
 		return 0, 0, err
 	}
-	sites := tl.live.CounterSites(pc, 4)
+	sites := tl.live.CounterSites(pcs, 6)
 	if len(sites) == 0 {
 		return 0, 0, fmt.Errorf("%w: no instruction near %#x can be moved", replay.ErrNoCounter, pc)
 	}

@@ -97,6 +97,9 @@ func TestReverseWatchBusySegment(t *testing.T) {
 				return *st
 			}
 			last := back(n, 2*n+1)
+			if tl.CountedSearches() == 0 {
+				t.Fatalf("the writes were trapped one by one, not counted")
+			}
 			lastRIP := rip(t, tl)
 			for v := uint64(n); v > n-3; v-- {
 				back(v-1, v)
@@ -161,6 +164,9 @@ func TestReverseWatchBusySegments(t *testing.T) {
 	}
 	back(2600)
 	back(2599)
+	if tl.CountedSearches() == 0 {
+		t.Fatalf("the writes were trapped one by one, not counted")
+	}
 	for _, want := range []uint64{2001, 1001} {
 		// The start of the segment, after the getppid that follows the
 		// last write of the segment before.
@@ -173,5 +179,38 @@ func TestReverseWatchBusySegments(t *testing.T) {
 		}
 		back(want)
 		back(want - 1)
+	}
+}
+
+// TestReverseWatchThroughCalls: writes made by a small function called
+// from a loop are counted at the loop (its return address), and each is
+// found in turn.
+func TestReverseWatchThroughCalls(t *testing.T) {
+	const n = 5000
+	for _, opt := range []string{"-O0", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			prog, path := recordC(t, "watchcall.c", []string{opt, "-no-pie"}, "5000")
+			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+			tl, err := timeline.Open(path, 64<<20, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tl.Close()
+			if err := tl.Goto(tl.End()); err != nil {
+				t.Fatal(err)
+			}
+			if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+				t.Fatal(err)
+			}
+			for want := uint64(n); want > n-3; want-- {
+				st, err := tl.ReverseContinue()
+				if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != want || st.Old != want-1 || word(t, tl, w.Addr) != want {
+					t.Fatalf("back: %+v, %v; want the write of %d", st, err, want)
+				}
+			}
+			if tl.CountedSearches() == 0 {
+				t.Errorf("the writes were trapped one by one, not counted")
+			}
+		})
 	}
 }

@@ -10,3 +10,7 @@ func SetCheckpointEvery(d time.Duration) func() {
 	checkpointEvery = d
 	return func() { checkpointEvery = old }
 }
+
+// CountedSearches is how many busy segments reverse searches counted
+// instead of trapping every write (counted.go).
+func (tl *Timeline) CountedSearches() int { return tl.counted }

@@ -161,7 +161,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 		record(st)
 		if segTraps++; segTraps >= busyTraps && !st.Event && tl.live.Next() != trapped && tl.onlyWatches() {
 			seg := tl.live.Next()
-			h, err := tl.lastCounted(seg, st.PC, 0, false)
+			h, err := tl.lastCounted(seg, st.PC, 0, false, tl.returnAddresses(st.Tid)...)
 			switch {
 			case err == nil:
 				if h != nil {

@@ -105,6 +105,7 @@ type Timeline struct {
 	// reached with an arrival counter (counted.go); -1 for none.
 	guessed  int64
 	values   []uint64 // last known value of each watchpoint
+	counted  int      // busy segments reverse searches counted (counted.go)
 	cps      *checkpoints
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func(gen int) []uint64
