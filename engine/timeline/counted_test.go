@@ -28,18 +28,31 @@ func rip(t *testing.T, tl *timeline.Timeline) uint64 {
 	return regs[trace.RIP]
 }
 
+// watchedAtEnd opens a timeline over path with checkpoints (budget 0: none),
+// a watchpoint on w and, when end, at the end of the recording.
+func watchedAtEnd(t *testing.T, path string, budget int64, w replay.Watchpoint, end bool) *timeline.Timeline {
+	t.Helper()
+	tl, err := timeline.Open(path, budget, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tl.Close)
+	if end {
+		if err := tl.Goto(tl.End()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
 // firstWriteRIP is where a thread stands after the first write to w: every
 // write of a loop leaves it there.
 func firstWriteRIP(t *testing.T, path string, w replay.Watchpoint) uint64 {
 	t.Helper()
-	tl, err := timeline.Open(path, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tl.Close()
-	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
-		t.Fatal(err)
-	}
+	tl := watchedAtEnd(t, path, 0, w, false)
 	st, err := tl.Continue()
 	if err != nil || st.Reason != timeline.ReasonWatchpoint {
 		t.Fatalf("first write: %+v, %v", st, err)
@@ -61,22 +74,7 @@ func TestReverseWatchBusySegment(t *testing.T) {
 			prog, path := recordC(t, "lastwriter.c", []string{opt, "-no-pie"}, "5000")
 			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
 			loopRIP := firstWriteRIP(t, path, w)
-			tl, err := timeline.Open(path, 64<<20, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tl.Close()
-			fresh, err := timeline.Open(path, 0, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fresh.Close()
-			if err := tl.Goto(tl.End()); err != nil {
-				t.Fatal(err)
-			}
-			if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
-				t.Fatal(err)
-			}
+			tl, fresh := watchedAtEnd(t, path, 64<<20, w, true), watchedAtEnd(t, path, 0, w, false)
 			back := func(old, new uint64) timeline.Stop {
 				t.Helper()
 				st, err := tl.ReverseContinue()
@@ -143,17 +141,7 @@ func TestReverseWatchBusySegments(t *testing.T) {
 	// getppid after the writes 1, 1001 and 2001: segments of 1000 writes.
 	prog, path := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "2600", "1000")
 	w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
-	tl, err := timeline.Open(path, 64<<20, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tl.Close()
-	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tl.Goto(tl.End()); err != nil {
-		t.Fatal(err)
-	}
+	tl := watchedAtEnd(t, path, 64<<20, w, true)
 	back := func(want uint64) timeline.Stop {
 		t.Helper()
 		st, err := tl.ReverseContinue()
@@ -191,17 +179,7 @@ func TestReverseWatchThroughCalls(t *testing.T) {
 		t.Run(opt, func(t *testing.T) {
 			prog, path := recordC(t, "watchcall.c", []string{opt, "-no-pie"}, "5000")
 			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
-			tl, err := timeline.Open(path, 64<<20, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tl.Close()
-			if err := tl.Goto(tl.End()); err != nil {
-				t.Fatal(err)
-			}
-			if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
-				t.Fatal(err)
-			}
+			tl := watchedAtEnd(t, path, 64<<20, w, true)
 			for want := uint64(n); want > n-3; want-- {
 				st, err := tl.ReverseContinue()
 				if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != want || st.Old != want-1 || word(t, tl, w.Addr) != want {
