@@ -211,11 +211,18 @@ func (tl *Timeline) runTo(n int64) error {
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return err
 	}
+	// A checkpoint is the start of its event's segment: none while the
+	// live replay is inside one (a moment with hits or steps, or after a
+	// search), until the first chunk has finished it.
+	inside := !tl.atSegmentStart()
 	for tl.live.Next() < n {
 		// In chunks, so that checkpoints are taken along the way and
 		// progress can be shown and cancelled.
 		limit := min(n, tl.live.Next()+500)
-		tl.maybeCheckpoint()
+		if !inside {
+			tl.maybeCheckpoint()
+		}
+		inside = false
 		if _, err := tl.live.Continue(limit); err != nil {
 			if errors.Is(err, io.EOF) {
 				return fmt.Errorf("the recording ends before event %d", n)
