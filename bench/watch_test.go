@@ -85,7 +85,7 @@ func reverseWatch(b *testing.B, n, k int) {
 	b.ResetTimer()
 	// cold: the first search over the recording; warm: the worst of the
 	// others (going back from the end again, then one write further).
-	var cold, warm time.Duration
+	var cold, warm, fwd time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		if err := tl.Goto(tl.End()); err != nil {
@@ -98,9 +98,17 @@ func reverseWatch(b *testing.B, n, k int) {
 			warm = max(warm, d)
 		}
 		warm = max(warm, back(uint64(n-1)))
+		// And forwards again to the last write.
+		t0 := time.Now()
+		st, err := tl.Continue()
+		if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != uint64(n) {
+			b.Fatalf("forwards to %+v, %v; want the write of %d", st, err, n)
+		}
+		fwd = max(fwd, time.Since(t0))
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(events), "events")
 	b.ReportMetric(float64(cold.Milliseconds()), "cold-back-ms")
 	b.ReportMetric(float64(warm.Milliseconds()), "warm-back-ms")
+	b.ReportMetric(float64(fwd.Milliseconds()), "forward-ms")
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -360,4 +361,102 @@ func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 		}
 	}
 	return nil
+}
+
+// continueCounted goes forwards from a moment reached with a counter (the
+// trap counts of its segment unknown) to the next trap of the watchpoints
+// in that segment, and names it by arrivals at the moment's instruction,
+// as a counted search does: counting the segment's traps from its start
+// instead would trap every write before it again. done is false when it
+// does not apply (breakpoints armed, another kind of moment) or when the
+// segment ended without a write: the caller goes on from where the live
+// replay stands.
+func (tl *Timeline) continueCounted() (*Stop, bool, error) {
+	m := tl.pos
+	if !tl.onlyWatches() || m.Watch != nil || m.Hits == 0 || tl.guessed != m.Event || tl.live.Next() != m.Event {
+		return nil, false, nil
+	}
+	seg, site := m.Event, m.PC
+	if err := tl.seek(seg); err != nil {
+		return nil, false, err
+	}
+	tl.pos = Moment{Event: -1}
+	if err := tl.countTo(seg, []uint64{site}, m.Hits); err != nil {
+		tl.live.CloseCounters()
+		if errors.Is(err, replay.ErrNoCounter) {
+			return nil, false, tl.gotoTrapping(m)
+		}
+		return nil, false, err
+	}
+	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
+		return nil, false, err
+	}
+	// The steps after the anchor run the original code: the arrivals at
+	// site they make are counted here, and the traps since the last one.
+	arrivals, since := m.Hits-1, 0
+	for i := 0; i < m.Steps; i++ {
+		regs, err := tl.live.Regs(m.Tid)
+		if err != nil {
+			return nil, false, err
+		}
+		if regs[trace.RIP] == site {
+			arrivals, since = arrivals+1, 0
+		}
+		st, err := tl.live.StepInstruction()
+		if err != nil {
+			return nil, false, err
+		}
+		if st.Kind == replay.StopWatchpoint && !st.Event {
+			since++
+		}
+	}
+	tl.refreshValues()
+	base, err := tl.live.CounterValue(site)
+	if err != nil {
+		return nil, false, err
+	}
+	st, err := tl.live.Continue(seg + 1)
+	if err != nil {
+		return nil, false, err
+	}
+	if st == nil || st.Kind != replay.StopWatchpoint || tl.live.Next() != seg {
+		if err := tl.live.CloseCounters(); err != nil {
+			return nil, false, err
+		}
+		tl.resetCounts()
+		tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next())}
+		if st != nil && st.Kind == replay.StopWatchpoint {
+			return tl.stopFor(st), true, nil // a system call's write, at the event
+		}
+		return nil, false, nil // no write left in the segment
+	}
+	now, err := tl.live.CounterValue(site)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tl.live.CloseCounters(); err != nil {
+		return nil, false, err
+	}
+	out := tl.stopFor(st)
+	arrivals += now - base
+	tl.counted++
+	if st.PC == site {
+		out.Moment = Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals + 1}
+		tl.pos, tl.guessed = out.Moment, seg
+		return out, true, tl.arm()
+	}
+	// After the last arrival at site: this trap is the first after it, or
+	// comes after the traps the steps made since it.
+	k := 1
+	if now == base {
+		k += since
+	}
+	anchor := Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals}
+	n, err := tl.stepsToTrap(anchor, k)
+	if err != nil {
+		return nil, false, err
+	}
+	anchor.Steps = n
+	out.Moment = anchor
+	return out, true, tl.arm()
 }

@@ -124,17 +124,36 @@ func TestReverseWatchBusySegment(t *testing.T) {
 			if got := word(t, tl, w.Addr); got != n-2 || rip(t, tl) != loopRIP {
 				t.Fatalf("stepi back over the write: counter %d at %#x, want %d at %#x", got, rip(t, tl), n-2, loopRIP)
 			}
-			// Forwards: the next writes, to the last one.
-			for v := uint64(n - 1); v <= n; v++ {
+			// Forwards: the next writes, to the last one, counted too (not
+			// by trapping the segment's writes from its start), each at the
+			// moment a fresh replay reaches the same state at.
+			counted := tl.CountedSearches()
+			forward := func(old, new uint64) {
+				t.Helper()
 				st, err := tl.Continue()
-				if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != v || st.Old != v-1 {
-					t.Fatalf("continue: %+v, %v; want the write of %d", st, err, v)
+				if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != new || st.Old != old || word(t, tl, w.Addr) != new {
+					t.Fatalf("continue: %+v, %v; want the write of %d over %d", st, err, new, old)
+				}
+				regs, _ := tl.Session().Regs(st.Moment.Tid)
+				if err := fresh.Goto(st.Moment); err != nil {
+					t.Fatalf("fresh replay to %v: %v", st.Moment, err)
+				}
+				if regs2, _ := fresh.Session().Regs(st.Moment.Tid); regs != regs2 {
+					t.Fatalf("at %v: registers %v going forwards, %v from a fresh replay", st.Moment, regs, regs2)
 				}
 			}
-			st, err := tl.Continue()
-			if err != nil || st.Reason != timeline.ReasonWatchpoint || st.New != 2*n+1 || rip(t, tl) != lastRIP {
-				t.Fatalf("continue to the last write: %+v, %v at %#x; want the write of %d at %#x (as found backwards, at %v)",
-					st, err, rip(t, tl), 2*n+1, lastRIP, last.Moment)
+			forward(n-2, n-1)
+			forward(n-1, n)
+			forward(n, 2*n+1)
+			if rip(t, tl) != lastRIP {
+				t.Fatalf("continue to the last write: at %#x; want %#x (as found backwards, at %v)", rip(t, tl), lastRIP, last.Moment)
+			}
+			if tl.CountedSearches() == counted {
+				t.Errorf("going forwards trapped the segment's writes from its start")
+			}
+			// No write after the last: on to the end of the recording.
+			if st, err := tl.Continue(); err != nil || st.Reason != timeline.ReasonExit {
+				t.Fatalf("continue after the last write: %+v, %v; want the exit", st, err)
 			}
 		})
 	}

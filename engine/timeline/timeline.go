@@ -593,6 +593,9 @@ func (tl *Timeline) ContinueWith(temp []uint64, accept Filter) (*Stop, error) {
 // Continue runs forwards to the next breakpoint or watchpoint hit, signal
 // stop, or the end.
 func (tl *Timeline) Continue() (*Stop, error) {
+	if st, done, err := tl.continueCounted(); done || err != nil {
+		return st, err
+	}
 	if err := tl.ensureCounts(); err != nil {
 		return nil, err
 	}
