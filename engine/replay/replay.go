@@ -9,6 +9,7 @@ package replay
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -479,6 +480,29 @@ func describe(st ptrace.Status) string {
 		return fmt.Sprintf("death by %s", unix.SignalName(unix.Signal(st.Sig)))
 	}
 	return st.String()
+}
+
+// where says where a thread stopped by a signal is, for divergence
+// messages: its rip and, for a fault, the address, and the arrival
+// counters open then (counter.go), their code being a likely culprit.
+func (s *Session) where(t *rthread, st ptrace.Status) string {
+	if st.Kind != ptrace.StopSignal || t.dead {
+		return ""
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return ""
+	}
+	out := fmt.Sprintf(" at rip %#x", regs[trace.RIP])
+	if info, err := ptrace.GetSiginfo(t.real); err == nil && len(info) >= 24 && (st.Sig == int(unix.SIGSEGV) || st.Sig == int(unix.SIGBUS)) {
+		out += fmt.Sprintf(" (address %#x)", binary.LittleEndian.Uint64(info[16:24]))
+	}
+	for pc, c := range s.counters {
+		if c.open {
+			out += fmt.Sprintf(", counting arrivals at %#x in a page at %#x", pc, c.tr.page)
+		}
+	}
+	return out
 }
 
 // compareRegs checks live registers against recorded ones.

@@ -46,7 +46,7 @@ func (s *Session) toEntry(t *rthread, e *trace.Event) error {
 		return err
 	}
 	if st.Kind != ptrace.StopSyscall {
-		return s.diverge(e, "expected system call %s, got %s", syscalls.Name(int(e.Syscall)), describe(st))
+		return s.diverge(e, "expected system call %s, got %s%s", syscalls.Name(int(e.Syscall)), describe(st), s.where(t, st))
 	}
 	if s.countersOpen(t) {
 		// The segment is over: the event meets the recorded address space.
