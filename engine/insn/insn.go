@@ -317,3 +317,17 @@ func Flow(code []byte, at uint64) (next, target uint64, ok bool) {
 	}
 	return end, target, true
 }
+
+// CallBefore reports whether the bytes before (those that end just before
+// an address) end with a call instruction: the address is then a return
+// address, an instruction boundary. A word of the stack that merely points
+// into code may point into the middle of an instruction.
+func CallBefore(before []byte) bool {
+	for k := 2; k <= min(len(before), MaxLen); k++ {
+		in := decode(before[len(before)-k:])
+		if in != nil && in.Len == k && in.Op == x86asm.CALL {
+			return true
+		}
+	}
+	return false
+}

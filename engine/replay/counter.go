@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -316,6 +317,21 @@ func (s *Session) CounterSites(pcs []uint64, n int) []uint64 {
 			return
 		}
 		m := s.main.mem
+		// Only the program's code: a seed may be any word of the stack
+		// (a frame's return address is a guess), and a "run" decoded from
+		// data would be patched there.
+		maps, err := ptrace.ReadMaps(s.main.real)
+		if err != nil {
+			return
+		}
+		code := func(lo, hi uint64) bool {
+			for _, mp := range maps {
+				if lo >= mp.Start && hi <= mp.End {
+					return len(mp.Perms) >= 4 && mp.Perms[2] == 'x' && !mp.Shared() && !strings.HasPrefix(mp.Path, "[")
+				}
+			}
+			return false
+		}
 		// The sites' runs do not overlap: they can be counted together.
 		var runs [][2]uint64
 		overlaps := func(lo, hi uint64) bool {
@@ -331,18 +347,17 @@ func (s *Session) CounterSites(pcs []uint64, n int) []uint64 {
 		for len(queue) > 0 && len(seen) < 32 && len(out) < n {
 			a := queue[0]
 			queue = queue[1:]
-			if a == 0 || seen[a] {
+			if a == 0 || seen[a] || !code(a, a+1) {
 				continue
 			}
 			seen[a] = true
 			var buf [2 * insn.MaxLen]byte
 			k, _ := m.ReadAt(buf[:], a)
-			code := buf[:k]
-			if p, ok := insn.PlanPatch(code, a); ok && !overlaps(a, a+uint64(p.Len)) {
+			if p, ok := insn.PlanPatch(buf[:k], a); ok && code(a, a+uint64(p.Len)) && !overlaps(a, a+uint64(p.Len)) {
 				out = append(out, a)
 				runs = append(runs, [2]uint64{a, a + uint64(p.Len)})
 			}
-			next, target, ok := insn.Flow(code, a)
+			next, target, ok := insn.Flow(buf[:k], a)
 			if ok {
 				queue = append(queue, next, target)
 			}

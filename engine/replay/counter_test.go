@@ -156,3 +156,24 @@ func TestCounterStopsWhereBreakpointDoes(t *testing.T) {
 		})
 	}
 }
+
+// TestCounterSitesOnlyInCode: a seed that is not in the program's code (a
+// word of the stack taken for a return address) gives no site: a counter
+// there would patch the stack.
+func TestCounterSitesOnlyInCode(t *testing.T) {
+	prog, addr := watchcount(t, "-O1")
+	path, _, _ := recordProg(t, prog, "2000", "0")
+	s, first := toFirstWrite(t, path, addr)
+	regs, err := s.Regs(first.Tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{regs[trace.RSP], regs[trace.RSP] - 64, addr} {
+		if sites := s.CounterSites([]uint64{seed}, 4); len(sites) != 0 {
+			t.Errorf("sites %#x from %#x, outside the code", sites, seed)
+		}
+	}
+	if sites := s.CounterSites([]uint64{first.PC}, 4); len(sites) == 0 {
+		t.Errorf("no site from the write at %#x", first.PC)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rewind-debugger/rewind/engine/insn"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -56,8 +57,14 @@ func (tl *Timeline) returnAddresses(tid int32) []uint64 {
 	}
 	var out []uint64
 	for _, a := range []uint64{regs[trace.RSP], regs[trace.RBP] + 8} {
-		if b, err := tl.live.ReadMem(a, 8); err == nil && len(b) == 8 {
-			out = append(out, binary.LittleEndian.Uint64(b))
+		b, err := tl.live.ReadMem(a, 8)
+		if err != nil || len(b) != 8 {
+			continue
+		}
+		// A return address follows a call; any other word is not one.
+		ret := binary.LittleEndian.Uint64(b)
+		if code, err := tl.live.ReadMem(ret-insn.MaxLen, insn.MaxLen); err == nil && insn.CallBefore(code) {
+			out = append(out, ret)
 		}
 	}
 	return out
