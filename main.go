@@ -106,6 +106,7 @@ hardware performance counters, and replays it deterministically.
   rewind replay TRACE           debug a recording in the terminal UI
   rewind events --json TRACE    the recorded events as NDJSON
   rewind mcp TRACE              serve a recording to coding agents (MCP)
+  rewind dap                    serve recordings to editors (Debug Adapter Protocol)
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording`,
 		Version:       record.Version,
@@ -121,7 +122,7 @@ hardware performance counters, and replays it deterministically.
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newInfoCmd(), newPsCmd(), newEventsCmd(),
-		newMCPCmd(),
+		newMCPCmd(), newDAPCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},
 	)

@@ -1,0 +1,165 @@
+package dap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-dap"
+
+	"github.com/rewind-debugger/rewind/debugger"
+)
+
+// replace deletes the session's breakpoints ids (a kind the client sets
+// anew) and makes one breakpoint per command, in order, each answered
+// with the line it resolved to or why it could not be set.
+func (sv *server) replace(ids []int, commands []string) ([]int, []dap.Breakpoint) {
+	for _, id := range ids {
+		// One at a time: one the session already dropped fails alone.
+		sv.s.Execute("delete " + strconv.Itoa(id))
+	}
+	var kept []int
+	out := make([]dap.Breakpoint, 0, len(commands))
+	for _, c := range commands {
+		res := sv.s.Execute(c)
+		if !res.OK {
+			out = append(out, dap.Breakpoint{Verified: false, Message: res.Error})
+			continue
+		}
+		val, _ := res.Value.(map[string]any)
+		id, _ := val["id"].(int)
+		kept = append(kept, id)
+		bp := dap.Breakpoint{Id: id, Verified: val["pending"] != true}
+		if line, ok := val["line"].(int); ok {
+			bp.Line = line
+		}
+		if !bp.Verified {
+			bp.Message = res.Text
+		}
+		out = append(out, bp)
+	}
+	return kept, out
+}
+
+// withCondition appends a breakpoint condition in the command language.
+func withCondition(cmd, cond string) string {
+	if cond = strings.TrimSpace(cond); cond != "" {
+		return cmd + " if " + cond
+	}
+	return cmd
+}
+
+func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
+	path := sourcePath(r.Arguments.Source)
+	if path == "" {
+		return fmt.Errorf("setBreakpoints: the source has no path")
+	}
+	var cmds []string
+	bps := r.Arguments.Breakpoints
+	if bps == nil {
+		for _, l := range r.Arguments.Lines { // the protocol's older form
+			bps = append(bps, dap.SourceBreakpoint{Line: l})
+		}
+	}
+	for _, b := range bps {
+		cmds = append(cmds, withCondition(fmt.Sprintf("break %s:%d", path, b.Line), b.Condition))
+	}
+	kept, out := sv.replace(sv.sourceBps[path], cmds)
+	sv.sourceBps[path] = kept
+	for i := range out {
+		src := r.Arguments.Source
+		out[i].Source = &src
+	}
+	sv.send(&dap.SetBreakpointsResponse{Response: response(r), Body: dap.SetBreakpointsResponseBody{Breakpoints: out}})
+	return nil
+}
+
+func (sv *server) setFunctionBreakpoints(r *dap.SetFunctionBreakpointsRequest) error {
+	var cmds []string
+	for _, b := range r.Arguments.Breakpoints {
+		cmds = append(cmds, withCondition("break "+strings.TrimSpace(b.Name), b.Condition))
+	}
+	kept, out := sv.replace(sv.funcBps, cmds)
+	sv.funcBps = kept
+	sv.send(&dap.SetFunctionBreakpointsResponse{Response: response(r), Body: dap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
+	return nil
+}
+
+// dataBreakpointInfo says whether a variable (a child of a variables
+// reference, or an expression in a frame) can be watched: its data id is
+// the raw location (`*(TYPE *)ADDR`), which names the same memory
+// whatever frame is selected when the breakpoint is set.
+func (sv *server) dataBreakpointInfo(r *dap.DataBreakpointInfoRequest) error {
+	a := r.Arguments
+	var p debugger.VarPath
+	if a.VariablesReference != 0 {
+		ref, err := sv.varRefOf(a.VariablesReference)
+		if err != nil {
+			return err
+		}
+		if ref.regs {
+			return sv.noData(r, "registers cannot be watched: watch memory")
+		}
+		nodes, err := sv.s.Expand(ref.path)
+		if err != nil {
+			return err
+		}
+		found := -1
+		for i, n := range nodes {
+			if n.Name == a.Name {
+				found = i
+			}
+		}
+		if found < 0 {
+			return sv.noData(r, fmt.Sprintf("no variable %q here", a.Name))
+		}
+		p = ref.path
+		p.Path = append(append([]int(nil), p.Path...), found)
+	} else {
+		f, err := sv.frame(a.FrameId)
+		if err != nil {
+			return err
+		}
+		p = debugger.VarPath{Thread: f.thread, Frame: f.level, Scope: debugger.ScopeExpr, Expr: a.Name}
+	}
+	loc, size, err := sv.s.Location(p)
+	if err != nil {
+		return sv.noData(r, err.Error())
+	}
+	switch size {
+	case 1, 2, 4, 8:
+	default:
+		return sv.noData(r, fmt.Sprintf("%s is %d bytes: hardware watchpoints cover 1, 2, 4 or 8 (watch a field or an element)", a.Name, size))
+	}
+	sv.send(&dap.DataBreakpointInfoResponse{Response: response(r), Body: dap.DataBreakpointInfoResponseBody{
+		DataId: loc, Description: fmt.Sprintf("%s (%s)", a.Name, loc),
+		AccessTypes: []dap.DataBreakpointAccessType{"write", "readWrite"},
+	}})
+	return nil
+}
+
+// noData answers dataBreakpointInfo for a value that cannot be watched.
+func (sv *server) noData(r *dap.DataBreakpointInfoRequest, why string) error {
+	sv.send(&dap.DataBreakpointInfoResponse{Response: response(r), Body: dap.DataBreakpointInfoResponseBody{Description: why}})
+	return nil
+}
+
+func (sv *server) setDataBreakpoints(r *dap.SetDataBreakpointsRequest) error {
+	var cmds []string
+	for _, b := range r.Arguments.Breakpoints {
+		kind := "watch"
+		if b.AccessType == "readWrite" || b.AccessType == "read" {
+			kind = "awatch" // the hardware traps reads only with writes
+		}
+		cmds = append(cmds, kind+" "+b.DataId)
+	}
+	kept, out := sv.replace(sv.dataBps, cmds)
+	sv.dataBps = kept
+	for i, b := range r.Arguments.Breakpoints {
+		if b.Condition != "" || b.HitCondition != "" {
+			out[i].Message = "conditions on data breakpoints are not supported: it stops at every write"
+		}
+	}
+	sv.send(&dap.SetDataBreakpointsResponse{Response: response(r), Body: dap.SetDataBreakpointsResponseBody{Breakpoints: out}})
+	return nil
+}
