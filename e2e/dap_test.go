@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -285,9 +286,23 @@ func TestDAPSession(t *testing.T) {
 	}
 }
 
+// frameNamed returns the frame of a function in a thread's stack.
+func (c *dapClient) frameNamed(thread int, name string) dap.StackFrame {
+	c.t.Helper()
+	st := c.ok("stackTrace", map[string]any{"threadId": thread}).(*dap.StackTraceResponse)
+	for _, f := range st.Body.StackFrames {
+		if f.Name == name {
+			return f
+		}
+	}
+	c.t.Fatalf("no frame of %s in %+v", name, st.Body.StackFrames)
+	return dap.StackFrame{}
+}
+
 // TestDAPStructures: variables expand through pointers and structs with
 // variablesReference, a data breakpoint on a field stops reverseContinue
-// at the write, and a goto target returns to a line's previous arrival.
+// at the write that corrupted it, and a goto target returns to a line's
+// previous arrival.
 func TestDAPStructures(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/corrupt.c", 139)
@@ -296,12 +311,65 @@ func TestDAPStructures(t *testing.T) {
 	c.ok("launch", map[string]any{"trace": trace})
 	c.event("initialized")
 	c.ok("configurationDone", nil)
-	thread := c.stopped("entry", 0).Body.ThreadId
+	thread := c.stopped("entry", 30).Body.ThreadId
 	c.ok("continue", map[string]any{"threadId": thread})
-	sig := c.stopped("exception", 0)
-	if sig.Body.Text != "SIGSEGV" {
+	if sig := c.stopped("exception", 24); sig.Body.Text != "SIGSEGV" {
 		t.Fatalf("signal %q, want SIGSEGV", sig.Body.Text)
 	}
-	_ = sig
-	t.Skip("expansion checks come with the structures of corrupt.c")
+
+	// sum's head is a: *head expands to its fields.
+	sum := c.frameNamed(thread, "sum")
+	args, refs := c.vars(c.scope(sum.Id, "Arguments"))
+	if refs["head"] == 0 {
+		t.Fatalf("head does not expand: %v", args)
+	}
+	_, deref := c.vars(refs["head"])
+	fields, _ := c.vars(deref["*"])
+	if fields["value"] != "1" || !strings.HasPrefix(fields["name"], `"alpha\000`) {
+		t.Errorf("*head = %v, want value 1 and name \"alpha\\000...", fields)
+	}
+	next := c.ok("evaluate", map[string]any{"expression": "head->next", "frameId": sum.Id, "context": "hover"}).(*dap.EvaluateResponse)
+	if next.Body.Result != fields["next"] || next.Body.VariablesReference == 0 {
+		t.Errorf("hover head->next = %q (ref %d), *head.next = %q", next.Body.Result, next.Body.VariablesReference, fields["next"])
+	}
+
+	// main's b: the data breakpoint on b->next finds the overflowing write.
+	main := c.frameNamed(thread, "main")
+	_, locals := c.vars(c.scope(main.Id, "Locals"))
+	_, bref := c.vars(locals["b"])
+	info := c.ok("dataBreakpointInfo", map[string]any{"variablesReference": bref["*"], "name": "next"}).(*dap.DataBreakpointInfoResponse)
+	id, _ := info.Body.DataId.(string)
+	if id == "" {
+		t.Fatalf("b->next cannot be watched: %s", info.Body.Description)
+	}
+	set := c.ok("setDataBreakpoints", map[string]any{"breakpoints": []map[string]any{{"dataId": id, "accessType": "write"}}}).(*dap.SetDataBreakpointsResponse)
+	if len(set.Body.Breakpoints) != 1 || !set.Body.Breakpoints[0].Verified {
+		t.Fatalf("setDataBreakpoints: %+v", set.Body.Breakpoints)
+	}
+	c.ok("reverseContinue", map[string]any{"threadId": thread})
+	c.stopped("data breakpoint", 0)
+	if top := c.top(thread); top.Name != "set_name" {
+		t.Fatalf("the write to b->next stopped in %s:%d, want set_name", top.Name, top.Line)
+	}
+	nargs, _ := c.vars(c.scope(c.top(thread).Id, "Arguments"))
+	if want := `"bravo-overflowing"`; !strings.Contains(nargs["src"], want) {
+		t.Errorf("set_name's src = %q, want %s", nargs["src"], want)
+	}
+	c.ok("setDataBreakpoints", map[string]any{"breakpoints": []any{}})
+
+	// Line 35 ran before: its previous arrival is a goto target.
+	src := map[string]any{"path": srcPath("source/corrupt.c")}
+	targets := c.ok("gotoTargets", map[string]any{"source": src, "line": 35}).(*dap.GotoTargetsResponse)
+	if len(targets.Body.Targets) != 1 {
+		t.Fatalf("goto targets of line 35 (run once, before): %+v", targets.Body.Targets)
+	}
+	c.ok("goto", map[string]any{"threadId": thread, "targetId": targets.Body.Targets[0].Id})
+	c.stopped("goto", 35)
+	_, locals = c.vars(c.scope(c.top(thread).Id, "Locals"))
+	_, aref := c.vars(locals["a"])
+	afields, _ := c.vars(aref["*"])
+	if afields["value"] != "0" {
+		t.Errorf("a->value = %q before line 35 ran, want 0", afields["value"])
+	}
+	c.ok("disconnect", nil)
 }
