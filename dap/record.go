@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -40,12 +41,13 @@ func (sv *server) record(a launchArgs) (string, func(), error) {
 		return "", nil, fmt.Errorf("launch: %w", err)
 	}
 	defer p.Discard()
-	stdout, err := sv.pipeOutput("stdout")
+	var copying sync.WaitGroup
+	stdout, err := sv.pipeOutput("stdout", &copying)
 	if err != nil {
 		cleanup()
 		return "", nil, err
 	}
-	stderr, err := sv.pipeOutput("stderr")
+	stderr, err := sv.pipeOutput("stderr", &copying)
 	if err != nil {
 		stdout.Close()
 		cleanup()
@@ -64,6 +66,8 @@ func (sv *server) record(a launchArgs) (string, func(), error) {
 	devnull.Close()
 	stdout.Close()
 	stderr.Close()
+	// The program's last lines reach the console before what follows.
+	copying.Wait()
 	if res == nil || err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("launch: recording %s: %w", a.Program, err)
@@ -81,13 +85,16 @@ func exitWord(code int) string {
 }
 
 // pipeOutput returns the write end of a pipe whose lines go to the
-// client's console in category (stdout, stderr) until it is closed.
-func (sv *server) pipeOutput(category string) (*os.File, error) {
+// client's console in category (stdout, stderr) until it is closed (then
+// copying is done).
+func (sv *server) pipeOutput(category string, copying *sync.WaitGroup) (*os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
+	copying.Add(1)
 	go func() {
+		defer copying.Done()
 		defer r.Close()
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -371,5 +373,146 @@ func TestDAPStructures(t *testing.T) {
 	if afields["value"] != "0" {
 		t.Errorf("a->value = %q before line 35 ran, want 0", afields["value"])
 	}
+	c.ok("disconnect", nil)
+}
+
+// errorOf returns the message of an error response, failing on success.
+func (c *dapClient) errorOf(m dap.Message) string {
+	c.t.Helper()
+	r := m.(dap.ResponseMessage).GetResponse()
+	if r.Success {
+		c.t.Fatalf("%s succeeded, want an error: %+v", r.Command, m)
+	}
+	return r.Message
+}
+
+// TestDAPBadInput: malformed messages, unknown requests, requests before
+// launch and bad launches get error responses, and the server goes on to
+// serve a good session after them.
+func TestDAPBadInput(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	before := fileHash(t, trace)
+	c := startDAP(t)
+
+	c.raw(`{"seq": 1, "type": "request", "command": "initialize", `) // cut short
+	if msg := c.errorOf(c.read()); !strings.Contains(msg, "malformed") {
+		t.Errorf("malformed JSON: %q", msg)
+	}
+	for _, tc := range []struct {
+		command string
+		args    any
+		want    string
+	}{
+		{"frobnicate", nil, "unsupported request"},
+		{"stackTrace", map[string]any{"threadId": 1}, "send launch"},
+		{"continue", map[string]any{"threadId": 1}, "send launch"},
+		{"launch", map[string]any{}, "trace"},
+		{"launch", map[string]any{"trace": filepath.Join(t.TempDir(), "missing.rwd")}, "missing.rwd"},
+		{"launch", map[string]any{"trace": 42}, "bad arguments"},
+		{"launch", map[string]any{"program": filepath.Join(t.TempDir(), "no-such-program")}, "no-such-program"},
+	} {
+		if msg := c.errorOf(c.request(tc.command, tc.args)); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %v: error %q, want it to say %q", tc.command, tc.args, msg, tc.want)
+		}
+	}
+
+	c.ok("initialize", map[string]any{"adapterID": "rewind"})
+	c.ok("launch", map[string]any{"trace": trace, "stopOnEntry": true})
+	c.event("initialized")
+	for _, tc := range []struct {
+		command string
+		args    any
+		want    string
+	}{
+		{"launch", map[string]any{"trace": trace}, "already open"},
+		{"variables", map[string]any{"variablesReference": 99}, "no variables reference"},
+		{"goto", map[string]any{"threadId": 1, "targetId": 7}, "no target"},
+		{"evaluate", map[string]any{"expression": "bogus", "context": "repl"}, "unknown command"},
+	} {
+		if msg := c.errorOf(c.request(tc.command, tc.args)); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %v: error %q, want it to say %q", tc.command, tc.args, msg, tc.want)
+		}
+	}
+	bps := c.ok("setBreakpoints", map[string]any{"source": map[string]any{"path": srcPath("source/steps.c")},
+		"breakpoints": []map[string]any{{"line": 6, "condition": "x == 3"}, {"line": 100000}}}).(*dap.SetBreakpointsResponse)
+	if len(bps.Body.Breakpoints) != 2 || !bps.Body.Breakpoints[0].Verified || bps.Body.Breakpoints[1].Verified || bps.Body.Breakpoints[1].Message == "" {
+		t.Fatalf("a good and a bad line: %+v", bps.Body.Breakpoints)
+	}
+	c.ok("configurationDone", nil)
+	thread := c.stopped("entry", 0).Body.ThreadId
+	c.ok("continue", map[string]any{"threadId": thread})
+	c.stopped("breakpoint", 6)
+	args, _ := c.vars(c.scope(c.top(thread).Id, "Arguments"))
+	if args["x"] != "3" {
+		t.Errorf("conditional breakpoint x == 3 stopped with x = %q", args["x"])
+	}
+	// The debug console runs rewind's commands; a motion there is a stop.
+	when := c.ok("evaluate", map[string]any{"expression": "when", "context": "repl"}).(*dap.EvaluateResponse)
+	if !strings.HasPrefix(when.Body.Result, "#") {
+		t.Errorf("repl when: %q", when.Body.Result)
+	}
+	c.ok("evaluate", map[string]any{"expression": "finish", "context": "repl"})
+	c.stopped("step", 20)
+	c.ok("disconnect", nil)
+	if fileHash(t, trace) != before {
+		t.Error("the recording changed")
+	}
+}
+
+// TestDAPLaunchProgram: launch with a program records it first (its
+// output reaches the console) and debugs the recording, served on a TCP
+// address with --listen.
+func TestDAPLaunchProgram(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "source/steps.c")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, rewind(t), "dap", "--listen", "127.0.0.1:0")
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	}()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "rewind: DAP server listening at "))
+	if err != nil || addr == strings.TrimSpace(line) {
+		t.Fatalf("no listening address: %q %v", line, err)
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := &dapClient{t: t, in: conn, out: bufio.NewReader(conn)}
+	c.ok("initialize", map[string]any{"adapterID": "rewind"})
+	c.ok("launch", map[string]any{"program": prog, "cwd": dir, "output": "steps.rwd"})
+	c.event("initialized")
+	printed := false
+	for _, e := range c.events {
+		if out, ok := e.(*dap.OutputEvent); ok && out.Body.Category == "stdout" && out.Body.Output == "total 14\n" {
+			printed = true
+		}
+	}
+	if !printed {
+		t.Errorf("the program's output is not in the console: %+v", c.events)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "steps.rwd")); err != nil {
+		t.Fatalf("the recording is not kept at output: %v", err)
+	}
+	c.ok("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "add"}}})
+	c.ok("configurationDone", nil)
+	thread := c.stopped("entry", 18).Body.ThreadId
+	c.ok("continue", map[string]any{"threadId": thread})
+	c.stopped("function breakpoint", 12)
+	c.ok("stepOut", map[string]any{"threadId": thread})
+	c.stopped("step", 21)
 	c.ok("disconnect", nil)
 }
