@@ -69,6 +69,9 @@ func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
 	for i := range out {
 		src := r.Arguments.Source
 		out[i].Source = &src
+		if b := bps[i]; out[i].Verified && (b.HitCondition != "" || b.LogMessage != "") {
+			out[i].Message = "hit counts and log messages are not supported: it stops at every hit that meets the condition"
+		}
 	}
 	sv.send(&dap.SetBreakpointsResponse{Response: response(r), Body: dap.SetBreakpointsResponseBody{Breakpoints: out}})
 	return nil
