@@ -96,13 +96,14 @@ func (sv *server) move(thread int, command, reason string) {
 	go func() {
 		defer sv.motions.Done()
 		sv.mu.Lock()
+		defer sv.mu.Unlock()
 		res := sv.s.ExecuteIn(int32(thread), 0, command)
 		sv.resetHandles()
 		sv.threads = sv.listThreads()
-		sv.mu.Unlock()
-		paused := sv.pause.Load()
+		// Requests that the stopped event brings wait for the lock instead
+		// of being told the recording is running, and see the stop.
 		sv.running.Store(false)
-		sv.stopped(res, reason, paused)
+		sv.stopped(res, reason, sv.pause.Load())
 	}()
 }
 

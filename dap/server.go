@@ -118,9 +118,10 @@ func Serve(r io.Reader, w io.Writer, opts Options) error {
 				return nil
 			}
 			var bpe *dap.BaseProtocolError
-			if errors.As(err, &bpe) {
+			var num *strconv.NumError
+			if errors.As(err, &bpe) || errors.As(err, &num) {
 				// A bad header: the next line may start a good message.
-				sv.sendError(0, "", errMalformed, "malformed message: "+bpe.Error())
+				sv.sendError(0, "", errMalformed, "malformed message: "+err.Error())
 				continue
 			}
 			return fmt.Errorf("dap: reading a message: %w", err)

@@ -84,3 +84,19 @@ func serve(t *testing.T) (io.Writer, *bufio.Reader) {
 	})
 	return inW, bufio.NewReader(outR)
 }
+
+// TestHeaderOverflow: a Content-Length too large for a number is a
+// malformed message, not the end of the session.
+func TestHeaderOverflow(t *testing.T) {
+	in, out := serve(t)
+	body := `{"seq": 2, "type": "request", "command": "threads"}`
+	fmt.Fprintf(in, "Content-Length: 99999999999999999999999\r\n\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	m, err := dap.ReadProtocolMessage(out)
+	if r, ok := m.(*dap.ErrorResponse); err != nil || !ok || !strings.Contains(r.Message, "malformed message") {
+		t.Fatalf("overflowing length: %+v %v", m, err)
+	}
+	m, err = dap.ReadProtocolMessage(out)
+	if r, ok := m.(*dap.ErrorResponse); err != nil || !ok || r.RequestSeq != 2 {
+		t.Fatalf("threads after it: %+v %v", m, err)
+	}
+}
