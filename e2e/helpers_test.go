@@ -133,6 +133,9 @@ type runOpts struct {
 	// SlowReader reads stdout and stderr with a pause after each read, so
 	// that a program writing much fills the pipes and blocks on them.
 	SlowReader bool
+	// Timeout replaces cmdTimeout for a command known to be long (a whole
+	// go build recorded: minutes on a loaded machine).
+	Timeout time.Duration
 }
 
 // slowWriter is where a slow reader puts what it read: each write (one
@@ -151,6 +154,9 @@ func (s slowWriter) Write(p []byte) (int, error) {
 func run(t testing.TB, opts runOpts, name string, args ...string) result {
 	t.Helper()
 	timeout := cmdTimeout
+	if opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if deadline, ok := d.Deadline(); ok {
 			if left := time.Until(deadline) - 15*time.Second; left < timeout {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // psRow is a line of `rewind ps --json`.
@@ -210,13 +211,13 @@ func TestGoTestProcess(t *testing.T) {
 		t.Fatalf("go test exited %d natively\n%s%s", native.Code, tail(native.Stdout), tail(native.Stderr))
 	}
 	trace := filepath.Join(t.TempDir(), "gotest.rwd")
-	rec := recordOpts(t, runOpts{Dir: dir}, trace, goBin, args...)
+	rec := recordOpts(t, runOpts{Dir: dir, Timeout: 6 * time.Minute}, trace, goBin, args...)
 	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "--- PASS: TestSum") {
 		t.Fatalf("record go test exited %d\nstdout:\n%s\nstderr:\n%s", rec.Code, tail(rec.Stdout), tail(rec.Stderr))
 	}
 	events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
-	stdout, stderr, code := replayCheck(t, trace)
-	checkReplayed(t, events, rec.Stdout, progStderr, stdout, stderr, code)
+	rep := run(t, runOpts{Timeout: 6 * time.Minute}, rewind(t), "replay", "--check", trace)
+	checkReplayed(t, events, rec.Stdout, progStderr, rep.Stdout, rep.Stderr, rep.Code)
 
 	var test *psRow
 	rows := rewindPs(t, trace)
