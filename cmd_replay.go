@@ -21,9 +21,9 @@ func newReplayCmd() *cobra.Command {
 	var cpMiB int64
 	var pid int32
 	var exprs []string
-	var file string
+	var file, gdbAddr string
 	cmd := &cobra.Command{
-		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE]] TRACE",
+		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE] | --gdbserver [HOST:]PORT|-] TRACE",
 		Short: "Replay a recording",
 		Long: `Without flags, opens the recording in the terminal UI at the first line of
 the program's main (goto start reaches the dynamic loader before it).
@@ -36,13 +36,21 @@ how many events are usable and why not all; --check replays those and exits 2.
 A recording of several processes (rewind ps lists them): --check replays every
 one and re-emits their output in order; -p PID replays and debugs one (the UI
 and batch mode open by default on the process that crashed, else on the last
-one that exec'd the recorded program). The process command switches.`,
+one that exec'd the recorded program). The process command switches.
+
+--gdbserver serves the replay to gdb over the remote serial protocol, with
+reverse execution: on stdio with -, for
+  gdb PROG -ex 'target remote | rewind replay --gdbserver - TRACE'
+or on a TCP port ([HOST:]PORT, port 0 picks one and says which on stderr),
+for gdb's target remote HOST:PORT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sessionProcess = pid
 			switch {
 			case check:
 				return runCheck(args[0], pid)
+			case gdbAddr != "":
+				return runGDBServer(args[0], gdbAddr, cpMiB<<20)
 			case batch || len(exprs) > 0 || file != "":
 				return runBatch(args[0], exprs, file, jsonOut, session, cpMiB<<20)
 			}
@@ -56,6 +64,7 @@ one that exec'd the recorded program). The process command switches.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
 	cmd.Flags().StringArrayVar(&exprs, "ex", nil, "with --batch, a command to run (repeatable)")
 	cmd.Flags().StringVarP(&file, "x", "x", "", "with --batch, a file of commands")
+	cmd.Flags().StringVar(&gdbAddr, "gdbserver", "", "serve the replay to gdb: - for stdio, or [HOST:]PORT")
 	cmd.Flags().BoolVar(&session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
