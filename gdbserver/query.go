@@ -157,4 +157,3 @@ func (sv *Server) threadsXML() []byte {
 func xmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
-

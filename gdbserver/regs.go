@@ -19,11 +19,11 @@ type regSource struct {
 // register is one register of the target description: its name, size in
 // bytes, and how its bytes come out of a regSource.
 type register struct {
-	name   string
-	size   int
-	typ    string
-	group  string
-	value  func(src *regSource) []byte
+	name    string
+	size    int
+	typ     string
+	group   string
+	value   func(src *regSource) []byte
 	feature string // the target description feature it belongs to
 }
 
