@@ -212,6 +212,73 @@ func packet(payload string) string {
 	return fmt.Sprintf("$%s#%02x", payload, sum)
 }
 
+// rawServer is `rewind replay --gdbserver - TRACE` driven packet by packet.
+type rawServer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+}
+
+// startRaw starts the stdio server on trace.
+func startRaw(t *testing.T, trace string) *rawServer {
+	t.Helper()
+	s := &rawServer{t: t, cmd: exec.Command(rewind(t), "replay", "--gdbserver", "-", trace)}
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.out = bufio.NewReader(out)
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	return s
+}
+
+// reply sends raw bytes and reads the acknowledgement and, after a '+',
+// the reply packet's payload.
+func (s *rawServer) reply(send string) (byte, string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, send); err != nil {
+		s.t.Fatal(err)
+	}
+	ack, err := s.out.ReadByte()
+	if err != nil {
+		s.t.Fatalf("after %.40q: %v (stderr %s)", send, err, s.stderr.String())
+	}
+	if ack != '+' {
+		return ack, ""
+	}
+	p, err := s.out.ReadString('#')
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := io.ReadFull(s.out, make([]byte, 2)); err != nil {
+		s.t.Fatal(err)
+	}
+	return ack, strings.TrimSuffix(strings.TrimPrefix(p, "$"), "#")
+}
+
+// detach ends the session and checks the server exits cleanly.
+func (s *rawServer) detach() {
+	s.t.Helper()
+	if _, got := s.reply(packet("D")); got != "OK" {
+		s.t.Errorf("detach: %q", got)
+	}
+	s.in.Close()
+	if err := s.cmd.Wait(); err != nil {
+		s.t.Errorf("server: %v: %s", err, s.stderr.String())
+	}
+	checkNoPanic(s.t, "gdbserver", s.stderr.Bytes())
+}
+
 // TestGDBServerBadPackets: garbage, bad checksums and oversized packets
 // are NAKed, malformed requests and writes get E replies, the server
 // answers the next good packet each time and the recording is unchanged.
@@ -219,44 +286,7 @@ func TestGDBServerBadPackets(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
 	before := fileSum(t, trace)
-	srv := exec.Command(rewind(t), "replay", "--gdbserver", "-", trace)
-	in, err := srv.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	srv.Stderr = &stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Process.Kill()
-	out := bufio.NewReader(outPipe)
-	// reply reads an ack and, after '+', the reply packet's payload.
-	reply := func(send string) (byte, string) {
-		t.Helper()
-		if _, err := io.WriteString(in, send); err != nil {
-			t.Fatal(err)
-		}
-		ack, err := out.ReadByte()
-		if err != nil {
-			t.Fatalf("after %.40q: %v (stderr %s)", send, err, stderr.String())
-		}
-		if ack != '+' {
-			return ack, ""
-		}
-		s, err := out.ReadString('#')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadFull(out, make([]byte, 2)); err != nil {
-			t.Fatal(err)
-		}
-		return ack, strings.TrimSuffix(strings.TrimPrefix(s, "$"), "#")
-	}
+	srv := startRaw(t, trace)
 	tests := []struct {
 		name, send string
 		ack        byte
@@ -276,27 +306,47 @@ func TestGDBServerBadPackets(t *testing.T) {
 		{"registers", packet("g"), '+', `^[0-9a-f]{1000,}$`},
 	}
 	for _, tc := range tests {
-		ack, got := reply(tc.send)
+		ack, got := srv.reply(tc.send)
 		if ack != tc.ack || !regexp.MustCompile(tc.want).MatchString(got) {
 			t.Errorf("%s: got %c %.80q, want %c %q", tc.name, ack, got, tc.ack, tc.want)
 		}
 	}
-	if _, got := reply(packet("D")); got != "OK" {
-		t.Errorf("detach: %q", got)
-	}
-	in.Close()
-	if err := srv.Wait(); err != nil {
-		t.Errorf("server: %v: %s", err, stderr.String())
-	}
-	checkNoPanic(t, "gdbserver", stderr.Bytes())
+	srv.detach()
 	if fileSum(t, trace) != before {
 		t.Error("the recording changed")
 	}
 }
 
+// TestGDBServerInterrupt: gdb's Ctrl-C (0x03) during a continue stops the
+// replay with SIGINT before the end, and the server goes on serving.
+func TestGDBServerInterrupt(t *testing.T) {
+	t.Parallel()
+	prog := filepath.Join(t.TempDir(), "syscalls")
+	if msg, err := exec.Command("gcc", "-O0", "-o", prog, filepath.Join(testdataDir, "bench", "syscalls.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	trace := filepath.Join(t.TempDir(), "s.rwd")
+	if _, stderr, code := record(t, trace, prog, "20000"); code != 0 {
+		t.Fatalf("record: %s", stderr)
+	}
+	srv := startRaw(t, trace)
+	// The interrupt follows the continue at once: it is seen whenever the
+	// server first checks, long before the recording's end.
+	if _, got := srv.reply(packet("vCont;c") + "\x03"); !regexp.MustCompile(`^T02thread:[0-9a-f]+;$`).MatchString(got) {
+		t.Fatalf("continue then interrupt: %q", got)
+	}
+	if _, got := srv.reply(packet("?")); !strings.HasPrefix(got, "T02") {
+		t.Errorf("stop reason after the interrupt: %q", got)
+	}
+	if _, got := srv.reply(packet("bs")); !strings.HasPrefix(got, "T05thread:") {
+		t.Errorf("reverse step after the interrupt: %q", got)
+	}
+	srv.detach()
+}
+
 // BenchmarkGDBStepi: the round trip of stepi and reverse-stepi through gdb
-// (gdb's own command timing, maint time) after the loop of a recording of
-// 100k getppid calls: going back needs a checkpoint near the end.
+// after the loop of a recording of 100k getppid calls (going back needs a
+// checkpoint near the end), timed by gdb itself between shell date calls.
 func BenchmarkGDBStepi(b *testing.B) {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		b.Skip("gdb is not installed")
@@ -310,35 +360,34 @@ func BenchmarkGDBStepi(b *testing.B) {
 		b.Fatalf("record: %s", stderr)
 	}
 	const n = 20
+	clock := []string{"-ex", "shell date +T%s%N"}
 	args := []string{"-nx", "-batch", "-ex", "set pagination off",
 		"-ex", fmt.Sprintf("target remote | %s replay --gdbserver - %s", rewind(b), trace),
-		"-ex", "break syscalls.c:17", "-ex", "continue", "-ex", "maint time 1"}
+		"-ex", "break syscalls.c:17", "-ex", "continue", "-ex", "delete"}
+	args = append(args, clock...)
 	for range n {
 		args = append(args, "-ex", "stepi")
 	}
+	args = append(args, clock...)
 	for range n {
 		args = append(args, "-ex", "reverse-stepi")
 	}
+	args = append(args, clock...)
 	for b.Loop() {
 		out, err := exec.Command("gdb", append(args, prog)...).CombinedOutput()
 		if err != nil {
 			b.Fatalf("gdb: %v\n%s", err, out)
 		}
-		times := regexp.MustCompile(`Command execution time: [0-9.]+ \(cpu\), ([0-9.]+) \(wall\)`).FindAllStringSubmatch(string(out), -1)
-		if len(times) < 2*n {
-			b.Fatalf("gdb timed %d commands:\n%s", len(times), out)
-		}
-		var fwd, back float64
-		for i, m := range times[:2*n] {
-			var v float64
+		var ns []int64
+		for _, m := range regexp.MustCompile(`(?m)^T(\d+)$`).FindAllStringSubmatch(string(out), -1) {
+			var v int64
 			fmt.Sscan(m[1], &v)
-			if i < n {
-				fwd = max(fwd, v)
-			} else {
-				back = max(back, v)
-			}
+			ns = append(ns, v)
 		}
-		b.ReportMetric(fwd*1000, "worst-stepi-ms")
-		b.ReportMetric(back*1000, "worst-reverse-stepi-ms")
+		if len(ns) != 3 {
+			b.Fatalf("gdb output:\n%s", out)
+		}
+		b.ReportMetric(float64(ns[1]-ns[0])/n/1e6, "stepi-ms")
+		b.ReportMetric(float64(ns[2]-ns[1])/n/1e6, "reverse-stepi-ms")
 	}
 }

@@ -1,0 +1,88 @@
+package gdbserver
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestReader: the frames a byte stream from gdb gives, bad ones included.
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []frame
+	}{
+		{"plain", "$g#67", []frame{{data: "g"}}},
+		{"acks and garbage skipped", "++-xyz$?#3f", []frame{{data: "?"}}},
+		{"interrupt", "\x03$?#3f", []frame{{interrupt: true}, {data: "?"}}},
+		{"bad checksum", "$g#00$g#67", []frame{{err: errChecksum}, {data: "g"}}},
+		{"not hex checksum", "$g#zz", []frame{{err: errChecksum}}},
+		{"escape", "$X}]#" + sumOf("X}]"), []frame{{data: "X}"}}},
+		{"run length", "$0* #" + sumOf("0* "), []frame{{data: "0000"}}},
+		{"restart inside a packet", "$gar$g#67", []frame{{data: "g"}}},
+		{"too long", "$" + strings.Repeat("a", MaxPacket+1) + "#00$g#67", []frame{{err: errTooLong}, {data: "g"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newReader(strings.NewReader(tc.in))
+			for i, want := range tc.want {
+				got, err := r.next()
+				if err != nil {
+					t.Fatalf("frame %d: %v", i, err)
+				}
+				if got != want {
+					t.Errorf("frame %d: %+v, want %+v", i, got, want)
+				}
+			}
+			if _, err := r.next(); err == nil {
+				t.Error("more frames than expected")
+			}
+		})
+	}
+}
+
+// sumOf is the checksum of a payload as written on the wire.
+func sumOf(s string) string {
+	var sum byte
+	for i := 0; i < len(s); i++ {
+		sum += s[i]
+	}
+	return fmt.Sprintf("%02x", sum)
+}
+
+// TestEncodeRoundTrip: what the server sends reads back the same, special
+// bytes included.
+func TestEncodeRoundTrip(t *testing.T) {
+	for _, p := range []string{"OK", "", "l<a>$#}*</a>", "T05thread:1f;swbreak:;"} {
+		got, err := newReader(strings.NewReader(string(encodePacket(p)))).next()
+		if err != nil || got.data != p || got.err != nil {
+			t.Errorf("%q: got %+v, %v", p, got, err)
+		}
+	}
+}
+
+// TestEngineWatches: gdb's ranges become aligned debug-register ranges.
+func TestEngineWatches(t *testing.T) {
+	tests := []struct {
+		w    watchpoint
+		want string
+	}{
+		{watchpoint{'2', 0x1000, 8}, "1000/8 "},
+		{watchpoint{'2', 0x1004, 4}, "1004/4 "},
+		{watchpoint{'4', 0x1003, 6}, "1003/1 rw 1004/4 rw 1008/1 rw "},
+		{watchpoint{'3', 0x1000, 16}, "1000/8 rw 1008/8 rw "},
+	}
+	for _, tc := range tests {
+		var b strings.Builder
+		for _, w := range engineWatches([]watchpoint{tc.w}) {
+			fmt.Fprintf(&b, "%x/%d", w.Addr, w.Len)
+			if w.ReadWrite {
+				b.WriteString(" rw")
+			}
+			b.WriteString(" ")
+		}
+		if b.String() != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.w, b.String(), tc.want)
+		}
+	}
+}
