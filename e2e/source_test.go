@@ -686,3 +686,26 @@ func TestTemporaryAndDisabledBreakpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestContinueAfterSteppingBack: a moment reached by single-steps (here
+// reverse-stepi from the first instruction of line 39, which replays the
+// segment from its start) counts the arrivals the steps made at a
+// breakpoint set there afterwards: continue then names bravo's set_name
+// as that breakpoint's second hit, and going to that moment in another
+// session reaches bravo's call, not alpha's.
+func TestContinueAfterSteppingBack(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139)
+	rs := batch(t, trace, "break 39", "continue", "delete", "reverse-stepi", "break set_name", "continue", "print src", "when")
+	wantStop(t, rs[5], "breakpoint", "set_name", 15)
+	if v := field(rs[6], "value"); !strings.Contains(v, "bravo") {
+		t.Fatalf("continue after reverse-stepi stopped in set_name with src %s, want bravo's call", v)
+	}
+	// "#N (MOMENT)": the moment, to go to in a fresh session.
+	when := field(rs[7], "text")
+	moment := strings.TrimSuffix(when[strings.Index(when, "(")+1:], ")")
+	again := batch(t, trace, "goto "+moment, "print src")
+	if v := field(again[1], "value"); !strings.Contains(v, "bravo") {
+		t.Errorf("goto %s in a fresh session: src %s, want bravo's call", moment, v)
+	}
+}

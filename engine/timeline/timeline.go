@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -718,10 +719,34 @@ func (tl *Timeline) stepOnce() (*Stop, error) {
 		tl.resetCounts()
 		tl.pos = Moment{Event: after, Tid: st.Tid, Steps: 1}
 	}
+	tl.stepped(st)
 	if sig, ok := tl.index.SignalBefore(after); ok && after != before {
 		return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, nil
 	}
 	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
+}
+
+// stepped counts what a single-step met as traps would have: an arrival
+// at an armed breakpoint address, a watchpoint's trap. Moments count them
+// from the start of the segment, whichever way the thread got there: a
+// moment reached by steps that passed a breakpoint, then a continue,
+// named the next hit as the first.
+func (tl *Timeline) stepped(st *replay.Stop) {
+	if tl.countsAt != tl.live.Next() || tl.guessed == tl.countsAt {
+		return
+	}
+	switch {
+	case st.Kind == replay.StopWatchpoint && !st.Event && st.Watch < len(tl.wcounts):
+		tl.count(st, tl.watches)
+	case st.Kind == replay.StopStep && !st.Event && tl.armedAt(st.PC):
+		tl.counts[st.PC]++
+	}
+}
+
+// armedAt says whether pc is a breakpoint address armed for the user or
+// the current operation.
+func (tl *Timeline) armedAt(pc uint64) bool {
+	return slices.Contains(tl.bps, pc) || slices.Contains(tl.temp, pc) || slices.Contains(tl.liveExtra, pc)
 }
 
 // When returns the current event number.
