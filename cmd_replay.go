@@ -20,8 +20,8 @@ func newReplayCmd() *cobra.Command {
 	var check, batch, jsonOut, session bool
 	var cpMiB int64
 	var pid int32
-	var exprs []string
-	var file, gdbAddr string
+	var gdbAddr string
+	var script batchScript
 	cmd := &cobra.Command{
 		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE] | --gdbserver [HOST:]PORT|-] TRACE",
 		Short: "Replay a recording",
@@ -51,8 +51,8 @@ for gdb's target remote HOST:PORT.`,
 				return runCheck(args[0], pid)
 			case gdbAddr != "":
 				return runGDBServer(args[0], gdbAddr, cpMiB<<20)
-			case batch || len(exprs) > 0 || file != "":
-				return runBatch(args[0], exprs, file, jsonOut, session, cpMiB<<20)
+			case batch || len(script) > 0:
+				return runBatch(args[0], script, jsonOut, session, cpMiB<<20)
 			}
 			return openUI(args[0], "start", "", cpMiB<<20)
 		},
@@ -62,21 +62,58 @@ for gdb's target remote HOST:PORT.`,
 	cmd.Flags().Int64Var(&cpMiB, "checkpoint-memory", debugger.DefaultCheckpointBudget>>20, "memory budget of checkpoints in MiB (0: no checkpoints)")
 	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
-	cmd.Flags().StringArrayVar(&exprs, "ex", nil, "with --batch, a command to run (repeatable)")
-	cmd.Flags().StringVarP(&file, "x", "x", "", "with --batch, a file of commands")
+	cmd.Flags().Var(scriptFlag{&script, false}, "ex", "with --batch, a command to run (repeatable; -ex and -x run in the order given, as gdb's)")
+	cmd.Flags().VarP(scriptFlag{&script, true}, "x", "x", "with --batch, a file of commands (repeatable)")
 	cmd.Flags().StringVar(&gdbAddr, "gdbserver", "", "serve the replay to gdb: - for stdio, or [HOST:]PORT")
 	cmd.Flags().BoolVar(&session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
 
-// runBatch runs debugger commands without the UI: from -x FILE first, then
-// each -ex, printing one result each (one JSON object a line with --json).
-func runBatch(path string, exprs []string, file string, jsonOut, session bool, budget int64) error {
+// batchStep is one -ex command or one -x file of a batch.
+type batchStep struct {
+	text   string
+	isFile bool
+}
+
+// batchScript is the -ex and -x arguments in the order given: gdb runs
+// them in that order.
+type batchScript []batchStep
+
+// scriptFlag is the pflag value of -ex (isFile false) and -x (true), both
+// appending to one script.
+type scriptFlag struct {
+	script *batchScript
+	isFile bool
+}
+
+func (f scriptFlag) String() string { return "" }
+
+// Set appends one argument to the script.
+func (f scriptFlag) Set(v string) error {
+	*f.script = append(*f.script, batchStep{v, f.isFile})
+	return nil
+}
+
+// Type names the value in --help.
+func (f scriptFlag) Type() string {
+	if f.isFile {
+		return "FILE"
+	}
+	return "CMD"
+}
+
+// commands expands the script: each -x file's lines (without blanks and
+// # comments) where the file was given.
+func (sc batchScript) commands() ([]string, error) {
 	var cmds []string
-	if file != "" {
-		data, err := os.ReadFile(file)
+	for _, st := range sc {
+		if !st.isFile {
+			cmds = append(cmds, st.text)
+			continue
+		}
+		data, err := os.ReadFile(st.text)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, l := range strings.Split(string(data), "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
@@ -84,7 +121,17 @@ func runBatch(path string, exprs []string, file string, jsonOut, session bool, b
 			}
 		}
 	}
-	cmds = append(cmds, exprs...)
+	return cmds, nil
+}
+
+// runBatch runs debugger commands without the UI, -ex commands and -x
+// files in the order given, printing one result each (one JSON object a
+// line with --json). quit ends the batch.
+func runBatch(path string, script batchScript, jsonOut, session bool, budget int64) error {
+	cmds, err := script.commands()
+	if err != nil {
+		return err
+	}
 	s, err := openSession(path, budget)
 	if err != nil {
 		return err
@@ -111,7 +158,14 @@ func runBatch(path string, exprs []string, file string, jsonOut, session bool, b
 		}
 		fmt.Printf("(rewind) %s\n", c)
 		if res.Text != "" {
-			fmt.Println(res.Text)
+			// echo's text ends where it says (gdb adds no newline).
+			fmt.Print(res.Text)
+			if !strings.HasSuffix(res.Text, "\n") {
+				fmt.Println()
+			}
+		}
+		if res.Quit {
+			break
 		}
 	}
 	if !lastOK {

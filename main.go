@@ -69,8 +69,8 @@ func main() {
 	}
 }
 
-// gdbStyleFlags lets replay take gdb's single-dash -ex (pflag would read it
-// as -e x). Only replay's arguments are touched: record passes the program's
+// gdbStyleFlags lets replay take gdb's single-dash -ex and -batch (pflag
+// would read them as -e x and -b -a -t -c -h). Only replay's arguments are touched: record passes the program's
 // arguments through untouched.
 func gdbStyleFlags(args []string) []string {
 	if len(args) == 0 || args[0] != "replay" {
@@ -81,8 +81,9 @@ func gdbStyleFlags(args []string) []string {
 		if a == "--" {
 			break
 		}
-		if a == "-ex" {
-			out[i] = "--ex"
+		switch a {
+		case "-ex", "-batch":
+			out[i] = "-" + a
 		}
 	}
 	return out

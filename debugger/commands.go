@@ -23,6 +23,10 @@ type Result struct {
 	Event   *int64    `json:"event,omitempty"`
 	// Text is the human rendering (batch mode without --json, the console).
 	Text string `json:"text,omitempty"`
+	// Displays are the display expressions shown after a stop (display).
+	Displays []DisplayValue `json:"displays,omitempty"`
+	// Quit asks the interface to end the session (quit, q).
+	Quit bool `json:"quit,omitempty"`
 }
 
 // StopInfo describes where an execution command stopped.
@@ -72,6 +76,9 @@ func (s *Session) Execute(line string) Result {
 		return res
 	}
 	name, args := splitCommand(line)
+	if handled, err := s.habit(name, args, &res); handled {
+		return s.finish(res, err)
+	}
 	var err error
 	switch name {
 	case "break", "b", "br":
@@ -149,10 +156,19 @@ func (s *Session) Execute(line string) Result {
 			err = fmt.Errorf("unknown command %q", name)
 		}
 	}
+	return s.finish(res, err)
+}
+
+// finish completes a command's result: the error, or the displays a
+// stop shows (display).
+func (s *Session) finish(res Result, err error) Result {
 	if err != nil {
 		res.OK, res.Error, res.Text = false, err.Error(), err.Error()
 		res.Stop, res.Value = nil, nil
 		return res
+	}
+	if res.Stop != nil {
+		s.showDisplays(&res)
 	}
 	res.OK = true
 	return res
@@ -505,6 +521,9 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			}
 			if bp.cond != "" {
 				fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
+			}
+			if n := s.habits.ignore[bp.id]; n > 0 {
+				fmt.Fprintf(&b, "\tignore next %d hits\n", n)
 			}
 		}
 		for _, w := range s.watches {

@@ -94,6 +94,9 @@ type Session struct {
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int
+	// habits is the state of gdb's habits (habits.go): settings,
+	// displays, ignore counts, checkpoints, a killed session.
+	habits habitState
 }
 
 // Open starts a session on the trace at path, at the start of the recording.

@@ -490,6 +490,9 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 	o := formatOpts
 	o.Format, o.TypePrefix = f, true
 	shown := s.symbols().Format(v, s.mem(), o)
+	if s.habits.pretty {
+		shown = prettyText(shown)
+	}
 	res.Value = text
 	if v.Type != nil {
 		res.Type = v.Type.Name

@@ -306,6 +306,11 @@ func (sv *server) runCommand(_ context.Context, in CommandInput) (debugger.Resul
 		return debugger.Result{}, "", errors.New("one command per call (the command has a line break)")
 	}
 	r := sv.s.Execute(in.Command)
+	if r.Quit {
+		// The client owns the server's life: it ends the session by
+		// closing the server's input.
+		r.Quit, r.Text = false, "quit: the MCP client ends the session (by closing the server); the recording stays open until then"
+	}
 	return r, sv.atTraceEnd(r, resultText(r)), nil
 }
 

@@ -103,7 +103,10 @@ var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disas
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
 	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
-	"origin", "origin --forward", "origin --read"}
+	"origin", "origin --forward", "origin --read",
+	"display", "undisplay", "info display", "condition", "ignore", "printf", "echo", "source", "checkpoint", "restart",
+	"info checkpoints", "info watchpoints", "info sharedlibrary", "info symbol", "info signals", "info inferiors",
+	"set print pretty", "show", "run", "kill", "quit"}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {
@@ -306,6 +309,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // onResult shows a finished command: Console, status, every pane.
 func (m *Model) onResult(r resultMsg) tea.Cmd {
 	m.busy, m.confirmQuit = false, false
+	if r.res.OK && r.res.Quit {
+		return tea.Quit // quit and q at the prompt end the UI, as the q key
+	}
 	var pending tea.Cmd
 	if len(m.pendingHist) > 0 {
 		next := m.pendingHist[0]
