@@ -168,6 +168,7 @@ func (s *Session) finish(res Result, err error) Result {
 		return res
 	}
 	if res.Stop != nil {
+		s.switchedThread(&res)
 		s.showDisplays(&res)
 	}
 	res.OK = true

@@ -29,6 +29,9 @@ type habitState struct {
 	killed bool
 	// sourceDepth bounds nested source commands (a file sourcing itself).
 	sourceDepth int
+	// lastThread is the thread of the last stop or thread command, for
+	// gdb's "[Switching to Thread ...]" when a stop is in another one.
+	lastThread int32
 }
 
 // maxSourceDepth is how deep source FILE may nest.
@@ -540,4 +543,14 @@ func (s *Session) cmdIgnore(args string, res *Result) error {
 		res.Text = fmt.Sprintf("Will ignore next %d crossings of breakpoint %d.", n, b.id)
 	}
 	return nil
+}
+
+// switchedThread says, as gdb, that a stop is in another thread than the
+// last one: "[Switching to Thread 0x7ffff7d89640 (LWP 1235)]" before it.
+func (s *Session) switchedThread(res *Result) {
+	prev := s.habits.lastThread
+	s.habits.lastThread = res.Stop.Thread
+	if prev != 0 && prev != res.Stop.Thread && res.Stop.Thread != 0 {
+		res.Text = fmt.Sprintf("[Switching to %s]\n%s", s.targetID(res.Stop.Thread), res.Text)
+	}
 }

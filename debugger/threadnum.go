@@ -103,6 +103,7 @@ func (s *Session) cmdThreadNumber(args string, res *Result) error {
 		return fmt.Errorf("Unknown thread %d.", n)
 	}
 	s.thread, s.frame, s.listLine = tid, 0, 0
+	s.habits.lastThread = tid
 	var fr Result
 	text := fmt.Sprintf("[Switching to thread %d (%s)]", s.threadNumber(tid), s.targetID(tid))
 	if err := s.cmdFrame("frame", "", &fr); err == nil {
