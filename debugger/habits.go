@@ -62,7 +62,7 @@ func (s *Session) habit(name, args string, res *Result) (bool, error) {
 		if s.habits.killed {
 			return true, errNotRunning
 		}
-		s.habits.killed = true
+		s.habits.killed, s.habits.lastThread = true, 0
 		res.Text = fmt.Sprintf("[Inferior 1 (process %d) killed]", s.Process())
 		return true, nil
 	case "set":
@@ -546,11 +546,36 @@ func (s *Session) cmdIgnore(args string, res *Result) error {
 }
 
 // switchedThread says, as gdb, that a stop is in another thread than the
-// last one: "[Switching to Thread 0x7ffff7d89640 (LWP 1235)]" before it.
+// last one ("[Switching to Thread 0x7ffff7d89640 (LWP 1235)]" before it),
+// and, once the program has more than one thread, which thread hit the
+// breakpoint or watchpoint or received the signal.
 func (s *Session) switchedThread(res *Result) {
+	tid := res.Stop.Thread
 	prev := s.habits.lastThread
-	s.habits.lastThread = res.Stop.Thread
-	if prev != 0 && prev != res.Stop.Thread && res.Stop.Thread != 0 {
-		res.Text = fmt.Sprintf("[Switching to %s]\n%s", s.targetID(res.Stop.Thread), res.Text)
+	s.habits.lastThread = tid
+	if tid == 0 {
+		return
+	}
+	most := s.threadNumber(tid)
+	for _, t := range s.tl.Session().Threads() {
+		most = max(most, s.threadNumber(t.Tid))
+	}
+	if most > 1 {
+		who := fmt.Sprintf("Thread %d", s.threadNumber(tid))
+		if name := s.threadName(tid); name != "" {
+			who += fmt.Sprintf(" %q", name)
+		}
+		for _, p := range []struct{ from, to string }{
+			{"Breakpoint ", " hit Breakpoint "}, {"Temporary breakpoint ", " hit Temporary breakpoint "},
+			{"Hardware watchpoint ", " hit Hardware watchpoint "}, {"Program received signal ", " received signal "},
+		} {
+			if rest, ok := strings.CutPrefix(res.Text, p.from); ok {
+				res.Text = who + p.to + rest
+				break
+			}
+		}
+	}
+	if prev != 0 && prev != tid {
+		res.Text = fmt.Sprintf("[Switching to %s]\n\n%s", s.targetID(tid), res.Text)
 	}
 }
