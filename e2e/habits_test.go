@@ -170,13 +170,13 @@ func TestHabitsReplayOnly(t *testing.T) {
 		ok     bool
 		substr string
 	}{
-		{4, true, "bump (step=200)"},    // five hits skipped: steps 2 to 5, and worker 1's 100
-		{6, true, "bump (step=4)"},      // backwards, two skipped: worker 1's 100 and step 5
-		{7, true, "= 4"},                // at the hit of step 4
+		{4, true, "bump (step=200)"}, // five hits skipped: steps 2 to 5, and worker 1's 100
+		{6, true, "bump (step=4)"},   // backwards, two skipped: worker 1's 100 and step 5
+		{7, true, "= 4"},             // at the hit of step 4
 		{8, true, "Checkpoint 1 at bump (step=4)"},
 		{9, true, "1\t#"},
 		{11, true, "= 5"},
-		{12, true, "bump (step=4)"},     // restart returns to the checkpoint exactly
+		{12, true, "bump (step=4)"}, // restart returns to the checkpoint exactly
 		{13, true, "= 4"},
 		{14, true, "Deleted checkpoint 1."},
 		{15, false, "No checkpoint number 1."},
