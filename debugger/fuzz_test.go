@@ -64,6 +64,7 @@ func (st *fuzzState) reset() error {
 	s.frame, s.thread = 0, 0
 	s.printCount, s.values = 0, nil
 	s.listFile, s.listLine = "", 0
+	s.habits = habitState{}
 	return nil
 }
 
@@ -91,6 +92,11 @@ var fuzzSeeds = []string{
 	"goto #10", "goto start", "goto end", "goto #1 hit 99 of 0x1", "goto #999999999", "goto", "when",
 	"events", "events 5", "events 3 9", "events #3 #9", "events -1",
 	"history total", "history *(int*)&total", "history nosuch",
+	"display total", "display/x total", "display/i $pc", "undisplay 1", "info display", "condition 1 total > 3",
+	"ignore 1 2", "printf \"%d %s %c %f %p %lu %%\\n\", total, head->name, 65, 1.5, head, 7", "echo a\\tb\\n",
+	"set var total = 1", "print total = 2", "set print pretty on", "show print pretty", "set width 80",
+	"bt full", "info symbol main", "info sharedlibrary", "info signals", "info inferiors", "checkpoint",
+	"restart 1", "delete checkpoint 1", "info checkpoints", "kill", "run", "source /dev/null", "source /dev/zero",
 }
 
 // FuzzCommand runs arbitrary command lines on a session at the crash of

@@ -34,8 +34,12 @@ type habitState struct {
 	lastThread int32
 }
 
-// maxSourceDepth is how deep source FILE may nest.
-const maxSourceDepth = 16
+// maxSourceDepth is how deep source FILE may nest, and maxSourceSize how
+// big a command file may be.
+const (
+	maxSourceDepth = 16
+	maxSourceSize  = 16 << 20
+)
 
 // errNotRunning is gdb's answer to a command that needs the program.
 var errNotRunning = errors.New("The program is not being run.")
@@ -366,6 +370,12 @@ func (s *Session) cmdSource(args string, res *Result) error {
 	}
 	if s.habits.sourceDepth >= maxSourceDepth {
 		return fmt.Errorf("source %s: nested more than %d deep", path, maxSourceDepth)
+	}
+	// Only a regular file of a sane size: /dev/zero or a FIFO would never end.
+	if st, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	} else if !st.Mode().IsRegular() || st.Size() > maxSourceSize {
+		return fmt.Errorf("%s: not a command file (a regular file of at most %d MiB)", path, maxSourceSize>>20)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
