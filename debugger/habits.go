@@ -321,6 +321,9 @@ func onOff(v string) (bool, error) {
 
 // cmdShow shows a setting in gdb's words.
 func (s *Session) cmdShow(args string, res *Result) error {
+	if strings.TrimSpace(args) == "" {
+		return errors.New("show needs a setting: pagination, confirm, print pretty, width or height")
+	}
 	name, _, ok := setting(args)
 	if !ok {
 		return fmt.Errorf("Undefined show command: %q.  Try \"help show\".", strings.TrimSpace(args))

@@ -162,7 +162,7 @@ func infoSignals(args string, res *Result) error {
 			}
 		}
 		if len(one) == 0 {
-			return fmt.Errorf("Only signals 1-15 are valid as numeric signals.\nUse \"info signals\" for a list of symbolic signals.")
+			return fmt.Errorf("unknown signal %q (info signals lists them)", a)
 		}
 		rows = one
 	}

@@ -203,6 +203,9 @@ func (s *Session) cmdCheckpoint(res *Result) error {
 
 // findCheckpoint is checkpoint number arg.
 func (s *Session) findCheckpoint(arg string) (int, *checkpoint, error) {
+	if strings.TrimSpace(arg) == "" {
+		return 0, nil, errors.New("a checkpoint number is needed (info checkpoints lists them)")
+	}
 	id, err := strconv.Atoi(strings.TrimSpace(arg))
 	if err != nil {
 		return 0, nil, fmt.Errorf("bad checkpoint number %q", strings.TrimSpace(arg))
