@@ -164,7 +164,8 @@ func TestHabitsReplayOnly(t *testing.T) {
 		"continue", "print step", "restart 1", "print step", "delete checkpoint 1", // 10-14
 		"restart 1", "set var counter = 3", "print counter = 3", "print counter++", "set counter = 1", // 15-19
 		"print counter == 15", "info threads", "thread 1", "info signals SIGINT", "kill", "print counter", // 20-25
-		"start", "print counter") // 26-27
+		"start", "print counter", // 26-27
+		"source /dev/zero", "info signals SIGFOO", "show", "restart", "printf \"%d\\n\"", "ignore 1 x") // 28-33
 	tests := []struct {
 		i      int
 		ok     bool
@@ -190,11 +191,17 @@ func TestHabitsReplayOnly(t *testing.T) {
 		{24, true, "killed]"},
 		{25, false, "The program is not being run."},
 		{27, true, "= 0"},
+		{28, false, "not a command file"},
+		{29, false, "unknown signal"},
+		{30, false, "show needs a setting"},
+		{31, false, "restart needs a checkpoint number"},
+		{32, false, "Bad format string"},
+		{33, false, "bad ignore count"},
 	}
 	for _, tc := range tests {
 		r := rs[tc.i]
 		text := field(r, "text")
-		if (r["ok"] == true) != tc.ok || !strings.Contains(text, tc.substr) {
+		if (r["ok"] == true) != tc.ok || !strings.Contains(text, tc.substr) || strings.Contains(text, "\n") && !tc.ok {
 			t.Errorf("%s: ok=%v %q, want ok=%v containing %q", r["command"], r["ok"], text, tc.ok, tc.substr)
 		}
 	}
