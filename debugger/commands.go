@@ -124,9 +124,11 @@ func (s *Session) Execute(line string) Result {
 	case "disassemble", "disas":
 		err = s.cmdDisassemble(args, &res)
 	case "stepi", "si":
-		err = s.repeat(args, &res, s.tl.StepInstruction)
+		// In the thread selected (thread N), as gdb: the others run first
+		// when they come before it.
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.tl.StepThreadInstruction(s.currentThread()) })
 	case "reverse-stepi", "rsi":
-		err = s.repeat(args, &res, s.tl.ReverseStepInstruction)
+		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.tl.ReverseStepThreadInstruction(s.currentThread()) })
 	case "info", "i":
 		err = s.cmdInfo(args, &res)
 	case "thread", "t":

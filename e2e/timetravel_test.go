@@ -294,3 +294,35 @@ func TestWatchParameterAtBreakpoint(t *testing.T) {
 		t.Errorf("second reverse-continue: %v, want the first breakpoint hit %v", first, stopOf(t, rs[1])["moment"])
 	}
 }
+
+// TestStepiInSelectedThread: stepi and reverse-stepi step the thread
+// `thread N` selected, as gdb does, not the one the recording runs next:
+// stopped in a worker, the main thread (parked in pthread_create) moves
+// one instruction forwards and back.
+func TestStepiInSelectedThread(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "threads.c", 0)
+	rs := batch(t, trace, "break worker", "continue", "info threads")
+	var num, tid float64
+	var pc string
+	threads, _ := rs[2]["value"].([]any)
+	for _, th := range threads {
+		if m := th.(map[string]any); m["current"] == false {
+			num, _ = m["num"].(float64)
+			tid, _ = m["id"].(float64)
+			pc, _ = m["pc"].(string)
+			break
+		}
+	}
+	if num == 0 {
+		t.Fatalf("no other thread at the worker's breakpoint: %v", rs[2])
+	}
+	rs = batch(t, trace, "break worker", "continue", fmt.Sprintf("thread %d", int(num)), "stepi", "reverse-stepi")
+	fwd, back := stopOf(t, rs[3]), stopOf(t, rs[4])
+	if fwd["thread"] != tid || fwd["pc"] == pc {
+		t.Errorf("stepi in thread %v (tid %v at %s): %v", num, tid, pc, fwd)
+	}
+	if back["thread"] != tid || back["pc"] != pc {
+		t.Errorf("reverse-stepi in thread %v (tid %v, back to %s): %v", num, tid, pc, back)
+	}
+}

@@ -85,18 +85,18 @@ func engineWatches(ws []watchpoint) []replay.Watchpoint {
 	return out
 }
 
-// resume runs the replay (forwards or backwards, one instruction or until
-// a stop) and returns the stop reply.
-func (sv *Server) resume(reverse, step bool) string {
+// resume runs the replay (forwards or backwards, one instruction of thread
+// tid (0: the one running) or until a stop) and returns the stop reply.
+func (sv *Server) resume(reverse, step bool, tid int32) string {
 	defer sv.interrupted.Store(false)
 	var st *timeline.Stop
 	var err error
 	tl := sv.s.Timeline()
 	switch {
 	case step && !reverse:
-		st, err = tl.StepInstruction()
+		st, err = tl.StepThreadInstruction(tid)
 	case step:
-		st, err = tl.ReverseStepInstruction()
+		st, err = tl.ReverseStepThreadInstruction(tid)
 	default:
 		if err = sv.s.SetAddressStops(sv.bps, engineWatches(sv.watches)); err == nil {
 			st, err = sv.s.ContinueAddressStops(reverse)
@@ -111,7 +111,7 @@ func (sv *Server) resume(reverse, step bool) string {
 			}
 		}
 	}
-	tid := sv.currentThread()
+	tid = sv.currentThread()
 	switch {
 	case errors.Is(err, timeline.ErrCancelled):
 		return sv.remember(sv.stopReply(int(syscall.SIGINT), tid, ""))

@@ -30,6 +30,8 @@ type Server struct {
 	// gThread is the thread H g selected for register reads (0: the
 	// current one).
 	gThread int32
+	// cThread is the thread H c selected for steps (0: the one running).
+	cThread int32
 	// bps are gdb's breakpoints by address (Z0/Z1; hw marks the Z1 ones),
 	// in insertion order; watches its watchpoints (Z2-Z4).
 	bps     []uint64
@@ -161,15 +163,15 @@ func (sv *Server) handle(p string) (reply string, send bool) {
 	case 'Z', 'z':
 		return sv.breakpoint(p[0] == 'Z', p[1:]), true
 	case 'c', 'C':
-		return sv.resume(false, false), true
+		return sv.resume(false, false, 0), true
 	case 's', 'S':
-		return sv.resume(false, true), true
+		return sv.resume(false, true, sv.cThread), true
 	case 'b':
 		switch p {
 		case "bc":
-			return sv.resume(true, false), true
+			return sv.resume(true, false, 0), true
 		case "bs":
-			return sv.resume(true, true), true
+			return sv.resume(true, true, sv.cThread), true
 		}
 		return "", true
 	case 'v':
@@ -192,14 +194,19 @@ func (sv *Server) vPacket(p string) (string, bool) {
 		return "vCont;c;C;s;S", true
 	case strings.HasPrefix(p, "Cont;"):
 		// The replay runs its threads in the recorded order: the first
-		// action says whether to step or continue, whichever thread it
-		// names; a signal to deliver is ignored (the recording has them).
+		// action says whether to step (the thread it names, once that
+		// thread runs again) or continue; a signal to deliver is ignored
+		// (the recording has them).
 		act := strings.SplitN(p[len("Cont;"):], ";", 2)[0]
+		var tid int32
+		if _, th, ok := strings.Cut(act, ":"); ok {
+			tid, _ = parseThread(th)
+		}
 		switch {
 		case strings.HasPrefix(act, "s"), strings.HasPrefix(act, "S"):
-			return sv.resume(false, true), true
+			return sv.resume(false, true, tid), true
 		case strings.HasPrefix(act, "c"), strings.HasPrefix(act, "C"):
-			return sv.resume(false, false), true
+			return sv.resume(false, false, 0), true
 		}
 		return "E01", true
 	case strings.HasPrefix(p, "Kill"):
@@ -221,8 +228,11 @@ func (sv *Server) setThread(p string) string {
 	if tid > 0 && !sv.threadAlive(tid) {
 		return "E01"
 	}
-	if p[0] == 'g' {
+	switch p[0] {
+	case 'g':
 		sv.gThread = max(tid, 0)
+	case 'c':
+		sv.cThread = max(tid, 0)
 	}
 	return "OK"
 }

@@ -193,6 +193,17 @@ func (x *Index) SignalBefore(n int64) (int, bool) {
 	return 0, false
 }
 
+// nextCodeEvent returns the first event from n on that thread tid reaches
+// by running code (-1: none).
+func (x *Index) nextCodeEvent(n int64, tid int32) int64 {
+	for i := max(n, 0); i < int64(len(x.events)); i++ {
+		if e := x.events[i]; e.tid == tid && runsCode(e.kind, e.flags) {
+			return i
+		}
+	}
+	return -1
+}
+
 // prevCodeEvent returns the last event before n, of thread tid, that was
 // reached by running code, or -1.
 func (x *Index) prevCodeEvent(n int64, tid int32) int64 {

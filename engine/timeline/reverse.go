@@ -315,6 +315,24 @@ func (tl *Timeline) ReverseStepInstruction() (*Stop, error) {
 	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
 }
 
+// ReverseStepThreadInstruction goes back to the instruction thread tid
+// executed last (gdb's reverse-stepi in a thread it selected): for
+// another thread than the one running now, that is before the current
+// segment began.
+func (tl *Timeline) ReverseStepThreadInstruction(tid int32) (*Stop, error) {
+	if tid <= 0 || tid == tl.pos.Tid {
+		return tl.ReverseStepInstruction()
+	}
+	prev, err := tl.previous(Moment{Event: tl.pos.Event, Tid: tid})
+	if err != nil {
+		return nil, err
+	}
+	if err := tl.Goto(prev); err != nil {
+		return nil, err
+	}
+	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
+}
+
 // previous returns the moment one instruction of m's thread before m.
 func (tl *Timeline) previous(m Moment) (Moment, error) {
 	if m.Steps > 0 {

@@ -697,6 +697,23 @@ func (tl *Timeline) StepInstruction() (*Stop, error) {
 	return st, nil
 }
 
+// StepThreadInstruction executes one instruction of thread tid (gdb's
+// stepi in a thread it selected): when another thread runs next, the
+// replay first goes, without stopping, to where tid runs again.
+func (tl *Timeline) StepThreadInstruction(tid int32) (*Stop, error) {
+	if tid <= 0 || tid == tl.live.NextThread() {
+		return tl.StepInstruction()
+	}
+	n := tl.index.nextCodeEvent(tl.live.Next(), tid)
+	if n < 0 || n >= tl.index.Last {
+		return nil, fmt.Errorf("thread %d runs no more instructions in the recording", tid)
+	}
+	if err := tl.Goto(Moment{Event: n, Tid: tid}); err != nil {
+		return nil, err
+	}
+	return tl.StepInstruction()
+}
+
 // stepOnce steps and updates the moment.
 func (tl *Timeline) stepOnce() (*Stop, error) {
 	before := tl.live.Next()
