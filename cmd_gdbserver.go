@@ -36,8 +36,7 @@ func runGDBServer(path, addr string, budget int64) error {
 		return err
 	}
 	defer s.Close()
-	warnTrace(s.TraceStatus())
-	warnMachine(s.Header())
+	warnSession(s)
 	var conn io.ReadWriter = stdio{}
 	if ln != nil {
 		fmt.Fprintf(os.Stderr, "rewind: gdbserver listening on %s (gdb: target remote %s)\n", ln.Addr(), ln.Addr())

@@ -44,8 +44,7 @@ func runMCP(trace string, pid int32, session bool) error {
 	}
 	defer s.Close()
 	// For the client's log; the model is told in the protocol.
-	warnTrace(s.TraceStatus())
-	warnMachine(s.Header())
+	warnSession(s)
 	if session {
 		restoreSession(s, trace)
 	}

@@ -137,8 +137,7 @@ func runBatch(path string, script batchScript, jsonOut, session bool, budget int
 		return err
 	}
 	defer s.Close()
-	warnTrace(s.TraceStatus())
-	warnMachine(s.Header())
+	warnSession(s)
 	if session {
 		restoreSession(s, path)
 	}
@@ -234,6 +233,13 @@ func openSession(path string, budget int64) (*debugger.Session, error) {
 		return nil, fmt.Errorf("--checkpoint-memory must be 0 or more")
 	}
 	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0, Process: sessionProcess})
+}
+
+// warnSession says on stderr, in one line each, what is wrong with a
+// session's trace (cut short, damaged) and with this machine for it.
+func warnSession(s *debugger.Session) {
+	warnTrace(s.TraceStatus())
+	warnMachine(s.Header())
 }
 
 // runCheck implements replay --check. On an unfinished or damaged trace it
