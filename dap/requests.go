@@ -326,6 +326,12 @@ func (sv *server) evaluate(r *dap.EvaluateRequest) error {
 		// The debug console speaks the command language: its text.
 		res := sv.s.ExecuteIn(f.thread, f.level, text)
 		if !res.OK {
+			// A variable typed there, as editors' consoles are used, is
+			// evaluated when no command takes it ("i" is info, "x" needs
+			// an address).
+			if sv.evalExpr(r, f, text) == nil {
+				return nil
+			}
 			return errors.New(res.Error)
 		}
 		sv.send(&dap.EvaluateResponse{Response: response(r), Body: dap.EvaluateResponseBody{Result: res.Text}})
@@ -337,6 +343,11 @@ func (sv *server) evaluate(r *dap.EvaluateRequest) error {
 		}
 		return nil
 	}
+	return sv.evalExpr(r, f, text)
+}
+
+// evalExpr answers r with the value of expression text in frame f.
+func (sv *server) evalExpr(r *dap.EvaluateRequest, f frameRef, text string) error {
 	n, err := sv.s.Evaluate(f.thread, f.level, text)
 	if err != nil {
 		return err

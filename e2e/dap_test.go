@@ -447,6 +447,11 @@ func TestDAPBadInput(t *testing.T) {
 	if args["x"] != "3" {
 		t.Errorf("conditional breakpoint x == 3 stopped with x = %q", args["x"])
 	}
+	// A variable typed in the debug console is its value, also one named
+	// like a command that cannot take it (x examines memory).
+	if x := c.ok("evaluate", map[string]any{"expression": "x", "context": "repl"}).(*dap.EvaluateResponse); x.Body.Result != "3" {
+		t.Errorf("repl x: %q, want 3", x.Body.Result)
+	}
 	// The debug console runs rewind's commands; a motion there is a stop.
 	when := c.ok("evaluate", map[string]any{"expression": "when", "context": "repl"}).(*dap.EvaluateResponse)
 	if !strings.HasPrefix(when.Body.Result, "#") {
