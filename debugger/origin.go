@@ -59,10 +59,13 @@ func (s *Session) cmdOrigin(args string, res *Result) error {
 		tgt = &originTarget{expr: args, wp: wp, typ: typ, reg: -1}
 	}
 	if tgt.reg >= 0 {
-		if mode != "back" {
-			return fmt.Errorf("origin --%s works on memory, not on a register: not implemented yet", mode)
+		switch mode {
+		case "back":
+			return s.registerOrigin(tgt, args == "", res)
+		case "forward":
+			return s.registerForward(tgt, res)
 		}
-		return s.registerOrigin(tgt, args == "", res)
+		return fmt.Errorf("origin --%s works on memory, not on a register: not implemented yet", mode)
 	}
 	wp := tgt.wp
 	wp.ReadWrite = mode == "read"
@@ -115,12 +118,7 @@ func (s *Session) cmdOrigin(args string, res *Result) error {
 // current thread (frame 0), within the current event segment. further
 // (origin repeated) starts before the current instruction, which set it.
 func (s *Session) registerOrigin(tgt *originTarget, further bool, res *Result) error {
-	if s.frame != 0 {
-		return fmt.Errorf("origin %s: registers are followed in frame 0 (the selected frame is %d)", tgt.expr, s.frame)
-	}
-	var rw *timeline.RegisterWrite
-	op := func() (*timeline.Stop, error) {
-		var err error
+	return s.followRegister("origin "+tgt.expr, tgt, res, func() (rw *timeline.RegisterWrite, err error) {
 		if further {
 			back := s.tl.Now()
 			if _, err := s.tl.ReverseStepInstruction(); err != nil {
@@ -132,9 +130,32 @@ func (s *Session) registerOrigin(tgt *originTarget, further bool, res *Result) e
 				}
 			}()
 		}
-		rw, err = s.tl.PreviousRegisterWrite(tgt.reg, maxRegisterSteps)
+		return s.tl.PreviousRegisterWrite(tgt.reg, maxRegisterSteps)
+	})
+}
+
+// registerForward goes forwards to the next instruction that changes a
+// register of the current thread (origin --forward $REG), single-stepping
+// at most maxRegisterSteps instructions.
+func (s *Session) registerForward(tgt *originTarget, res *Result) error {
+	return s.followRegister("origin --forward "+tgt.expr, tgt, res, func() (*timeline.RegisterWrite, error) {
+		return s.tl.NextRegisterWrite(tgt.reg, maxRegisterSteps)
+	})
+}
+
+// followRegister runs find, which moves to an instruction that set the
+// register of tgt, and describes the stop as an origin (what is the
+// command, for errors).
+func (s *Session) followRegister(what string, tgt *originTarget, res *Result, find func() (*timeline.RegisterWrite, error)) error {
+	if s.frame != 0 {
+		return fmt.Errorf("%s: registers are followed in frame 0 (the selected frame is %d)", what, s.frame)
+	}
+	var rw *timeline.RegisterWrite
+	op := func() (*timeline.Stop, error) {
+		var err error
+		rw, err = find()
 		if errors.Is(err, timeline.ErrNoWrite) {
-			return nil, fmt.Errorf("origin %s: %w", tgt.expr, errors.Unwrap(err))
+			return nil, fmt.Errorf("%s: %w", what, errors.Unwrap(err))
 		}
 		if err != nil {
 			return nil, err

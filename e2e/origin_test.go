@@ -102,3 +102,21 @@ func TestTUIOrigin(t *testing.T) {
 	s.keys("q")
 	s.waitFor(`Pane is dead|^\s*$`)
 }
+
+// TestOriginForwardRegister: origin --forward $REG goes to the next
+// instruction that changes the register: one reverse-stepi from there
+// stands at that instruction with the old value, stepi again gives the new.
+func TestOriginForwardRegister(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/steps.c", 0)
+	rs := batch(t, trace, "break add", "continue", "origin --forward $rax", "reverse-stepi", "print/x $rax", "print/x $pc", "stepi", "print/x $rax")
+	st := stopOf(t, rs[2])
+	w, _ := st["watch"].(map[string]any)
+	if st["reason"] != "origin" || w["expr"] != "$rax" || w["old"] == w["new"] || w["writer"] == nil {
+		t.Fatalf("origin --forward $rax: %v", rs[2])
+	}
+	if field(rs[4], "value") != w["old"] || field(rs[5], "value") != w["writer"] || field(rs[7], "value") != w["new"] {
+		t.Errorf("before the writer: rax %v at %v; after it: rax %v; want %v at %v, then %v",
+			rs[4]["value"], rs[5]["value"], rs[7]["value"], w["old"], w["writer"], w["new"])
+	}
+}

@@ -151,3 +151,42 @@ func (tl *Timeline) PreviousRegisterWrite(reg, maxSteps int) (*RegisterWrite, er
 		cur = prev
 	}
 }
+
+// NextRegisterWrite single-steps the current thread forwards, at most
+// maxSteps instructions (across events, whose system calls may set it),
+// to the first instruction that changes general register reg, and stays
+// there; when not found it goes back to where it was and says why.
+func (tl *Timeline) NextRegisterWrite(reg, maxSteps int) (*RegisterWrite, error) {
+	back := tl.pos
+	tid := tl.pos.Tid
+	regs, err := tl.live.Regs(tid)
+	if err != nil {
+		return nil, err
+	}
+	old, pc := regs[reg], regs[trace.RIP]
+	for n := 1; n <= maxSteps; n++ {
+		st, err := tl.StepThreadInstruction(tid)
+		if err != nil {
+			tl.pos = Moment{Event: -1}
+			return nil, errors.Join(err, tl.Goto(back))
+		}
+		r, err := tl.live.Regs(tid)
+		if err != nil {
+			tl.pos = Moment{Event: -1}
+			return nil, errors.Join(err, tl.Goto(back))
+		}
+		if r[reg] != old {
+			return &RegisterWrite{Moment: st.Moment, PC: pc, Old: old, New: r[reg]}, nil
+		}
+		pc = r[trace.RIP]
+		if n%1024 == 0 && tl.Progress != nil && !tl.Progress(int64(n), int64(maxSteps)) {
+			tl.pos = Moment{Event: -1}
+			return nil, errors.Join(ErrCancelled, tl.Goto(back))
+		}
+	}
+	tl.pos = Moment{Event: -1}
+	if err := tl.Goto(back); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%s was not changed within the next %d instructions: %w", trace.RegNames[reg], maxSteps, ErrNoWrite)
+}
