@@ -1,0 +1,116 @@
+package attach
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+)
+
+// Mapping is one mapping of the address space and what it holds.
+type Mapping struct {
+	Start, Size uint64
+	Perms       string // "r-xp": read, write, exec, then shared or private
+	Offset      uint64 // in the file
+	Path        string // the file, [heap], [stack], [vdso]…; "" for anonymous
+	// Exactly one of the following says what the bytes are.
+	File    *FileRef // a read-only private mapping of a file, by reference
+	Data    []byte   // the bytes in memory
+	Zero    bool     // private anonymous memory never touched: all zeros
+	Skipped string   // why the bytes are not kept ([vvar], [vsyscall])
+}
+
+// FileRef stands for the bytes of a read-only private file mapping: replay
+// maps the file again and checks that its bytes hash to SHA256 (a file
+// changed on disk since is detected, and its bytes must come from
+// elsewhere).
+type FileRef struct {
+	Path   string
+	Offset uint64
+	Size   uint64
+	SHA256 [32]byte
+}
+
+// kernelMappings have no contents of the process's own: the kernel makes
+// them in every process.
+var kernelMappings = map[string]bool{"[vvar]": true, "[vvar_vclock]": true, "[vsyscall]": true}
+
+// mappings reads every mapping of the process with its contents.
+func (p *Process) mappings() ([]Mapping, error) {
+	entries, err := ptrace.ReadMaps(p.Pid)
+	if err != nil {
+		return nil, err
+	}
+	resident, err := readResident(p.Pid)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mapping
+	for _, e := range entries {
+		m := Mapping{Start: e.Start, Size: e.End - e.Start, Perms: e.Perms, Offset: e.Offset, Path: e.Path}
+		switch {
+		case kernelMappings[e.Path]:
+			m.Skipped = "made by the kernel in every process"
+		case !e.Shared() && e.Inode == 0 && resident[e.Start] == 0:
+			m.Zero = true
+		default:
+			data := make([]byte, m.Size)
+			if _, err := p.mem.ReadAt(data, e.Start); err != nil {
+				return nil, fmt.Errorf("mapping %#x-%#x %s: %w", e.Start, e.End, e.Path, err)
+			}
+			if byReference(&e) {
+				m.File = &FileRef{Path: e.Path, Offset: e.Offset, Size: m.Size, SHA256: sha256.Sum256(data)}
+			} else {
+				m.Data = data
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// byReference reports a mapping whose bytes a replay can take from its
+// file: private, not writable, of a file that still exists.
+func byReference(e *ptrace.MapEntry) bool {
+	return e.Inode != 0 && !e.Shared() && e.Perms[1] == '-' && strings.HasPrefix(e.Path, "/") &&
+		!strings.HasSuffix(e.Path, " (deleted)")
+}
+
+// readResident returns, for each mapping's start, the kilobytes of it in
+// memory or swap (smaps' Rss plus Swap): an anonymous mapping with none has
+// never been written and reads as zeros, so its bytes need not be read.
+func readResident(pid int) (map[uint64]uint64, error) {
+	f, err := os.Open(ptrace.ProcPath(pid, "smaps"))
+	if err != nil {
+		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	}
+	defer f.Close()
+	out := map[uint64]uint64{}
+	var cur uint64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if lo, _, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
+			if n, err := strconv.ParseUint(lo, 16, 64); err == nil {
+				cur = n
+				out[cur] += 0
+			}
+			continue
+		}
+		if (fields[0] == "Rss:" || fields[0] == "Swap:") && len(fields) > 1 {
+			n, _ := strconv.ParseUint(fields[1], 10, 64)
+			out[cur] += n
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	}
+	return out, nil
+}

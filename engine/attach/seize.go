@@ -1,0 +1,276 @@
+package attach
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+)
+
+// seizeOptions distinguish system-call stops (the injected calls wait for
+// them). No PTRACE_O_EXITKILL: a recorder that dies must leave the process
+// running, and no PTRACE_O_TRACECLONE: new threads are found by reading
+// /proc again, once all the known ones are stopped.
+const seizeOptions = ptrace.OptTraceSysGood
+
+// capSysPtrace is CAP_SYS_PTRACE's bit in a capability set.
+const capSysPtrace = 19
+
+// Process is a running process whose threads are all stopped under ptrace.
+// Every ptrace request goes through its locked thread.
+type Process struct {
+	Pid  int
+	th   *ptrace.Thread
+	mem  *ptrace.Mem
+	tids []int
+	// held are the signals that stopped a thread before its interrupt did
+	// (a signal-delivery-stop takes the signal out of the queue): they are
+	// queued again, siginfo and all, before the detach.
+	held map[int][][]byte
+}
+
+// Seize stops every thread of process pid. It refuses a process another
+// tracer holds, one of another user when rewind lacks CAP_SYS_PTRACE, and
+// rewind itself, its ancestors and its descendants.
+func Seize(pid int) (*Process, error) {
+	if err := checkTarget(pid); err != nil {
+		return nil, err
+	}
+	p := &Process{Pid: pid, th: ptrace.NewThread(), held: map[int][][]byte{}}
+	var err error
+	p.th.Do(func() { err = p.seizeAll() })
+	if err != nil {
+		p.th.Do(func() { p.detachAll() })
+		p.th.Close()
+		return nil, fmt.Errorf("attach to %d: %w", pid, err)
+	}
+	m, err := ptrace.OpenMem(pid)
+	if err != nil {
+		p.Detach()
+		return nil, fmt.Errorf("attach to %d: %w", pid, err)
+	}
+	p.mem = m
+	return p, nil
+}
+
+// Threads returns the thread ids of the process, in order.
+func (p *Process) Threads() []int { return append([]int(nil), p.tids...) }
+
+// seizeAll seizes and stops the threads until a reading of the list finds
+// no new one: all known threads being stopped, none can be created.
+func (p *Process) seizeAll() error {
+	seen := map[int]bool{}
+	for {
+		tids, err := listThreads(p.Pid)
+		if err != nil {
+			return err
+		}
+		var fresh []int
+		for _, tid := range tids {
+			if !seen[tid] {
+				fresh = append(fresh, tid)
+			}
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+		for _, tid := range fresh {
+			if err := ptrace.Seize(tid, seizeOptions); err != nil {
+				if errors.Is(err, unix.ESRCH) {
+					continue // it exited in between
+				}
+				return err
+			}
+			seen[tid] = true
+			p.tids = append(p.tids, tid)
+			if err := ptrace.Interrupt(tid); err != nil {
+				return err
+			}
+			if err := p.waitInterrupted(tid); err != nil {
+				return err
+			}
+		}
+		sort.Ints(p.tids)
+	}
+}
+
+// waitInterrupted waits until tid is in the stop PTRACE_INTERRUPT asked
+// for. A signal that arrives first is held, to be queued again at detach.
+func (p *Process) waitInterrupted(tid int) error {
+	for {
+		st, _, err := ptrace.Wait(tid, false)
+		if err != nil {
+			return err
+		}
+		switch st.Kind {
+		case ptrace.StopEvent, ptrace.StopGroup:
+			return nil
+		case ptrace.StopSignal:
+			info, err := ptrace.GetSiginfo(tid)
+			if err != nil {
+				return err
+			}
+			p.held[tid] = append(p.held[tid], info)
+			// Resumed without the signal, the thread goes on to the
+			// pending interrupt's stop.
+			if err := ptrace.Cont(tid, 0); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("thread %d: %v while stopping it", tid, st)
+		}
+	}
+}
+
+// listThreads reads the thread ids of pid from /proc.
+func listThreads(pid int) ([]int, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, fmt.Errorf("list the threads of %d: %w", pid, err)
+	}
+	var tids []int
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
+
+// procStatus is what Seize checks in /proc/PID/status.
+type procStatus struct {
+	Name      string
+	PPid      int
+	TracerPid int
+	Uids      [4]int // real, effective, saved, filesystem
+	Gids      [4]int
+	CapEff    uint64
+}
+
+// readStatus parses /proc/PID/status.
+func readStatus(pid int) (procStatus, error) {
+	var s procStatus
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return s, fmt.Errorf("no process %d", pid)
+		}
+		return s, fmt.Errorf("read the status of %d: %w", pid, err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Name":
+			s.Name = v
+		case "PPid":
+			s.PPid, _ = strconv.Atoi(v)
+		case "TracerPid":
+			s.TracerPid, _ = strconv.Atoi(v)
+		case "Uid", "Gid":
+			ids := &s.Uids
+			if k == "Gid" {
+				ids = &s.Gids
+			}
+			for i, f := range strings.Fields(v) {
+				if i < 4 {
+					ids[i], _ = strconv.Atoi(f)
+				}
+			}
+		case "CapEff":
+			s.CapEff, _ = strconv.ParseUint(v, 16, 64)
+		}
+	}
+	return s, nil
+}
+
+// checkTarget refuses what Seize must not attach to, with the reason.
+func checkTarget(pid int) error {
+	if pid <= 0 {
+		return fmt.Errorf("attach: bad process id %d", pid)
+	}
+	target, err := readStatus(pid)
+	if err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	self, err := readStatus(os.Getpid())
+	if err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	if err := checkOwner(target, self); err != nil {
+		return fmt.Errorf("attach to %d (%s): %w", pid, target.Name, err)
+	}
+	if target.TracerPid != 0 {
+		return fmt.Errorf("attach to %d (%s): already traced by process %d (%s)", pid, target.Name, target.TracerPid, nameOf(target.TracerPid))
+	}
+	if err := checkTree(pid, os.Getpid(), parentOf); err != nil {
+		return fmt.Errorf("attach to %d (%s): %w", pid, target.Name, err)
+	}
+	return nil
+}
+
+// checkOwner applies the kernel's ptrace access rule: every user and group
+// id of the target must be the caller's, unless the caller has
+// CAP_SYS_PTRACE.
+func checkOwner(target, self procStatus) error {
+	if self.CapEff&(1<<capSysPtrace) != 0 {
+		return nil
+	}
+	fsuid, fsgid := self.Uids[3], self.Gids[3]
+	for i := 0; i < 3; i++ {
+		if target.Uids[i] != fsuid || target.Gids[i] != fsgid {
+			return fmt.Errorf("it belongs to user %d and rewind runs as user %d without CAP_SYS_PTRACE", target.Uids[0], self.Uids[0])
+		}
+	}
+	return nil
+}
+
+// checkTree refuses rewind itself, its ancestors (stopping one of them,
+// the shell that waits for rewind, would hang both) and its descendants
+// (their stops would also be reported to rewind's own waits as a parent).
+func checkTree(pid, self int, parent func(int) int) error {
+	if pid == self {
+		return errors.New("it is rewind itself")
+	}
+	for p := parent(self); p > 0; p = parent(p) {
+		if p == pid {
+			return errors.New("it is an ancestor of rewind")
+		}
+	}
+	for p := parent(pid); p > 0; p = parent(p) {
+		if p == self {
+			return errors.New("it is a descendant of rewind")
+		}
+	}
+	return nil
+}
+
+// parentOf returns the parent of pid, or 0 when it is unknown or pid is 1.
+func parentOf(pid int) int {
+	if pid <= 1 {
+		return 0
+	}
+	s, err := readStatus(pid)
+	if err != nil || s.PPid == pid {
+		return 0
+	}
+	return s.PPid
+}
+
+// nameOf returns the command name of pid, for messages.
+func nameOf(pid int) string {
+	s, err := readStatus(pid)
+	if err != nil {
+		return "?"
+	}
+	return s.Name
+}

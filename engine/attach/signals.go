@@ -1,0 +1,55 @@
+package attach
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+)
+
+// Handler is the kernel's sigaction of one signal.
+type Handler struct {
+	Sig      int
+	Handler  uint64 // SIG_DFL (0), SIG_IGN (1) or the address of the function
+	Flags    uint64 // SA_RESTART, SA_ONSTACK, SA_SIGINFO, SA_RESTORER…
+	Restorer uint64
+	Mask     uint64 // signals blocked while the handler runs
+}
+
+// kernelSigactionSize is the size of the kernel's struct sigaction on
+// x86-64: handler, flags, restorer, then a 64-bit mask.
+const kernelSigactionSize = 32
+
+// numSignals is the number of signals of Linux (_NSIG).
+const numSignals = 64
+
+// handlers reads the sigaction of every signal through rt_sigaction with a
+// NULL new action, injected in the first thread (handlers are shared by the
+// threads of a process).
+func (p *Process) handlers() ([]Handler, error) {
+	tid := p.tids[0]
+	var out []Handler
+	err := ptrace.WithScratch(tid, p.mem, kernelSigactionSize, func(addr uint64) error {
+		var b [kernelSigactionSize]byte
+		for sig := 1; sig <= numSignals; sig++ {
+			ret, err := ptrace.InjectSyscall(tid, p.mem, unix.SYS_RT_SIGACTION, uint64(sig), 0, addr, 8)
+			if err != nil {
+				return fmt.Errorf("read the action of signal %d: %w", sig, err)
+			}
+			if ret < 0 {
+				return fmt.Errorf("read the action of signal %d: %w", sig, unix.Errno(-ret))
+			}
+			if _, err := p.mem.ReadAt(b[:], addr); err != nil {
+				return err
+			}
+			out = append(out, Handler{Sig: sig, Handler: le64(b[0:]), Flags: le64(b[8:]), Restorer: le64(b[16:]), Mask: le64(b[24:])})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// le64 decodes a little-endian 64-bit word.
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
