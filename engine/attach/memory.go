@@ -55,14 +55,14 @@ func (p *Process) mappings() ([]Mapping, error) {
 		switch {
 		case kernelMappings[e.Path]:
 			m.Skipped = "made by the kernel in every process"
-		case !e.Shared() && e.Inode == 0 && resident[e.Start] == 0:
+		case !e.Shared() && e.Inode == 0 && resident[e.Start].rss == 0:
 			m.Zero = true
 		default:
 			data := make([]byte, m.Size)
 			if _, err := p.mem.ReadAt(data, e.Start); err != nil {
 				return nil, fmt.Errorf("mapping %#x-%#x %s: %w", e.Start, e.End, e.Path, err)
 			}
-			if byReference(&e) {
+			if byReference(&e) && resident[e.Start].anon == 0 {
 				m.File = &FileRef{Path: e.Path, Offset: e.Offset, Size: m.Size, SHA256: sha256.Sum256(data)}
 			} else {
 				m.Data = data
@@ -73,23 +73,32 @@ func (p *Process) mappings() ([]Mapping, error) {
 	return out, nil
 }
 
-// byReference reports a mapping whose bytes a replay can take from its
-// file: private, not writable, of a file that still exists.
+// byReference reports a mapping whose bytes a replay may take from its
+// file: private, not writable, of a file that still exists. It must also
+// have no page of its own (smaps' Anonymous): relocations written before a
+// RELRO mprotect make a read-only mapping differ from its file.
 func byReference(e *ptrace.MapEntry) bool {
 	return e.Inode != 0 && !e.Shared() && e.Perms[1] == '-' && strings.HasPrefix(e.Path, "/") &&
 		!strings.HasSuffix(e.Path, " (deleted)")
 }
 
-// readResident returns, for each mapping's start, the kilobytes of it in
-// memory or swap (smaps' Rss plus Swap): an anonymous mapping with none has
-// never been written and reads as zeros, so its bytes need not be read.
-func readResident(pid int) (map[uint64]uint64, error) {
+// usage is what smaps says of one mapping, in kilobytes.
+type usage struct {
+	// rss counts pages in memory or swap: an anonymous mapping with none
+	// has never been written and reads as zeros.
+	rss uint64
+	// anon counts the private copies of pages (written since mapped).
+	anon uint64
+}
+
+// readResident returns the usage of each mapping by its start.
+func readResident(pid int) (map[uint64]usage, error) {
 	f, err := os.Open(ptrace.ProcPath(pid, "smaps"))
 	if err != nil {
 		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
 	}
 	defer f.Close()
-	out := map[uint64]uint64{}
+	out := map[uint64]usage{}
 	var cur uint64
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -100,14 +109,21 @@ func readResident(pid int) (map[uint64]uint64, error) {
 		if lo, _, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
 			if n, err := strconv.ParseUint(lo, 16, 64); err == nil {
 				cur = n
-				out[cur] += 0
 			}
 			continue
 		}
-		if (fields[0] == "Rss:" || fields[0] == "Swap:") && len(fields) > 1 {
-			n, _ := strconv.ParseUint(fields[1], 10, 64)
-			out[cur] += n
+		if len(fields) < 2 {
+			continue
 		}
+		n, _ := strconv.ParseUint(fields[1], 10, 64)
+		u := out[cur]
+		switch fields[0] {
+		case "Rss:", "Swap:":
+			u.rss += n
+		case "Anonymous:":
+			u.anon += n
+		}
+		out[cur] = u
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
