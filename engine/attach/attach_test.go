@@ -123,22 +123,12 @@ func TestSnapshotAndDetach(t *testing.T) {
 	tg := startTarget(t, buildTarget(t), 1)
 	before := tg.query(t)
 
-	p, err := Seize(tg.pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Sent while every thread is stopped: it must be delivered once, after.
-	if err := unix.Kill(tg.pid, unix.SIGUSR1); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := p.Snapshot()
-	if err != nil {
-		p.Detach()
-		t.Fatal(err)
-	}
-	if err := p.Detach(); err != nil {
-		t.Fatal(err)
-	}
+	snap := takeSnapshot(t, tg.pid, func() {
+		// Sent while every thread is stopped: it must be delivered once, after.
+		if err := unix.Kill(tg.pid, unix.SIGUSR1); err != nil {
+			t.Error(err)
+		}
+	})
 	after := tg.query(t)
 
 	usr1 := snap.Handlers[unix.SIGUSR1-1]
@@ -218,6 +208,25 @@ func TestSnapshotAndDetach(t *testing.T) {
 	checkFileRefs(t, snap.Mappings)
 	checkLimits(t, tg.pid, snap.Rlimits)
 	checkReleased(t, tg.pid)
+}
+
+// takeSnapshot seizes pid, runs whileStopped, snapshots and detaches.
+func takeSnapshot(tb testing.TB, pid int, whileStopped func()) *Snapshot {
+	tb.Helper()
+	p, err := Seize(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	whileStopped()
+	snap, err := p.Snapshot()
+	if err != nil {
+		p.Detach()
+		tb.Fatal(err)
+	}
+	if err := p.Detach(); err != nil {
+		tb.Fatal(err)
+	}
+	return snap
 }
 
 // hasAux reports an auxv entry.
