@@ -108,6 +108,7 @@ hardware performance counters, and replays it deterministically.
   rewind events --json TRACE    the recorded events as NDJSON
   rewind mcp TRACE              serve a recording to coding agents (MCP)
   rewind dap                    serve recordings to editors (Debug Adapter Protocol)
+  rewind replay --gdbserver - TRACE   serve a recording to gdb (target remote |)
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording`,
 		Version:       record.Version,
