@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"debug/elf"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -10,28 +9,8 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
-
-// symbolAddr returns the address of a global in a non-PIE executable.
-func symbolAddr(b *testing.B, prog, name string) uint64 {
-	b.Helper()
-	f, err := elf.Open(prog)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, s := range syms {
-		if s.Name == name {
-			return s.Value
-		}
-	}
-	b.Fatalf("%s: no symbol %s", prog, name)
-	return 0
-}
 
 // BenchmarkReverseWatch: from the end of a recording, with a watchpoint on
 // a counter, each iteration goes back one write (reverse-continue), then
@@ -66,7 +45,7 @@ func reverseWatch(b *testing.B, n, k int) {
 	if err := tl.Goto(tl.End()); err != nil {
 		b.Fatal(err)
 	}
-	w := replay.Watchpoint{Addr: symbolAddr(b, prog, "counter"), Len: 8}
+	w := replay.Watchpoint{Addr: testprog.Symbol(b, prog, "counter"), Len: 8}
 	if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
 		b.Fatal(err)
 	}

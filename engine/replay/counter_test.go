@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // watchcount builds testdata/bench/watchcount.c (a global counter written
@@ -23,19 +23,7 @@ func watchcount(t *testing.T, flags ...string) (string, uint64) {
 	if msg, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
 	}
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, _ := f.Symbols()
-	for _, s := range syms {
-		if s.Name == "counter" {
-			return prog, s.Value
-		}
-	}
-	t.Fatalf("%s: no symbol counter", prog)
-	return "", 0
+	return prog, testprog.Symbol(t, prog, "counter")
 }
 
 // toFirstWrite opens a replay of path and runs it to the first write to

@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // word reads the 8-byte value at addr where tl stands.
@@ -78,7 +79,7 @@ func TestReverseWatchBusySegment(t *testing.T) {
 				defer timeline.SetCheckpointEvery(0)()
 			}
 			prog, path := recordC(t, "lastwriter.c", []string{opt, "-no-pie"}, "5000")
-			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+			w := replay.Watchpoint{Addr: testprog.Symbol(t, prog, "counter"), Len: 8}
 			loopRIP := firstWriteRIP(t, path, w)
 			tl, fresh := watchedAtEnd(t, path, 64<<20, w, true), watchedAtEnd(t, path, 0, w, false)
 			back := func(old, new uint64) timeline.Stop {
@@ -165,7 +166,7 @@ func TestReverseWatchBusySegment(t *testing.T) {
 func TestReverseWatchBusySegments(t *testing.T) {
 	// getppid after the writes 1, 1001 and 2001: segments of 1000 writes.
 	prog, path := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "2600", "1000")
-	w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+	w := replay.Watchpoint{Addr: testprog.Symbol(t, prog, "counter"), Len: 8}
 	tl := watchedAtEnd(t, path, 64<<20, w, true)
 	back := func(want uint64) timeline.Stop {
 		t.Helper()
@@ -203,7 +204,7 @@ func TestReverseWatchThroughCalls(t *testing.T) {
 	for _, opt := range []string{"-O0", "-O2"} {
 		t.Run(opt, func(t *testing.T) {
 			prog, path := recordC(t, "watchcall.c", []string{opt, "-no-pie"}, "5000")
-			w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+			w := replay.Watchpoint{Addr: testprog.Symbol(t, prog, "counter"), Len: 8}
 			tl := watchedAtEnd(t, path, 64<<20, w, true)
 			for want := uint64(n); want > n-3; want-- {
 				st, err := tl.ReverseContinue()

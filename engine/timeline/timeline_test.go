@@ -1,7 +1,6 @@
 package timeline_test
 
 import (
-	"debug/elf"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
@@ -45,24 +45,6 @@ func recordC(t testing.TB, src string, flags []string, args ...string) (string, 
 		t.Fatal(err)
 	}
 	return prog, out
-}
-
-// elfSymbol is the address of symbol name in the (non-PIE) program prog.
-func elfSymbol(t testing.TB, prog, name string) uint64 {
-	t.Helper()
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, _ := f.Symbols()
-	for _, s := range syms {
-		if s.Name == name {
-			return s.Value
-		}
-	}
-	t.Fatalf("no symbol %s in %s", name, prog)
-	return 0
 }
 
 // TestCheckpointsSameState: a moment reached through a restored checkpoint
@@ -265,7 +247,7 @@ func TestCheckpointsSharedMemory(t *testing.T) {
 // with the same registers and value.
 func TestCheckpointsInsideSegment(t *testing.T) {
 	prog, trace := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "10000", "0")
-	w := replay.Watchpoint{Addr: elfSymbol(t, prog, "counter"), Len: 8}
+	w := replay.Watchpoint{Addr: testprog.Symbol(t, prog, "counter"), Len: 8}
 	open := func(budget int64) *timeline.Timeline {
 		tl, err := timeline.Open(trace, budget, 0)
 		if err != nil {
@@ -277,7 +259,7 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 		}
 		// A breakpoint too (at main, before the loop): arrival counting
 		// serves searches for watchpoints only, so this one traps.
-		if err := tl.SetBreakpoints([]uint64{elfSymbol(t, prog, "main")}); err != nil {
+		if err := tl.SetBreakpoints([]uint64{testprog.Symbol(t, prog, "main")}); err != nil {
 			t.Fatal(err)
 		}
 		return tl
@@ -322,7 +304,7 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 func TestReverseContinueThroughCheckpoints(t *testing.T) {
 	defer timeline.SetCheckpointEvery(0)()
 	prog, trace := recordC(t, "crash.c", []string{"-O0", "-no-pie"})
-	sum := elfSymbol(t, prog, "sum")
+	sum := testprog.Symbol(t, prog, "sum")
 	tl, err := timeline.Open(trace, 64<<20, 0)
 	if err != nil {
 		t.Fatal(err)

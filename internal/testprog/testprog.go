@@ -5,6 +5,7 @@
 package testprog
 
 import (
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -137,4 +138,26 @@ func Cleanup() {
 		os.RemoveAll(dir)
 	}
 	onceDirs = nil
+}
+
+// Symbol returns the address of symbol name in the (non-PIE) program prog,
+// for tests that watch or break on a global by address.
+func Symbol(t TB, prog, name string) uint64 {
+	t.Helper()
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value
+		}
+	}
+	t.Fatal(fmt.Sprintf("no symbol %s in %s", name, prog))
+	return 0
 }
