@@ -27,6 +27,9 @@ type Result struct {
 	Displays []DisplayValue `json:"displays,omitempty"`
 	// Quit asks the interface to end the session (quit, q).
 	Quit bool `json:"quit,omitempty"`
+	// decorated says the stop's displays and thread header are in Text
+	// already: a stop taken from a command run inside this one (source).
+	decorated bool
 }
 
 // StopInfo describes where an execution command stopped.
@@ -169,7 +172,7 @@ func (s *Session) finish(res Result, err error) Result {
 		res.Stop, res.Value = nil, nil
 		return res
 	}
-	if res.Stop != nil {
+	if res.Stop != nil && !res.decorated {
 		s.switchedThread(&res)
 		s.showDisplays(&res)
 	}

@@ -398,7 +398,8 @@ func (s *Session) cmdSource(args string, res *Result) error {
 			texts = append(texts, strings.TrimSuffix(r.Text, "\n"))
 		}
 		if r.Stop != nil {
-			res.Stop = r.Stop
+			// Shown with its displays by the line that stopped.
+			res.Stop, res.Displays, res.decorated = r.Stop, r.Displays, true
 		}
 		if !r.OK {
 			return fmt.Errorf("%s\nError in sourced command file %s: %s", strings.Join(texts, "\n"), path, r.Error)

@@ -222,6 +222,17 @@ func TestHabitsReplayOnly(t *testing.T) {
 		t.Errorf("info threads at the main thread's hit of step 4: numbers %v, want [1] (the workers come later)", nums)
 	}
 
+	// A stop made by a sourced file shows each display once.
+	cont := filepath.Join(t.TempDir(), "cont.gdb")
+	if err := os.WriteFile(cont, []byte("continue\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := batch(t, trace, "break bump", "run", "display counter", "source "+cont)
+	ds, _ := src[3]["displays"].([]any)
+	if n := strings.Count(field(src[3], "text"), "1: counter = "); len(ds) != 1 || n != 1 {
+		t.Errorf("source of a continue: %d displays in JSON, %d in the text, want 1 and 1:\n%s", len(ds), n, field(src[3], "text"))
+	}
+
 	// gdb's flags: -batch, and -ex and -x run in the order given; quit ends the batch.
 	script := filepath.Join(t.TempDir(), "two.gdb")
 	if err := os.WriteFile(script, []byte("print 2\n"), 0o644); err != nil {
