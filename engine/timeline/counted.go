@@ -73,7 +73,7 @@ func (tl *Timeline) returnAddresses(tid int32) []uint64 {
 // onlyWatches says whether a search stops at watchpoints only: arrival
 // counting does not know the arrivals at breakpoints.
 func (tl *Timeline) onlyWatches() bool {
-	return len(tl.bps) == 0 && len(tl.temp) == 0 && len(tl.watches) > 0 && !tl.quiet
+	return len(tl.userBPs()) == 0 && len(tl.temp) == 0 && len(tl.watches) > 0 && !tl.quiet
 }
 
 // lastCounted returns the last trap of the watchpoints in segment seg

@@ -34,12 +34,12 @@ func (tl *Timeline) NextWrite(w replay.Watchpoint) (*Stop, error) {
 // was.
 func (tl *Timeline) onlyWatch(w replay.Watchpoint, backwards bool, op func() (*Stop, error)) (*Stop, error) {
 	back := tl.pos
-	bps, temp, accept, quiet, watches := tl.bps, tl.temp, tl.accept, tl.quiet, tl.watches
+	hidden, temp, accept, quiet, watches := tl.hidden, tl.temp, tl.accept, tl.quiet, tl.watches
 	restore := func() {
-		tl.bps, tl.temp, tl.accept, tl.quiet, tl.watches = bps, temp, accept, quiet, watches
+		tl.hidden, tl.temp, tl.accept, tl.quiet, tl.watches = hidden, temp, accept, quiet, watches
 		tl.wcounts = make([]int, len(tl.watches))
 	}
-	tl.bps, tl.temp, tl.accept, tl.quiet, tl.watches = nil, nil, nil, false, []replay.Watchpoint{w}
+	tl.hidden, tl.temp, tl.accept, tl.quiet, tl.watches = true, nil, nil, false, []replay.Watchpoint{w}
 	tl.refreshValues()
 	if tl.atSegmentStart() {
 		tl.resetCounts()

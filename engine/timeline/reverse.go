@@ -294,7 +294,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 }
 
 func (tl *Timeline) isUserBP(pc uint64) bool {
-	for _, a := range tl.bps {
+	for _, a := range tl.userBPs() {
 		if a == pc {
 			return true
 		}

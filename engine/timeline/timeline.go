@@ -111,6 +111,9 @@ type Timeline struct {
 	mids     []*midCheckpoint // checkpoints inside segments (midcheckpoint.go)
 	resolver func(gen int) []uint64
 	gen      int // the exec generation tl.bps are for
+	// hidden makes the user's breakpoints stop nothing (a dataflow search)
+	// while a mapping or an exec still keeps tl.bps up to date.
+	hidden bool
 	// liveUser says the live replay has the user's breakpoints armed (with
 	// liveExtra), which a mapping on the way re-arms (resolve).
 	liveUser  bool
@@ -470,6 +473,14 @@ func (tl *Timeline) resolve(gen int) {
 	}
 }
 
+// userBPs are the user's breakpoints that stop operations now.
+func (tl *Timeline) userBPs() []uint64 {
+	if tl.hidden {
+		return nil
+	}
+	return tl.bps
+}
+
 // ownBPs gives the live replay breakpoints of an operation's own (addrs,
 // or none), not the user's: a mapping on the way does not arm theirs.
 func (tl *Timeline) ownBPs(addrs ...uint64) {
@@ -763,7 +774,7 @@ func (tl *Timeline) stepped(st *replay.Stop) {
 // armedAt says whether pc is a breakpoint address armed for the user or
 // the current operation.
 func (tl *Timeline) armedAt(pc uint64) bool {
-	return slices.Contains(tl.bps, pc) || slices.Contains(tl.temp, pc) || slices.Contains(tl.liveExtra, pc)
+	return slices.Contains(tl.userBPs(), pc) || slices.Contains(tl.temp, pc) || slices.Contains(tl.liveExtra, pc)
 }
 
 // When returns the current event number.
