@@ -391,3 +391,23 @@ func BenchmarkGDBStepi(b *testing.B) {
 		b.ReportMetric(float64(ns[2]-ns[1])/n/1e6, "reverse-stepi-ms")
 	}
 }
+
+// TestGDBServerEnd: continuing to the end of a recording whose program
+// exited is the end of gdb's reverse-execution history, not the end of the
+// session: the exit is said on the console, and reverse-continue goes
+// back to the breakpoint.
+func TestGDBServerEnd(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	trace := recorded(t, "source/steps.c", 0)
+	prog := buildC(t, "source/steps.c")
+	out := remoteGDB(t, prog, pipeTarget(t, trace), []string{"break main", "continue", "continue", "reverse-continue"})
+	if !strings.Contains(out[2], "No more reverse-execution history.") || !strings.Contains(out[2], "exited with status 0") {
+		t.Errorf("continue to the end:\n%s", out[2])
+	}
+	if !regexp.MustCompile(`Breakpoint 1, main \(\) at .*steps.c:18`).MatchString(out[3]) {
+		t.Errorf("reverse-continue from the end:\n%s", out[3])
+	}
+}

@@ -117,7 +117,7 @@ func (sv *Server) resume(reverse, step bool, tid int32) string {
 		return sv.remember(sv.stopReply(int(syscall.SIGINT), tid, ""))
 	case errors.Is(err, timeline.ErrAtStart):
 		return sv.remember(sv.stopReply(5, tid, "replaylog:begin;"))
-	case err != nil && step && !reverse && strings.Contains(err.Error(), "recording ends"):
+	case errors.Is(err, timeline.ErrAtEnd):
 		return sv.remember(sv.endReply(tid))
 	case err != nil:
 		// The replay could not go on (a divergence, a damaged trace):
@@ -173,20 +173,22 @@ func (sv *Server) watchReply(tid int32, w replay.Watchpoint) string {
 	return sv.stopReply(5, tid, "")
 }
 
-// endReply reports the end of the recording: the program's exit (W, or X
-// when a signal killed it), or, when the recording stopped with the
-// program alive, the end of the replay log.
+// endReply reports the end of the recording as the end of the replay log,
+// as gdb expects at the end of its reverse-execution history: a W or X
+// (the program's exit) would end a `target remote` session there, and the
+// user could no longer go back. How the program ended is said on gdb's
+// console.
 func (sv *Server) endReply(tid int32) string {
 	pid := sv.s.Process()
 	for _, p := range sv.s.Processes() {
 		if p.Pid != pid || !p.Exited {
 			continue
 		}
-		ws := syscall.WaitStatus(p.Status)
-		if ws.Signaled() {
-			return fmt.Sprintf("X%02x", gdbSignal(int(ws.Signal())))
+		if ws := syscall.WaitStatus(p.Status); ws.Signaled() {
+			sv.console(fmt.Sprintf("rewind: the recording ends here: the program was killed by %v\n", ws.Signal()))
+		} else {
+			sv.console(fmt.Sprintf("rewind: the recording ends here: the program exited with status %d\n", ws.ExitStatus()))
 		}
-		return fmt.Sprintf("W%02x", ws.ExitStatus())
 	}
 	return sv.stopReply(5, tid, "replaylog:end;")
 }

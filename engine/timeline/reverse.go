@@ -15,6 +15,9 @@ const maxStepBack = 5_000_000
 // ErrAtStart is returned when there is nothing before the current moment.
 var ErrAtStart = errors.New("at the beginning of the recording")
 
+// ErrAtEnd is returned when there is no instruction left to step.
+var ErrAtEnd = errors.New("the recording ends here: no instruction to step")
+
 // ReverseContinueWith goes back like ReverseContinue, with temporary
 // breakpoints at temp that count as stops (reason "step") when accept says
 // so at the hit. Reverse source-level steps are built on it.

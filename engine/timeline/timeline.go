@@ -698,7 +698,7 @@ func (tl *Timeline) atEnd() (*Stop, error) {
 // StepInstruction executes one instruction of the thread that runs next.
 func (tl *Timeline) StepInstruction() (*Stop, error) {
 	if tl.pos.Event >= tl.index.Last {
-		return nil, errors.New("the recording ends here: no instruction to step")
+		return nil, ErrAtEnd
 	}
 	st, err := tl.stepOnce()
 	if err != nil {
@@ -717,7 +717,7 @@ func (tl *Timeline) StepThreadInstruction(tid int32) (*Stop, error) {
 	}
 	n := tl.index.nextCodeEvent(tl.live.Next(), tid)
 	if n < 0 || n >= tl.index.Last {
-		return nil, fmt.Errorf("thread %d runs no more instructions in the recording", tid)
+		return nil, fmt.Errorf("thread %d runs no more instructions: %w", tid, ErrAtEnd)
 	}
 	if err := tl.Goto(Moment{Event: n, Tid: tid}); err != nil {
 		return nil, err
@@ -730,7 +730,7 @@ func (tl *Timeline) stepOnce() (*Stop, error) {
 	before := tl.live.Next()
 	st, err := tl.live.StepInstruction()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("the recording ends here: no instruction to step")
+		return nil, ErrAtEnd
 	}
 	if err != nil {
 		return nil, err
