@@ -94,12 +94,12 @@ func (tl *Timeline) lastCounted(seg int64, p uint64, stop int, withAnchor bool, 
 	tl.counted++
 	for k := firstWindow; ; k *= 8 {
 		start := total + 1 - k // the window starts at this arrival
-		hits, err := tl.trapWindow(seg, site, start, stop, withAnchor)
+		last, err := tl.trapWindow(seg, site, start, stop, withAnchor)
 		if err != nil {
 			return nil, err
 		}
-		if len(hits) > 0 {
-			return tl.nameHit(seg, site, start < 1, hits[len(hits)-1])
+		if last != nil {
+			return tl.nameHit(seg, site, start < 1, *last)
 		}
 		if start < 1 {
 			return nil, nil // the whole segment: no write
@@ -182,10 +182,10 @@ type windowHit struct {
 
 // trapWindow replays segment seg from the start-th arrival at site (from
 // the segment's start if start < 1) to the stop-th (0: to the segment's
-// end) with the watchpoints trapping, and returns the traps in order
-// (with the one that leaves the thread at the stop-th arrival if
-// withAnchor).
-func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnchor bool) ([]windowHit, error) {
+// end) with the watchpoints trapping, and returns the last trap (the one
+// that leaves the thread at the stop-th arrival counts if withAnchor), or
+// nil.
+func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnchor bool) (*windowHit, error) {
 	if err := tl.seek(seg); err != nil {
 		return nil, err
 	}
@@ -209,7 +209,8 @@ func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnch
 	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
 		return nil, err
 	}
-	var hits []windowHit
+	var last *windowHit
+	traps := 0
 	wcounts := make([]int, len(tl.watches))
 	lastC, after := -1, 0
 	for {
@@ -224,8 +225,7 @@ func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnch
 			continue
 		}
 		if st.Event {
-			h := windowHit{stop: *tl.stopFor(st), event: true}
-			hits = append(hits, h)
+			last = &windowHit{stop: *tl.stopFor(st), event: true}
 			continue
 		}
 		c, err := tl.live.CounterValue(site)
@@ -240,16 +240,12 @@ func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnch
 			lastC, after = c, 0
 		}
 		after++
-		for i := range wcounts {
-			if i == st.Watch || st.Also&(1<<i) != 0 {
-				wcounts[i]++
-			}
-		}
-		hits = append(hits, windowHit{stop: *tl.stopFor(st), pc: st.PC, c: c, after: after, hits: wcounts[st.Watch]})
+		countTrap(wcounts, st)
+		last = &windowHit{stop: *tl.stopFor(st), pc: st.PC, c: c, after: after, hits: wcounts[st.Watch]}
 		if anchor {
 			break
 		}
-		if len(hits)%1024 == 0 && tl.Progress != nil && !tl.Progress(seg, tl.index.Total()) {
+		if traps++; traps%1024 == 0 && tl.Progress != nil && !tl.Progress(seg, tl.index.Total()) {
 			return nil, ErrCancelled
 		}
 	}
@@ -257,7 +253,7 @@ func (tl *Timeline) trapWindow(seg int64, site uint64, start, stop int, withAnch
 		return nil, err
 	}
 	tl.pos, tl.countsAt = Moment{Event: -1}, -1
-	return hits, nil
+	return last, nil
 }
 
 // nameHit gives the moment of a trap found by trapWindow.

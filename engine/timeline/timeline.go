@@ -268,8 +268,10 @@ func (tl *Timeline) atSegmentStart() bool {
 
 // Goto moves to moment m.
 func (tl *Timeline) Goto(m Moment) error {
-	if m.Watch == nil && m.Hits >= countedFrom {
-		// Many arrivals: counted in the program, not trapped.
+	if m.Watch == nil && m.Hits >= countedFrom && len(tl.userBPs()) == 0 && len(tl.temp) == 0 {
+		// Many arrivals: counted in the program, not trapped. (With
+		// breakpoints armed, the next motion needs their counts from the
+		// segment's start: trapping now does that once.)
 		anchor := m
 		anchor.Steps = 0
 		err := tl.gotoCounted(anchor)
@@ -401,12 +403,17 @@ func (tl *Timeline) count(st *replay.Stop, ws []replay.Watchpoint) {
 		tl.counts[st.PC]++
 	case replay.StopWatchpoint:
 		if !st.Event {
-			tl.wcounts[st.Watch]++
-			for i := range tl.wcounts {
-				if i != st.Watch && st.Also&(1<<i) != 0 {
-					tl.wcounts[i]++
-				}
-			}
+			countTrap(tl.wcounts, st)
+		}
+	}
+}
+
+// countTrap counts a watchpoint trap in wcounts (indexed like the armed
+// watchpoints): every watchpoint the instruction triggered (Also).
+func countTrap(wcounts []int, st *replay.Stop) {
+	for i := range wcounts {
+		if i == st.Watch || st.Also&(1<<i) != 0 {
+			wcounts[i]++
 		}
 	}
 }
