@@ -295,7 +295,7 @@ func TestGDBServerBadPackets(t *testing.T) {
 		{"good", packet("qSupported:swbreak+"), '+', `^PacketSize=[0-9a-f]+;.*ReverseContinue\+`},
 		{"bad checksum", "$g#00", '-', ""},
 		{"garbage then bad checksum", "hello world$m0,4#zz", '-', ""},
-		{"oversized", "$" + strings.Repeat("m", 100000) + "#00", '-', ""},
+		{"oversized", packet(strings.Repeat("m", 100000)), '-', ""},
 		{"bad memory request", packet("mzz,qq"), '+', `^E01$`},
 		{"memory write", packet("M1000,1:00"), '+', `^E01$`},
 		{"register write", packet("P10=0000000000000000"), '+', `^E01$`},

@@ -88,7 +88,6 @@ func engineWatches(ws []watchpoint) []replay.Watchpoint {
 // resume runs the replay (forwards or backwards, one instruction of thread
 // tid (0: the one running) or until a stop) and returns the stop reply.
 func (sv *Server) resume(reverse, step bool, tid int32) string {
-	defer sv.interrupted.Store(false)
 	var st *timeline.Stop
 	var err error
 	tl := sv.s.Timeline()

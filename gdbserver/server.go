@@ -79,6 +79,12 @@ func (sv *Server) Serve(rw io.ReadWriter) error {
 				continue
 			}
 			sv.ack('+')
+			if resumes(f.data) {
+				// An interrupt before this resume (crossing the last stop
+				// reply, or sent while idle) is not for it: the reader sees
+				// both in the order gdb sent them.
+				sv.interrupted.Store(false)
+			}
 			frames <- f
 		}
 	}()
@@ -184,6 +190,11 @@ func (sv *Server) handle(p string) (reply string, send bool) {
 		return "", false
 	}
 	return "", true
+}
+
+// resumes says whether packet p resumes the replay (c, s, bc, bs, vCont;…).
+func resumes(s string) bool {
+	return s != "" && (s[0] == 'c' || s[0] == 'C' || s[0] == 's' || s[0] == 'S' || s == "bc" || s == "bs" || strings.HasPrefix(s, "vCont;"))
 }
 
 // vPacket answers the v packets: vCont, vKill, vMustReplyEmpty; anything
