@@ -178,16 +178,13 @@ func dapReason(r string) string {
 
 // listThreads lists the threads at the current moment.
 func (sv *server) listThreads() []dap.Thread {
-	res := sv.s.Execute("info threads")
-	list, _ := res.Value.([]map[string]any)
 	out := []dap.Thread{}
-	for _, t := range list {
-		id, _ := t["id"].(int32)
-		name := fmt.Sprintf("thread %d", id)
-		if fn, _ := t["function"].(string); fn != "" {
-			name += " (" + fn + ")"
+	for _, t := range sv.s.ThreadInfos() {
+		name := fmt.Sprintf("thread %d", t.Tid)
+		if t.Function != "" {
+			name += " (" + t.Function + ")"
 		}
-		out = append(out, dap.Thread{Id: int(id), Name: name})
+		out = append(out, dap.Thread{Id: int(t.Tid), Name: name})
 	}
 	return out
 }

@@ -134,8 +134,6 @@ func (s *Session) Execute(line string) Result {
 		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.tl.ReverseStepThreadInstruction(s.currentThread()) })
 	case "info", "i":
 		err = s.cmdInfo(args, &res)
-	case "thread", "t":
-		err = s.cmdThread(args, &res)
 	case "process", "inferior":
 		err = s.cmdProcess(args, &res)
 	case "goto":
@@ -439,53 +437,14 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	return nil
 }
 
-func (s *Session) cmdThread(args string, res *Result) error {
-	if args == "" {
-		res.Value = s.currentThread()
-		res.Text = fmt.Sprintf("Current thread is %d", s.currentThread())
-		return nil
-	}
-	n, err := strconv.ParseInt(args, 10, 32)
-	if err != nil {
-		return fmt.Errorf("bad thread %q", args)
-	}
-	for _, t := range s.tl.Session().Threads() {
-		if t.Tid == int32(n) {
-			s.thread = t.Tid
-			res.Value = t.Tid
-			res.Text = fmt.Sprintf("Switching to thread %d", t.Tid)
-			return nil
-		}
-	}
-	return fmt.Errorf("no thread %d at this point of the recording", n)
-}
-
 func (s *Session) cmdInfo(args string, res *Result) error {
 	what, rest := splitCommand(args)
 	switch what {
 	case "registers", "reg", "r", "all-registers":
 		return s.infoRegisters(what == "all-registers", rest, res)
-	case "processes", "inferiors":
+	case "processes":
 		s.infoProcesses(res)
-	case "threads":
-		var list []map[string]any
-		var b strings.Builder
-		cur := s.currentThread()
-		for _, t := range s.tl.Session().Threads() {
-			regs, err := s.tl.Session().Regs(t.Tid)
-			if err != nil {
-				continue
-			}
-			fn, _ := s.symbolize(regs[trace.RIP])
-			list = append(list, map[string]any{"id": t.Tid, "current": t.Tid == cur, "pc": fmt.Sprintf("%#x", regs[trace.RIP]), "function": fn})
-			mark := " "
-			if t.Tid == cur {
-				mark = "*"
-			}
-			fmt.Fprintf(&b, "%s %d  %#x %s\n", mark, t.Tid, regs[trace.RIP], fn)
-		}
-		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
-	case "breakpoints", "break", "b", "watchpoints":
+	case "breakpoints", "break", "b":
 		var list []map[string]any
 		var b strings.Builder
 		b.WriteString("Num     Type           Disp Enb Address            What\n")

@@ -142,14 +142,7 @@ func (s *Session) Snapshot() *Snapshot {
 		}
 	}
 	sn.FPRegisters = s.fpRegisters(sn.Thread)
-	for _, t := range s.tl.Session().Threads() {
-		ti := ThreadInfo{Tid: t.Tid, Current: t.Tid == sn.Thread}
-		if regs, err := s.tl.Session().Regs(t.Tid); err == nil {
-			ti.PC = fmt.Sprintf("%#x", regs[trace.RIP])
-			ti.Function, _ = s.symbolize(regs[trace.RIP])
-		}
-		sn.Threads = append(sn.Threads, ti)
-	}
+	sn.Threads = s.threadInfos(sn.Thread)
 	for _, b := range s.bps {
 		bi := BreakpointInfo{ID: b.id, Spec: b.spec, Condition: b.cond, Pending: len(b.addrs) == 0, Temporary: b.temp, Disabled: b.disabled}
 		for _, a := range b.addrs {
@@ -332,3 +325,22 @@ func (s *Session) SetProgress(f func(done, total int64) bool) { s.tl.Progress = 
 // Header is the recording's header: program, arguments, environment,
 // machine.
 func (s *Session) Header() *trace.Header { return s.tl.Session().Header() }
+
+// threadInfos lists the live threads with where each stands (current
+// marks one): the Threads pane's and the DAP threads request's list,
+// cheaper than info threads (no frames, no names).
+func (s *Session) threadInfos(current int32) []ThreadInfo {
+	var out []ThreadInfo
+	for _, t := range s.tl.Session().Threads() {
+		ti := ThreadInfo{Tid: t.Tid, Current: t.Tid == current}
+		if regs, err := s.tl.Session().Regs(t.Tid); err == nil {
+			ti.PC = fmt.Sprintf("%#x", regs[trace.RIP])
+			ti.Function, _ = s.symbolize(regs[trace.RIP])
+		}
+		out = append(out, ti)
+	}
+	return out
+}
+
+// ThreadInfos lists the live threads with where each stands.
+func (s *Session) ThreadInfos() []ThreadInfo { return s.threadInfos(s.currentThread()) }
