@@ -575,15 +575,15 @@ func (s *Session) switchedThread(res *Result) {
 		most = max(most, s.threadNumber(t.Tid))
 	}
 	if most > 1 {
-		who := fmt.Sprintf("Thread %d", s.threadNumber(tid))
-		if name := s.threadName(tid); name != "" {
-			who += fmt.Sprintf(" %q", name)
-		}
 		for _, p := range []struct{ from, to string }{
 			{"Breakpoint ", " hit Breakpoint "}, {"Temporary breakpoint ", " hit Temporary breakpoint "},
 			{"Hardware watchpoint ", " hit Hardware watchpoint "}, {"Program received signal ", " received signal "},
 		} {
 			if rest, ok := strings.CutPrefix(res.Text, p.from); ok {
+				who := fmt.Sprintf("Thread %d", s.threadNumber(tid))
+				if name := s.threadName(tid); name != "" {
+					who += fmt.Sprintf(" %q", name)
+				}
 				res.Text = who + p.to + rest
 				break
 			}
