@@ -42,20 +42,17 @@ func Seize(pid int) (*Process, error) {
 	if err := checkTarget(pid); err != nil {
 		return nil, err
 	}
-	p := &Process{Pid: pid, th: ptrace.NewThread(), held: map[int][][]byte{}}
-	var err error
-	p.th.Do(func() { err = p.seizeAll() })
-	if err != nil {
-		p.th.Do(func() { p.detachAll() })
-		p.th.Close()
-		return nil, fmt.Errorf("attach to %d: %w", pid, err)
-	}
+	// The memory first: a failure after the seize must queue the held
+	// signals again, which writes to it (Detach).
 	m, err := ptrace.OpenMem(pid)
 	if err != nil {
-		p.Detach()
 		return nil, fmt.Errorf("attach to %d: %w", pid, err)
 	}
-	p.mem = m
+	p := &Process{Pid: pid, th: ptrace.NewThread(), held: map[int][][]byte{}, mem: m}
+	p.th.Do(func() { err = p.seizeAll() })
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("attach to %d: %w", pid, err), p.Detach())
+	}
 	return p, nil
 }
 
@@ -116,7 +113,11 @@ func (p *Process) waitInterrupted(tid int) error {
 			if err != nil {
 				return err
 			}
-			p.held[tid] = append(p.held[tid], info)
+			// A fault comes again when the instruction runs again:
+			// holding it would deliver it twice.
+			if ptrace.Sent(st.Sig, info) {
+				p.held[tid] = append(p.held[tid], info)
+			}
 			// Resumed without the signal, the thread goes on to the
 			// pending interrupt's stop.
 			if err := ptrace.Cont(tid, 0); err != nil {
@@ -136,7 +137,9 @@ func listThreads(pid int) ([]int, error) {
 	}
 	var tids []int
 	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
+		// An exited thread (the main thread after pthread_exit) cannot
+		// be seized and runs nothing.
+		if tid, err := strconv.Atoi(e.Name()); err == nil && !ptrace.Zombie(tid) {
 			tids = append(tids, tid)
 		}
 	}

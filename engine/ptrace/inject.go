@@ -201,6 +201,13 @@ func asyncSignal(tid, sig int) bool {
 	if err != nil {
 		return false
 	}
+	return Sent(sig, info)
+}
+
+// Sent reports whether signal sig with siginfo info was sent to the thread
+// (kill, a terminal, a timer) rather than caused by its instruction, which
+// causes it again when the thread runs on.
+func Sent(sig int, info []byte) bool {
 	switch unix.Signal(sig) {
 	case unix.SIGSEGV, unix.SIGBUS, unix.SIGILL, unix.SIGFPE, unix.SIGTRAP:
 		return SiCode(info) <= 0

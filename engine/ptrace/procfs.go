@@ -14,20 +14,20 @@ import (
 // so a trampoline would be placed over mappings and data would not be
 // found.
 func ProcPath(pid int, name string) string {
-	if !zombie(pid) {
+	if !Zombie(pid) {
 		return fmt.Sprintf("/proc/%d/%s", pid, name)
 	}
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
-		if tid, err := strconv.Atoi(t.Name()); err == nil && tid != pid && !zombie(tid) {
+		if tid, err := strconv.Atoi(t.Name()); err == nil && tid != pid && !Zombie(tid) {
 			return fmt.Sprintf("/proc/%d/%s", tid, name)
 		}
 	}
 	return fmt.Sprintf("/proc/%d/%s", pid, name)
 }
 
-// zombie reports whether thread tid has exited (state Z or X in its stat).
-func zombie(tid int) bool {
+// Zombie reports whether thread tid has exited (state Z or X in its stat).
+func Zombie(tid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tid))
 	if err != nil {
 		return false
