@@ -225,7 +225,7 @@ func pidOf(tid int) int {
 
 // Tgid returns the process (thread group) of thread tid, from /proc.
 func Tgid(tid int) (int, error) {
-	n, err := strconv.Atoi(statusFields(fmt.Sprintf("/proc/%d/status", tid), "Tgid")[0])
+	n, err := strconv.Atoi(StatusFields(fmt.Sprintf("/proc/%d/status", tid), "Tgid")[0])
 	if err != nil {
 		return 0, fmt.Errorf("thread %d: no thread group id: %w", tid, err)
 	}

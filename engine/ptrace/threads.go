@@ -30,9 +30,9 @@ type ThreadState struct {
 // put back afterwards.
 const scratchBelow = 1024
 
-// withScratch runs f with n bytes of scratch memory of thread tid, then
+// WithScratch runs f with n bytes of scratch memory of thread tid, then
 // restores them.
-func withScratch(tid int, m *Mem, n int, f func(addr uint64) error) error {
+func WithScratch(tid int, m *Mem, n int, f func(addr uint64) error) error {
 	var regs trace.Regs
 	if err := GetRegs(tid, &regs); err != nil {
 		return err
@@ -62,7 +62,7 @@ func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
 	if _, _, e := unix.Syscall(unix.SYS_GET_ROBUST_LIST, uintptr(tid), uintptr(unsafe.Pointer(&head)), uintptr(unsafe.Pointer(&size))); e == 0 {
 		st.RobustHead, st.RobustLen = head, size
 	}
-	err = withScratch(tid, m, 32, func(addr uint64) error {
+	err = WithScratch(tid, m, 32, func(addr uint64) error {
 		if ret, err := InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_GET_TID_ADDRESS, addr); err != nil || ret < 0 {
 			return fmt.Errorf("read clear_child_tid of %d: %v %d", tid, err, ret)
 		}
@@ -80,9 +80,9 @@ func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
 	return st, err
 }
 
-// statusFields reads the named fields of a /proc status file ("SigBlk",
+// StatusFields reads the named fields of a /proc status file ("SigBlk",
 // "Tgid"…), as their text; a field that is missing is "".
-func statusFields(path string, names ...string) []string {
+func StatusFields(path string, names ...string) []string {
 	out := make([]string, len(names))
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -104,7 +104,7 @@ func statusFields(path string, names ...string) []string {
 
 // statusMask reads a signal-set field of a /proc status file (0 if absent).
 func statusMask(path, name string) uint64 {
-	n, _ := strconv.ParseUint(statusFields(path, name)[0], 16, 64)
+	n, _ := strconv.ParseUint(StatusFields(path, name)[0], 16, 64)
 	return n
 }
 
@@ -119,7 +119,7 @@ func PendingSignal(pid, sig int) bool {
 	bit := uint64(1) << (sig - 1)
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
-		for _, v := range statusFields(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()), "SigPnd", "ShdPnd") {
+		for _, v := range StatusFields(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()), "SigPnd", "ShdPnd") {
 			if n, _ := strconv.ParseUint(v, 16, 64); n&bit != 0 {
 				return true
 			}
@@ -152,7 +152,7 @@ func AddThread(via int, m *Mem, st *ThreadState) (int, error) {
 	if err := SetRegs(child, &regs); err != nil {
 		return 0, err
 	}
-	err = withScratch(child, m, 32, func(addr uint64) error {
+	err = WithScratch(child, m, 32, func(addr uint64) error {
 		var b [24]byte
 		binary.LittleEndian.PutUint64(b[:], st.Blocked)
 		if _, err := m.WriteAt(b[:8], addr); err != nil {
