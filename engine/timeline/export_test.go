@@ -14,3 +14,6 @@ func SetCheckpointEvery(d time.Duration) func() {
 // CountedSearches is how many busy segments reverse searches counted
 // instead of trapping every write (counted.go).
 func (tl *Timeline) CountedSearches() int { return tl.counted }
+
+// InnerCheckpoints returns how many checkpoints inside segments are held.
+func (tl *Timeline) InnerCheckpoints() int { return len(tl.mids) }

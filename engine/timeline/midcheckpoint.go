@@ -184,6 +184,3 @@ func (tl *Timeline) releaseMids() {
 func (tl *Timeline) armedBPs(extra ...uint64) []uint64 {
 	return append(append(append([]uint64(nil), tl.userBPs()...), tl.temp...), extra...)
 }
-
-// InnerCheckpoints returns how many checkpoints inside segments are held.
-func (tl *Timeline) InnerCheckpoints() int { return len(tl.mids) }
