@@ -130,31 +130,36 @@ func TestSnapshotAndDetach(t *testing.T) {
 		}
 	})
 	after := tg.query(t)
+	// The worker sleeps a millisecond at a time: ask until it has ticked.
+	for deadline := time.Now().Add(10 * time.Second); num(t, after["ticks"][0]) <= num(t, before["ticks"][0]) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		after = tg.query(t)
+	}
 
 	usr1 := snap.Handlers[unix.SIGUSR1-1]
 	mainMask, workerMask := num(t, before["mask"][0]), uint64(0)
-	var main *Thread
+	var main *trace.ThreadState
 	for i := range snap.Threads {
 		th := &snap.Threads[i]
 		if th.Tid == tg.pid {
 			main = th
 		} else {
-			workerMask = th.State.Blocked
+			workerMask = th.Blocked
 		}
 	}
 	if main == nil {
 		t.Fatalf("no main thread among %d threads", len(snap.Threads))
 	}
-	altSP, _, altSize := main.AltStack()
-	var buf *Mapping
+	altSP, altSize := le64(main.AltStack[0:8]), le64(main.AltStack[16:24])
+	var buf *trace.Region
 	bufAddr := num(t, before["buf"][0])
-	for i := range snap.Mappings {
-		m := &snap.Mappings[i]
+	for i := range snap.Regions {
+		m := &snap.Regions[i]
 		if bufAddr >= m.Start && bufAddr < m.Start+m.Size {
 			buf = m
 		}
 	}
-	var data *File
+	var data *trace.OpenFile
 	for i := range snap.Files {
 		if snap.Files[i].Fd == int(num(t, before["fd"][0])) {
 			data = &snap.Files[i]
@@ -172,17 +177,18 @@ func TestSnapshotAndDetach(t *testing.T) {
 		{"SIGUSR1 handler", usr1.Handler == num(t, before["handler"][0]), usr1.Handler},
 		{"SIGUSR1 flags", usr1.Flags&0xffffffff == num(t, before["flags"][0]), usr1.Flags},
 		{"SIGUSR1 mask", usr1.Mask == num(t, before["samask"][0]), usr1.Mask},
-		{"main thread's mask", main.State.Blocked == mainMask, main.State.Blocked},
+		{"main thread back before its read", main.Regs[trace.RAX] == unix.SYS_READ && main.Regs[trace.OrigRAX] == ^uint64(0), [2]uint64{main.Regs[trace.RAX], main.Regs[trace.OrigRAX]}},
+		{"main thread's mask", main.Blocked == mainMask, main.Blocked},
 		{"worker's mask: SIGUSR2, and the main thread's it inherited", workerMask&(1<<(unix.SIGUSR2-1)) != 0 && workerMask&mainMask == mainMask, workerMask},
 		{"alternate stack", altSP == num(t, before["altstack"][0]) && altSize == num(t, before["altstack"][1]), [2]uint64{altSP, altSize}},
 		{"SIGUSR1 pending while stopped", (main.Shared|main.Pending)&(1<<(unix.SIGUSR1-1)) != 0, main.Shared},
-		{"open file at its offset", data != nil && data.Kind == KindFile && data.Path == tg.file && data.Pos == 123, data},
-		{"stdin is a pipe", len(snap.Files) > 0 && snap.Files[0].Fd == 0 && snap.Files[0].Kind == KindPipe, snap.Files},
-		{"program break", snap.Brk == num(t, before["brk"][0]), snap.Brk},
+		{"open file at its offset", data != nil && data.Kind == trace.FileRegular && data.Path == tg.file && data.Pos == 123, data},
+		{"stdin is a pipe", len(snap.Files) > 0 && snap.Files[0].Fd == 0 && snap.Files[0].Kind == trace.FilePipe, snap.Files},
+		{"program break", snap.Layout.Brk == num(t, before["brk"][0]), snap.Layout.Brk},
 		{"current directory", snap.Cwd == cwd, snap.Cwd},
 		{"command line", len(snap.Cmdline) == 4 && snap.Cmdline[1] == "-d" && snap.Cmdline[2] == tg.file, snap.Cmdline},
 		{"auxv has AT_PAGESZ 4096", hasAux(snap.Auxv, 6, 4096), len(snap.Auxv)},
-		{"as many mappings as /proc", len(snap.Mappings) == strings.Count(string(maps), "\n"), len(snap.Mappings)},
+		{"as many mappings as /proc", len(snap.Regions) == strings.Count(string(maps), "\n"), len(snap.Regions)},
 		{"buffer's bytes", buf != nil && buf.Data != nil && bufferOK(buf, bufAddr, num(t, before["buf"][1])), buf != nil},
 		{"SIGUSR1 delivered once after detach", after["usr1"][0] == "1", after["usr1"]},
 		{"worker runs after detach", num(t, after["ticks"][0]) > num(t, before["ticks"][0]), after["ticks"]},
@@ -195,23 +201,23 @@ func TestSnapshotAndDetach(t *testing.T) {
 		}
 	}
 	for _, th := range snap.Threads {
-		if !inExecutable(snap.Mappings, th.RIP()) {
-			t.Errorf("thread %d: rip %#x is not in executable code", th.Tid, th.RIP())
+		if !inExecutable(snap.Regions, th.Regs[trace.RIP]) {
+			t.Errorf("thread %d: rip %#x is not in executable code", th.Tid, th.Regs[trace.RIP])
 		}
-		if th.State.Regs[trace.FSBase] == 0 {
+		if th.Regs[trace.FSBase] == 0 {
 			t.Errorf("thread %d: no fs base", th.Tid)
 		}
-		if len(th.State.XState) < 512 {
-			t.Errorf("thread %d: XSAVE area of %d bytes", th.Tid, len(th.State.XState))
+		if len(th.XState) < 512 {
+			t.Errorf("thread %d: XSAVE area of %d bytes", th.Tid, len(th.XState))
 		}
 	}
-	checkFileRefs(t, snap.Mappings)
+	checkFileRefs(t, snap.Regions)
 	checkLimits(t, tg.pid, snap.Rlimits)
 	checkReleased(t, tg.pid)
 }
 
 // takeSnapshot seizes pid, runs whileStopped, snapshots and detaches.
-func takeSnapshot(tb testing.TB, pid int, whileStopped func()) *Snapshot {
+func takeSnapshot(tb testing.TB, pid int, whileStopped func()) *trace.Snapshot {
 	tb.Helper()
 	p, err := Seize(pid)
 	if err != nil {
@@ -230,7 +236,7 @@ func takeSnapshot(tb testing.TB, pid int, whileStopped func()) *Snapshot {
 }
 
 // hasAux reports an auxv entry.
-func hasAux(auxv []AuxEntry, typ, val uint64) bool {
+func hasAux(auxv []trace.AuxEntry, typ, val uint64) bool {
 	for _, e := range auxv {
 		if e.Type == typ && e.Val == val {
 			return true
@@ -240,7 +246,7 @@ func hasAux(auxv []AuxEntry, typ, val uint64) bool {
 }
 
 // bufferOK checks the target's fill pattern (byte i is i*7+1).
-func bufferOK(m *Mapping, addr, size uint64) bool {
+func bufferOK(m *trace.Region, addr, size uint64) bool {
 	off := addr - m.Start
 	if off+size > uint64(len(m.Data)) {
 		return false
@@ -254,7 +260,7 @@ func bufferOK(m *Mapping, addr, size uint64) bool {
 }
 
 // inExecutable reports an address inside an executable mapping.
-func inExecutable(maps []Mapping, addr uint64) bool {
+func inExecutable(maps []trace.Region, addr uint64) bool {
 	for _, m := range maps {
 		if addr >= m.Start && addr < m.Start+m.Size && m.Perms[2] == 'x' {
 			return true
@@ -264,7 +270,7 @@ func inExecutable(maps []Mapping, addr uint64) bool {
 }
 
 // checkFileRefs checks that each file reference hashes like its file.
-func checkFileRefs(t *testing.T, maps []Mapping) {
+func checkFileRefs(t *testing.T, maps []trace.Region) {
 	refs := 0
 	for _, m := range maps {
 		if m.File == nil {
@@ -291,7 +297,7 @@ func checkFileRefs(t *testing.T, maps []Mapping) {
 }
 
 // checkLimits compares the rlimits with /proc/PID/limits' "Max open files".
-func checkLimits(t *testing.T, pid int, lims []Rlimit) {
+func checkLimits(t *testing.T, pid int, lims []trace.Rlimit) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func BenchmarkAttachPause(b *testing.B) {
 				snap := takeSnapshot(b, tg.pid, func() {})
 				worst = max(worst, time.Since(start))
 				kept = 0
-				for _, m := range snap.Mappings {
+				for _, m := range snap.Regions {
 					kept += len(m.Data)
 				}
 			}

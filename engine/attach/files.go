@@ -11,53 +11,51 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// FileKind says how replay can stand a descriptor in.
-type FileKind string
-
-// Kinds of descriptors.
-const (
-	KindFile   FileKind = "file"   // a path: reopened at its position
-	KindPipe   FileKind = "pipe"   // its traffic comes from the trace
-	KindSocket FileKind = "socket" // likewise
-	KindAnon   FileKind = "anon"   // eventfd, epoll, timerfd, signalfd…
-	KindOther  FileKind = "other"  // a device or a deleted file
-)
-
-// File is one open descriptor.
-type File struct {
-	Fd    int
-	Kind  FileKind
-	Path  string // the link in /proc/PID/fd: a path, "pipe:[N]", "socket:[N]"…
-	Flags int    // open flags (O_RDONLY, O_APPEND, O_NONBLOCK…), O_CLOEXEC included
-	Pos   int64  // the file position
-}
-
-// Rlimit is one resource limit.
-type Rlimit struct {
-	Resource int
-	Cur, Max uint64
-}
-
-// AuxEntry is one entry of the auxiliary vector.
-type AuxEntry struct{ Type, Val uint64 }
 
 // numRlimits is RLIM_NLIMITS.
 const numRlimits = 16
 
-// brk reads the program break with an injected brk(0).
-func (p *Process) brk() (uint64, error) {
+// layout reads the address space layout from /proc/PID/stat, and the
+// program break, which it does not show, with an injected brk(0).
+func (p *Process) layout() (trace.MMLayout, error) {
+	var l trace.MMLayout
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid))
+	if err != nil {
+		return l, fmt.Errorf("read the address space layout: %w", err)
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from the last ')', which ends field 2.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return l, fmt.Errorf("read the address space layout: /proc/%d/stat: no command name", p.Pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	field := func(n int) uint64 { // n counts from 1, as proc(5) does
+		if n-3 >= len(f) {
+			return 0
+		}
+		v, _ := strconv.ParseUint(f[n-3], 10, 64)
+		return v
+	}
+	l = trace.MMLayout{StartCode: field(26), EndCode: field(27), StartStack: field(28),
+		StartData: field(45), EndData: field(46), StartBrk: field(47),
+		ArgStart: field(48), ArgEnd: field(49), EnvStart: field(50), EnvEnd: field(51)}
+	if l.EnvEnd == 0 {
+		return l, fmt.Errorf("read the address space layout: /proc/%d/stat hides it", p.Pid)
+	}
 	ret, err := ptrace.InjectSyscall(p.tids[0], p.mem, unix.SYS_BRK, 0)
 	if err != nil {
-		return 0, fmt.Errorf("read the program break: %w", err)
+		return l, fmt.Errorf("read the program break: %w", err)
 	}
-	return uint64(ret), nil
+	l.Brk = uint64(ret)
+	return l, nil
 }
 
 // process reads the state /proc shows without stopping anything:
 // descriptors, directory, limits, auxv and command line.
-func (p *Process) process(s *Snapshot) error {
+func (p *Process) process(s *trace.Snapshot) error {
 	var err error
 	if s.Files, err = readFiles(p.Pid); err != nil {
 		return err
@@ -70,14 +68,14 @@ func (p *Process) process(s *Snapshot) error {
 		if err := unix.Prlimit(p.Pid, r, nil, &lim); err != nil {
 			return fmt.Errorf("read rlimit %d: %w", r, err)
 		}
-		s.Rlimits = append(s.Rlimits, Rlimit{Resource: r, Cur: lim.Cur, Max: lim.Max})
+		s.Rlimits = append(s.Rlimits, trace.Rlimit{Resource: r, Cur: lim.Cur, Max: lim.Max})
 	}
 	auxv, err := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", p.Pid))
 	if err != nil {
 		return fmt.Errorf("read the auxv: %w", err)
 	}
 	for i := 0; i+16 <= len(auxv); i += 16 {
-		e := AuxEntry{Type: le64(auxv[i:]), Val: le64(auxv[i+8:])}
+		e := trace.AuxEntry{Type: le64(auxv[i:]), Val: le64(auxv[i+8:])}
 		s.Auxv = append(s.Auxv, e)
 		if e.Type == 0 {
 			break
@@ -95,13 +93,13 @@ func (p *Process) process(s *Snapshot) error {
 
 // readFiles lists the open descriptors of pid with their positions and
 // flags (from fdinfo).
-func readFiles(pid int) ([]File, error) {
+func readFiles(pid int) ([]trace.OpenFile, error) {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list the descriptors: %w", err)
 	}
-	var out []File
+	var out []trace.OpenFile
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -111,7 +109,7 @@ func readFiles(pid int) ([]File, error) {
 		if err != nil {
 			continue // closed in between
 		}
-		f := File{Fd: fd, Path: link, Kind: kindOf(link)}
+		f := trace.OpenFile{Fd: fd, Path: link, Kind: kindOf(link)}
 		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
 		if err != nil {
 			continue
@@ -134,16 +132,16 @@ func readFiles(pid int) ([]File, error) {
 }
 
 // kindOf classifies a /proc/PID/fd link.
-func kindOf(link string) FileKind {
+func kindOf(link string) trace.FileKind {
 	switch {
 	case strings.HasPrefix(link, "pipe:"):
-		return KindPipe
+		return trace.FilePipe
 	case strings.HasPrefix(link, "socket:"):
-		return KindSocket
+		return trace.FileSocket
 	case strings.HasPrefix(link, "anon_inode:"):
-		return KindAnon
+		return trace.FileAnon
 	case strings.HasPrefix(link, "/dev/"), strings.HasSuffix(link, " (deleted)"), !strings.HasPrefix(link, "/"):
-		return KindOther
+		return trace.FileOther
 	}
-	return KindFile
+	return trace.FileRegular
 }

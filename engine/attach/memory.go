@@ -9,38 +9,15 @@ import (
 	"strings"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// Mapping is one mapping of the address space and what it holds.
-type Mapping struct {
-	Start, Size uint64
-	Perms       string // "r-xp": read, write, exec, then shared or private
-	Offset      uint64 // in the file
-	Path        string // the file, [heap], [stack], [vdso]…; "" for anonymous
-	// Exactly one of the following says what the bytes are.
-	File    *FileRef // a read-only private mapping of a file, by reference
-	Data    []byte   // the bytes in memory
-	Zero    bool     // private anonymous memory never touched: all zeros
-	Skipped string   // why the bytes are not kept ([vvar], [vsyscall])
-}
-
-// FileRef stands for the bytes of a read-only private file mapping: replay
-// maps the file again and checks that its bytes hash to SHA256 (a file
-// changed on disk since is detected, and its bytes must come from
-// elsewhere).
-type FileRef struct {
-	Path   string
-	Offset uint64
-	Size   uint64
-	SHA256 [32]byte
-}
 
 // kernelMappings have no contents of the process's own: the kernel makes
 // them in every process.
 var kernelMappings = map[string]bool{"[vvar]": true, "[vvar_vclock]": true, "[vsyscall]": true}
 
-// mappings reads every mapping of the process with its contents.
-func (p *Process) mappings() ([]Mapping, error) {
+// regions reads every mapping of the process with its contents.
+func (p *Process) regions() ([]trace.Region, error) {
 	entries, err := ptrace.ReadMaps(p.Pid)
 	if err != nil {
 		return nil, err
@@ -49,9 +26,9 @@ func (p *Process) mappings() ([]Mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Mapping
+	var out []trace.Region
 	for _, e := range entries {
-		m := Mapping{Start: e.Start, Size: e.End - e.Start, Perms: e.Perms, Offset: e.Offset, Path: e.Path}
+		m := trace.Region{Start: e.Start, Size: e.End - e.Start, Perms: e.Perms, Offset: e.Offset, Path: e.Path}
 		switch {
 		case kernelMappings[e.Path]:
 			m.Skipped = "made by the kernel in every process"
@@ -63,7 +40,7 @@ func (p *Process) mappings() ([]Mapping, error) {
 				return nil, fmt.Errorf("mapping %#x-%#x %s: %w", e.Start, e.End, e.Path, err)
 			}
 			if byReference(&e) && resident[e.Start].anon == 0 {
-				m.File = &FileRef{Path: e.Path, Offset: e.Offset, Size: m.Size, SHA256: sha256.Sum256(data)}
+				m.File = &trace.FileRef{Path: e.Path, Offset: e.Offset, Size: m.Size, SHA256: sha256.Sum256(data)}
 			} else {
 				m.Data = data
 			}

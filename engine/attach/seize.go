@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // seizeOptions distinguish system-call stops (the injected calls wait for
@@ -49,7 +50,12 @@ func Seize(pid int) (*Process, error) {
 		return nil, fmt.Errorf("attach to %d: %w", pid, err)
 	}
 	p := &Process{Pid: pid, th: ptrace.NewThread(), held: map[int][][]byte{}, mem: m}
-	p.th.Do(func() { err = p.seizeAll() })
+	p.th.Do(func() {
+		if err = p.seizeAll(); err == nil {
+			p.leaderFirst()
+			err = p.restartCalls()
+		}
+	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("attach to %d: %w", pid, err), p.Detach())
 	}
@@ -95,6 +101,63 @@ func (p *Process) seizeAll() error {
 		}
 		sort.Ints(p.tids)
 	}
+}
+
+// Errors a system call interrupted by a stop returns for the kernel to
+// restart it (include/linux/errno.h).
+const (
+	errRestartSys     = 512
+	errRestartNoIntr  = 513
+	errRestartNoHand  = 514
+	errRestartBlock   = 516
+	sysRestartSyscall = 219
+	syscallInsnLength = 2
+	noSyscall         = ^uint64(0)
+)
+
+// leaderFirst puts the thread group leader, when it lives, first: the
+// snapshot's first thread is the process's main thread.
+func (p *Process) leaderFirst() {
+	for i, tid := range p.tids {
+		if tid == p.Pid && i > 0 {
+			copy(p.tids[1:i+1], p.tids[:i])
+			p.tids[0] = tid
+		}
+	}
+}
+
+// restartCalls puts every thread that the stop took out of a blocking
+// system call back before that call, as the kernel would when resuming it
+// without a signal to handle: rip on the syscall instruction again, rax the
+// call's number (restart_syscall for a call the kernel resumes itself, a
+// nanosleep…). The registers then describe a thread about to make the
+// call, which is what the snapshot and the recorder's first stop of the
+// thread need; the kernel does the same once resumed.
+func (p *Process) restartCalls() error {
+	for _, tid := range p.tids {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(tid, &regs); err != nil {
+			return err
+		}
+		nr := regs[trace.OrigRAX]
+		if nr == noSyscall {
+			continue
+		}
+		switch -int64(regs[trace.RAX]) {
+		case errRestartSys, errRestartNoIntr, errRestartNoHand:
+			regs[trace.RAX] = nr
+		case errRestartBlock:
+			regs[trace.RAX] = sysRestartSyscall
+		default:
+			continue
+		}
+		regs[trace.RIP] -= syscallInsnLength
+		regs[trace.OrigRAX] = noSyscall
+		if err := ptrace.SetRegs(tid, &regs); err != nil {
+			return fmt.Errorf("thread %d: restart its system call %d: %w", tid, nr, err)
+		}
+	}
+	return nil
 }
 
 // waitInterrupted waits until tid is in the stop PTRACE_INTERRUPT asked

@@ -7,16 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// Handler is the kernel's sigaction of one signal.
-type Handler struct {
-	Sig      int
-	Handler  uint64 // SIG_DFL (0), SIG_IGN (1) or the address of the function
-	Flags    uint64 // SA_RESTART, SA_ONSTACK, SA_SIGINFO, SA_RESTORER…
-	Restorer uint64
-	Mask     uint64 // signals blocked while the handler runs
-}
 
 // kernelSigactionSize is the size of the kernel's struct sigaction on
 // x86-64: handler, flags, restorer, then a 64-bit mask.
@@ -28,9 +20,9 @@ const numSignals = 64
 // handlers reads the sigaction of every signal through rt_sigaction with a
 // NULL new action, injected in the first thread (handlers are shared by the
 // threads of a process).
-func (p *Process) handlers() ([]Handler, error) {
+func (p *Process) handlers() ([]trace.SigAction, error) {
 	tid := p.tids[0]
-	var out []Handler
+	var out []trace.SigAction
 	err := ptrace.WithScratch(tid, p.mem, kernelSigactionSize, func(addr uint64) error {
 		var b [kernelSigactionSize]byte
 		for sig := 1; sig <= numSignals; sig++ {
@@ -44,7 +36,7 @@ func (p *Process) handlers() ([]Handler, error) {
 			if _, err := p.mem.ReadAt(b[:], addr); err != nil {
 				return err
 			}
-			out = append(out, Handler{Sig: sig, Handler: le64(b[0:]), Flags: le64(b[8:]), Restorer: le64(b[16:]), Mask: le64(b[24:])})
+			out = append(out, trace.SigAction{Sig: sig, Handler: le64(b[0:]), Flags: le64(b[8:]), Restorer: le64(b[16:]), Mask: le64(b[24:])})
 		}
 		return nil
 	})

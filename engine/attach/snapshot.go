@@ -1,25 +1,15 @@
 package attach
 
-import "fmt"
+import (
+	"fmt"
 
-// Snapshot is the state of a stopped process that a replay needs to
-// rebuild it.
-type Snapshot struct {
-	Pid      int
-	Mappings []Mapping
-	Threads  []Thread
-	Handlers []Handler // signals 1 to 64, SIGKILL and SIGSTOP included
-	Files    []File
-	Brk      uint64 // the program break
-	Cwd      string
-	Rlimits  []Rlimit
-	Auxv     []AuxEntry
-	Cmdline  []string
-}
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
 
-// Snapshot reads the state of the seized process.
-func (p *Process) Snapshot() (*Snapshot, error) {
-	s := &Snapshot{Pid: p.Pid}
+// Snapshot reads the state of the seized process. Its regions hold their
+// bytes in Data; the recorder stores them as blobs.
+func (p *Process) Snapshot() (*trace.Snapshot, error) {
+	s := &trace.Snapshot{Pid: p.Pid}
 	var err error
 	p.th.Do(func() { err = p.snapshot(s) })
 	if err != nil {
@@ -30,7 +20,7 @@ func (p *Process) Snapshot() (*Snapshot, error) {
 
 // snapshot fills s on the ptrace thread. The memory is read last, so that
 // it holds what it was once the injected calls had put their scratch back.
-func (p *Process) snapshot(s *Snapshot) error {
+func (p *Process) snapshot(s *trace.Snapshot) error {
 	var err error
 	if s.Threads, err = p.threads(); err != nil {
 		return err
@@ -38,12 +28,12 @@ func (p *Process) snapshot(s *Snapshot) error {
 	if s.Handlers, err = p.handlers(); err != nil {
 		return err
 	}
-	if s.Brk, err = p.brk(); err != nil {
+	if s.Layout, err = p.layout(); err != nil {
 		return err
 	}
 	if err := p.process(s); err != nil {
 		return err
 	}
-	s.Mappings, err = p.mappings()
+	s.Regions, err = p.regions()
 	return err
 }

@@ -13,18 +13,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// ThreadState is what a thread needs, besides the memory it shares with its
-// process, to be re-created in a copy of that process.
-type ThreadState struct {
-	Regs       trace.Regs
-	XState     []byte
-	Blocked    uint64   // signal mask
-	AltStack   [24]byte // stack_t
-	TidAddress uint64   // clear_child_tid
-	RobustHead uint64   // robust futex list
-	RobustLen  uint64
-}
-
 // scratchBelow is how far below a stopped thread's stack pointer the
 // helpers put the data of injected calls (past the red zone); the bytes are
 // put back afterwards.
@@ -47,8 +35,8 @@ func WithScratch(tid int, m *Mem, n int, f func(addr uint64) error) error {
 }
 
 // SaveThread reads the state of a stopped thread of a process.
-func SaveThread(pid, tid int, m *Mem) (*ThreadState, error) {
-	st := &ThreadState{}
+func SaveThread(pid, tid int, m *Mem) (*trace.ThreadState, error) {
+	st := &trace.ThreadState{Tid: tid}
 	if err := GetRegs(tid, &st.Regs); err != nil {
 		return nil, err
 	}
@@ -135,7 +123,7 @@ const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix
 
 // AddThread creates, in the process of thread via (stopped), a new thread
 // with the saved state, and returns its tid (stopped at its first stop).
-func AddThread(via int, m *Mem, st *ThreadState) (int, error) {
+func AddThread(via int, m *Mem, st *trace.ThreadState) (int, error) {
 	ret, child, err := injectSyscall(via, m, unix.SYS_CLONE, cloneThreadFlags, st.Regs[trace.RSP], 0, 0, 0)
 	if err != nil {
 		return 0, err

@@ -93,7 +93,7 @@ func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread, forkAdvice 
 	if leader == nil {
 		return 0, nil, ErrNotCheckpointable
 	}
-	states := map[int32]*ptrace.ThreadState{}
+	states := map[int32]*trace.ThreadState{}
 	for rec, t := range threads {
 		if t.dead || t == leader {
 			continue

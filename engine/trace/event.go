@@ -67,6 +67,12 @@ const (
 	// (within its operand size), Aux is 1 when it succeeded (CF set).
 	// FlagRdseed marks rdseed.
 	KindRdrand Kind = 13
+	// KindSnapshot: the recording starts from a process that was already
+	// running (rewind record -p), not from an exec. It is the first event:
+	// Data is the JSON of a Snapshot (DecodeSnapshot), whose regions' bytes
+	// are blobs; Tid and Regs are its first thread's. Replay rebuilds the
+	// process from it, and reverse execution stops there.
+	KindSnapshot Kind = 14
 )
 
 // Event flags.

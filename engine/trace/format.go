@@ -192,6 +192,10 @@ type Header struct {
 	// decisions are in the log.
 	Chaos     bool   `json:"chaos,omitempty"`
 	ChaosSeed uint64 `json:"chaos_seed,omitempty"`
+	// Attached says the recording started from a running process (rewind
+	// record -p): its first event is a KindSnapshot, and the recording
+	// ended with the process detached, still running.
+	Attached bool `json:"attached,omitempty"`
 }
 
 // VDSO identifies a kernel's vDSO image: its functions are patched into

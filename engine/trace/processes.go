@@ -55,6 +55,10 @@ func (ps *Processes) Of(tid int32) *Process { return ps.live[tid] }
 // Observe takes event i into account.
 func (ps *Processes) Observe(i int64, e *Event) {
 	p := ps.live[e.Tid]
+	if e.Kind == KindSnapshot && len(ps.List) == 0 {
+		ps.observeSnapshot(e)
+		return
+	}
 	if p == nil && len(ps.List) == 0 {
 		p = &Process{Pid: e.Tid, Exec: -1, Tids: []int32{e.Tid}}
 		ps.List = append(ps.List, p)
@@ -108,6 +112,25 @@ func (ps *Processes) Observe(i int64, e *Event) {
 				delete(ps.live, tid)
 			}
 		}
+	}
+}
+
+// observeSnapshot starts the tree at a snapshot: the process rewind attached
+// to, with every thread it had.
+func (ps *Processes) observeSnapshot(e *Event) {
+	p := &Process{Pid: e.Tid, Exec: 0}
+	if snap, err := DecodeSnapshot(e); err == nil {
+		p.Pid, p.Exe, p.Args = int32(snap.Pid), snap.Exe, snap.Cmdline
+		for _, t := range snap.Threads {
+			p.Tids = append(p.Tids, int32(t.Tid))
+		}
+	}
+	if len(p.Tids) == 0 {
+		p.Tids = []int32{e.Tid}
+	}
+	ps.List = append(ps.List, p)
+	for _, tid := range p.Tids {
+		ps.live[tid] = p
 	}
 }
 
