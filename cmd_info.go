@@ -34,6 +34,7 @@ var kindNames = map[trace.Kind]string{
 	trace.KindSyscallExit: "syscall (blocking exit)", trace.KindSignal: "signal", trace.KindRdtsc: "rdtsc",
 	trace.KindPreempt: "preemption", trace.KindCpuid: "cpuid", trace.KindThreadExit: "thread exit", trace.KindExit: "exit",
 	trace.KindEnd: "end (recording stopped)", trace.KindSharedMem: "shared memory changed", trace.KindRdrand: "rdrand/rdseed",
+	trace.KindSnapshot: "snapshot (attached)",
 }
 
 func runInfo(w io.Writer, path string) error {

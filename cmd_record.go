@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -26,8 +28,10 @@ func newRecordCmd() *cobra.Command {
 	var bindCPU int
 	var chaos bool
 	var seed uint64
+	var pid int
+	var duration time.Duration
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--] PROG [ARGS...]",
+		Use:   "record [-o TRACE] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -38,13 +42,33 @@ If the trace cannot be written (-o names a directory, the directory is not
 writable, the disk is full, an I/O error), rewind says why in one line and
 exits with status 125: before the program starts when it can tell, else by
 killing the program and keeping the trace up to its last good frame in
-TRACE.NNNN.partial.`,
-		Args: cobra.MinimumNArgs(1),
+TRACE.NNNN.partial.
+
+With -p PID, rewind records a process that already runs (as "rewind attach
+PID" does): it stops it for a snapshot of its state, records from there, and
+lets it go on, detached, at Ctrl-C, SIGTERM, SIGHUP or SIGUSR2 to rewind, or
+after --duration. The process ending or crashing ends the recording too.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if pid != 0 {
+				if len(args) > 0 {
+					return errors.New("record -p PID takes no program: it records the running process")
+				}
+				return nil
+			}
+			if duration != 0 {
+				return errors.New("--duration needs -p PID")
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("chaos-seed") {
 				chaos = true
 			}
-			code, _, err := runRecord(out, bindCPU, args, func(o *record.Options) { o.Chaos, o.Seed = chaos, seed })
+			setChaos := func(o *record.Options) { o.Chaos, o.Seed = chaos, seed }
+			if pid != 0 {
+				return runAttach(out, bindCPU, pid, duration, setChaos)
+			}
+			code, _, err := runRecord(out, bindCPU, args, setChaos)
 			if err != nil {
 				return err
 			}
@@ -56,7 +80,90 @@ TRACE.NNNN.partial.`,
 	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the program to this CPU (default: the one rewind starts on); replay binds to it too")
 	cmd.Flags().BoolVar(&chaos, "chaos", false, "randomise scheduling (which thread runs next, slice lengths, preemption points) to expose races; the seed is in the trace")
 	cmd.Flags().Uint64Var(&seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
+	cmd.Flags().IntVarP(&pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
 	return cmd
+}
+
+func newAttachCmd() *cobra.Command {
+	var out string
+	var bindCPU int
+	var duration time.Duration
+	cmd := &cobra.Command{
+		Use:   "attach PID [-o TRACE] [--duration D]",
+		Short: "Record a running process (rewind record -p PID)",
+		Long: `Stops process PID for a snapshot of its state, records it from there, and lets
+it go on, detached, at Ctrl-C, SIGTERM, SIGHUP or SIGUSR2 to rewind, or after
+--duration. The trace replays like any other; reverse execution stops at the
+snapshot. Refused: a process another tracer holds, one of another user
+without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pid, err := strconv.Atoi(args[0])
+			if err != nil || pid <= 0 {
+				return fmt.Errorf("attach: %q is not a process id", args[0])
+			}
+			return runAttach(out, bindCPU, pid, duration)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
+	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the process to this CPU while recording (default: the one rewind starts on)")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "detach after this long (e.g. 30s, 5m)")
+	return cmd
+}
+
+// runAttach records the running process pid until rewind is told to stop,
+// the duration ends or the process ends, and says where the trace is.
+func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func(*record.Options)) error {
+	if duration < 0 {
+		return fmt.Errorf("--duration %v: must be positive", duration)
+	}
+	cpu, err := cpuFlag(bindCPU)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		if _, serr := os.Stat(fmt.Sprintf("/proc/%d", pid)); serr != nil {
+			return fmt.Errorf("attach: no process %d", pid)
+		}
+		return fmt.Errorf("attach to %d: %w", pid, err)
+	}
+	p, err := reserveTrace(out, filepath.Base(strings.TrimSuffix(exe, " (deleted)")))
+	if err != nil {
+		return traceFailed(err)
+	}
+	defer p.Discard()
+	opts := record.Options{Attach: pid, Duration: duration, Output: p.Path(), Trace: p, CPU: cpu}
+	for _, f := range set {
+		f(&opts)
+	}
+	fmt.Fprintf(os.Stderr, "rewind: recording process %d (%s); Ctrl-C detaches\n", pid, filepath.Base(exe))
+	res, err := record.Record(opts)
+	switch {
+	case res == nil && !errors.Is(err, trace.ErrWrite):
+		return err // could not attach
+	case err != nil:
+		return traceFailed(err)
+	}
+	how := "the process ended"
+	if res.Detached {
+		how = "detached; the process runs on"
+	}
+	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (%s)\n", res.Events, displayPath(p.Path()), how)
+	return nil
+}
+
+// cpuFlag checks --bind-to-cpu: nil for the default.
+func cpuFlag(bindCPU int) (*int, error) {
+	if bindCPU < 0 {
+		return nil, nil
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || !set.IsSet(bindCPU) {
+		return nil, fmt.Errorf("--bind-to-cpu %d: not a CPU this process may run on", bindCPU)
+	}
+	return &bindCPU, nil
 }
 
 // runRecord records args and returns the program's shell-style exit
@@ -68,13 +175,9 @@ func runRecord(out string, bindCPU int, args []string, set ...func(*record.Optio
 	if err != nil {
 		return 0, "", err
 	}
-	var cpu *int
-	if bindCPU >= 0 {
-		var set unix.CPUSet
-		if err := unix.SchedGetaffinity(0, &set); err != nil || !set.IsSet(bindCPU) {
-			return 0, "", fmt.Errorf("--bind-to-cpu %d: not a CPU this process may run on", bindCPU)
-		}
-		cpu = &bindCPU
+	cpu, err := cpuFlag(bindCPU)
+	if err != nil {
+		return 0, "", err
 	}
 	cwd, err := os.Getwd()
 	if err != nil {

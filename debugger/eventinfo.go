@@ -106,6 +106,9 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 	case trace.KindExec:
 		info.Type = "exec"
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
+	case trace.KindSnapshot:
+		info.Type = "snapshot"
+		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
 	case trace.KindExit:
 		info.Type = "exit"
 		info.Status = DescribeStatus(e.Status)

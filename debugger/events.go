@@ -77,6 +77,11 @@ func DescribeEvent(e, entry *trace.Event) string {
 		return fmt.Sprintf("preempted at rip %#x (%s)", e.Regs[trace.RIP], how)
 	case trace.KindExec:
 		return fmt.Sprintf("exec (rip %#x, rsp %#x)", e.Regs[trace.RIP], e.Regs[trace.RSP])
+	case trace.KindSnapshot:
+		if snap, err := trace.DecodeSnapshot(e); err == nil {
+			return fmt.Sprintf("+++ attached to process %d: snapshot of %d threads, %d mappings +++", snap.Pid, len(snap.Threads), len(snap.Regions))
+		}
+		return "+++ attached: snapshot +++"
 	case trace.KindThreadExit:
 		return "+++ thread exited +++"
 	case trace.KindExit:

@@ -15,17 +15,19 @@ import (
 // usable afterwards.
 func (p *Process) Detach() error {
 	var errs []error
-	p.th.Do(func() {
+	p.do(func() {
 		for _, tid := range p.tids {
 			for _, info := range p.held[tid] {
-				if err := p.requeue(tid, info); err != nil {
+				if err := Requeue(p.Pid, tid, p.mem, info); err != nil {
 					errs = append(errs, err)
 				}
 			}
 		}
 		errs = append(errs, p.detachAll()...)
 	})
-	p.th.Close()
+	if p.th != nil {
+		p.th.Close()
+	}
 	if p.mem != nil {
 		p.mem.Close()
 	}
@@ -47,17 +49,18 @@ func (p *Process) detachAll() []error {
 	return errs
 }
 
-// requeue makes thread tid send itself the signal of siginfo info with
-// rt_tgsigqueueinfo: only a process may queue to itself a siginfo that says
-// it came from kill or from the kernel, so the signal is delivered with
-// its sender and code as if it had never been taken out of the queue.
-func (p *Process) requeue(tid int, info []byte) error {
+// Requeue makes thread tid of process pid, stopped, send itself the signal
+// of siginfo info with rt_tgsigqueueinfo: only a process may queue to
+// itself a siginfo that says it came from kill or from the kernel, so the
+// signal is delivered with its sender and code as if it had never been
+// taken out of the queue.
+func Requeue(pid, tid int, m *ptrace.Mem, info []byte) error {
 	sig := uint64(binary.LittleEndian.Uint32(info[:4]))
-	return ptrace.WithScratch(tid, p.mem, len(info), func(addr uint64) error {
-		if _, err := p.mem.WriteAt(info, addr); err != nil {
+	return ptrace.WithScratch(tid, m, len(info), func(addr uint64) error {
+		if _, err := m.WriteAt(info, addr); err != nil {
 			return err
 		}
-		ret, err := ptrace.InjectSyscall(tid, p.mem, unix.SYS_RT_TGSIGQUEUEINFO, uint64(p.Pid), uint64(tid), sig, addr)
+		ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RT_TGSIGQUEUEINFO, uint64(pid), uint64(tid), sig, addr)
 		if err != nil {
 			return fmt.Errorf("queue signal %d again in thread %d: %w", sig, tid, err)
 		}

@@ -34,12 +34,30 @@ type Process struct {
 	// (a signal-delivery-stop takes the signal out of the queue): they are
 	// queued again, siginfo and all, before the detach.
 	held map[int][][]byte
+	// restarted: see Restarted.
+	restarted map[int]int
 }
 
 // Seize stops every thread of process pid. It refuses a process another
 // tracer holds, one of another user when rewind lacks CAP_SYS_PTRACE, and
-// rewind itself, its ancestors and its descendants.
+// rewind itself, its ancestors and its descendants. The process's ptrace
+// requests go through a locked thread of its own.
 func Seize(pid int) (*Process, error) {
+	th := ptrace.NewThread()
+	var p *Process
+	var err error
+	th.Do(func() { p, err = SeizeHere(pid) })
+	if err != nil {
+		th.Close()
+		return nil, err
+	}
+	p.th = th
+	return p, nil
+}
+
+// SeizeHere is Seize for a caller that is itself the ptrace thread (the
+// recorder): every later request for the process must come from it too.
+func SeizeHere(pid int) (*Process, error) {
 	if err := checkTarget(pid); err != nil {
 		return nil, err
 	}
@@ -49,18 +67,42 @@ func Seize(pid int) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attach to %d: %w", pid, err)
 	}
-	p := &Process{Pid: pid, th: ptrace.NewThread(), held: map[int][][]byte{}, mem: m}
-	p.th.Do(func() {
-		if err = p.seizeAll(); err == nil {
-			p.leaderFirst()
-			err = p.restartCalls()
-		}
-	})
+	p := &Process{Pid: pid, held: map[int][][]byte{}, restarted: map[int]int{}, mem: m}
+	if err = p.seizeAll(); err == nil {
+		p.leaderFirst()
+		err = p.restartCalls()
+	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("attach to %d: %w", pid, err), p.Detach())
 	}
 	return p, nil
 }
+
+// do runs f on the process's ptrace thread.
+func (p *Process) do(f func()) {
+	if p.th == nil {
+		f()
+		return
+	}
+	p.th.Do(f)
+}
+
+// Mem returns the process's memory.
+func (p *Process) Mem() *ptrace.Mem { return p.mem }
+
+// TakeHeld hands over the signals that stopped threads while they were
+// being seized, by thread (siginfo each): the caller delivers them, and
+// Detach no longer queues them again.
+func (p *Process) TakeHeld() map[int][][]byte {
+	h := p.held
+	p.held = map[int][][]byte{}
+	return h
+}
+
+// Restarted returns, for each thread the seize took out of a system call
+// that the kernel resumes itself (nanosleep, poll… now set to make
+// restart_syscall), the number of that call.
+func (p *Process) Restarted() map[int]int { return p.restarted }
 
 // Threads returns the thread ids of the process, in order.
 func (p *Process) Threads() []int { return append([]int(nil), p.tids...) }
@@ -127,39 +169,54 @@ func (p *Process) leaderFirst() {
 }
 
 // restartCalls puts every thread that the stop took out of a blocking
-// system call back before that call, as the kernel would when resuming it
-// without a signal to handle: rip on the syscall instruction again, rax the
-// call's number (restart_syscall for a call the kernel resumes itself, a
-// nanosleep…). The registers then describe a thread about to make the
-// call, which is what the snapshot and the recorder's first stop of the
-// thread need; the kernel does the same once resumed.
+// system call back before that call (BeforeRestart).
 func (p *Process) restartCalls() error {
 	for _, tid := range p.tids {
-		var regs trace.Regs
-		if err := ptrace.GetRegs(tid, &regs); err != nil {
+		nr, err := BeforeRestart(tid)
+		if err != nil {
 			return err
 		}
-		nr := regs[trace.OrigRAX]
-		if nr == noSyscall {
-			continue
-		}
-		switch -int64(regs[trace.RAX]) {
-		case errRestartSys, errRestartNoIntr, errRestartNoHand:
-			regs[trace.RAX] = nr
-		case errRestartBlock:
-			regs[trace.RAX] = sysRestartSyscall
-		default:
-			continue
-		}
-		regs[trace.RIP] -= syscallInsnLength
-		regs[trace.OrigRAX] = noSyscall
-		if err := ptrace.SetRegs(tid, &regs); err != nil {
-			return fmt.Errorf("thread %d: restart its system call %d: %w", tid, nr, err)
+		if nr > 0 {
+			p.restarted[tid] = nr
 		}
 	}
 	return nil
 }
 
+// BeforeRestart puts a thread that a stop took out of a blocking system
+// call back before that call, as the kernel would when resuming it without
+// a signal to handle: rip on the syscall instruction again, rax the call's
+// number (restart_syscall for a call the kernel resumes itself, a
+// nanosleep…). The registers then describe a thread about to make the
+// call, which is what a snapshot and a recorder's first stop of the thread
+// need, and what a detach leaves. It returns the interrupted call's number
+// when the thread will make restart_syscall, 0 otherwise.
+func BeforeRestart(tid int) (int, error) {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(tid, &regs); err != nil {
+		return 0, err
+	}
+	nr := regs[trace.OrigRAX]
+	if nr == noSyscall {
+		return 0, nil
+	}
+	restart := 0
+	switch -int64(regs[trace.RAX]) {
+	case errRestartSys, errRestartNoIntr, errRestartNoHand:
+		regs[trace.RAX] = nr
+	case errRestartBlock:
+		regs[trace.RAX] = sysRestartSyscall
+		restart = int(nr)
+	default:
+		return 0, nil
+	}
+	regs[trace.RIP] -= syscallInsnLength
+	regs[trace.OrigRAX] = noSyscall
+	if err := ptrace.SetRegs(tid, &regs); err != nil {
+		return 0, fmt.Errorf("thread %d: restart its system call %d: %w", tid, nr, err)
+	}
+	return restart, nil
+}
 // waitInterrupted waits until tid is in the stop PTRACE_INTERRUPT asked
 // for. A signal that arrives first is held, to be queued again at detach.
 func (p *Process) waitInterrupted(tid int) error {

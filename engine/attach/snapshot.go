@@ -11,7 +11,7 @@ import (
 func (p *Process) Snapshot() (*trace.Snapshot, error) {
 	s := &trace.Snapshot{Pid: p.Pid}
 	var err error
-	p.th.Do(func() { err = p.snapshot(s) })
+	p.do(func() { err = p.snapshot(s) })
 	if err != nil {
 		return nil, fmt.Errorf("snapshot of %d: %w", p.Pid, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // ExecMappings lists the file mappings of process pid as its exec left them
@@ -21,20 +22,41 @@ func ExecMappings(pid int, image func(path string) *Image) ([]Mapping, error) {
 		if !strings.HasPrefix(m.Path, "/") || m.End <= m.Start {
 			continue
 		}
-		mp := Mapping{Addr: m.Start, Len: m.End - m.Start, Offset: m.Offset, Shared: m.Shared()}
-		if m.Perms[0] == 'r' {
-			mp.Prot |= unix.PROT_READ
-		}
-		if m.Perms[1] == 'w' {
-			mp.Prot |= unix.PROT_WRITE
-		}
-		if m.Perms[2] == 'x' {
-			mp.Prot |= unix.PROT_EXEC
-		}
-		if !strings.HasSuffix(m.Path, " (deleted)") {
-			mp.Image = image(m.Path)
-		}
-		out = append(out, mp)
+		out = append(out, mapping(m.Start, m.End-m.Start, m.Offset, m.Perms, m.Path, image))
 	}
 	return out, nil
+}
+
+// RegionMappings lists the mappings of a snapshot (rewind record -p) for
+// Space.Map, in recording and replay alike: the file mappings, and the
+// anonymous executable memory (a JIT's), whose code is patched too. The
+// vDSO is patched apart (PatchVDSO).
+func RegionMappings(regions []trace.Region, image func(path string) *Image) []Mapping {
+	var out []Mapping
+	for _, r := range regions {
+		file := strings.HasPrefix(r.Path, "/")
+		if r.Size == 0 || r.Skipped != "" || (!file && (r.Path != "" || len(r.Perms) < 3 || r.Perms[2] != 'x')) {
+			continue
+		}
+		out = append(out, mapping(r.Start, r.Size, r.Offset, r.Perms, r.Path, image))
+	}
+	return out
+}
+
+// mapping describes one mapping of /proc/PID/maps' form.
+func mapping(start, size, offset uint64, perms, path string, image func(path string) *Image) Mapping {
+	mp := Mapping{Addr: start, Len: size, Offset: offset, Shared: len(perms) >= 4 && perms[3] == 's'}
+	if perms[0] == 'r' {
+		mp.Prot |= unix.PROT_READ
+	}
+	if perms[1] == 'w' {
+		mp.Prot |= unix.PROT_WRITE
+	}
+	if perms[2] == 'x' {
+		mp.Prot |= unix.PROT_EXEC
+	}
+	if strings.HasPrefix(path, "/") && !strings.HasSuffix(path, " (deleted)") {
+		mp.Image = image(path)
+	}
+	return mp
 }

@@ -34,6 +34,20 @@ const (
 	syscallInfoExit  = 2
 )
 
+// What a stop is, as PTRACE_GET_SYSCALL_INFO tells it.
+const (
+	SyscallNone  = 0 // not a system call stop
+	SyscallEntry = syscallInfoEntry
+	SyscallExit  = syscallInfoExit
+)
+
+// SyscallStop says whether the stopped thread is at a system call's entry
+// (SyscallEntry), its exit (SyscallExit), or some other stop (SyscallNone).
+func SyscallStop(tid int) (uint8, error) {
+	op, _, err := syscallOp(tid)
+	return op, err
+}
+
 // syscallOp says whether a syscall stop is an entry or an exit.
 func syscallOp(tid int) (uint8, uint64, error) {
 	var info syscallInfo

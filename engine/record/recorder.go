@@ -47,6 +47,13 @@ type Options struct {
 	Warn io.Writer
 	// Stdin, Stdout, Stderr of the program (default: rewind's own).
 	Stdin, Stdout, Stderr *os.File
+	// Attach, when not 0, is the pid of a running process to record
+	// instead of starting Path (rewind record -p): it is detached, still
+	// running, when the recording ends.
+	Attach int
+	// Duration, when not 0, ends the recording after that long, as a
+	// SIGTERM to rewind would.
+	Duration time.Duration
 	// CPU binds the program to this CPU (nil, or one not allowed here: the
 	// CPU rewind runs on when it starts).
 	CPU *int
@@ -64,12 +71,17 @@ type Result struct {
 	// Interrupted is the signal that made rewind stop the recording before
 	// the program ended (0: the program ended by itself).
 	Interrupted unix.Signal
+	// Detached: the process rewind attached to was let go, still running.
+	Detached bool
 }
 
 // ExitCode is the shell-style status: the exit code, or 128+signal; for a
 // recording rewind stopped, 128+the signal rewind received, as a shell
 // reports a job it interrupted.
 func (r *Result) ExitCode() int {
+	if r.Detached {
+		return 0
+	}
 	if r.Interrupted != 0 {
 		return 128 + int(r.Interrupted)
 	}
@@ -184,6 +196,9 @@ type Recorder struct {
 	// chaos is nil unless scheduling is randomised.
 	chaos *chaos
 
+	// att is what was changed in the process attached to (attach.go),
+	// nil for a program rewind started.
+	att *attached
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
 	// interrupts is how many SIGINT/SIGQUIT rewind received, and sawSig when
@@ -258,7 +273,11 @@ func Record(opts Options) (*Result, error) {
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
-	signal.Notify(r.stop, append([]os.Signal{unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT}, groupCaught()...)...)
+	stopSigs := []os.Signal{unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT}
+	if opts.Attach != 0 {
+		stopSigs = append(stopSigs, unix.SIGUSR2) // "the bug showed: keep what I have"
+	}
+	signal.Notify(r.stop, append(stopSigs, groupCaught()...)...)
 	defer func() {
 		signal.Stop(r.stop)
 		close(r.stop)
@@ -279,34 +298,21 @@ func Record(opts Options) (*Result, error) {
 		// On the program's CPU, each stop is handed over on one CPU. A
 		// refusal only costs speed.
 		ptrace.PinThread(cpu)
-		spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
-			StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 		r.start = time.Now()
-		if r.pid, runErr = ptrace.Start(spec); runErr != nil {
+		if opts.Attach != 0 {
+			if runErr = r.attachTo(opts.Attach, cpu); runErr != nil {
+				r.pid = 0
+				return
+			}
+		} else if runErr = r.launch(stack, cpu, ignored); runErr != nil {
 			return
 		}
-		h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
-		if opts.Chaos {
-			r.chaos = newChaos(opts.Seed)
-			h.Chaos, h.ChaosSeed = true, r.chaos.seed
+		if opts.Duration > 0 {
+			// The end comes as a signal to rewind would: through the
+			// waker, which interrupts the recorder's wait.
+			stop := time.AfterFunc(opts.Duration, func() { r.stop <- durationElapsed })
+			defer stop.Stop()
 		}
-		h.Pid = r.pid
-		h.CPU = &cpu
-		h.Ignored = &ignored
-		h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
-		r.cpuidFaulting = h.CPUIDFaulting
-		if opts.Trace != nil {
-			r.w, runErr = opts.Trace.Start(h)
-		} else {
-			r.w, runErr = trace.Create(opts.Output, h)
-		}
-		if runErr != nil {
-			unix.Kill(r.pid, unix.SIGKILL)
-			ptrace.Wait(r.pid, false)
-			r.pid = 0
-			return
-		}
-		r.files = newFileStore(r.w)
 		r.w.AutoPush(pushEvery)
 		r.lastPush = time.Now()
 		var wk *ptrace.Waker
@@ -316,7 +322,11 @@ func Record(opts Options) (*Result, error) {
 		}
 		r.waker.Store(wk)
 		go r.relayStops()
-		runErr = r.run()
+		if opts.Attach != 0 {
+			runErr = r.run(r.scheduleIfIdle)
+		} else {
+			runErr = r.run(r.startLeader)
+		}
 		if wk := r.waker.Swap(nil); wk != nil {
 			wk.Close(false)
 		}
@@ -325,23 +335,63 @@ func Record(opts Options) (*Result, error) {
 		return nil, runErr
 	}
 	w := r.w
-	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted}
+	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted,
+		Detached: r.att != nil && !r.rootDone}
 	if runErr != nil {
 		if !r.done {
-			r.killAll()
+			if r.att != nil {
+				// Whatever went wrong, the process must go on.
+				th.Do(func() { r.detach() })
+			} else {
+				r.killAll()
+			}
 		}
 		w.Abort()
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", runErr, w.Partial())
 	}
 	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: r.interrupted == 0, Blobs: r.files.count()}
 	if r.interrupted != 0 {
-		foot.Interrupted = stopReason(r.interrupted)
+		foot.Interrupted = r.stopReason(r.interrupted)
 	}
 	if err := w.Close(foot); err != nil {
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", err, w.Partial())
 	}
 	res.Events = foot.Events
 	return res, nil
+}
+
+// launch starts the program, stopped at its exec, and the trace.
+func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
+	opts := r.opts
+	spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
+		StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+	var err error
+	if r.pid, err = ptrace.Start(spec); err != nil {
+		return err
+	}
+	h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
+	if opts.Chaos {
+		r.chaos = newChaos(opts.Seed)
+		h.Chaos, h.ChaosSeed = true, r.chaos.seed
+	}
+	h.Pid = r.pid
+	h.CPU = &cpu
+	h.Ignored = &ignored
+	h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
+	r.cpuidFaulting = h.CPUIDFaulting
+	if opts.Trace != nil {
+		r.w, err = opts.Trace.Start(h)
+	} else {
+		r.w, err = trace.Create(opts.Output, h)
+	}
+	if err != nil {
+		unix.Kill(r.pid, unix.SIGKILL)
+		ptrace.Wait(r.pid, false)
+		r.pid = 0
+		return err
+	}
+	r.files = newFileStore(r.w)
+	return nil
 }
 
 func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
@@ -371,18 +421,12 @@ func (r *Recorder) log(e *trace.Event) error {
 	return nil
 }
 
-// run is the recording loop, from the exec stop of the program to its end.
-func (r *Recorder) run() error {
+// startLeader starts the recording of a launched program at its exec stop.
+func (r *Recorder) startLeader() error {
 	root := r.newProcess(r.pid, 0)
 	if err := root.openMem(); err != nil {
 		return err
 	}
-	defer func() {
-		for _, p := range r.procs {
-			p.close()
-		}
-	}()
-	defer r.code.close()
 	leader := &thread{tid: r.pid, proc: root, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
 	r.threads[r.pid] = leader
 	if err := r.onExec(leader); err != nil {
@@ -390,7 +434,19 @@ func (r *Recorder) run() error {
 	}
 	leader.split = true // the exit of the initial execve is logged as an exit
 	r.current = leader
-	if err := r.resume(leader, 0); err != nil {
+	return r.resume(leader, 0)
+}
+
+// run is the recording loop, from start (the exec stop of the program, or
+// the threads of the process attached to) to its end.
+func (r *Recorder) run(start func() error) error {
+	defer func() {
+		for _, p := range r.procs {
+			p.close()
+		}
+	}()
+	defer r.code.close()
+	if err := start(); err != nil {
 		return err
 	}
 	for !r.done {
@@ -823,6 +879,21 @@ func (r *Recorder) wake() bool {
 // program has not got it shortly after (a kill aimed at rewind alone; see
 // forward). The second one, or SIGTERM or SIGHUP, stops the recording.
 func (r *Recorder) onStopSignal(sig unix.Signal) bool {
+	if r.att != nil {
+		// The process is not in rewind's terminal: any of these is for
+		// rewind, and ends the recording at once.
+		switch sig {
+		case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR2, durationElapsed:
+			r.interrupted = sig
+			return true
+		}
+		otherSignal(sig)
+		return false
+	}
+	if sig == durationElapsed {
+		r.interrupted = sig
+		return true
+	}
 	if r.fromProgram(sig) {
 		return false
 	}
@@ -863,8 +934,18 @@ func (r *Recorder) forward() {
 	unix.Kill(r.pid, sig)
 }
 
+// durationElapsed stands, among the signals that stop a recording, for the
+// end of Options.Duration.
+const durationElapsed = unix.Signal(-1)
+
 // stopReason says in words why rewind stopped a recording.
-func stopReason(sig unix.Signal) string {
+func (r *Recorder) stopReason(sig unix.Signal) string {
+	if r.att != nil {
+		if sig == durationElapsed {
+			return "detached after " + r.opts.Duration.String()
+		}
+		return "detached (" + unix.SignalName(sig) + " to rewind)"
+	}
 	if sig == unix.SIGINT || sig == unix.SIGQUIT {
 		return "interrupted (" + unix.SignalName(sig) + " to rewind twice)"
 	}
@@ -882,13 +963,17 @@ func (r *Recorder) end() error {
 	if r.current != nil {
 		tid = r.current.tid
 	}
-	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(stopReason(r.interrupted))}); err != nil {
+	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(r.stopReason(r.interrupted))}); err != nil {
 		return err
 	}
-	r.killAll()
 	if wk := r.waker.Swap(nil); wk != nil {
 		wk.Close(false)
 	}
+	if r.att != nil {
+		r.done = true
+		return r.detach()
+	}
+	r.killAll()
 	for {
 		st, _, err := ptrace.Wait(-1, false)
 		if err != nil {

@@ -1,0 +1,264 @@
+package record
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/attach"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// The end of a recording of a process rewind attached to: the process must
+// go on as if rewind had never been there. Every thread is brought to a
+// stop where its registers say what it will do next (stopAll), what
+// the recorder changed is put back (undo), the signals it held are queued
+// again, and the threads are let go.
+
+// detach releases every process of the tree, each thread at its next
+// instruction, unharmed.
+func (r *Recorder) detach() error {
+	held, err := r.stopAll()
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
+	var tids []int
+	for _, t := range r.threads {
+		if t.state != gone {
+			tids = append(tids, t.tid)
+		}
+	}
+	errs = append(errs, r.undoAttach(tids))
+	for _, t := range r.threads {
+		if t.state == gone {
+			continue
+		}
+		infos := held[t.tid]
+		for _, h := range t.held {
+			infos = append(infos, h.info)
+		}
+		for _, info := range infos {
+			if err := attach.Requeue(t.proc.pid, t.tid, t.proc.mem, info); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := ptrace.Detach(t.tid, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+			errs = append(errs, err)
+		}
+		t.state = gone
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("detach from %d: %w", r.pid, err)
+	}
+	return nil
+}
+
+// stopAll stops every thread where its registers describe its next
+// instruction: a running thread is interrupted, and a system call stop is
+// turned into the state before the call. It returns the signals taken out
+// of the queue on the way, by thread, to be queued again.
+func (r *Recorder) stopAll() (map[int][][]byte, error) {
+	held := map[int][][]byte{}
+	var errs []error
+	for _, t := range r.threads {
+		if t.state == gone {
+			continue
+		}
+		if t.spin.active() {
+			r.cancelSpin(t)
+		}
+		if t.state == parked {
+			errs = append(errs, r.settleStop(t, held))
+			continue
+		}
+		if err := ptrace.Interrupt(t.tid); err != nil {
+			if errors.Is(err, unix.ESRCH) {
+				t.state = gone
+				continue
+			}
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, r.waitStopped(t, held))
+	}
+	return held, errors.Join(errs...)
+}
+
+// waitStopped waits for a running thread to stop after PTRACE_INTERRUPT.
+func (r *Recorder) waitStopped(t *thread, held map[int][][]byte) error {
+	for {
+		st, _, err := ptrace.Wait(t.tid, false)
+		if err != nil {
+			return err
+		}
+		switch st.Kind {
+		case ptrace.Exited, ptrace.Killed:
+			t.state = gone
+			return nil
+		case ptrace.StopEvent:
+			switch st.Event {
+			case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+				// The call goes on to its end; the new task is
+				// released with the others.
+				if msg, err := ptrace.EventMsg(t.tid); err == nil {
+					r.adoptAtDetach(t, int(msg))
+				}
+				if err := ptrace.Syscall(t.tid, 0); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		t.state = parked
+		return r.settleStop(t, held)
+	}
+}
+
+// adoptAtDetach registers a task created while the recording was ending,
+// so that it is detached too.
+func (r *Recorder) adoptAtDetach(parent *thread, tid int) {
+	if r.threads[tid] != nil {
+		return
+	}
+	p := parent.proc
+	if isProcess(unix.PTRACE_EVENT_FORK, tid) && tid != parent.proc.pid {
+		p = r.newProcess(tid, parent.proc.pid)
+		p.openMem()
+	}
+	nt := &thread{tid: tid, proc: p, state: running}
+	r.threads[tid] = nt
+	if err := ptrace.Interrupt(tid); err == nil {
+		r.waitStopped(nt, map[int][][]byte{})
+	}
+}
+
+// settleStop turns the stop a thread is in into one from which calls can
+// be injected and after which it runs its next instruction as if never
+// stopped. A system call entry is undone (the call is skipped and the
+// thread put back before it: it makes the call again once released); an
+// interrupted blocking call is put back before the call; a signal a
+// thread was stopped for is held, to be queued again.
+func (r *Recorder) settleStop(t *thread, held map[int][][]byte) error {
+	op, err := ptrace.SyscallStop(t.tid)
+	if err != nil {
+		return err
+	}
+	switch op {
+	case ptrace.SyscallEntry:
+		return r.undoEntry(t)
+	case ptrace.SyscallExit:
+		_, err := attach.BeforeRestart(t.tid)
+		return err
+	}
+	info, err := ptrace.GetSiginfo(t.tid)
+	if err != nil {
+		return nil // an event or group stop: nothing is pending
+	}
+	// An event stop's siginfo is a SIGTRAP with the event above its code.
+	sig := int(binary.LittleEndian.Uint32(info))
+	event := sig == int(unix.SIGTRAP) && ptrace.SiCode(info)>>8 != 0
+	if !event && ptrace.Sent(sig, info) {
+		held[t.tid] = append(held[t.tid], info)
+	}
+	_, err = attach.BeforeRestart(t.tid)
+	return err
+}
+
+// undoEntry takes a thread stopped at a system call's entry back to before
+// the call: the kernel skips it (orig_rax -1), and at its exit stop the
+// registers are set to make it again.
+func (r *Recorder) undoEntry(t *thread) error {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return err
+	}
+	before := regs
+	before[trace.RAX] = regs[trace.OrigRAX]
+	before[trace.RIP] -= 2
+	before[trace.OrigRAX] = ^uint64(0)
+	regs[trace.OrigRAX] = ^uint64(0)
+	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
+		return err
+	}
+	if err := ptrace.Syscall(t.tid, 0); err != nil {
+		return err
+	}
+	st, _, err := ptrace.Wait(t.tid, false)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSyscall {
+		return fmt.Errorf("thread %d: %v while skipping its system call", t.tid, st)
+	}
+	return ptrace.SetRegs(t.tid, &before)
+}
+
+// undoAttach puts back what the recorder changed in the threads tids and
+// their processes: patched code, the vDSO, rdtsc and cpuid trapping, rseq
+// areas, CPU affinity. The threads are stopped where calls can be injected.
+func (r *Recorder) undoAttach(tids []int) error {
+	a := r.att
+	if a == nil {
+		return nil
+	}
+	var errs []error
+	done := map[*process]bool{}
+	for _, tid := range tids {
+		t := r.threads[tid]
+		var p *process
+		var m *ptrace.Mem
+		if t != nil {
+			p, m = t.proc, t.proc.mem
+		} else {
+			m = a.proc.Mem()
+		}
+		if p != nil && !done[p] {
+			done[p] = true
+			errs = append(errs, r.unpatch(p))
+		}
+		tsc := uint64(unix.PR_TSC_ENABLE)
+		if t != nil && t.tscSigsegv {
+			tsc = unix.PR_TSC_SIGSEGV
+		}
+		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, tsc); err != nil || ret < 0 {
+			errs = append(errs, fmt.Errorf("thread %d: let rdtsc run again: %v %d", tid, err, ret))
+		}
+		if a.cpuid {
+			if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1); err != nil || ret < 0 {
+				errs = append(errs, fmt.Errorf("thread %d: let cpuid run again: %v %d", tid, err, ret))
+			}
+		}
+		if rs, ok := a.rseq[tid]; ok {
+			if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RSEQ, rs.Addr, uint64(rs.Len), 0, uint64(rs.Sig)); err != nil || ret < 0 {
+				errs = append(errs, fmt.Errorf("thread %d: register its rseq area again: %v %d", tid, err, ret))
+			}
+		}
+		if set, ok := a.affinity[tid]; ok {
+			unix.SchedSetaffinity(tid, &set)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unpatch writes back the original bytes of the code the recorder patched
+// in process p: its sites, and the vDSO (a forked child has a copy of both).
+func (r *Recorder) unpatch(p *process) error {
+	var errs []error
+	if p.code != nil {
+		for _, s := range p.code.Sites() {
+			if _, err := p.mem.WriteAt(s.Orig, s.Addr); err != nil {
+				errs = append(errs, fmt.Errorf("restore the code at %#x: %w", s.Addr, err))
+			}
+		}
+	}
+	if a := r.att; a != nil && a.vdso != nil {
+		if _, err := p.mem.WriteAt(a.vdso, a.vdsoAddr); err != nil {
+			errs = append(errs, fmt.Errorf("restore the vDSO: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
