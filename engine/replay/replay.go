@@ -247,10 +247,17 @@ func (s *Session) launch() error {
 	if err != nil {
 		return err
 	}
-	if e == nil || e.Kind != trace.KindExec {
-		return errors.New("replay: trace does not start with an exec event")
+	if e == nil || (e.Kind != trace.KindExec && e.Kind != trace.KindSnapshot) {
+		return errors.New("replay: trace does not start with an exec event or a snapshot")
 	}
 	p.rec = e.Tid
+	if e.Kind == trace.KindSnapshot {
+		snap, err := trace.DecodeSnapshot(e)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		p.rec = int32(snap.Pid) // the process, whose first thread may not be its leader
+	}
 	s.procs[p.rec] = p
 	s.setMain(p)
 	s.threads[e.Tid] = &rthread{rec: e.Tid, real: pid, proc: p, atExec: true}
@@ -411,6 +418,8 @@ func (s *Session) apply(e *trace.Event) error {
 	switch e.Kind {
 	case trace.KindExec:
 		return s.applyExec(t, e)
+	case trace.KindSnapshot:
+		return s.applySnapshot(t, e)
 	case trace.KindSyscall, trace.KindSyscallEntry:
 		if err := s.applySyscall(t, e); err != nil {
 			return err
