@@ -138,7 +138,10 @@ func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func
 	for _, f := range set {
 		f(&opts)
 	}
-	fmt.Fprintf(os.Stderr, "rewind: recording process %d (%s); Ctrl-C detaches\n", pid, filepath.Base(exe))
+	opts.Attached = func(a record.AttachInfo) {
+		fmt.Fprintf(os.Stderr, "rewind: attached to process %d (%s): %d threads, %.1f MiB snapshot, paused %v; Ctrl-C detaches\n",
+			pid, filepath.Base(exe), a.Threads, float64(a.Bytes)/(1<<20), a.Pause.Round(time.Millisecond))
+	}
 	res, err := record.Record(opts)
 	switch {
 	case res == nil && !errors.Is(err, trace.ErrWrite):

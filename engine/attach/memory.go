@@ -32,7 +32,9 @@ func (p *Process) regions() ([]trace.Region, error) {
 		switch {
 		case kernelMappings[e.Path]:
 			m.Skipped = "made by the kernel in every process"
-		case !e.Shared() && e.Inode == 0 && resident[e.Start].rss == 0:
+		case !e.Shared() && e.Inode == 0 && resident[e.Start].rss == 0 && e.Path != "[vdso]":
+			// (The kernel fills the vDSO's pages when first touched: they
+			// are not zeros before.)
 			m.Zero = true
 		default:
 			data := make([]byte, m.Size)

@@ -99,6 +99,14 @@ func (p *Process) TakeHeld() map[int][][]byte {
 	return h
 }
 
+// Hold adds signals taken out of the queue, by thread, to those queued
+// again at the detach (or handed over by TakeHeld).
+func (p *Process) Hold(held map[int][][]byte) {
+	for tid, infos := range held {
+		p.held[tid] = append(p.held[tid], infos...)
+	}
+}
+
 // Restarted returns, for each thread the seize took out of a system call
 // that the kernel resumes itself (nanosleep, poll… now set to make
 // restart_syscall), the number of that call.
@@ -217,6 +225,7 @@ func BeforeRestart(tid int) (int, error) {
 	}
 	return restart, nil
 }
+
 // waitInterrupted waits until tid is in the stop PTRACE_INTERRUPT asked
 // for. A signal that arrives first is held, to be queued again at detach.
 func (p *Process) waitInterrupted(tid int) error {

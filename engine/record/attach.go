@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -37,6 +38,9 @@ type attached struct {
 	vdsoAddr uint64
 	// cpuid: CPUID faulting was turned on in every thread.
 	cpuid bool
+	// tscSigsegv are the threads whose rdtsc the program itself made
+	// fault (PR_SET_TSC) before rewind came.
+	tscSigsegv map[int]bool
 }
 
 // sigIgn is SIG_IGN.
@@ -61,11 +65,12 @@ type rseqConfiguration struct {
 // the trace header and the snapshot, and registers the threads, parked at
 // their stops. It runs on the ptrace thread, bound to cpu.
 func (r *Recorder) attachTo(pid, cpu int) error {
+	begin := time.Now()
 	p, err := attach.SeizeHere(pid)
 	if err != nil {
 		return err
 	}
-	r.att = &attached{proc: p, affinity: map[int]unix.CPUSet{}, rseq: map[int]trace.Rseq{}}
+	r.att = &attached{proc: p, affinity: map[int]unix.CPUSet{}, rseq: map[int]trace.Rseq{}, tscSigsegv: map[int]bool{}}
 	r.pid = pid
 	fail := func(err error) error {
 		r.undoAttach(p.Threads())
@@ -77,7 +82,14 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	if err != nil {
 		return fail(err)
 	}
+	// Its standard streams are its own, not rewind's: replay --check
+	// re-emits what it writes to them.
+	r.out = streamsOf(pid)
 	r.cpuidFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
+	// Before rdtsc traps: the vDSO's clock functions run it.
+	if err := leaveVDSO(p); err != nil {
+		return fail(err)
+	}
 	if err := r.prepareThreads(p.Threads(), cpu); err != nil {
 		return fail(err)
 	}
@@ -120,14 +132,31 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	for _, st := range snap.Threads {
 		t := &thread{tid: st.Tid, proc: root, state: parked, park: parkResume,
 			resumeRegs: st.Regs, haveRegs: true, restartNr: restarted[st.Tid]}
-		t.tscSigsegv = tscMode(st.Tid, root.mem)
+		t.tscSigsegv = r.att.tscSigsegv[st.Tid]
 		for _, info := range held[st.Tid] {
 			t.held = append(t.held, heldSignal{sig: int(binary.LittleEndian.Uint32(info)), info: info})
 		}
 		r.threads[st.Tid] = t
 		r.ready = append(r.ready, t)
 	}
+	if r.opts.Attached != nil {
+		var size uint64
+		for _, reg := range snap.Regions {
+			if len(reg.Blobs) > 0 {
+				size += reg.Size
+			}
+		}
+		r.opts.Attached(AttachInfo{Threads: len(snap.Threads), Regions: len(snap.Regions), Bytes: size, Pause: time.Since(begin)})
+	}
 	return nil
+}
+
+// AttachInfo describes the snapshot a recording of a running process
+// started from.
+type AttachInfo struct {
+	Threads, Regions int
+	Bytes            uint64        // the memory stored in the trace
+	Pause            time.Duration // from the seize to the snapshot written
 }
 
 // attachHeader describes the process for the trace header: its executable,
@@ -151,6 +180,29 @@ func attachHeader(pid int) (*trace.Header, error) {
 	cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 	h := NewHeader(exe, split("cmdline"), split("environ"), cwd, 0)
 	return h, nil
+}
+
+// leaveVDSO steps every thread stopped inside the vDSO out of it before its
+// functions are patched: the patch would change the code under it. The
+// signals that stop it meanwhile go with those held at the seize.
+func leaveVDSO(p *attach.Process) error {
+	maps, err := ptrace.ReadMaps(p.Pid)
+	if err != nil {
+		return err
+	}
+	for _, m := range maps {
+		if m.Path != "[vdso]" {
+			continue
+		}
+		held := map[int][][]byte{}
+		for _, tid := range p.Threads() {
+			if err := stepOut(tid, m.Start, m.End, held); err != nil {
+				return err
+			}
+		}
+		p.Hold(held)
+	}
+	return nil
 }
 
 // ignoredSet is the set of signals a process ignores (bit N-1 for N).
@@ -195,6 +247,7 @@ func (r *Recorder) prepareThreads(tids []int, cpu int) error {
 		if err := r.unregisterRseq(tid, m); err != nil {
 			return err
 		}
+		r.att.tscSigsegv[tid] = tscMode(tid, m)
 		if err := ptrace.TrapInstructions(tid, m, r.cpuidFaulting); err != nil {
 			return fmt.Errorf("thread %d: %w", tid, err)
 		}

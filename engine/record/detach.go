@@ -32,6 +32,15 @@ func (r *Recorder) detach() error {
 			tids = append(tids, t.tid)
 		}
 	}
+	if a := r.att; a != nil && a.vdso != nil {
+		// A thread stopped inside a vDSO stub would resume in the
+		// middle of the original code.
+		for _, tid := range tids {
+			if err := stepOut(tid, a.vdsoAddr, a.vdsoAddr+uint64(len(a.vdso)), held); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	errs = append(errs, r.undoAttach(tids))
 	for _, t := range r.threads {
 		if t.state == gone {
@@ -221,7 +230,7 @@ func (r *Recorder) undoAttach(tids []int) error {
 			errs = append(errs, r.unpatch(p))
 		}
 		tsc := uint64(unix.PR_TSC_ENABLE)
-		if t != nil && t.tscSigsegv {
+		if (t != nil && t.tscSigsegv) || (t == nil && a.tscSigsegv[tid]) {
 			tsc = unix.PR_TSC_SIGSEGV
 		}
 		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, tsc); err != nil || ret < 0 {
@@ -261,4 +270,45 @@ func (r *Recorder) unpatch(p *process) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// maxStepOut bounds the instructions stepOut runs: a vDSO function is a
+// few dozen, a stub three.
+const maxStepOut = 10000
+
+// stepOut single-steps a stopped thread until its rip leaves [lo, hi): the
+// code there is about to change under it (the vDSO patched at the attach,
+// or put back at the detach). A signal that stops it meanwhile is held in
+// held, to be queued again.
+func stepOut(tid int, lo, hi uint64, held map[int][][]byte) error {
+	var regs trace.Regs
+	for i := 0; ; i++ {
+		if err := ptrace.GetRegs(tid, &regs); err != nil {
+			return err
+		}
+		if pc := regs[trace.RIP]; pc < lo || pc >= hi {
+			return nil
+		}
+		if i == maxStepOut {
+			return fmt.Errorf("thread %d: still in the vDSO at %#x after %d instructions", tid, regs[trace.RIP], i)
+		}
+		if err := ptrace.Step(tid, 0); err != nil {
+			return err
+		}
+		st, _, err := ptrace.Wait(tid, false)
+		if err != nil {
+			return err
+		}
+		switch st.Kind {
+		case ptrace.StopSignal:
+			if st.Sig == int(unix.SIGTRAP) {
+				continue
+			}
+			if info, err := ptrace.GetSiginfo(tid); err == nil && ptrace.Sent(st.Sig, info) {
+				held[tid] = append(held[tid], info)
+			}
+		case ptrace.Exited, ptrace.Killed:
+			return nil
+		}
+	}
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// instead of starting Path (rewind record -p): it is detached, still
 	// running, when the recording ends.
 	Attach int
+	// Attached, when set, is called once the process attached to is
+	// snapshotted, before it runs again.
+	Attached func(AttachInfo)
 	// Duration, when not 0, ends the recording after that long, as a
 	// SIGTERM to rewind would.
 	Duration time.Duration

@@ -69,6 +69,18 @@ func newStreams(stdout, stderr *os.File) streams {
 	return streams{ids: [3]fileID{{}, identify(stdout), identify(stderr)}}
 }
 
+// streamsOf identifies the standard output and error of a running process.
+func streamsOf(pid int) streams {
+	var s streams
+	for fd := 1; fd <= 2; fd++ {
+		var st unix.Stat_t
+		if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", pid, fd), &st) == nil {
+			s.ids[fd] = idOf(&st)
+		}
+	}
+	return s
+}
+
 // streamOf says whether fd of tid refers to the program's standard output
 // (1) or error (2) as rewind passed them, or neither (0).
 func (r *Recorder) streamOf(tid, fd int) int {

@@ -1,0 +1,359 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Recording a process that already runs (rewind record -p, rewind attach):
+// each test starts a program the way a service starts, away from rewind,
+// talks to it, attaches, makes something happen, detaches with Ctrl-C,
+// checks that the program goes on as if nothing had happened, and replays
+// the trace.
+
+// service is a running program the test talks to through its stdin and
+// stdout.
+type service struct {
+	pid  int
+	in   *os.File
+	out  *bufio.Reader
+	head string // its first line
+}
+
+// startService runs bin with args; with "-d" among them it forks away and
+// its parent exits, as a daemon's does, else it runs in a session of its
+// own. It is killed at the end of the test.
+func startService(t *testing.T, bin string, args ...string) *service {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	inR.Close()
+	outW.Close()
+	s := &service{in: inW, out: bufio.NewReader(outR)}
+	t.Cleanup(func() {
+		if s.pid > 0 {
+			syscall.Kill(s.pid, syscall.SIGKILL)
+		}
+		inW.Close()
+		outR.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	s.head = s.readLine(t)
+	if _, err := fmt.Sscanf(s.head, "pid %d", &s.pid); err != nil {
+		t.Fatalf("%s said %q", bin, s.head)
+	}
+	return s
+}
+
+// readLine reads one line of the service's output, failing after a while.
+func (s *service) readLine(t *testing.T) string {
+	t.Helper()
+	type answer struct {
+		line string
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		l, err := s.out.ReadString('\n')
+		ch <- answer{strings.TrimSpace(l), err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			t.Fatalf("read from process %d: %v", s.pid, a.err)
+		}
+		return a.line
+	case <-time.After(cmdTimeout):
+		t.Fatalf("process %d did not answer", s.pid)
+	}
+	return ""
+}
+
+// ask sends a command line and, when answer is set, returns the line the
+// service answers.
+func (s *service) ask(t *testing.T, cmd string, answer bool) string {
+	t.Helper()
+	if _, err := s.in.WriteString(cmd + "\n"); err != nil {
+		t.Fatalf("write to process %d: %v", s.pid, err)
+	}
+	if !answer {
+		return ""
+	}
+	return s.readLine(t)
+}
+
+// checkRuns fails unless pid is alive, running or sleeping, and traced by
+// no one.
+func checkRuns(t *testing.T, pid int) {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("process %d is gone after the detach: %v", pid, err)
+	}
+	st := string(data)
+	if m := regexp.MustCompile(`State:\s+(\S)`).FindStringSubmatch(st); m == nil || !strings.Contains("RSD", m[1]) {
+		t.Errorf("process %d after the detach: state %v", pid, m)
+	}
+	if !strings.Contains(st, "TracerPid:\t0\n") {
+		t.Errorf("process %d is still traced after the detach", pid)
+	}
+}
+
+// recording is a `rewind record -p` in progress.
+type recording struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// attachTo starts `rewind record -p pid -o trace` (or `rewind attach`) and
+// returns once the snapshot is taken.
+func attachTo(t *testing.T, pid int, trace string, extra ...string) *recording {
+	t.Helper()
+	args := append([]string{"record", "-p", fmt.Sprint(pid), "-o", trace}, extra...)
+	cmd := exec.Command(rewind(t), args...)
+	pr, pw := io.Pipe()
+	rec := &recording{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	attached := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		seen := false
+		for sc.Scan() {
+			rec.stderr.WriteString(sc.Text() + "\n")
+			if !seen && strings.Contains(sc.Text(), "attached to process") {
+				seen = true
+				attached <- true
+			}
+		}
+		if !seen {
+			attached <- false
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		rec.done <- err
+	}()
+	select {
+	case ok := <-attached:
+		if !ok {
+			<-rec.done
+			if strings.Contains(rec.stderr.String(), "not permitted") {
+				t.Skipf("ptrace attach is not permitted here: %s", rec.stderr)
+			}
+			t.Fatalf("rewind did not attach to %d:\n%s", pid, rec.stderr)
+		}
+	case <-time.After(cmdTimeout):
+		t.Fatalf("rewind did not attach to %d within %v", pid, cmdTimeout)
+	}
+	return rec
+}
+
+// stop sends sig to rewind and waits for the recording to end with status
+// 0 and say that the process was detached.
+func (r *recording) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	r.cmd.Process.Signal(sig)
+	r.wait(t)
+}
+
+// wait waits for the recording to end by itself and checks it ended well.
+func (r *recording) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("rewind record -p: %v\n%s", err, r.stderr)
+		}
+	case <-time.After(cmdTimeout):
+		t.Fatalf("rewind record -p did not end:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr.String(), "detached; the process runs on") {
+		t.Errorf("rewind record -p did not say it detached:\n%s", r.stderr)
+	}
+}
+
+// askTCP sends lines to a TCP service and returns its answer.
+func askTCP(t *testing.T, addr string, lines ...string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", addr, err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(cmdTimeout))
+	if _, err := io.WriteString(c, strings.Join(lines, "\n")+"\nx\n"); err != nil {
+		t.Fatalf("write to %s: %v", addr, err)
+	}
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("read from %s: %v", addr, err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func TestAttachServiceBug(t *testing.T) {
+	bin := buildC(t, "attach/service.c")
+	svc := startService(t, bin, "-d")
+	var port int
+	fmt.Sscanf(svc.head, "pid %d port %d", new(int), &port)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	svc.ask(t, "add 100", false)
+	if got := askTCP(t, addr, "get"); got != "balance 100 records 1 name nobody" {
+		t.Fatalf("before the attach: %q", got)
+	}
+
+	trace := filepath.Join(t.TempDir(), "service.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	svc.ask(t, "add 23", false)
+	if got := askTCP(t, addr, "add 7", "get"); got != "balance 130 records 3 name nobody" {
+		t.Errorf("while recorded, over TCP: %q", got)
+	}
+	// The bug: 21 bytes into a 16-byte name; "-1234" lands in the balance.
+	svc.ask(t, "name overflowing-name-1234", false)
+	const corrupted = "balance 224197226797 records 3 name overflowing-name"
+	if got := svc.ask(t, "get", true); got != corrupted {
+		t.Errorf("while recorded, after the overflow: %q", got)
+	}
+	rec.stop(t, syscall.SIGINT)
+
+	// The process goes on, its state intact, on both of its inputs.
+	checkRuns(t, svc.pid)
+	svc.ask(t, "add 1", false)
+	if got := svc.ask(t, "get", true); got != "balance 224197226798 records 4 name overflowing-name" {
+		t.Errorf("after the detach: %q", got)
+	}
+	if got := askTCP(t, addr, "add 1", "get"); got != "balance 224197226799 records 5 name overflowing-name" {
+		t.Errorf("after the detach, over TCP: %q", got)
+	}
+
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || !strings.Contains(string(errOut), "replay OK") {
+		t.Fatalf("replay --check: status %d\n%s", code, errOut)
+	}
+	if !strings.Contains(string(out), corrupted) {
+		t.Errorf("replay --check did not write what the service answered on stdout:\n%s", out)
+	}
+
+	// From the end, the last writes to the balance, going back: the
+	// overflow's, then the add that made 130.
+	args := []string{"replay", "--batch", "-ex", "continue", "-ex", "watch -l acc.balance", "-ex", "reverse-continue", "-ex", "bt"}
+	for range 6 {
+		args = append(args, "-ex", "reverse-continue")
+	}
+	res := run(t, runOpts{}, rewind(t), append(args, trace)...)
+	got := string(res.Stdout) + string(res.Stderr)
+	if res.Code != 0 {
+		t.Fatalf("replay --batch: status %d\n%s", res.Code, got)
+	}
+	first := strings.Index(got, "set_name")
+	add := strings.Index(got, "New value = 130")
+	if first < 0 || add < first {
+		t.Errorf("reverse-continue with watch -l acc.balance: want set_name's write, then add's (130):\n%s", got)
+	}
+	if !regexp.MustCompile(`#1 .* command \(`).MatchString(got) {
+		t.Errorf("bt at the overflow does not show command():\n%s", got)
+	}
+}
+
+func TestAttachThreads(t *testing.T) {
+	bin := buildC(t, "attach/workers.c")
+	svc := startService(t, bin, "-d")
+	before := svc.ask(t, "get", true)
+	trace := filepath.Join(t.TempDir(), "workers.rwd")
+	rec := attachTo(t, svc.pid, trace, "--duration", "1s")
+	during := svc.ask(t, "get", true)
+	rec.wait(t)
+	checkRuns(t, svc.pid)
+	time.Sleep(20 * time.Millisecond)
+	after := svc.ask(t, "get", true)
+	for _, line := range []string{before, during, after} {
+		var counter, sum int
+		if _, err := fmt.Sscanf(line, "counter %d sum %d", &counter, &sum); err != nil || counter != sum {
+			t.Errorf("workers answered %q: the counter must equal the sum of the counts", line)
+		}
+	}
+	if before == after {
+		t.Errorf("the workers did not run on after the detach: %q", after)
+	}
+	_, errOut, code := replayCheck(t, trace)
+	if code != 0 {
+		t.Fatalf("replay --check: status %d\n%s", code, errOut)
+	}
+	res := run(t, runOpts{}, rewind(t), "replay", "--batch", "-ex", "break workers.c:22", "-ex", "continue", "-ex", "print id", "-ex", "info threads", trace)
+	got := string(res.Stdout)
+	if res.Code != 0 || !strings.Contains(got, "Breakpoint 1, worker") || strings.Count(got, "Thread 0x") != 4 {
+		t.Errorf("replay --batch on the workers: status %d, want a worker's breakpoint and 4 threads:\n%s%s", res.Code, got, res.Stderr)
+	}
+}
+
+func TestAttachGoServer(t *testing.T) {
+	bin := buildGo(t, "serve")
+	svc := startService(t, bin)
+	var addr string
+	fmt.Sscanf(svc.head, "pid %d addr %s", new(int), &addr)
+	get := func(path string) string {
+		t.Helper()
+		c := &http.Client{Timeout: cmdTimeout}
+		resp, err := c.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.TrimSpace(string(b))
+	}
+	get("/before")
+	trace := filepath.Join(t.TempDir(), "serve.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	for i := 2; i <= 4; i++ {
+		if got, want := get("/during"), fmt.Sprintf("hit %d /during", i); got != want {
+			t.Errorf("while recorded: %q, want %q", got, want)
+		}
+	}
+	rec.stop(t, syscall.SIGINT)
+	checkRuns(t, svc.pid)
+	// Its runtime reads the clock through the vDSO and rdtsc: both must
+	// work again.
+	for i := 5; i <= 7; i++ {
+		time.Sleep(50 * time.Millisecond)
+		if got, want := get("/after"), fmt.Sprintf("hit %d /after", i); got != want {
+			t.Errorf("after the detach: %q, want %q", got, want)
+		}
+	}
+	_, errOut, code := replayCheck(t, trace)
+	if code != 0 {
+		t.Fatalf("replay --check: status %d\n%s", code, errOut)
+	}
+	get("/quit")
+}
