@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-debugger/rewind/engine/attach"
 	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
@@ -55,6 +56,7 @@ func traceStatusExit(st trace.Status) error {
 
 func main() {
 	ptrace.MaybeRunHelper()
+	attach.MaybeRunGuard()
 	root := newRoot()
 	root.SetArgs(gdbStyleFlags(os.Args[1:]))
 	err := root.Execute()

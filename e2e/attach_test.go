@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -127,8 +128,26 @@ func checkRuns(t *testing.T, pid int) {
 // recording is a `rewind record -p` in progress.
 type recording struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 	done   chan error
+}
+
+// syncBuffer is a buffer one goroutine fills while another reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) WriteString(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.WriteString(s)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // attachTo starts `rewind record -p pid -o trace` (or `rewind attach`) and
@@ -138,7 +157,7 @@ func attachTo(t *testing.T, pid int, trace string, extra ...string) *recording {
 	args := append([]string{"record", "-p", fmt.Sprint(pid), "-o", trace}, extra...)
 	cmd := exec.Command(rewind(t), args...)
 	pr, pw := io.Pipe()
-	rec := &recording{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	rec := &recording{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -356,4 +375,92 @@ func TestAttachGoServer(t *testing.T) {
 		t.Fatalf("replay --check: status %d\n%s", code, errOut)
 	}
 	get("/quit")
+}
+
+func TestAttachShellTree(t *testing.T) {
+	// A shell loop forks and execs a child per command: the children
+	// are recorded with it, and laid out as replay lays them out.
+	script := filepath.Join(t.TempDir(), "loop.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho pid $$\ni=0\nwhile read line; do i=$((i+1)); echo \"$i $(echo $line | tr a-z A-Z)\"; done\n"), 0o755)
+	svc := startService(t, script)
+	if got := svc.ask(t, "before", true); got != "1 BEFORE" {
+		t.Fatalf("before the attach: %q", got)
+	}
+	trace := filepath.Join(t.TempDir(), "sh.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	if got := svc.ask(t, "during", true); got != "2 DURING" {
+		t.Errorf("while recorded: %q", got)
+	}
+	rec.stop(t, syscall.SIGTERM)
+	checkRuns(t, svc.pid)
+	if got := svc.ask(t, "after", true); got != "3 AFTER" {
+		t.Errorf("after the detach: %q", got)
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || !strings.Contains(string(out), "2 DURING") {
+		t.Fatalf("replay --check: status %d\n%s%s", code, out, errOut)
+	}
+	ps := run(t, runOpts{}, rewind(t), "ps", trace)
+	if !strings.Contains(string(ps.Stdout), "tr a-z A-Z") {
+		t.Errorf("rewind ps does not list the shell's children:\n%s", ps.Stdout)
+	}
+}
+
+func TestAttachRecorderKilled(t *testing.T) {
+	// rewind dies with SIGKILL: its guard puts back what recording
+	// changed (rdtsc that faults would kill a Go program at its next
+	// runtime.cputicks) and the server goes on.
+	bin := buildGo(t, "serve")
+	svc := startService(t, bin)
+	var addr string
+	fmt.Sscanf(svc.head, "pid %d addr %s", new(int), &addr)
+	get := func() (string, error) {
+		c := &http.Client{Timeout: 10 * time.Second}
+		resp, err := c.Get("http://" + addr + "/")
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return strings.TrimSpace(string(b)), err
+	}
+	trace := filepath.Join(t.TempDir(), "killed.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	if _, err := get(); err != nil {
+		t.Fatal(err)
+	}
+	rec.cmd.Process.Kill()
+	<-rec.done
+	deadline := time.Now().Add(cmdTimeout)
+	for !strings.Contains(rec.stderr.String(), "is restored and runs on") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(rec.stderr.String(), fmt.Sprintf("process %d is restored", svc.pid)) {
+		t.Fatalf("no word from the guard:\n%s", rec.stderr)
+	}
+	checkRuns(t, svc.pid)
+	for i := 0; i < 5; i++ {
+		time.Sleep(100 * time.Millisecond)
+		if got, err := get(); err != nil || !strings.HasPrefix(got, "hit ") {
+			t.Fatalf("after rewind died: %q %v", got, err)
+		}
+	}
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", svc.pid))
+	if !strings.Contains(string(status), "Cpus_allowed_list:\t"+cpusAllowed(t)) {
+		t.Errorf("the server's CPUs were not given back:\n%s", status)
+	}
+}
+
+// cpusAllowed is this process's Cpus_allowed_list: what the services the
+// tests start inherit.
+func cpusAllowed(t *testing.T) string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Cpus_allowed_list:\t(\S+)`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	}
+	return string(m[1])
 }

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"encoding/binary"
 	"bufio"
 	"crypto/sha256"
 	"fmt"
@@ -36,6 +37,13 @@ func (p *Process) regions() ([]trace.Region, error) {
 			// (The kernel fills the vDSO's pages when first touched: they
 			// are not zeros before.)
 			m.Zero = true
+		case !e.Shared() && e.Inode == 0 && e.Path != "[vdso]":
+			// Anonymous memory is mostly untouched in big heaps and
+			// runtime arenas: only the pages present (or swapped) are
+			// read and kept; the others read as zeros.
+			if err := p.readPresent(&m); err != nil {
+				return nil, err
+			}
 		default:
 			data := make([]byte, m.Size)
 			if _, err := p.mem.ReadAt(data, e.Start); err != nil {
@@ -50,6 +58,60 @@ func (p *Process) regions() ([]trace.Region, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// pagemap bits of one page (Documentation/admin-guide/mm/pagemap.rst).
+const (
+	pagePresent = 1 << 63
+	pageSwapped = 1 << 62
+	pageSize    = 4096
+)
+
+// readPresent reads the pages of m that are present or swapped, as runs.
+func (p *Process) readPresent(m *trace.Region) error {
+	f, err := os.Open(ptrace.ProcPath(p.Pid, "pagemap"))
+	if err != nil {
+		return fmt.Errorf("read the page map of %d: %w", p.Pid, err)
+	}
+	defer f.Close()
+	n := m.Size / pageSize
+	entries := make([]byte, 8*n)
+	if _, err := f.ReadAt(entries, int64(m.Start/pageSize*8)); err != nil {
+		return fmt.Errorf("read the page map of %d at %#x: %w", p.Pid, m.Start, err)
+	}
+	var runs []trace.Run
+	for i := uint64(0); i < n; i++ {
+		e := binary.LittleEndian.Uint64(entries[8*i:])
+		if e&(pagePresent|pageSwapped) == 0 {
+			continue
+		}
+		if k := len(runs); k > 0 && runs[k-1].Off+runs[k-1].Len == i*pageSize {
+			runs[k-1].Len += pageSize
+		} else {
+			runs = append(runs, trace.Run{Off: i * pageSize, Len: pageSize})
+		}
+	}
+	if len(runs) == 0 {
+		m.Zero = true
+		return nil
+	}
+	var total uint64
+	for _, r := range runs {
+		total += r.Len
+	}
+	data := make([]byte, total)
+	at := uint64(0)
+	for _, r := range runs {
+		if _, err := p.mem.ReadAt(data[at:at+r.Len], m.Start+r.Off); err != nil {
+			return fmt.Errorf("mapping %#x-%#x %s: %w", m.Start, m.End(), m.Path, err)
+		}
+		at += r.Len
+	}
+	m.Data = data
+	if len(runs) > 1 || runs[0].Len != m.Size {
+		m.Runs = runs
+	}
+	return nil
 }
 
 // byReference reports a mapping whose bytes a replay may take from its

@@ -24,24 +24,24 @@ import (
 // event, then records as it does from an exec. At the end it detaches
 // (detach.go) and the process runs on without rewind.
 
-// attached is what the recorder changed in a process it attached to, to be
-// put back at the detach.
+// attached is a recording of a process rewind attached to.
 type attached struct {
 	proc *attach.Process
-	// affinity is each thread's CPU set before it was bound to rewind's CPU.
-	affinity map[int]unix.CPUSet
-	// rseq are the rseq areas the recorder unregistered, by tid.
-	rseq map[int]trace.Rseq
-	// vdso is the vDSO as it was before its functions were patched into
-	// system calls, and vdsoAddr where it is.
-	vdso     []byte
-	vdsoAddr uint64
-	// cpuid: CPUID faulting was turned on in every thread.
-	cpuid bool
-	// tscSigsegv are the threads whose rdtsc the program itself made
-	// fault (PR_SET_TSC) before rewind came.
-	tscSigsegv map[int]bool
+	// changes are what the recorder changed in the processes, to put
+	// back at the detach. Their code is kept by process (process.vdso and
+	// process.code) and gathered by (*Recorder).changes.
+	changes attach.Changes
+	// guard puts the changes back if rewind dies (attach.StartGuard).
+	guard *attach.Guard
+	// kept is how many bytes of memory the snapshot stored.
+	kept uint64
 }
+
+// personality(2) arguments.
+const (
+	personaQuery    = 0xffffffff
+	addrNoRandomize = 0x0040000
+)
 
 // sigIgn is SIG_IGN.
 const sigIgn = 1
@@ -70,11 +70,20 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	if err != nil {
 		return err
 	}
-	r.att = &attached{proc: p, affinity: map[int]unix.CPUSet{}, rseq: map[int]trace.Rseq{}, tscSigsegv: map[int]bool{}}
+	r.att = &attached{proc: p, changes: attach.Changes{Threads: map[int]attach.ThreadSettings{}}}
 	r.pid = pid
 	fail := func(err error) error {
-		r.undoAttach(p.Threads())
+		c := r.changes()
+		held := map[int][][]byte{}
+		c.UndoCode(pid, p.Threads(), p.Mem(), held)
+		for _, tid := range p.Threads() {
+			c.UndoThread(tid, p.Mem())
+		}
+		p.Hold(held)
 		p.Detach()
+		if r.att.guard != nil {
+			r.att.guard.Release()
+		}
 		r.att = nil
 		return err
 	}
@@ -90,16 +99,28 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	if err := leaveVDSO(p); err != nil {
 		return fail(err)
 	}
+	if r.att.guard, err = attach.StartGuard(os.Stderr); err != nil {
+		return fail(err)
+	}
 	if err := r.prepareThreads(p.Threads(), cpu); err != nil {
 		return fail(err)
 	}
+	r.guardUpdate()
 	// The snapshot is taken once the rseq areas say "unregistered": that
 	// is the memory the recorded run starts from.
 	snap, err := p.Snapshot()
 	if err != nil {
 		return fail(err)
 	}
-	snap.Rseq = r.att.rseq
+	if debug {
+		fmt.Fprintf(os.Stderr, "rec: attach: snapshot taken %v after the seize\n", time.Since(begin))
+	}
+	snap.Rseq = map[int]trace.Rseq{}
+	for tid, ts := range r.att.changes.Threads {
+		if ts.Rseq != nil {
+			snap.Rseq[tid] = *ts.Rseq
+		}
+	}
 	h.Pid, h.CPU, h.Attached, h.CPUIDFaulting = pid, &cpu, true, r.cpuidFaulting
 	ignored := ignoredSet(snap.Handlers)
 	h.Ignored = &ignored
@@ -127,12 +148,13 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 		r.w.Abort()
 		return fail(err)
 	}
+	r.guardUpdate()
 	held := p.TakeHeld()
 	restarted := p.Restarted()
 	for _, st := range snap.Threads {
 		t := &thread{tid: st.Tid, proc: root, state: parked, park: parkResume,
 			resumeRegs: st.Regs, haveRegs: true, restartNr: restarted[st.Tid]}
-		t.tscSigsegv = r.att.tscSigsegv[st.Tid]
+		t.tscSigsegv = r.att.changes.Threads[st.Tid].TSCSigsegv
 		for _, info := range held[st.Tid] {
 			t.held = append(t.held, heldSignal{sig: int(binary.LittleEndian.Uint32(info)), info: info})
 		}
@@ -140,13 +162,7 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 		r.ready = append(r.ready, t)
 	}
 	if r.opts.Attached != nil {
-		var size uint64
-		for _, reg := range snap.Regions {
-			if len(reg.Blobs) > 0 {
-				size += reg.Size
-			}
-		}
-		r.opts.Attached(AttachInfo{Threads: len(snap.Threads), Regions: len(snap.Regions), Bytes: size, Pause: time.Since(begin)})
+		r.opts.Attached(AttachInfo{Threads: len(snap.Threads), Regions: len(snap.Regions), Bytes: r.att.kept, Pause: time.Since(begin)})
 	}
 	return nil
 }
@@ -196,13 +212,55 @@ func leaveVDSO(p *attach.Process) error {
 		}
 		held := map[int][][]byte{}
 		for _, tid := range p.Threads() {
-			if err := stepOut(tid, m.Start, m.End, held); err != nil {
+			if err := attach.StepOut(tid, m.Start, m.End, held); err != nil {
 				return err
 			}
 		}
 		p.Hold(held)
 	}
 	return nil
+}
+
+// keepVDSO notes the vDSO of process p as it is, about to be patched, so
+// that the detach puts it back.
+func (r *Recorder) keepVDSO(p *process, addr, size uint64) error {
+	orig := make([]byte, size)
+	if _, err := p.mem.ReadAt(orig, addr); err != nil {
+		return fmt.Errorf("read the vDSO: %w", err)
+	}
+	p.vdso = &attach.Patch{Addr: addr, Orig: orig}
+	return nil
+}
+
+// guardUpdate tells the guard what is changed now: after the attach, and
+// when a process of the tree forks, execs or gets code patched.
+func (r *Recorder) guardUpdate() {
+	if r.att == nil || r.att.guard == nil {
+		return
+	}
+	if err := r.att.guard.Update(r.changes()); err != nil {
+		r.warnOnce("guard", "rewind: warning: %v: if rewind dies, the process keeps what recording changed in it\n", err)
+	}
+}
+
+// changes gathers what the recorder changed, with the code of every live
+// process of the tree.
+func (r *Recorder) changes() *attach.Changes {
+	c := r.att.changes
+	c.Code = map[int][]attach.Patch{}
+	for pid, p := range r.procs {
+		var code []attach.Patch
+		if p.vdso != nil {
+			code = append(code, *p.vdso)
+		}
+		if p.code != nil {
+			for _, s := range p.code.Sites() {
+				code = append(code, attach.Patch{Addr: s.Addr, Orig: s.Orig})
+			}
+		}
+		c.Code[pid] = code
+	}
+	return &c
 }
 
 // ignoredSet is the set of signals a process ignores (bit N-1 for N).
@@ -231,50 +289,67 @@ func stackLimit(lims []trace.Rlimit, def [2]uint64) [2]uint64 {
 // area, noting how to undo each.
 func (r *Recorder) prepareThreads(tids []int, cpu int) error {
 	m := r.att.proc.Mem()
+	c := &r.att.changes
+	unix.SchedGetaffinity(r.pid, &c.Affinity)
 	var set unix.CPUSet
 	set.Set(cpu)
 	for _, tid := range tids {
 		if err := ptrace.SetOptions(tid, ptrace.Options&^ptrace.OptExitKill); err != nil {
 			return err
 		}
+		var ts attach.ThreadSettings
 		var old unix.CPUSet
 		if err := unix.SchedGetaffinity(tid, &old); err == nil {
-			r.att.affinity[tid] = old
+			ts.Affinity = &old
 			if err := unix.SchedSetaffinity(tid, &set); err != nil {
 				return fmt.Errorf("thread %d: bind to CPU %d: %w", tid, cpu, err)
 			}
 		}
-		if err := r.unregisterRseq(tid, m); err != nil {
+		// What it execs from now on is laid out without ASLR, as replay
+		// lays it out.
+		persona, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, personaQuery)
+		if err != nil || persona < 0 {
+			return fmt.Errorf("thread %d: read its personality: %v %d", tid, err, persona)
+		}
+		if tid == tids[0] {
+			c.Personality = uint64(persona)
+		}
+		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, uint64(persona)|addrNoRandomize); err != nil || ret < 0 {
+			return fmt.Errorf("thread %d: set ADDR_NO_RANDOMIZE: %v %d", tid, err, ret)
+		}
+		rs, err := unregisterRseq(tid, m)
+		if err != nil {
 			return err
 		}
-		r.att.tscSigsegv[tid] = tscMode(tid, m)
+		ts.Rseq = rs
+		ts.TSCSigsegv = tscMode(tid, m)
+		c.Threads[tid] = ts
 		if err := ptrace.TrapInstructions(tid, m, r.cpuidFaulting); err != nil {
 			return fmt.Errorf("thread %d: %w", tid, err)
 		}
 	}
-	r.att.cpuid = r.cpuidFaulting
+	c.CPUID = r.cpuidFaulting
 	return nil
 }
 
 // unregisterRseq takes the thread's rseq area away from the kernel, which
 // would otherwise write into it and move the thread out of critical
 // sections behind the recorder's back. glibc then asks the kernel for the
-// CPU instead.
-func (r *Recorder) unregisterRseq(tid int, m *ptrace.Mem) error {
+// CPU instead. It returns the area, nil when there was none.
+func unregisterRseq(tid int, m *ptrace.Mem) (*trace.Rseq, error) {
 	var conf rseqConfiguration
 	_, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetRseqConfiguration, uintptr(tid), unsafe.Sizeof(conf), uintptr(unsafe.Pointer(&conf)), 0, 0)
 	if e != 0 || conf.Addr == 0 {
-		return nil // no rseq here (an old kernel, or none registered)
+		return nil, nil // no rseq here (an old kernel, or none registered)
 	}
 	ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RSEQ, conf.Addr, uint64(conf.Len), rseqFlagUnregister, uint64(conf.Sig))
 	if err != nil {
-		return fmt.Errorf("thread %d: unregister its rseq area: %w", tid, err)
+		return nil, fmt.Errorf("thread %d: unregister its rseq area: %w", tid, err)
 	}
 	if ret < 0 {
-		return fmt.Errorf("thread %d: unregister its rseq area: %w", tid, unix.Errno(-ret))
+		return nil, fmt.Errorf("thread %d: unregister its rseq area: %w", tid, unix.Errno(-ret))
 	}
-	r.att.rseq[tid] = trace.Rseq{Addr: conf.Addr, Len: conf.Len, Sig: conf.Sig}
-	return nil
+	return &trace.Rseq{Addr: conf.Addr, Len: conf.Len, Sig: conf.Sig}, nil
 }
 
 // tscMode reads whether the program itself asked its thread's rdtsc to
@@ -300,9 +375,7 @@ func tscMode(tid int, m *ptrace.Mem) bool {
 func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 	for i := range snap.Regions {
 		reg := &snap.Regions[i]
-		if reg.Path == "[vdso]" {
-			r.att.vdso, r.att.vdsoAddr = slices.Clone(reg.Data), reg.Start
-		}
+		r.att.kept += uint64(len(reg.Data))
 		for off := 0; off < len(reg.Data); off += trace.MaxRegionBlob {
 			id, err := r.w.AddBlob(reg.Data[off:min(off+trace.MaxRegionBlob, len(reg.Data))])
 			if err != nil {
@@ -316,7 +389,12 @@ func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	return r.log(e)
+	if err := r.log(e); err != nil {
+		return err
+	}
+	// To the file at once: a recorder that dies later leaves a trace
+	// that starts somewhere.
+	return r.w.Push()
 }
 
 // patchSnapshot patches the running image as an exec's would be: the vDSO's
@@ -324,8 +402,14 @@ func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 // memory. Replay does the same on the rebuilt process.
 func (r *Recorder) patchSnapshot(p *process, snap *trace.Snapshot) error {
 	p.code = &patch.Space{}
-	if r.att.vdsoAddr != 0 {
-		unknown, err := patch.PatchVDSO(p.mem, r.att.vdsoAddr)
+	for _, reg := range snap.Regions {
+		if reg.Path != "[vdso]" {
+			continue
+		}
+		if err := r.keepVDSO(p, reg.Start, reg.Size); err != nil {
+			return err
+		}
+		unknown, err := patch.PatchVDSO(p.mem, reg.Start)
 		if err != nil {
 			return fmt.Errorf("snapshot: patch the vDSO: %w", err)
 		}

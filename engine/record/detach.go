@@ -32,16 +32,7 @@ func (r *Recorder) detach() error {
 			tids = append(tids, t.tid)
 		}
 	}
-	if a := r.att; a != nil && a.vdso != nil {
-		// A thread stopped inside a vDSO stub would resume in the
-		// middle of the original code.
-		for _, tid := range tids {
-			if err := stepOut(tid, a.vdsoAddr, a.vdsoAddr+uint64(len(a.vdso)), held); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	errs = append(errs, r.undoAttach(tids))
+	errs = append(errs, r.undoAttach(tids, held))
 	for _, t := range r.threads {
 		if t.state == gone {
 			continue
@@ -59,6 +50,9 @@ func (r *Recorder) detach() error {
 			errs = append(errs, err)
 		}
 		t.state = gone
+	}
+	if r.att.guard != nil {
+		r.att.guard.Release()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("detach from %d: %w", r.pid, err)
@@ -209,106 +203,27 @@ func (r *Recorder) undoEntry(t *thread) error {
 // undoAttach puts back what the recorder changed in the threads tids and
 // their processes: patched code, the vDSO, rdtsc and cpuid trapping, rseq
 // areas, CPU affinity. The threads are stopped where calls can be injected.
-func (r *Recorder) undoAttach(tids []int) error {
-	a := r.att
-	if a == nil {
+func (r *Recorder) undoAttach(tids []int, held map[int][][]byte) error {
+	if r.att == nil {
 		return nil
 	}
+	c := r.changes()
 	var errs []error
-	done := map[*process]bool{}
+	byProc := map[*process][]int{}
 	for _, tid := range tids {
-		t := r.threads[tid]
-		var p *process
-		var m *ptrace.Mem
-		if t != nil {
-			p, m = t.proc, t.proc.mem
-		} else {
-			m = a.proc.Mem()
+		if t := r.threads[tid]; t != nil {
+			byProc[t.proc] = append(byProc[t.proc], tid)
 		}
-		if p != nil && !done[p] {
-			done[p] = true
-			errs = append(errs, r.unpatch(p))
+	}
+	for p, ptids := range byProc {
+		errs = append(errs, c.UndoCode(p.pid, ptids, p.mem, held))
+	}
+	for _, tid := range tids {
+		m := r.att.proc.Mem()
+		if t := r.threads[tid]; t != nil {
+			m = t.proc.mem
 		}
-		tsc := uint64(unix.PR_TSC_ENABLE)
-		if (t != nil && t.tscSigsegv) || (t == nil && a.tscSigsegv[tid]) {
-			tsc = unix.PR_TSC_SIGSEGV
-		}
-		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, tsc); err != nil || ret < 0 {
-			errs = append(errs, fmt.Errorf("thread %d: let rdtsc run again: %v %d", tid, err, ret))
-		}
-		if a.cpuid {
-			if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1); err != nil || ret < 0 {
-				errs = append(errs, fmt.Errorf("thread %d: let cpuid run again: %v %d", tid, err, ret))
-			}
-		}
-		if rs, ok := a.rseq[tid]; ok {
-			if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RSEQ, rs.Addr, uint64(rs.Len), 0, uint64(rs.Sig)); err != nil || ret < 0 {
-				errs = append(errs, fmt.Errorf("thread %d: register its rseq area again: %v %d", tid, err, ret))
-			}
-		}
-		if set, ok := a.affinity[tid]; ok {
-			unix.SchedSetaffinity(tid, &set)
-		}
+		errs = append(errs, c.UndoThread(tid, m))
 	}
 	return errors.Join(errs...)
-}
-
-// unpatch writes back the original bytes of the code the recorder patched
-// in process p: its sites, and the vDSO (a forked child has a copy of both).
-func (r *Recorder) unpatch(p *process) error {
-	var errs []error
-	if p.code != nil {
-		for _, s := range p.code.Sites() {
-			if _, err := p.mem.WriteAt(s.Orig, s.Addr); err != nil {
-				errs = append(errs, fmt.Errorf("restore the code at %#x: %w", s.Addr, err))
-			}
-		}
-	}
-	if a := r.att; a != nil && a.vdso != nil {
-		if _, err := p.mem.WriteAt(a.vdso, a.vdsoAddr); err != nil {
-			errs = append(errs, fmt.Errorf("restore the vDSO: %w", err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// maxStepOut bounds the instructions stepOut runs: a vDSO function is a
-// few dozen, a stub three.
-const maxStepOut = 10000
-
-// stepOut single-steps a stopped thread until its rip leaves [lo, hi): the
-// code there is about to change under it (the vDSO patched at the attach,
-// or put back at the detach). A signal that stops it meanwhile is held in
-// held, to be queued again.
-func stepOut(tid int, lo, hi uint64, held map[int][][]byte) error {
-	var regs trace.Regs
-	for i := 0; ; i++ {
-		if err := ptrace.GetRegs(tid, &regs); err != nil {
-			return err
-		}
-		if pc := regs[trace.RIP]; pc < lo || pc >= hi {
-			return nil
-		}
-		if i == maxStepOut {
-			return fmt.Errorf("thread %d: still in the vDSO at %#x after %d instructions", tid, regs[trace.RIP], i)
-		}
-		if err := ptrace.Step(tid, 0); err != nil {
-			return err
-		}
-		st, _, err := ptrace.Wait(tid, false)
-		if err != nil {
-			return err
-		}
-		switch st.Kind {
-		case ptrace.StopSignal:
-			if st.Sig == int(unix.SIGTRAP) {
-				continue
-			}
-			if info, err := ptrace.GetSiginfo(tid); err == nil && ptrace.Sent(st.Sig, info) {
-				held[tid] = append(held[tid], info)
-			}
-		case ptrace.Exited, ptrace.Killed:
-			return nil
-		}
-	}
 }

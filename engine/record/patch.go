@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/attach"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
@@ -93,6 +94,14 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 		return st, 0, err
 	}
 	vdso := st.VDSO
+	p.vdso = nil
+	if vdso != 0 && r.att != nil {
+		// A process of the attached tree exec'd: its new vDSO is put
+		// back at the detach too.
+		if v, err := patch.ReadVDSO(p.mem, vdso); err == nil {
+			p.vdso = &attach.Patch{Addr: vdso, Orig: v.Data}
+		}
+	}
 	if vdso != 0 {
 		unknown, err := patch.PatchVDSO(p.mem, vdso)
 		if err != nil {
@@ -115,6 +124,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	for _, mp := range maps {
 		r.warnPatch(p.code.Map(p.mem, mp))
 	}
+	r.guardUpdate()
 	return st, vdso, nil
 }
 
@@ -141,6 +151,9 @@ func (r *Recorder) patchAfterSyscall(t *thread, c *syscalls.Call, e *trace.Event
 		return r.code.blobImage(e.Map.Blob, t.tid, int(int32(c.Args[4])))
 	}
 	r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, c.Nr, c.Args, uint64(c.Ret), image))
+	if r.att != nil {
+		r.guardUpdate() // new code may have sites the guard must know
+	}
 }
 
 // emulateRand completes a patched rdrand or rdseed the thread trapped on

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/attach"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -26,6 +27,10 @@ type process struct {
 	// of its parent's after a fork, the parent's own when they share memory
 	// (vfork), a new one at each exec.
 	code *patch.Space
+	// vdso is its vDSO before it was patched, for the detach of a
+	// process rewind attached to (a fork's copy is its parent's; nil
+	// otherwise).
+	vdso *attach.Patch
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -33,7 +38,11 @@ type process struct {
 func (r *Recorder) newProcess(pid, parent int) *process {
 	p := &process{pid: pid, parent: parent}
 	p.code = r.inheritCode(r.procs[parent], pid)
+	if pp := r.procs[parent]; pp != nil {
+		p.vdso = pp.vdso
+	}
 	r.procs[pid] = p
+	r.guardUpdate()
 	return p
 }
 

@@ -258,16 +258,36 @@ func (b *builder) mapRegion(r *trace.Region) error {
 			return fmt.Errorf("%s changed since it was recorded (its bytes at offset %#x differ); replay needs the same file", r.File.Path, r.File.Offset)
 		}
 	case len(r.Blobs) > 0:
-		addr := r.Start
-		for _, id := range r.Blobs {
-			data, err := b.s.blob(id)
-			if err != nil {
-				return fmt.Errorf("region %#x-%#x: %w", r.Start, r.End(), err)
+		return b.fill(r)
+	}
+	return nil
+}
+
+// fill writes a region's bytes, from its blobs, where its runs say.
+func (b *builder) fill(r *trace.Region) error {
+	runs := r.Runs
+	if runs == nil {
+		runs = []trace.Run{{Off: 0, Len: r.Size}}
+	}
+	var data []byte
+	blobs := r.Blobs
+	for _, run := range runs {
+		for at := uint64(0); at < run.Len; {
+			if len(data) == 0 {
+				if len(blobs) == 0 {
+					return fmt.Errorf("region %#x-%#x: its blobs end before its runs", r.Start, r.End())
+				}
+				var err error
+				if data, err = b.s.blob(blobs[0]); err != nil {
+					return fmt.Errorf("region %#x-%#x: %w", r.Start, r.End(), err)
+				}
+				blobs = blobs[1:]
 			}
-			if _, err := b.m.WriteAt(data, addr); err != nil {
+			n := min(uint64(len(data)), run.Len-at)
+			if _, err := b.m.WriteAt(data[:n], r.Start+run.Off+at); err != nil {
 				return fmt.Errorf("region %#x-%#x: write its bytes: %w", r.Start, r.End(), err)
 			}
-			addr += uint64(len(data))
+			data, at = data[n:], at+n
 		}
 	}
 	return nil

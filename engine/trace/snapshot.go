@@ -48,6 +48,10 @@ type Region struct {
 	File *FileRef `json:"file,omitempty"`
 	// Blobs hold the bytes in order, each at most MaxRegionBlob long.
 	Blobs []uint32 `json:"blobs,omitempty"`
+	// Runs, when set, say where the bytes of Blobs go, one run after the
+	// other: the pages in no run were never touched (zeros). Unset, the
+	// bytes cover the whole region.
+	Runs []Run `json:"runs,omitempty"`
 	// Zero: private anonymous memory never touched, all zeros.
 	Zero bool `json:"zero,omitempty"`
 	// Skipped says why the bytes are not kept ([vvar], [vsyscall]).
@@ -55,6 +59,12 @@ type Region struct {
 	// Data are the bytes while the snapshot is taken, before the recorder
 	// stores them as Blobs.
 	Data []byte `json:"-"`
+}
+
+// Run is a stretch of a region, from its offset Off.
+type Run struct {
+	Off uint64 `json:"off"`
+	Len uint64 `json:"len"`
 }
 
 // MaxRegionBlob bounds one blob of a region's bytes.
