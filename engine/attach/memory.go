@@ -1,9 +1,9 @@
 package attach
 
 import (
-	"encoding/binary"
 	"bufio"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
