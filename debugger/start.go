@@ -50,6 +50,15 @@ func (s *Session) cmdStart(res *Result) error {
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
+	if s.Header().Attached && s.startOfProgram() == s.tl.Start() {
+		// Recorded from a running process: main ran long before, and
+		// the recording's first moment is the best first screen.
+		if err := s.cmdGoto("start", res); err != nil {
+			return err
+		}
+		res.Text = fmt.Sprintf("The recording starts where rewind attached to process %d, which was running (goto start is the same place)\n%s", s.Process(), res.Text)
+		return nil
+	}
 	if err := s.tl.Goto(s.startOfProgram()); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -103,6 +112,9 @@ func (s *Session) cmdStart(res *Result) error {
 // events before it are the dynamic loader's and libc's start: the
 // Timeline folds them also when the UI opens elsewhere (at a crash).
 func (s *Session) MainEvent() (int64, bool) {
+	if s.Header().Attached {
+		return 0, false // no loader before the snapshot
+	}
 	_, addrs, err := s.mainFunction()
 	if err != nil {
 		return 0, false
