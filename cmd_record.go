@@ -29,9 +29,9 @@ func newRecordCmd() *cobra.Command {
 	var chaos bool
 	var seed uint64
 	var pid int
-	var duration time.Duration
+	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D]",
+		Use:   "record [-o TRACE] [--keep-last D] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -64,7 +64,10 @@ after --duration. The process ending or crashing ends the recording too.`,
 			if cmd.Flags().Changed("chaos-seed") {
 				chaos = true
 			}
-			setChaos := func(o *record.Options) { o.Chaos, o.Seed = chaos, seed }
+			if keepLast < 0 {
+				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
+			}
+			setChaos := func(o *record.Options) { o.Chaos, o.Seed, o.KeepLast = chaos, seed, keepLast }
 			if pid != 0 {
 				return runAttach(out, bindCPU, pid, duration, setChaos)
 			}
@@ -82,15 +85,16 @@ after --duration. The process ending or crashing ends the recording too.`,
 	cmd.Flags().Uint64Var(&seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
 	cmd.Flags().IntVarP(&pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
+	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
 	return cmd
 }
 
 func newAttachCmd() *cobra.Command {
 	var out string
 	var bindCPU int
-	var duration time.Duration
+	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
-		Use:   "attach PID [-o TRACE] [--duration D]",
+		Use:   "attach PID [-o TRACE] [--duration D] [--keep-last D]",
 		Short: "Record a running process (rewind record -p PID)",
 		Long: `Stops process PID for a snapshot of its state, records it from there, and lets
 it go on, detached, at Ctrl-C, SIGTERM, SIGHUP or SIGUSR2 to rewind, or after
@@ -103,12 +107,16 @@ without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
 			if err != nil || pid <= 0 {
 				return fmt.Errorf("attach: %q is not a process id", args[0])
 			}
-			return runAttach(out, bindCPU, pid, duration)
+			if keepLast < 0 {
+				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
+			}
+			return runAttach(out, bindCPU, pid, duration, func(o *record.Options) { o.KeepLast = keepLast })
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
 	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the process to this CPU while recording (default: the one rewind starts on)")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "detach after this long (e.g. 30s, 5m)")
+	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
 	return cmd
 }
 

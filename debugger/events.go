@@ -78,7 +78,9 @@ func DescribeEvent(e, entry *trace.Event) string {
 	case trace.KindExec:
 		return fmt.Sprintf("exec (rip %#x, rsp %#x)", e.Regs[trace.RIP], e.Regs[trace.RSP])
 	case trace.KindSnapshot:
-		if snap, err := trace.DecodeSnapshot(e); err == nil {
+		if snap, err := trace.DecodeSnapshot(e); err == nil && snap.Ring {
+			return fmt.Sprintf("+++ snapshot of process %d where the ring buffer kept it from: %d threads, %d mappings +++", snap.Pid, len(snap.Threads), len(snap.Regions))
+		} else if err == nil {
 			return fmt.Sprintf("+++ attached to process %d: snapshot of %d threads, %d mappings +++", snap.Pid, len(snap.Threads), len(snap.Regions))
 		}
 		return "+++ attached: snapshot +++"

@@ -50,13 +50,13 @@ func (s *Session) cmdStart(res *Result) error {
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
-	if s.Header().Attached && s.startOfProgram() == s.tl.Start() {
+	if s.tl.Session().FromSnapshot() && s.startOfProgram() == s.tl.Start() {
 		// Recorded from a running process: main ran long before, and
 		// the recording's first moment is the best first screen.
 		if err := s.cmdGoto("start", res); err != nil {
 			return err
 		}
-		res.Text = fmt.Sprintf("The recording starts where rewind attached to process %d, which was running (goto start is the same place)\n%s", s.Process(), res.Text)
+		res.Text = fmt.Sprintf("The recording starts from a snapshot of process %d, which was running (goto start is the same place)\n%s", s.Process(), res.Text)
 		return nil
 	}
 	if err := s.tl.Goto(s.startOfProgram()); err != nil {
@@ -112,7 +112,7 @@ func (s *Session) cmdStart(res *Result) error {
 // events before it are the dynamic loader's and libc's start: the
 // Timeline folds them also when the UI opens elsewhere (at a crash).
 func (s *Session) MainEvent() (int64, bool) {
-	if s.Header().Attached {
+	if s.tl.Session().FromSnapshot() {
 		return 0, false // no loader before the snapshot
 	}
 	_, addrs, err := s.mainFunction()

@@ -78,6 +78,16 @@ func SeizeHere(pid int) (*Process, error) {
 	return p, nil
 }
 
+// Adopt wraps threads tids of process pid that the caller already traces
+// and has stopped where calls can be injected (the recorder's, for a new
+// segment of its ring buffer), so as to snapshot them. It must not be
+// detached.
+func Adopt(pid int, tids []int, m *ptrace.Mem) *Process {
+	p := &Process{Pid: pid, mem: m, tids: append([]int(nil), tids...), held: map[int][][]byte{}, restarted: map[int]int{}}
+	p.leaderFirst()
+	return p
+}
+
 // do runs f on the process's ptrace thread.
 func (p *Process) do(f func()) {
 	if p.th == nil {

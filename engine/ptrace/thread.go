@@ -5,7 +5,9 @@
 package ptrace
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 )
 
 // Thread runs functions on one goroutine locked to its OS thread. Every
@@ -42,7 +44,15 @@ func NewThread() *Thread {
 func (t *Thread) Do(f func()) {
 	finished := make(chan any, 1)
 	t.work <- func() {
-		defer func() { finished <- recover() }()
+		defer func() {
+			if p := recover(); p != nil {
+				// With the stack where it happened: the caller's
+				// says nothing of it.
+				finished <- fmt.Sprintf("%v\n\n%s", p, debug.Stack())
+				return
+			}
+			finished <- nil
+		}()
 		f()
 	}
 	if p := <-finished; p != nil {

@@ -129,12 +129,7 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 		r.chaos = newChaos(r.opts.Seed)
 		h.Chaos, h.ChaosSeed = true, r.chaos.seed
 	}
-	if r.opts.Trace != nil {
-		r.w, err = r.opts.Trace.Start(h)
-	} else {
-		r.w, err = trace.Create(r.opts.Output, h)
-	}
-	if err != nil {
+	if r.w, err = r.startTrace(h); err != nil {
 		return fail(err)
 	}
 	r.files = newFileStore(r.w)
@@ -375,7 +370,9 @@ func tscMode(tid int, m *ptrace.Mem) bool {
 func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 	for i := range snap.Regions {
 		reg := &snap.Regions[i]
-		r.att.kept += uint64(len(reg.Data))
+		if r.att != nil {
+			r.att.kept += uint64(len(reg.Data))
+		}
 		for off := 0; off < len(reg.Data); off += trace.MaxRegionBlob {
 			id, err := r.w.AddBlob(reg.Data[off:min(off+trace.MaxRegionBlob, len(reg.Data))])
 			if err != nil {

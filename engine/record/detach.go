@@ -21,7 +21,7 @@ import (
 // detach releases every process of the tree, each thread at its next
 // instruction, unharmed.
 func (r *Recorder) detach() error {
-	held, err := r.stopAll()
+	held, err := r.stopAll(false)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)
@@ -63,36 +63,52 @@ func (r *Recorder) detach() error {
 // stopAll stops every thread where its registers describe its next
 // instruction: a running thread is interrupted, and a system call stop is
 // turned into the state before the call. It returns the signals taken out
-// of the queue on the way, by thread, to be queued again.
-func (r *Recorder) stopAll() (map[int][][]byte, error) {
+// of the queue on the way, by thread, to be queued again. With logging
+// (a new segment of the ring buffer, see ring.go), the recording goes on
+// afterwards: the exits of calls the kernel completed are logged, and so
+// are deaths.
+func (r *Recorder) stopAll(logging bool) (map[int][][]byte, error) {
 	held := map[int][][]byte{}
 	var errs []error
-	for _, t := range r.threads {
-		if t.state == gone {
-			continue
-		}
-		if t.spin.active() {
-			r.cancelSpin(t)
-		}
-		if t.state == parked {
-			errs = append(errs, r.settleStop(t, held))
-			continue
-		}
-		if err := ptrace.Interrupt(t.tid); err != nil {
-			if errors.Is(err, unix.ESRCH) {
-				t.state = gone
+	for again := true; again; {
+		again = false
+		for _, t := range r.threads {
+			if t.state == gone {
 				continue
 			}
-			errs = append(errs, err)
-			continue
+			if t.spin.active() {
+				r.cancelSpin(t)
+			}
+			if t.state == parked {
+				errs = append(errs, r.settleStop(t, held, logging))
+				continue
+			}
+			if err := ptrace.Interrupt(t.tid); err != nil {
+				if errors.Is(err, unix.ESRCH) {
+					t.state = gone
+					continue
+				}
+				errs = append(errs, err)
+				continue
+			}
+			errs = append(errs, r.waitStopped(t, held, logging))
+			// A death logged on the way may have changed the map.
+			again = logging
 		}
-		errs = append(errs, r.waitStopped(t, held))
+		if again {
+			again = false
+			for _, t := range r.threads {
+				if t.state == running || t.state == inKernel {
+					again = true
+				}
+			}
+		}
 	}
 	return held, errors.Join(errs...)
 }
 
 // waitStopped waits for a running thread to stop after PTRACE_INTERRUPT.
-func (r *Recorder) waitStopped(t *thread, held map[int][][]byte) error {
+func (r *Recorder) waitStopped(t *thread, held map[int][][]byte, logging bool) error {
 	for {
 		st, _, err := ptrace.Wait(t.tid, false)
 		if err != nil {
@@ -100,11 +116,22 @@ func (r *Recorder) waitStopped(t *thread, held map[int][][]byte) error {
 		}
 		switch st.Kind {
 		case ptrace.Exited, ptrace.Killed:
+			if logging {
+				return r.onDeath(t, st)
+			}
 			t.state = gone
 			return nil
 		case ptrace.StopEvent:
 			switch st.Event {
 			case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+				if logging {
+					// Recorded as ever: the call then ends, the new
+					// task is stopped with the others.
+					if err := r.onEvent(t, st); err != nil {
+						return err
+					}
+					continue
+				}
 				// The call goes on to its end; the new task is
 				// released with the others.
 				if msg, err := ptrace.EventMsg(t.tid); err == nil {
@@ -117,7 +144,7 @@ func (r *Recorder) waitStopped(t *thread, held map[int][][]byte) error {
 			}
 		}
 		t.state = parked
-		return r.settleStop(t, held)
+		return r.settleStop(t, held, logging)
 	}
 }
 
@@ -135,7 +162,7 @@ func (r *Recorder) adoptAtDetach(parent *thread, tid int) {
 	nt := &thread{tid: tid, proc: p, state: running}
 	r.threads[tid] = nt
 	if err := ptrace.Interrupt(tid); err == nil {
-		r.waitStopped(nt, map[int][][]byte{})
+		r.waitStopped(nt, map[int][][]byte{}, false)
 	}
 }
 
@@ -145,15 +172,22 @@ func (r *Recorder) adoptAtDetach(parent *thread, tid int) {
 // thread put back before it: it makes the call again once released); an
 // interrupted blocking call is put back before the call; a signal a
 // thread was stopped for is held, to be queued again.
-func (r *Recorder) settleStop(t *thread, held map[int][][]byte) error {
+func (r *Recorder) settleStop(t *thread, held map[int][][]byte, logging bool) error {
 	op, err := ptrace.SyscallStop(t.tid)
 	if err != nil {
 		return err
 	}
 	switch op {
 	case ptrace.SyscallEntry:
+		t.inSyscall = false
 		return r.undoEntry(t)
 	case ptrace.SyscallExit:
+		if logging && t.inSyscall {
+			// The kernel did the call: the log says so.
+			if _, err := r.logExit(t); err != nil {
+				return err
+			}
+		}
 		_, err := attach.BeforeRestart(t.tid)
 		return err
 	}

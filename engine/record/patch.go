@@ -95,9 +95,9 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	}
 	vdso := st.VDSO
 	p.vdso = nil
-	if vdso != 0 && r.att != nil {
-		// A process of the attached tree exec'd: its new vDSO is put
-		// back at the detach too.
+	if vdso != 0 && (r.att != nil || r.opts.KeepLast > 0) {
+		// Its vDSO as it was: put back at the detach from an attached
+		// tree, and in the ring buffer's snapshots.
 		if v, err := patch.ReadVDSO(p.mem, vdso); err == nil {
 			p.vdso = &attach.Patch{Addr: vdso, Orig: v.Data}
 		}

@@ -54,6 +54,9 @@ type Options struct {
 	// Attached, when set, is called once the process attached to is
 	// snapshotted, before it runs again.
 	Attached func(AttachInfo)
+	// KeepLast, when not 0, makes the recording a ring buffer that keeps
+	// about that long of the end of the program's life (ring.go).
+	KeepLast time.Duration
 	// Duration, when not 0, ends the recording after that long, as a
 	// SIGTERM to rewind would.
 	Duration time.Duration
@@ -202,6 +205,13 @@ type Recorder struct {
 	// att is what was changed in the process attached to (attach.go),
 	// nil for a program rewind started.
 	att *attached
+	// ring is the ring buffer (ring.go), nil without --keep-last.
+	ring *ring
+	// pausing: the threads are being stopped for a snapshot; none is to
+	// be resumed or scheduled.
+	pausing bool
+	// rotateDue: the ring buffer's timer rang.
+	rotateDue bool
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
 	// interrupts is how many SIGINT/SIGQUIT rewind received, and sawSig when
@@ -310,6 +320,22 @@ func Record(opts Options) (*Result, error) {
 		} else if runErr = r.launch(stack, cpu, ignored); runErr != nil {
 			return
 		}
+		if r.ring != nil {
+			tick := time.NewTicker(r.ring.period())
+			defer tick.Stop()
+			quit := make(chan struct{})
+			defer close(quit)
+			go func() {
+				for {
+					select {
+					case <-tick.C:
+						r.stop <- rotateSignal
+					case <-quit:
+						return
+					}
+				}
+			}()
+		}
 		if opts.Duration > 0 {
 			// The end comes as a signal to rewind would: through the
 			// waker, which interrupts the recorder's wait.
@@ -356,6 +382,14 @@ func Record(opts Options) (*Result, error) {
 	if r.interrupted != 0 {
 		foot.Interrupted = r.stopReason(r.interrupted)
 	}
+	if r.ring != nil {
+		joined, err := r.finishRing(foot)
+		if err != nil {
+			return res, fmt.Errorf("record: %w", err)
+		}
+		res.Events = joined.Events
+		return res, nil
+	}
 	if err := w.Close(foot); err != nil {
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", err, w.Partial())
 	}
@@ -382,11 +416,7 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	h.Ignored = &ignored
 	h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
 	r.cpuidFaulting = h.CPUIDFaulting
-	if opts.Trace != nil {
-		r.w, err = opts.Trace.Start(h)
-	} else {
-		r.w, err = trace.Create(opts.Output, h)
-	}
+	r.w, err = r.startTrace(h)
 	if err != nil {
 		unix.Kill(r.pid, unix.SIGKILL)
 		ptrace.Wait(r.pid, false)
@@ -395,6 +425,17 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	}
 	r.files = newFileStore(r.w)
 	return nil
+}
+
+// startTrace starts the trace file, or the ring buffer's first segment.
+func (r *Recorder) startTrace(h *trace.Header) (*trace.Writer, error) {
+	if r.opts.KeepLast > 0 {
+		return r.startRing(h)
+	}
+	if r.opts.Trace != nil {
+		return r.opts.Trace.Start(h)
+	}
+	return trace.Create(r.opts.Output, h)
 }
 
 func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
@@ -466,6 +507,12 @@ func (r *Recorder) run(start func() error) error {
 		if !ok {
 			if r.interrupted != 0 {
 				return r.end()
+			}
+			if r.rotateDue {
+				r.rotateDue = false
+				if err := r.rotate(); err != nil {
+					return err
+				}
 			}
 			now := time.Now()
 			if r.fwd != 0 && !now.Before(r.fwdAt) {
@@ -759,6 +806,10 @@ func (r *Recorder) dumpState() {
 
 // resume lets t run until its next stop, delivering sig.
 func (r *Recorder) resume(t *thread, sig int) error {
+	if r.pausing && sig == 0 {
+		t.state, t.park = parked, parkResume
+		return nil
+	}
 	t.state = running
 	return ptrace.Syscall(t.tid, sig)
 }
@@ -771,6 +822,9 @@ func (r *Recorder) parkReady(t *thread, k parkKind) {
 
 // scheduleIfIdle gives the CPU to the next ready thread when none runs.
 func (r *Recorder) scheduleIfIdle() error {
+	if r.pausing {
+		return nil
+	}
 	if r.current != nil && r.current.state != gone && r.current.state != inKernel && r.current.state != parked {
 		return nil
 	}
@@ -886,12 +940,19 @@ func (r *Recorder) onStopSignal(sig unix.Signal) bool {
 		// The process is not in rewind's terminal: any of these is for
 		// rewind, and ends the recording at once.
 		switch sig {
+		case rotateSignal:
+			r.rotateDue = true
+			return true
 		case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR2, durationElapsed:
 			r.interrupted = sig
 			return true
 		}
 		otherSignal(sig)
 		return false
+	}
+	if sig == rotateSignal {
+		r.rotateDue = true
+		return true
 	}
 	if sig == durationElapsed {
 		r.interrupted = sig

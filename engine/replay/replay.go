@@ -112,6 +112,8 @@ type Session struct {
 	code patch.Images
 	// quiet withdraws ptrace.QuietStops when the session closes.
 	quiet func()
+	// fromSnapshot: see FromSnapshot.
+	fromSnapshot bool
 }
 
 // rthread is one thread of the replaying process.
@@ -173,6 +175,11 @@ func Open(path string, opts Options) (*Session, error) {
 	}
 	return s, nil
 }
+
+// FromSnapshot reports a recording that starts from a snapshot of a running
+// process (rewind record -p, or the ring buffer of --keep-last) rather than
+// from an exec: its program's start and main are not in it.
+func (s *Session) FromSnapshot() bool { return s.fromSnapshot }
 
 // Header returns the trace header.
 func (s *Session) Header() *trace.Header { return s.hdr }
@@ -252,6 +259,7 @@ func (s *Session) launch() error {
 	}
 	p.rec = e.Tid
 	if e.Kind == trace.KindSnapshot {
+		s.fromSnapshot = true
 		snap, err := trace.DecodeSnapshot(e)
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)

@@ -29,6 +29,9 @@ type Snapshot struct {
 	Cwd     string     `json:"cwd,omitempty"`
 	Rlimits []Rlimit   `json:"rlimits,omitempty"`
 	Auxv    []AuxEntry `json:"auxv,omitempty"`
+	// Ring: taken by the ring buffer (record --keep-last) while it
+	// recorded, rather than when rewind attached.
+	Ring bool `json:"ring,omitempty"`
 	// Rseq is the restartable-sequences area of each thread that had one
 	// (by tid): rewind unregisters it while it records, since the kernel
 	// writes into it and moves threads out of critical sections behind the

@@ -1,0 +1,217 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/rewind-debugger/rewind/engine/attach"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// The ring buffer (record --keep-last D). The recording is cut into
+// segments, each a trace file of its own that starts from a snapshot of
+// the process (the first one from the exec or the attach). Every D/2 the
+// recorder stops every thread at a point its log accounts for, snapshots
+// the process and starts a new segment; a segment is deleted once the
+// next one alone reaches back D. At the end the segments kept are joined
+// into the trace (trace.Join): it holds between D and about 1.5 D of the
+// end of the program's life, and the disk holds at most four segments
+// (three, unless a late rotation leaves the second oldest just short of D).
+
+// ring is the ring buffer's state.
+type ring struct {
+	keep    time.Duration
+	segs    []segment // kept, oldest first; the last is being written
+	next    int       // number of the next segment file
+	hdr     *trace.Header
+	out     string    // the trace the segments make up
+	rotated time.Time // when the current segment started
+}
+
+// segment is one segment file.
+type segment struct {
+	path  string
+	start time.Time
+}
+
+// rotateSignal stands, among the signals that reach the recorder's wait,
+// for the ring buffer's timer.
+const rotateSignal = durationElapsed - 1
+
+// minRingPeriod keeps a tiny --keep-last from snapshotting all the time.
+const minRingPeriod = 500 * time.Millisecond
+
+// period is how often the ring starts a segment.
+func (g *ring) period() time.Duration { return max(g.keep/2, minRingPeriod) }
+
+// segmentPath names segment n of the trace at out.
+func segmentPath(out string, n int) string { return fmt.Sprintf("%s.segment-%d", out, n) }
+
+// startRing makes the first segment file the recording writes to, in
+// place of the trace itself.
+func (r *Recorder) startRing(h *trace.Header) (*trace.Writer, error) {
+	g := &ring{keep: r.opts.KeepLast, hdr: h, out: r.opts.Output, rotated: time.Now()}
+	r.ring = g
+	return g.open()
+}
+
+// open starts the next segment file.
+func (g *ring) open() (*trace.Writer, error) {
+	path := segmentPath(g.out, g.next)
+	g.next++
+	h := *g.hdr
+	h.Created = time.Now().UTC()
+	w, err := trace.Create(path, &h)
+	if err != nil {
+		return nil, err
+	}
+	g.segs = append(g.segs, segment{path: path, start: time.Now()})
+	return w, nil
+}
+
+// rotate closes the current segment and starts the next from a snapshot
+// of the process, then drops the segments no longer needed. It runs
+// between stops, with no thread of the recorder's half-handled.
+func (r *Recorder) rotate() error {
+	g := r.ring
+	g.rotated = time.Now()
+	if len(r.procs) != 1 {
+		// A snapshot holds one process: the tree waits for its
+		// children to end before the ring turns.
+		return nil
+	}
+	r.settleCurrent()
+	r.pausing = true
+	held, err := r.stopAll(true)
+	r.pausing = false
+	if err != nil {
+		return fmt.Errorf("ring buffer: stop the threads: %w", err)
+	}
+	if r.done {
+		return nil
+	}
+	var tids []int
+	for tid, t := range r.threads {
+		if t.state == gone {
+			continue
+		}
+		for _, info := range held[tid] {
+			t.held = append(t.held, heldSignal{sig: int(binary.LittleEndian.Uint32(info)), info: info})
+		}
+		t.injecting = nil
+		tids = append(tids, tid)
+	}
+	sort.Ints(tids)
+	var root *process
+	for _, p := range r.procs {
+		root = p
+	}
+	snap, err := attach.Adopt(root.pid, tids, root.mem).Snapshot()
+	if err != nil {
+		return fmt.Errorf("ring buffer: %w", err)
+	}
+	original(root, snap)
+	snap.Ring = true
+	tid := r.pid
+	if r.current != nil {
+		tid = r.current.tid
+	}
+	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(trace.SegmentEnd)}); err != nil {
+		return err
+	}
+	if err := r.w.Close(&trace.Footer{Interrupted: trace.SegmentEnd, Blobs: r.files.count()}); err != nil {
+		return fmt.Errorf("ring buffer: %w", err)
+	}
+	// The segments the next one makes useless go first: the disk never
+	// holds more than the ring needs.
+	now := time.Now()
+	for len(g.segs) >= 2 && now.Sub(g.segs[1].start) >= g.keep {
+		os.Remove(g.segs[0].path)
+		g.segs = g.segs[1:]
+	}
+	w, err := g.open()
+	if err != nil {
+		return fmt.Errorf("ring buffer: %w", err)
+	}
+	r.w, r.files = w, newFileStore(w)
+	r.w.AutoPush(pushEvery)
+	r.code.close()
+	r.code = codeFiles{} // its images are cached by blob id, which start again
+	if err := r.writeSnapshot(snap); err != nil {
+		return err
+	}
+	// Every thread goes on from where the snapshot has it.
+	r.current, r.ready = nil, nil
+	for _, tid := range tids {
+		t := r.threads[tid]
+		t.state, t.park, t.inSyscall, t.split, t.refused = parked, parkResume, false, false, false
+		t.haveRegs = ptrace.GetRegs(tid, &t.resumeRegs) == nil
+		r.ready = append(r.ready, t)
+	}
+	return r.scheduleIfIdle()
+}
+
+// original puts back, in the snapshot's bytes, the code the recorder
+// patched: replay patches the rebuilt process itself, from the original
+// code, as the recorder did.
+func original(p *process, snap *trace.Snapshot) {
+	for i := range snap.Regions {
+		reg := &snap.Regions[i]
+		if reg.Data == nil {
+			continue
+		}
+		if p.vdso != nil && reg.Start == p.vdso.Addr && len(reg.Data) == len(p.vdso.Orig) {
+			copy(reg.Data, p.vdso.Orig)
+			continue
+		}
+		runs := reg.Runs
+		if runs == nil {
+			runs = []trace.Run{{Off: 0, Len: reg.Size}}
+		}
+		at := uint64(0)
+		for _, run := range runs {
+			p.code.Original(reg.Data[at:at+run.Len], reg.Start+run.Off)
+			at += run.Len
+		}
+	}
+}
+
+// finishRing closes the last segment with foot and joins the kept ones
+// into the trace.
+func (r *Recorder) finishRing(foot *trace.Footer) (*trace.Footer, error) {
+	g := r.ring
+	if err := r.w.Close(foot); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, s := range g.segs {
+		paths = append(paths, s.path)
+	}
+	var w *trace.Writer
+	var err error
+	if r.opts.Trace != nil {
+		w, err = r.opts.Trace.Start(g.hdr)
+	} else {
+		w, err = trace.Create(r.opts.Output, g.hdr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	joined, err := trace.Join(w, paths)
+	if err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("ring buffer: %w (the segments are left in %s…)", err, paths[0])
+	}
+	if err := w.Close(joined); err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		os.Remove(p)
+	}
+	joined.Events = w.Events()
+	return joined, nil
+}
