@@ -391,7 +391,7 @@ func TestAttachShellTree(t *testing.T) {
 	if got := svc.ask(t, "during", true); got != "2 DURING" {
 		t.Errorf("while recorded: %q", got)
 	}
-	rec.stop(t, syscall.SIGTERM)
+	rec.stop(t, syscall.SIGUSR2)
 	checkRuns(t, svc.pid)
 	if got := svc.ask(t, "after", true); got != "3 AFTER" {
 		t.Errorf("after the detach: %q", got)
@@ -532,4 +532,76 @@ type stderrWriter struct{ b *syncBuffer }
 func (w *stderrWriter) Write(p []byte) (int, error) {
 	w.b.WriteString(string(p))
 	return len(p), nil
+}
+
+func TestAttachCrash(t *testing.T) {
+	// The bug shows as a crash: the recording, a ring of one second,
+	// ends with it, and replay stops at the faulting line.
+	bin := buildC(t, "attach/service.c")
+	svc := startService(t, bin, "-d")
+	trace := filepath.Join(t.TempDir(), "crash.rwd")
+	rec := attachTo(t, svc.pid, trace, "--keep-last", "1s")
+	svc.ask(t, "add 5", false)
+	svc.ask(t, "crash", false)
+	select {
+	case err := <-rec.done:
+		if err != nil {
+			t.Fatalf("rewind record -p: %v\n%s", err, rec.stderr)
+		}
+	case <-time.After(cmdTimeout):
+		t.Fatalf("the recording did not end with the process:\n%s", rec.stderr)
+	}
+	if !strings.Contains(rec.stderr.String(), "(the process ended)") {
+		t.Errorf("rewind record -p does not say the process ended:\n%s", rec.stderr)
+	}
+	res := run(t, runOpts{}, rewind(t), "replay", "--batch", "-ex", "continue", "-ex", "bt", trace)
+	got := string(res.Stdout)
+	if !strings.Contains(got, "SIGSEGV") || !regexp.MustCompile(`#0 .*command \(`).MatchString(got) {
+		t.Errorf("replay does not stop at the crash in command():\n%s%s", got, res.Stderr)
+	}
+}
+
+func TestAttachRefused(t *testing.T) {
+	// A process another tracer holds (rewind's own recording), and
+	// rewind's ancestors: one line, a failure status, nothing left.
+	bin := buildC(t, "ticks.c")
+	dir := t.TempDir()
+	held := exec.Command(rewind(t), "record", "-o", filepath.Join(dir, "held.rwd"), bin, "1")
+	if err := held.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { held.Process.Kill(); held.Wait() })
+	var tracee int
+	for deadline := time.Now().Add(cmdTimeout); tracee == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		// Started from one of rewind's threads: any task's child.
+		kids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", held.Process.Pid))
+		for _, k := range kids {
+			list, _ := os.ReadFile(k)
+			for _, f := range strings.Fields(string(list)) {
+				if exe, _ := os.Readlink("/proc/" + f + "/exe"); exe == bin {
+					fmt.Sscan(f, &tracee)
+				}
+			}
+		}
+	}
+	if tracee == 0 {
+		t.Fatal("the recorded program did not start")
+	}
+	for _, c := range []struct {
+		pid  int
+		want string
+	}{
+		{tracee, "already traced by process"},
+		{os.Getpid(), "it is an ancestor of rewind"},
+		{1 << 30, "no process"},
+	} {
+		res := run(t, runOpts{}, rewind(t), "attach", fmt.Sprint(c.pid), "-o", filepath.Join(dir, "refused.rwd"))
+		msg := strings.TrimSpace(string(res.Stderr))
+		if res.Code == 0 || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
+			t.Errorf("attach %d: status %d, want one line saying %q:\n%s", c.pid, res.Code, c.want, msg)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "refused*")); len(left) > 0 {
+		t.Errorf("a refused attach left files: %v", left)
+	}
 }

@@ -8,6 +8,7 @@
 //   add N    adds N to the balance (a malloc'd record of it is kept)
 //   name S   sets the account name (the bug)
 //   get      answers "balance B records R name S"
+//   crash    writes through a null pointer
 //   x        exits
 // It prints "pid P port T" once ready.
 #include <arpa/inet.h>
@@ -59,6 +60,8 @@ static int command(const char *line, FILE *out) {
 	} else if (strncmp(line, "get", 3) == 0) {
 		fprintf(out, "balance %ld records %ld name %.16s\n", acc.balance, nrecords, acc.name);
 		fflush(out);
+	} else if (strncmp(line, "crash", 5) == 0) {
+		*(volatile long *)(acc.balance & 0) = 1;
 	} else if (line[0] == 'x') {
 		return 1;
 	}
