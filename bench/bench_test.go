@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/attach"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -28,6 +29,7 @@ import (
 
 func TestMain(m *testing.M) {
 	ptrace.MaybeRunHelper()
+	attach.MaybeRunGuard() // rewind record -p starts one: the test binary is rewind here
 	os.Exit(m.Run())
 }
 
