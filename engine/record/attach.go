@@ -367,20 +367,28 @@ func tscMode(tid int, m *ptrace.Mem) bool {
 }
 
 // writeSnapshot stores the regions' bytes as blobs and logs the snapshot.
+// The blobs are written late (trace.Writer.AddLateBlobs): compressing a
+// large address space would otherwise keep the process stopped.
 func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
+	var chunks [][]byte
+	var owner []int
 	for i := range snap.Regions {
 		reg := &snap.Regions[i]
 		if r.att != nil {
 			r.att.kept += uint64(len(reg.Data))
 		}
 		for off := 0; off < len(reg.Data); off += trace.MaxRegionBlob {
-			id, err := r.w.AddBlob(reg.Data[off:min(off+trace.MaxRegionBlob, len(reg.Data))])
-			if err != nil {
-				return fmt.Errorf("snapshot: region %#x-%#x: %w", reg.Start, reg.End(), err)
-			}
-			reg.Blobs = append(reg.Blobs, id)
+			chunks = append(chunks, reg.Data[off:min(off+trace.MaxRegionBlob, len(reg.Data))])
+			owner = append(owner, i)
 		}
 		reg.Data = nil
+	}
+	ids, err := r.w.AddLateBlobs(chunks)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	for k, id := range ids {
+		snap.Regions[owner[k]].Blobs = append(snap.Regions[owner[k]].Blobs, id)
 	}
 	e, err := trace.EncodeSnapshot(snap)
 	if err != nil {

@@ -146,3 +146,49 @@ func TestJoin(t *testing.T) {
 		t.Errorf("joined trace has %d blobs, want the 5 its events use", rd.Blobs())
 	}
 }
+
+func TestLateBlobs(t *testing.T) {
+	// Late blobs get their ids at once, may follow the events that name
+	// them, and come before any blob added after them.
+	path := filepath.Join(t.TempDir(), "late.rwd")
+	w, err := Create(path, &Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("memory"), 1<<20)
+	ids, err := w.AddLateBlobs([][]byte{big, []byte("small")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(&Event{Kind: KindSyscall, Tid: 1, Map: &MapFile{Blob: ids[1], Length: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Push()
+	later, err := w.AddBlob([]byte("later"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids[0] != 0 || ids[1] != 1 || later != 2 {
+		t.Errorf("ids %v then %d, want 0 1 then 2", ids, later)
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for id, want := range [][]byte{big, []byte("small"), []byte("later")} {
+		got, err := rd.Blob(uint32(id))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("blob %d: %d bytes, %v; want %d bytes", id, len(got), err, len(want))
+		}
+	}
+	if e, err := rd.Next(); err != nil || e.Map == nil || e.Map.Blob != 1 {
+		t.Errorf("the event naming a late blob: %+v %v", e, err)
+	}
+	if f := rd.Footer(); f == nil || f.Blobs != 3 {
+		t.Errorf("footer %+v, want 3 blobs", f)
+	}
+}

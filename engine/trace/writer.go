@@ -50,9 +50,17 @@ type Writer struct {
 	sent        int64
 
 	jobs chan job
-	free chan []byte // recycled event buffers
-	done chan struct{}
-	err  atomic.Pointer[error] // first background error
+	// late are blob frames AddLateBlobs queued: the background goroutine
+	// writes them when no other job waits, and lateLeft counts those not
+	// yet written (AddBlob and Close wait for them: blob ids follow the
+	// order of the frames). lateWake wakes an idle background goroutine.
+	lateMu   sync.Mutex
+	late     []job
+	lateLeft sync.WaitGroup
+	lateWake chan struct{}
+	free     chan []byte // recycled event buffers
+	done     chan struct{}
+	err      atomic.Pointer[error] // first background error
 }
 
 // job is one unit of work for the background goroutine: a frame to write
@@ -63,6 +71,9 @@ type job struct {
 	data    []byte
 	recycle bool
 	ack     chan struct{}
+	// blob, with data, is a late blob's frame: its id goes before data
+	// when it is written.
+	blob *uint32
 }
 
 // Pending is a trace file prepared before its recording starts: the name is
@@ -203,6 +214,7 @@ func (p *Pending) Start(h *Header) (*Writer, error) {
 		codec:    newCodec(),
 		buf:      make([]byte, 0, frameTarget+frameTarget/4),
 		jobs:     make(chan job, queueLen),
+		lateWake: make(chan struct{}, 1),
 		free:     make(chan []byte, queueLen+1),
 		done:     make(chan struct{}),
 	}
@@ -223,7 +235,17 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 	defer enc.Close()
 	frame := 1 // the header frame is frame 0
 	var out []byte
-	for j := range w.jobs {
+	for {
+		j, ok := w.nextJob()
+		if !ok {
+			break
+		}
+		if j.blob != nil {
+			payload := make([]byte, 4+len(j.data))
+			binary.LittleEndian.PutUint32(payload, *j.blob)
+			copy(payload[4:], j.data)
+			j.data = payload
+		}
 		if j.data != nil && w.err.Load() == nil {
 			out = appendFrame(out[:0], enc, j.typ, j.data)
 			if _, err := w.f.Write(out); err != nil {
@@ -244,7 +266,56 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 		if j.ack != nil {
 			close(j.ack)
 		}
+		if j.blob != nil {
+			w.lateLeft.Done()
+		}
 	}
+}
+
+// nextJob returns the next job: a queued one, else a late blob, else it
+// waits for either. After Close or Abort, the late blobs left go before
+// the end.
+func (w *Writer) nextJob() (job, bool) {
+	for {
+		select {
+		case j, ok := <-w.jobs:
+			if ok {
+				return j, true
+			}
+			if j, have := w.takeLate(); have {
+				return j, true
+			}
+			return job{}, false
+		default:
+		}
+		if j, have := w.takeLate(); have {
+			return j, true
+		}
+		select {
+		case j, ok := <-w.jobs:
+			if ok {
+				return j, true
+			}
+			if j, have := w.takeLate(); have {
+				return j, true
+			}
+			return job{}, false
+		case <-w.lateWake:
+		}
+	}
+}
+
+// takeLate takes the first late blob, if any.
+func (w *Writer) takeLate() (job, bool) {
+	w.lateMu.Lock()
+	defer w.lateMu.Unlock()
+	if len(w.late) == 0 {
+		return job{}, false
+	}
+	j := w.late[0]
+	w.late[0] = job{}
+	w.late = w.late[1:]
+	return j, true
 }
 
 func (w *Writer) setErr(err error) {
@@ -378,6 +449,7 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
+	w.lateLeft.Wait()
 	if uint64(len(data)) > maxFrameLen-4 {
 		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(data))
 	}
@@ -391,6 +463,37 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 	w.jobs <- job{typ: FrameBlob, data: payload}
 	w.nBlobs++
 	return id, nil
+}
+
+// AddLateBlobs stores blobs whose frames may come after events that refer
+// to them (a snapshot's memory: the recorder lets the process run again
+// before all of it is compressed). It returns their ids at once; the
+// frames are written when the background goroutine has nothing else to
+// do, and before any blob added later. The data is not copied: the caller
+// must not change it.
+func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	ids := make([]uint32, len(data))
+	w.lateMu.Lock()
+	for i, d := range data {
+		if uint64(len(d)) > maxFrameLen-4 {
+			w.lateMu.Unlock()
+			return nil, fmt.Errorf("trace: blob of %d bytes is too large", len(d))
+		}
+		id := w.nBlobs
+		w.nBlobs++
+		ids[i] = id
+		w.lateLeft.Add(1)
+		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id})
+	}
+	w.lateMu.Unlock()
+	select {
+	case w.lateWake <- struct{}{}:
+	default:
+	}
+	return ids, nil
 }
 
 // Events returns the number of events appended so far.
@@ -414,6 +517,7 @@ func (w *Writer) Close(f *Footer) error {
 	if f != nil {
 		foot = *f
 	}
+	w.lateLeft.Wait() // the footer is the last frame
 	w.mu.Lock()
 	err := w.bgErr()
 	if err == nil {
