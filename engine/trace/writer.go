@@ -277,31 +277,31 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 // the end.
 func (w *Writer) nextJob() (job, bool) {
 	for {
+		var j job
+		ok, got := false, false
 		select {
-		case j, ok := <-w.jobs:
-			if ok {
-				return j, true
-			}
-			if j, have := w.takeLate(); have {
-				return j, true
-			}
-			return job{}, false
+		case j, ok = <-w.jobs:
+			got = true
 		default:
 		}
-		if j, have := w.takeLate(); have {
+		if !got {
+			if lj, have := w.takeLate(); have {
+				return lj, true
+			}
+			select {
+			case j, ok = <-w.jobs:
+			case <-w.lateWake:
+				continue
+			}
+		}
+		if ok {
 			return j, true
 		}
-		select {
-		case j, ok := <-w.jobs:
-			if ok {
-				return j, true
-			}
-			if j, have := w.takeLate(); have {
-				return j, true
-			}
-			return job{}, false
-		case <-w.lateWake:
+		// Closed: the late blobs left go before the end.
+		if lj, have := w.takeLate(); have {
+			return lj, true
 		}
+		return job{}, false
 	}
 }
 
