@@ -605,3 +605,50 @@ func TestAttachRefused(t *testing.T) {
 		t.Errorf("a refused attach left files: %v", left)
 	}
 }
+
+func TestAttachSignals(t *testing.T) {
+	// Signals sent while recorded are delivered, and recorded: the
+	// program counts them in its handler, on its alternate stack.
+	bin := buildC(t, "attach/target.c")
+	file := filepath.Join(t.TempDir(), "data")
+	os.WriteFile(file, make([]byte, 4096), 0o644)
+	svc := startService(t, bin, "-d", file, "1")
+	trace := filepath.Join(t.TempDir(), "signals.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	usr1 := func() string {
+		t.Helper()
+		svc.ask(t, "q", false)
+		got := ""
+		for line := svc.readLine(t); line != "end"; line = svc.readLine(t) {
+			if strings.HasPrefix(line, "usr1 ") {
+				got = line
+			}
+		}
+		return got
+	}
+	for i := 1; i <= 2; i++ {
+		syscall.Kill(svc.pid, syscall.SIGUSR1)
+		want := fmt.Sprintf("usr1 %d", i)
+		for deadline := time.Now().Add(cmdTimeout); usr1() != want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("SIGUSR1 %d was not handled while recorded", i)
+			}
+		}
+	}
+	rec.stop(t, syscall.SIGINT)
+	checkRuns(t, svc.pid)
+	syscall.Kill(svc.pid, syscall.SIGUSR1)
+	for deadline := time.Now().Add(cmdTimeout); usr1() != "usr1 3"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("SIGUSR1 was not handled after the detach")
+		}
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || !strings.Contains(string(out), "usr1 2\n") {
+		t.Fatalf("replay --check: status %d\n%s%s", code, out, errOut)
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", trace)
+	if strings.Count(string(ev.Stdout), "SIGUSR1") < 2 {
+		t.Errorf("the trace does not hold the two SIGUSR1:\n%s", ev.Stdout)
+	}
+}
