@@ -20,7 +20,8 @@ import (
 // next one alone reaches back D. At the end the segments kept are joined
 // into the trace (trace.Join): it holds between D and about 1.5 D of the
 // end of the program's life, and the disk holds at most four segments
-// (three, unless a late rotation leaves the second oldest just short of D).
+// (three, unless a late rotation leaves the second oldest just short of D;
+// rotations at least 3/4 of a period apart keep it to four).
 
 // ring is the ring buffer's state.
 type ring struct {
@@ -78,6 +79,11 @@ func (g *ring) open() (*trace.Writer, error) {
 // between stops, with no thread of the recorder's half-handled.
 func (r *Recorder) rotate() error {
 	g := r.ring
+	if time.Since(g.rotated) < g.period()*3/4 {
+		// A tick that came soon after a late rotation: segments at
+		// least 3/4 of a period apart keep the disk to four of them.
+		return nil
+	}
 	g.rotated = time.Now()
 	if len(r.procs) != 1 {
 		// A snapshot holds one process: the tree waits for its
