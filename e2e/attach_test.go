@@ -303,6 +303,53 @@ func TestAttachServiceBug(t *testing.T) {
 	if !regexp.MustCompile(`#1 .* command \(`).MatchString(got) {
 		t.Errorf("bt at the overflow does not show command():\n%s", got)
 	}
+
+	// The same question from a coding agent, over MCP.
+	answer := mcpCall(t, trace, "watch_history", `{"expression":"acc.balance"}`)
+	if !strings.Contains(answer, `"function":"add","index":2,"line":51,`) || !strings.Contains(answer, `"new":"224197226797","old":"858927405"`) {
+		t.Errorf("MCP watch_history of acc.balance: want the add that made 130 and the overflow:\n%s", answer)
+	}
+}
+
+// mcpCall runs `rewind mcp trace`, calls one tool and returns the line of
+// its answer.
+func mcpCall(t *testing.T, trace, tool, args string) string {
+	t.Helper()
+	cmd := exec.Command(rewind(t), "mcp", trace)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr syncBuffer
+	cmd.Stderr = &stderrWriter{&stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}
+`)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"id":2`) {
+				lines <- sc.Text()
+				return
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			t.Fatalf("rewind mcp ended without answering %s:\n%s", tool, stderr.String())
+		}
+		return l
+	case <-time.After(cmdTimeout):
+		t.Fatalf("rewind mcp did not answer %s", tool)
+	}
+	return ""
 }
 
 func TestAttachThreads(t *testing.T) {
