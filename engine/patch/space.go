@@ -55,6 +55,14 @@ func (s *Space) Clone() *Space {
 	return &Space{sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
 }
 
+// Len returns how many sites are patched.
+func (s *Space) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.sites)
+}
+
 // Sites returns the patched sites by address.
 func (s *Space) Sites() []*Site { return append([]*Site(nil), s.sites...) }
 

@@ -135,7 +135,7 @@ func (r *Recorder) waitStopped(t *thread, held map[int][][]byte, logging bool) e
 				// The call goes on to its end; the new task is
 				// released with the others.
 				if msg, err := ptrace.EventMsg(t.tid); err == nil {
-					r.adoptAtDetach(t, int(msg))
+					r.adoptAtDetach(t, int(msg), st.Event)
 				}
 				if err := ptrace.Syscall(t.tid, 0); err != nil {
 					return err
@@ -150,12 +150,12 @@ func (r *Recorder) waitStopped(t *thread, held map[int][][]byte, logging bool) e
 
 // adoptAtDetach registers a task created while the recording was ending,
 // so that it is detached too.
-func (r *Recorder) adoptAtDetach(parent *thread, tid int) {
+func (r *Recorder) adoptAtDetach(parent *thread, tid, event int) {
 	if r.threads[tid] != nil {
 		return
 	}
 	p := parent.proc
-	if isProcess(unix.PTRACE_EVENT_FORK, tid) && tid != parent.proc.pid {
+	if isProcess(event, tid) {
 		p = r.newProcess(tid, parent.proc.pid)
 		p.openMem()
 	}

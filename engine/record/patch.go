@@ -150,9 +150,10 @@ func (r *Recorder) patchAfterSyscall(t *thread, c *syscalls.Call, e *trace.Event
 		}
 		return r.code.blobImage(e.Map.Blob, t.tid, int(int32(c.Args[4])))
 	}
+	sites := t.proc.code.Len()
 	r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, c.Nr, c.Args, uint64(c.Ret), image))
-	if r.att != nil {
-		r.guardUpdate() // new code may have sites the guard must know
+	if r.att != nil && t.proc.code.Len() != sites {
+		r.guardUpdate() // sites the guard must know to put back
 	}
 }
 

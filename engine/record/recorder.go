@@ -26,9 +26,6 @@ import (
 // debug traces every stop on stderr (REWIND_DEBUG=1).
 var debug = os.Getenv("REWIND_DEBUG") != ""
 
-// archSetCPUID is ARCH_SET_CPUID for arch_prctl.
-const archSetCPUID = 0x1012
-
 // Options configure a recording.
 type Options struct {
 	Path   string   // absolute path of the executable (see ResolveProgram)
