@@ -122,29 +122,48 @@ func BenchmarkAttachedService(b *testing.B) {
 	pid, port, _ := daemon(b, "service.c")
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	const requests = 300
-	serve := func() time.Duration {
+	// serve may run on a goroutine of its own: it returns its error.
+	serve := func() (time.Duration, error) {
 		start := time.Now()
 		for i := 0; i < requests; i++ {
 			c, err := net.Dial("tcp", addr)
 			if err != nil {
-				b.Fatal(err)
+				return 0, err
 			}
 			io.WriteString(c, "add 1\nget\nx\n")
-			if _, err := io.ReadAll(c); err != nil {
-				b.Fatal(err)
-			}
+			_, err = io.ReadAll(c)
 			c.Close()
+			if err != nil {
+				return 0, err
+			}
 		}
-		return time.Since(start)
+		return time.Since(start), nil
+	}
+	type result struct {
+		d   time.Duration
+		err error
 	}
 	var nat, rec time.Duration
 	for i := 0; i < b.N; i++ {
-		nat += serve()
-		done := make(chan time.Duration, 1)
+		d, err := serve()
+		if err != nil {
+			b.Fatal(err)
+		}
+		nat += d
+		done := make(chan result, 1)
 		// The client starts once the snapshot is taken, and the
 		// recording lasts longer than it.
-		attachFor(b, pid, 10*time.Second, func() { go func() { done <- serve() }() })
-		rec += <-done
+		attachFor(b, pid, 10*time.Second, func() {
+			go func() {
+				d, err := serve()
+				done <- result{d, err}
+			}()
+		})
+		r := <-done
+		if r.err != nil {
+			b.Fatal(r.err)
+		}
+		rec += r.d
 	}
 	b.ReportMetric(float64(requests*b.N)/nat.Seconds(), "native-req/s")
 	b.ReportMetric(float64(requests*b.N)/rec.Seconds(), "attached-req/s")

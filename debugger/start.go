@@ -50,7 +50,7 @@ func (s *Session) cmdStart(res *Result) error {
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
-	if s.tl.Session().FromSnapshot() && s.startOfProgram() == s.tl.Start() {
+	if s.startsRunning() {
 		// Recorded from a running process: main ran long before, and
 		// the recording's first moment is the best first screen.
 		if err := s.cmdGoto("start", res); err != nil {
@@ -112,7 +112,7 @@ func (s *Session) cmdStart(res *Result) error {
 // events before it are the dynamic loader's and libc's start: the
 // Timeline folds them also when the UI opens elsewhere (at a crash).
 func (s *Session) MainEvent() (int64, bool) {
-	if s.tl.Session().FromSnapshot() {
+	if s.startsRunning() {
 		return 0, false // no loader before the snapshot
 	}
 	_, addrs, err := s.mainFunction()
@@ -152,6 +152,13 @@ func (s *Session) selectFrameOf(name string, res *Result) {
 		}
 		return
 	}
+}
+
+// startsRunning reports that the debugged program was already running
+// where the recording starts (a snapshot of it: rewind record -p, or the
+// ring buffer) and that it did not exec another program since.
+func (s *Session) startsRunning() bool {
+	return s.tl.Session().FromSnapshot() && s.startOfProgram() == s.tl.Start()
 }
 
 // startOfProgram is where the debugged process's own program begins: just

@@ -108,8 +108,9 @@ func (s *service) ask(t *testing.T, cmd string, answer bool) string {
 	return s.readLine(t)
 }
 
-// checkRuns fails unless pid is alive, running or sleeping, and traced by
-// no one.
+// checkRuns fails unless pid is alive, running or sleeping, traced by no
+// one, with its own personality and CPUs (those of a process the tests
+// start: this process's).
 func checkRuns(t *testing.T, pid int) {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -117,6 +118,13 @@ func checkRuns(t *testing.T, pid int) {
 		t.Fatalf("process %d is gone after the detach: %v", pid, err)
 	}
 	st := string(data)
+	if !strings.Contains(st, "Cpus_allowed_list:\t"+cpusAllowed(t)+"\n") {
+		t.Errorf("process %d after the detach: its CPUs were not given back:\n%s", pid, st)
+	}
+	mine, _ := os.ReadFile("/proc/self/personality")
+	if theirs, _ := os.ReadFile(fmt.Sprintf("/proc/%d/personality", pid)); string(theirs) != string(mine) {
+		t.Errorf("process %d after the detach: personality %q, want %q", pid, theirs, mine)
+	}
 	if m := regexp.MustCompile(`State:\s+(\S)`).FindStringSubmatch(st); m == nil || !strings.Contains("RSD", m[1]) {
 		t.Errorf("process %d after the detach: state %v", pid, m)
 	}
@@ -492,9 +500,13 @@ func TestAttachRecorderKilled(t *testing.T) {
 			t.Fatalf("after rewind died: %q %v", got, err)
 		}
 	}
-	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", svc.pid))
-	if !strings.Contains(string(status), "Cpus_allowed_list:\t"+cpusAllowed(t)) {
-		t.Errorf("the server's CPUs were not given back:\n%s", status)
+	// The trace rewind left is readable up to where it died.
+	partial, _ := filepath.Glob(trace + ".*.partial")
+	if len(partial) != 1 {
+		t.Fatalf("rewind killed left %v, want one .partial trace", partial)
+	}
+	if res := run(t, runOpts{}, rewind(t), "replay", "--check", partial[0]); !strings.Contains(string(res.Stderr), "replay OK") && !strings.Contains(string(res.Stderr), "did not finish") {
+		t.Errorf("replay --check of the trace rewind left: status %d\n%s", res.Code, res.Stderr)
 	}
 }
 

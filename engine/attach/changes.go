@@ -3,6 +3,7 @@ package attach
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"golang.org/x/sys/unix"
 
@@ -16,52 +17,79 @@ import (
 // sent to the guard as JSON.
 type Changes struct {
 	// Code holds, by process, the original bytes of the code patched in
-	// it: the vDSO, rdrand and rdseed sites.
+	// it: the vDSO, rdrand and rdseed sites, by address.
 	Code map[int][]Patch `json:"code"`
-	// Threads are the settings the threads seized at the attach had, by
-	// tid. A thread created since inherited the recorder's: it gets
-	// rdtsc back, no rseq area, and the affinity of Affinity.
+	// Starts are the start times of the processes (field 22 of
+	// /proc/PID/stat): the guard must not touch another process that got
+	// the pid of one that ended.
+	Starts map[int]uint64 `json:"starts"`
+	// Threads are what was changed in each thread seized at the attach,
+	// and its own settings before. A thread created since inherited every
+	// change: it gets rdtsc back, no rseq area, Affinity and Personality.
 	Threads map[int]ThreadSettings `json:"threads"`
 	// Affinity is the CPU set the process ran on before the attach.
 	Affinity unix.CPUSet `json:"affinity"`
-	// CPUID: CPUID faulting was turned on in every thread.
+	// CPUID: CPUID faulting was turned on with rdtsc trapping.
 	CPUID bool `json:"cpuid,omitempty"`
 	// Personality is the process's personality before the recorder
 	// added ADDR_NO_RANDOMIZE (what it execs is laid out as in replay).
 	Personality uint64 `json:"personality"`
 }
 
-// Patch is code the recorder overwrote: Orig were the bytes at Addr.
+// Patch is code the recorder overwrote: Orig were the bytes at Addr. Whole
+// says the code was rewritten as a whole (the vDSO's functions), so that a
+// thread anywhere in it must leave first; a site's traps replace single
+// instructions.
 type Patch struct {
-	Addr uint64 `json:"addr"`
-	Orig []byte `json:"orig"`
+	Addr  uint64 `json:"addr"`
+	Orig  []byte `json:"orig"`
+	Whole bool   `json:"whole,omitempty"`
 }
 
-// ThreadSettings are a seized thread's settings before the recorder's.
+// ThreadSettings say what the recorder changed in a seized thread, each
+// with what the thread had before: a change not made (the attach failed
+// first) is not undone.
 type ThreadSettings struct {
-	// TSCSigsegv: the program itself made the thread's rdtsc fault.
-	TSCSigsegv bool         `json:"tsc_sigsegv,omitempty"`
-	Rseq       *trace.Rseq  `json:"rseq,omitempty"`
-	Affinity   *unix.CPUSet `json:"affinity,omitempty"`
+	Affinity *unix.CPUSet `json:"affinity,omitempty"`
+	// Personality was added ADDR_NO_RANDOMIZE.
+	Personality bool `json:"personality,omitempty"`
+	// Rseq was unregistered.
+	Rseq *ptrace.RseqConfig `json:"rseq,omitempty"`
+	// Trapped: rdtsc (and cpuid with CPUID) made to fault; TSCSigsegv
+	// says the program itself had made its rdtsc fault.
+	Trapped    bool `json:"trapped,omitempty"`
+	TSCSigsegv bool `json:"tsc_sigsegv,omitempty"`
 }
+
+// inherited are the changes of a thread created since the attach.
+var inherited = ThreadSettings{Personality: true, Trapped: true}
 
 // archSetCPUID is ARCH_SET_CPUID for arch_prctl.
 const archSetCPUID = 0x1012
 
 // UndoCode writes back the original code of process pid, after stepping
-// each of its stopped threads tids out of it: a thread inside a patched
-// vDSO stub would otherwise resume in the middle of the original code. The
+// its stopped threads tids out of code about to change under them: out of
+// the vDSO, or past the start of a site they are in the middle of. The
 // signals that stop a thread meanwhile are added to held.
 func (c *Changes) UndoCode(pid int, tids []int, m *ptrace.Mem, held map[int][][]byte) error {
 	var errs []error
-	for _, p := range c.Code[pid] {
-		for _, tid := range tids {
-			if err := StepOut(tid, p.Addr, p.Addr+uint64(len(p.Orig)), held); err != nil {
-				errs = append(errs, err)
-			}
+	code := c.Code[pid]
+	for _, tid := range tids {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(tid, &regs); err != nil {
+			continue // gone
+		}
+		pc := regs[trace.RIP]
+		i := sort.Search(len(code), func(i int) bool { return code[i].Addr+uint64(len(code[i].Orig)) > pc })
+		if i == len(code) || pc < code[i].Addr || (pc == code[i].Addr && !code[i].Whole) {
+			continue
+		}
+		p := code[i]
+		if err := StepOut(tid, p.Addr, p.Addr+uint64(len(p.Orig)), held); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	for _, p := range c.Code[pid] {
+	for _, p := range code {
 		if _, err := m.WriteAt(p.Orig, p.Addr); err != nil {
 			errs = append(errs, fmt.Errorf("process %d: restore the code at %#x: %w", pid, p.Addr, err))
 		}
@@ -69,25 +97,31 @@ func (c *Changes) UndoCode(pid int, tids []int, m *ptrace.Mem, held map[int][][]
 	return errors.Join(errs...)
 }
 
-// UndoThread gives stopped thread tid back its own settings: rdtsc and
-// cpuid that run, its rseq area, its CPUs.
+// UndoThread gives stopped thread tid back what the recorder changed in it.
 func (c *Changes) UndoThread(tid int, m *ptrace.Mem) error {
 	var errs []error
-	s := c.Threads[tid]
-	tsc := uint64(unix.PR_TSC_ENABLE)
-	if s.TSCSigsegv {
-		tsc = unix.PR_TSC_SIGSEGV
+	s, ok := c.Threads[tid]
+	if !ok {
+		s = inherited
 	}
-	if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, tsc); err != nil || ret < 0 {
-		errs = append(errs, fmt.Errorf("thread %d: let rdtsc run again: %w", tid, callError(err, ret)))
-	}
-	if c.CPUID {
-		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1); err != nil || ret < 0 {
-			errs = append(errs, fmt.Errorf("thread %d: let cpuid run again: %w", tid, callError(err, ret)))
+	if s.Trapped {
+		tsc := uint64(unix.PR_TSC_ENABLE)
+		if s.TSCSigsegv {
+			tsc = unix.PR_TSC_SIGSEGV
+		}
+		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, tsc); err != nil || ret < 0 {
+			errs = append(errs, fmt.Errorf("thread %d: let rdtsc run again: %w", tid, callError(err, ret)))
+		}
+		if c.CPUID {
+			if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 1); err != nil || ret < 0 {
+				errs = append(errs, fmt.Errorf("thread %d: let cpuid run again: %w", tid, callError(err, ret)))
+			}
 		}
 	}
-	if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, c.Personality); err != nil || ret < 0 {
-		errs = append(errs, fmt.Errorf("thread %d: give its personality back: %w", tid, callError(err, ret)))
+	if s.Personality {
+		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, c.Personality); err != nil || ret < 0 {
+			errs = append(errs, fmt.Errorf("thread %d: give its personality back: %w", tid, callError(err, ret)))
+		}
 	}
 	if rs := s.Rseq; rs != nil {
 		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RSEQ, rs.Addr, uint64(rs.Len), 0, uint64(rs.Sig)); err != nil || ret < 0 {
@@ -97,6 +131,8 @@ func (c *Changes) UndoThread(tid int, m *ptrace.Mem) error {
 	set := c.Affinity
 	if s.Affinity != nil {
 		set = *s.Affinity
+	} else if ok {
+		set = unix.CPUSet{} // not changed
 	}
 	if set.Count() > 0 {
 		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {

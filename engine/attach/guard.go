@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -141,6 +143,9 @@ func Restore(c *Changes) error {
 
 // restoreProcess restores one process, once its dead tracer let it go.
 func restoreProcess(pid int, c *Changes) error {
+	if start, ok := c.Starts[pid]; ok && StartTime(pid) != start {
+		return nil // it ended, and its pid went to another process
+	}
 	for end := time.Now().Add(untracedWait); ; time.Sleep(time.Millisecond) {
 		st, err := readStatus(pid)
 		if err != nil {
@@ -169,4 +174,23 @@ func restoreProcess(pid int, c *Changes) error {
 	})
 	errs = append(errs, p.Detach())
 	return errors.Join(errs...)
+}
+
+// StartTime returns when process pid started, in clock ticks since boot
+// (field 22 of /proc/PID/stat), or 0 when it is gone.
+func StartTime(pid int) uint64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64) // fields count from 3 after the name
+	return n
 }

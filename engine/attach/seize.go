@@ -221,15 +221,13 @@ func BeforeRestart(tid int) (int, error) {
 	restart := 0
 	switch -int64(regs[trace.RAX]) {
 	case errRestartSys, errRestartNoIntr, errRestartNoHand:
-		regs[trace.RAX] = nr
+		BeforeCall(&regs, nr)
 	case errRestartBlock:
-		regs[trace.RAX] = sysRestartSyscall
+		BeforeCall(&regs, sysRestartSyscall)
 		restart = int(nr)
 	default:
 		return 0, nil
 	}
-	regs[trace.RIP] -= syscallInsnLength
-	regs[trace.OrigRAX] = noSyscall
 	if err := ptrace.SetRegs(tid, &regs); err != nil {
 		return 0, fmt.Errorf("thread %d: restart its system call %d: %w", tid, nr, err)
 	}
@@ -415,4 +413,13 @@ func nameOf(pid int) string {
 		return "?"
 	}
 	return s.Name
+}
+
+// BeforeCall turns the registers of a thread at a system call's entry or
+// exit into those of the thread about to make call nr: rip on the syscall
+// instruction, rax the number, and no call in progress.
+func BeforeCall(regs *trace.Regs, nr uint64) {
+	regs[trace.RAX] = nr
+	regs[trace.RIP] -= syscallInsnLength
+	regs[trace.OrigRAX] = noSyscall
 }

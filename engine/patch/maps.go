@@ -45,18 +45,26 @@ func RegionMappings(regions []trace.Region, image func(path string) *Image) []Ma
 
 // mapping describes one mapping of /proc/PID/maps' form.
 func mapping(start, size, offset uint64, perms, path string, image func(path string) *Image) Mapping {
-	mp := Mapping{Addr: start, Len: size, Offset: offset, Shared: len(perms) >= 4 && perms[3] == 's'}
-	if perms[0] == 'r' {
-		mp.Prot |= unix.PROT_READ
-	}
-	if perms[1] == 'w' {
-		mp.Prot |= unix.PROT_WRITE
-	}
-	if perms[2] == 'x' {
-		mp.Prot |= unix.PROT_EXEC
-	}
+	mp := Mapping{Addr: start, Len: size, Offset: offset, Shared: len(perms) >= 4 && perms[3] == 's', Prot: Prot(perms)}
 	if strings.HasPrefix(path, "/") && !strings.HasSuffix(path, " (deleted)") {
 		mp.Image = image(path)
 	}
 	return mp
+}
+
+// Prot reads the PROT_* bits of /proc/PID/maps permissions ("r-xp").
+func Prot(perms string) int {
+	prot := 0
+	if len(perms) >= 3 {
+		if perms[0] == 'r' {
+			prot |= unix.PROT_READ
+		}
+		if perms[1] == 'w' {
+			prot |= unix.PROT_WRITE
+		}
+		if perms[2] == 'x' {
+			prot |= unix.PROT_EXEC
+		}
+	}
+	return prot
 }

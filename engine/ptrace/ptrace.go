@@ -223,3 +223,27 @@ func GetDebugReg(tid, n int) (uint64, error) {
 func SetDebugReg(tid, n int, v uint64) error {
 	return wrap("pokeuser", tid, ptrace(unix.PTRACE_POKEUSR, tid, uintptr(debugRegOffset+8*n), uintptr(v)))
 }
+
+// ptraceGetRseqConfiguration is PTRACE_GET_RSEQ_CONFIGURATION (Linux 5.13).
+const ptraceGetRseqConfiguration = 0x420f
+
+// RseqConfig is struct ptrace_rseq_configuration: a thread's registered
+// rseq area (Addr 0: none).
+type RseqConfig struct {
+	Addr  uint64
+	Len   uint32
+	Sig   uint32
+	Flags uint32
+	_     uint32
+}
+
+// GetRseqConfig reads the rseq area thread tid registered; an error on a
+// kernel too old to say.
+func GetRseqConfig(tid int) (RseqConfig, error) {
+	var c RseqConfig
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetRseqConfiguration, uintptr(tid), unsafe.Sizeof(c), uintptr(unsafe.Pointer(&c)), 0, 0)
+	if e != 0 {
+		return c, wrap("get_rseq_configuration", tid, e)
+	}
+	return c, nil
+}

@@ -134,40 +134,43 @@ func AddThread(via int, m *Mem, st *trace.ThreadState) (int, error) {
 	if s, _, err := Wait(child, false); err != nil || s.Kind != StopEvent {
 		return 0, fmt.Errorf("first stop of new thread %d: %v %v", child, s, err)
 	}
-	// Per-thread kernel state, set by calls the new thread makes itself.
+	return child, RestoreThread(child, m, st)
+}
+
+// RestoreThread gives stopped thread tid the saved state: its per-thread
+// kernel state (mask, alternate stack, clear_child_tid, robust list) set
+// by calls it makes itself, then its XSAVE area and registers.
+func RestoreThread(tid int, m *Mem, st *trace.ThreadState) error {
 	regs := st.Regs
 	regs[trace.EFLAGS] &^= eflagsTF
-	if err := SetRegs(child, &regs); err != nil {
-		return 0, err
-	}
-	err = WithScratch(child, m, 32, func(addr uint64) error {
+	err := WithScratch(tid, m, 32, func(addr uint64) error {
 		var b [24]byte
 		binary.LittleEndian.PutUint64(b[:], st.Blocked)
 		if _, err := m.WriteAt(b[:8], addr); err != nil {
 			return err
 		}
-		if ret, err := InjectSyscall(child, m, unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, addr, 0, 8); err != nil || ret < 0 {
-			return fmt.Errorf("set signal mask of %d: %v %d", child, err, ret)
+		if ret, err := InjectSyscall(tid, m, unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, addr, 0, 8); err != nil || ret < 0 {
+			return fmt.Errorf("set signal mask of %d: %v %d", tid, err, ret)
 		}
 		if _, err := m.WriteAt(st.AltStack[:], addr); err != nil {
 			return err
 		}
-		InjectSyscall(child, m, unix.SYS_SIGALTSTACK, addr, 0)
+		InjectSyscall(tid, m, unix.SYS_SIGALTSTACK, addr, 0)
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if st.TidAddress != 0 {
-		InjectSyscall(child, m, unix.SYS_SET_TID_ADDRESS, st.TidAddress)
+		InjectSyscall(tid, m, unix.SYS_SET_TID_ADDRESS, st.TidAddress)
 	}
 	if st.RobustHead != 0 {
-		InjectSyscall(child, m, unix.SYS_SET_ROBUST_LIST, st.RobustHead, st.RobustLen)
+		InjectSyscall(tid, m, unix.SYS_SET_ROBUST_LIST, st.RobustHead, st.RobustLen)
 	}
-	if err := SetXState(child, st.XState); err != nil {
-		return 0, err
+	if err := SetXState(tid, st.XState); err != nil {
+		return err
 	}
-	return child, SetRegs(child, &regs)
+	return SetRegs(tid, &regs)
 }
 
 // SetXState writes the XSAVE area of the thread.

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -37,29 +38,14 @@ type attached struct {
 	kept uint64
 }
 
-// personality(2) arguments.
-const (
-	personaQuery    = 0xffffffff
-	addrNoRandomize = 0x0040000
-)
-
-// sigIgn is SIG_IGN.
-const sigIgn = 1
-
-// ptraceGetRseqConfiguration is PTRACE_GET_RSEQ_CONFIGURATION.
-const ptraceGetRseqConfiguration = 0x420f
-
 // rseqFlagUnregister is RSEQ_FLAG_UNREGISTER.
 const rseqFlagUnregister = 1
 
-// rseqConfiguration is struct ptrace_rseq_configuration.
-type rseqConfiguration struct {
-	Addr  uint64
-	Len   uint32
-	Sig   uint32
-	Flags uint32
-	_     uint32
-}
+// addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
+const addrNoRandomize = 0x0040000
+
+// sigIgn is SIG_IGN.
+const sigIgn = 1
 
 // attachTo seizes process pid, readies its threads for recording, writes
 // the trace header and the snapshot, and registers the threads, parked at
@@ -76,7 +62,7 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 		c := r.changes()
 		held := map[int][][]byte{}
 		c.UndoCode(pid, p.Threads(), p.Mem(), held)
-		for _, tid := range p.Threads() {
+		for tid := range c.Threads { // only what was changed
 			c.UndoThread(tid, p.Mem())
 		}
 		p.Hold(held)
@@ -105,7 +91,6 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	if err := r.prepareThreads(p.Threads(), cpu); err != nil {
 		return fail(err)
 	}
-	r.guardUpdate()
 	// The snapshot is taken once the rseq areas say "unregistered": that
 	// is the memory the recorded run starts from.
 	snap, err := p.Snapshot()
@@ -114,12 +99,6 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 	}
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: attach: snapshot taken %v after the seize\n", time.Since(begin))
-	}
-	snap.Rseq = map[int]trace.Rseq{}
-	for tid, ts := range r.att.changes.Threads {
-		if ts.Rseq != nil {
-			snap.Rseq[tid] = *ts.Rseq
-		}
 	}
 	h.Pid, h.CPU, h.Attached, h.CPUIDFaulting = pid, &cpu, true, r.cpuidFaulting
 	ignored := ignoredSet(snap.Handlers)
@@ -216,20 +195,11 @@ func leaveVDSO(p *attach.Process) error {
 	return nil
 }
 
-// keepVDSO notes the vDSO of process p as it is, about to be patched, so
-// that the detach puts it back.
-func (r *Recorder) keepVDSO(p *process, addr, size uint64) error {
-	orig := make([]byte, size)
-	if _, err := p.mem.ReadAt(orig, addr); err != nil {
-		return fmt.Errorf("read the vDSO: %w", err)
-	}
-	p.vdso = &attach.Patch{Addr: addr, Orig: orig}
-	return nil
-}
-
 // guardUpdate tells the guard what is changed now: after the attach, and
-// when a process of the tree forks, execs or gets code patched.
+// (guardDirty) after a stop where a process of the tree forked, exec'd,
+// ended or got code patched.
 func (r *Recorder) guardUpdate() {
+	r.guardDirty = false
 	if r.att == nil || r.att.guard == nil {
 		return
 	}
@@ -239,10 +209,10 @@ func (r *Recorder) guardUpdate() {
 }
 
 // changes gathers what the recorder changed, with the code of every live
-// process of the tree.
+// process of the tree by address.
 func (r *Recorder) changes() *attach.Changes {
 	c := r.att.changes
-	c.Code = map[int][]attach.Patch{}
+	c.Code, c.Starts = map[int][]attach.Patch{}, map[int]uint64{}
 	for pid, p := range r.procs {
 		var code []attach.Patch
 		if p.vdso != nil {
@@ -253,7 +223,8 @@ func (r *Recorder) changes() *attach.Changes {
 				code = append(code, attach.Patch{Addr: s.Addr, Orig: s.Orig})
 			}
 		}
-		c.Code[pid] = code
+		sort.Slice(code, func(i, j int) bool { return code[i].Addr < code[j].Addr })
+		c.Code[pid], c.Starts[pid] = code, attach.StartTime(pid)
 	}
 	return &c
 }
@@ -286,55 +257,64 @@ func (r *Recorder) prepareThreads(tids []int, cpu int) error {
 	m := r.att.proc.Mem()
 	c := &r.att.changes
 	unix.SchedGetaffinity(r.pid, &c.Affinity)
+	c.Personality = personality(r.pid, r.pid)
+	c.CPUID = r.cpuidFaulting
 	var set unix.CPUSet
 	set.Set(cpu)
 	for _, tid := range tids {
 		if err := ptrace.SetOptions(tid, ptrace.Options&^ptrace.OptExitKill); err != nil {
 			return err
 		}
+		// Each change is noted as soon as it is made: a failure later
+		// undoes only what was done.
 		var ts attach.ThreadSettings
+		note := func() { c.Threads[tid] = ts }
 		var old unix.CPUSet
 		if err := unix.SchedGetaffinity(tid, &old); err == nil {
-			ts.Affinity = &old
 			if err := unix.SchedSetaffinity(tid, &set); err != nil {
 				return fmt.Errorf("thread %d: bind to CPU %d: %w", tid, cpu, err)
 			}
+			ts.Affinity = &old
+			note()
 		}
 		// What it execs from now on is laid out without ASLR, as replay
 		// lays it out.
-		persona, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, personaQuery)
-		if err != nil || persona < 0 {
-			return fmt.Errorf("thread %d: read its personality: %v %d", tid, err, persona)
-		}
-		if tid == tids[0] {
-			c.Personality = uint64(persona)
-		}
-		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, uint64(persona)|addrNoRandomize); err != nil || ret < 0 {
+		if ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_PERSONALITY, personality(r.pid, tid)|addrNoRandomize); err != nil || ret < 0 {
 			return fmt.Errorf("thread %d: set ADDR_NO_RANDOMIZE: %v %d", tid, err, ret)
 		}
+		ts.Personality = true
+		note()
 		rs, err := unregisterRseq(tid, m)
 		if err != nil {
 			return err
 		}
 		ts.Rseq = rs
+		note()
 		ts.TSCSigsegv = tscMode(tid, m)
-		c.Threads[tid] = ts
 		if err := ptrace.TrapInstructions(tid, m, r.cpuidFaulting); err != nil {
 			return fmt.Errorf("thread %d: %w", tid, err)
 		}
+		ts.Trapped = true
+		note()
+		r.guardUpdate()
 	}
-	c.CPUID = r.cpuidFaulting
 	return nil
+}
+
+// personality reads a thread's personality from /proc.
+func personality(pid, tid int) uint64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/personality", pid, tid))
+	n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 64)
+	return n
 }
 
 // unregisterRseq takes the thread's rseq area away from the kernel, which
 // would otherwise write into it and move the thread out of critical
 // sections behind the recorder's back. glibc then asks the kernel for the
 // CPU instead. It returns the area, nil when there was none.
-func unregisterRseq(tid int, m *ptrace.Mem) (*trace.Rseq, error) {
-	var conf rseqConfiguration
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetRseqConfiguration, uintptr(tid), unsafe.Sizeof(conf), uintptr(unsafe.Pointer(&conf)), 0, 0)
-	if e != 0 || conf.Addr == 0 {
+func unregisterRseq(tid int, m *ptrace.Mem) (*ptrace.RseqConfig, error) {
+	conf, err := ptrace.GetRseqConfig(tid)
+	if err != nil || conf.Addr == 0 {
 		return nil, nil // no rseq here (an old kernel, or none registered)
 	}
 	ret, err := ptrace.InjectSyscall(tid, m, unix.SYS_RSEQ, conf.Addr, uint64(conf.Len), rseqFlagUnregister, uint64(conf.Sig))
@@ -344,7 +324,7 @@ func unregisterRseq(tid int, m *ptrace.Mem) (*trace.Rseq, error) {
 	if ret < 0 {
 		return nil, fmt.Errorf("thread %d: unregister its rseq area: %w", tid, unix.Errno(-ret))
 	}
-	return &trace.Rseq{Addr: conf.Addr, Len: conf.Len, Sig: conf.Sig}, nil
+	return &conf, nil
 }
 
 // tscMode reads whether the program itself asked its thread's rdtsc to
@@ -374,7 +354,7 @@ func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 	var owner []int
 	for i := range snap.Regions {
 		reg := &snap.Regions[i]
-		if r.att != nil {
+		if r.att != nil && !snap.Ring {
 			r.att.kept += uint64(len(reg.Data))
 		}
 		for off := 0; off < len(reg.Data); off += trace.MaxRegionBlob {
@@ -408,19 +388,10 @@ func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 func (r *Recorder) patchSnapshot(p *process, snap *trace.Snapshot) error {
 	p.code = &patch.Space{}
 	for _, reg := range snap.Regions {
-		if reg.Path != "[vdso]" {
-			continue
-		}
-		if err := r.keepVDSO(p, reg.Start, reg.Size); err != nil {
-			return err
-		}
-		unknown, err := patch.PatchVDSO(p.mem, reg.Start)
-		if err != nil {
-			return fmt.Errorf("snapshot: patch the vDSO: %w", err)
-		}
-		if len(unknown) > 0 {
-			r.warnOnce("vdso unknown functions", "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
-				strings.Join(unknown, ", "))
+		if reg.Path == "[vdso]" {
+			if err := r.patchVDSO(p, reg.Start); err != nil {
+				return fmt.Errorf("snapshot: patch the vDSO: %w", err)
+			}
 		}
 	}
 	for _, mp := range patch.RegionMappings(snap.Regions, r.code.Path) {

@@ -214,10 +214,8 @@ func (r *Recorder) undoEntry(t *thread) error {
 		return err
 	}
 	before := regs
-	before[trace.RAX] = regs[trace.OrigRAX]
-	before[trace.RIP] -= 2
-	before[trace.OrigRAX] = ^uint64(0)
-	regs[trace.OrigRAX] = ^uint64(0)
+	attach.BeforeCall(&before, regs[trace.OrigRAX])
+	regs[trace.OrigRAX] = ^uint64(0) // the kernel skips the call
 	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
 		return err
 	}
@@ -253,11 +251,7 @@ func (r *Recorder) undoAttach(tids []int, held map[int][][]byte) error {
 		errs = append(errs, c.UndoCode(p.pid, ptids, p.mem, held))
 	}
 	for _, tid := range tids {
-		m := r.att.proc.Mem()
-		if t := r.threads[tid]; t != nil {
-			m = t.proc.mem
-		}
-		errs = append(errs, c.UndoThread(tid, m))
+		errs = append(errs, c.UndoThread(tid, r.threads[tid].proc.mem))
 	}
 	return errors.Join(errs...)
 }

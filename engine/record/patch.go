@@ -95,24 +95,13 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	}
 	vdso := st.VDSO
 	p.vdso = nil
-	if vdso != 0 && (r.att != nil || r.opts.KeepLast > 0) {
-		// Its vDSO as it was: put back at the detach from an attached
-		// tree, and in the ring buffer's snapshots.
-		if v, err := patch.ReadVDSO(p.mem, vdso); err == nil {
-			p.vdso = &attach.Patch{Addr: vdso, Orig: v.Data}
-		}
-	}
 	if vdso != 0 {
-		unknown, err := patch.PatchVDSO(p.mem, vdso)
-		if err != nil {
+		if err := r.patchVDSO(p, vdso); err != nil {
 			fmt.Fprintf(r.opts.Warn, "rewind: warning: %v: the vDSO is hidden from the program, which makes system calls instead\n", err)
 			if err := ptrace.HideVDSO(p.mem, &st); err != nil {
 				return st, 0, err
 			}
 			vdso = 0
-		} else if len(unknown) > 0 {
-			r.warnOnce("vdso unknown functions", "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
-				strings.Join(unknown, ", "))
 		}
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
@@ -124,8 +113,30 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	for _, mp := range maps {
 		r.warnPatch(p.code.Map(p.mem, mp))
 	}
-	r.guardUpdate()
+	r.guardDirty = true
 	return st, vdso, nil
+}
+
+// patchVDSO patches the vDSO of process p at addr into system calls,
+// keeping its bytes as they were when the detach or a ring buffer's
+// snapshot needs them.
+func (r *Recorder) patchVDSO(p *process, addr uint64) error {
+	if r.att != nil || r.opts.KeepLast > 0 {
+		v, err := patch.ReadVDSO(p.mem, addr)
+		if err != nil {
+			return err
+		}
+		p.vdso = &attach.Patch{Addr: addr, Orig: v.Data, Whole: true}
+	}
+	unknown, err := patch.PatchVDSO(p.mem, addr)
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		r.warnOnce("vdso unknown functions", "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
+			strings.Join(unknown, ", "))
+	}
+	return nil
 }
 
 // inheritCode gives a new process its parent's sites: its memory is a copy
@@ -153,7 +164,7 @@ func (r *Recorder) patchAfterSyscall(t *thread, c *syscalls.Call, e *trace.Event
 	sites := t.proc.code.Len()
 	r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, c.Nr, c.Args, uint64(c.Ret), image))
 	if r.att != nil && t.proc.code.Len() != sites {
-		r.guardUpdate() // sites the guard must know to put back
+		r.guardDirty = true // sites the guard must know to put back
 	}
 }
 

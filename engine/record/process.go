@@ -42,7 +42,7 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 		p.vdso = pp.vdso
 	}
 	r.procs[pid] = p
-	r.guardUpdate()
+	r.guardDirty = true
 	return p
 }
 
@@ -118,6 +118,7 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 	}
 	p.close()
 	delete(r.procs, p.pid)
+	r.guardDirty = true // its pid may go to another process
 	if err := r.log(&trace.Event{Kind: trace.KindExit, Tid: int32(t.tid), Status: int32(st.Raw)}); err != nil {
 		return err
 	}

@@ -209,6 +209,8 @@ type Recorder struct {
 	pausing bool
 	// rotateDue: the ring buffer's timer rang.
 	rotateDue bool
+	// guardDirty: the guard's view of what is changed is out of date.
+	guardDirty bool
 	// stop receives the signals that ask rewind itself to stop.
 	stop chan os.Signal
 	// interrupts is how many SIGINT/SIGQUIT rewind received, and sawSig when
@@ -326,7 +328,11 @@ func Record(opts Options) (*Result, error) {
 				for {
 					select {
 					case <-tick.C:
-						r.stop <- rotateSignal
+						select {
+						case r.stop <- rotateSignal:
+						case <-quit:
+							return
+						}
 					case <-quit:
 						return
 					}
@@ -429,6 +435,11 @@ func (r *Recorder) startTrace(h *trace.Header) (*trace.Writer, error) {
 	if r.opts.KeepLast > 0 {
 		return r.startRing(h)
 	}
+	return r.createOutput(h)
+}
+
+// createOutput starts the trace file the recording is for.
+func (r *Recorder) createOutput(h *trace.Header) (*trace.Writer, error) {
 	if r.opts.Trace != nil {
 		return r.opts.Trace.Start(h)
 	}
@@ -523,7 +534,11 @@ func (r *Recorder) run(start func() error) error {
 			}
 			continue
 		}
-		if err := r.handle(st); err != nil {
+		err = r.handle(st)
+		if r.guardDirty {
+			r.guardUpdate()
+		}
+		if err != nil {
 			if errors.Is(err, unix.ESRCH) {
 				// The thread vanished under us (killed by an exit_group or
 				// a fatal signal): its death notice follows.
@@ -933,27 +948,24 @@ func (r *Recorder) wake() bool {
 // program has not got it shortly after (a kill aimed at rewind alone; see
 // forward). The second one, or SIGTERM or SIGHUP, stops the recording.
 func (r *Recorder) onStopSignal(sig unix.Signal) bool {
+	switch sig {
+	case rotateSignal:
+		r.rotateDue = true
+		return true
+	case durationElapsed:
+		r.interrupted = sig
+		return true
+	}
 	if r.att != nil {
 		// The process is not in rewind's terminal: any of these is for
 		// rewind, and ends the recording at once.
 		switch sig {
-		case rotateSignal:
-			r.rotateDue = true
-			return true
-		case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR2, durationElapsed:
+		case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR2:
 			r.interrupted = sig
 			return true
 		}
 		otherSignal(sig)
 		return false
-	}
-	if sig == rotateSignal {
-		r.rotateDue = true
-		return true
-	}
-	if sig == durationElapsed {
-		r.interrupted = sig
-		return true
 	}
 	if r.fromProgram(sig) {
 		return false

@@ -197,13 +197,7 @@ func (r *Recorder) finishRing(foot *trace.Footer) (*trace.Footer, error) {
 	for _, s := range g.segs {
 		paths = append(paths, s.path)
 	}
-	var w *trace.Writer
-	var err error
-	if r.opts.Trace != nil {
-		w, err = r.opts.Trace.Start(g.hdr)
-	} else {
-		w, err = trace.Create(r.opts.Output, g.hdr)
-	}
+	w, err := r.createOutput(g.hdr)
 	if err != nil {
 		return nil, err
 	}

@@ -112,8 +112,10 @@ type Session struct {
 	code patch.Images
 	// quiet withdraws ptrace.QuietStops when the session closes.
 	quiet func()
-	// fromSnapshot: see FromSnapshot.
+	// fromSnapshot: see FromSnapshot; snap is the snapshot, until it is
+	// rebuilt.
 	fromSnapshot bool
+	snap         *trace.Snapshot
 }
 
 // rthread is one thread of the replaying process.
@@ -264,6 +266,7 @@ func (s *Session) launch() error {
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
+		s.snap = snap
 		p.rec = int32(snap.Pid) // the process, whose first thread may not be its leader
 	}
 	s.procs[p.rec] = p

@@ -45,20 +45,20 @@ func (s *Session) applySnapshot(t *rthread, e *trace.Event) error {
 	if !t.atExec || s.next != 0 {
 		return s.diverge(e, "a snapshot can only start a recording")
 	}
-	snap, err := trace.DecodeSnapshot(e)
-	if err != nil {
-		return err
+	snap := s.snap // decoded by launch
+	if snap == nil {
+		var err error
+		if snap, err = trace.DecodeSnapshot(e); err != nil {
+			return err
+		}
 	}
 	t.atExec = false
 	b := &builder{s: s, t: t, m: t.proc.mem, snap: snap}
+	s.snap = nil
 	if err := b.build(); err != nil {
 		return fmt.Errorf("rebuild the process attached to: %w", err)
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	return s.compareRegs(e, "snapshot", &e.Regs, &regs)
+	return nil
 }
 
 // builder rebuilds one snapshot.
@@ -112,22 +112,19 @@ func (b *builder) build() error {
 		}
 		b.s.threads[int32(st.Tid)] = &rthread{rec: int32(st.Tid), real: real, proc: b.t.proc}
 	}
-	main := &b.snap.Threads[0]
-	if err := b.setMainThread(main); err != nil {
-		return err
-	}
 	if err := b.patch(); err != nil {
 		return err
 	}
-	// The scratch page goes last, the call made from it: the thread never
-	// returns there (its registers are put back at the call's exit).
+	// The main thread last: its registers leave the scratch page, which
+	// then goes with a call made where the thread now stands (the call
+	// puts its registers back).
+	if err := ptrace.RestoreThread(b.t.real, b.m, &b.snap.Threads[0]); err != nil {
+		return err
+	}
 	if ret, err := ptrace.InjectSyscall(b.t.real, b.m, unix.SYS_MUNMAP, b.scratch, scratchSize); err != nil || ret < 0 {
 		return fmt.Errorf("unmap the scratch page: %v %v", err, unix.Errno(-ret))
 	}
-	if err := ptrace.SetXState(b.t.real, main.XState); err != nil {
-		return err
-	}
-	return ptrace.SetRegs(b.t.real, &main.Regs)
+	return nil
 }
 
 // openScratch maps the scratch page where neither the exec nor the
@@ -210,7 +207,7 @@ func (b *builder) mapRegion(r *trace.Region) error {
 	if r.Skipped != "" || r.Size == 0 {
 		return nil
 	}
-	prot := protOf(r.Perms)
+	prot := patch.Prot(r.Perms)
 	flags := uint64(unix.MAP_PRIVATE | unix.MAP_FIXED)
 	fd := ^uint64(0)
 	fromFile := false
@@ -278,7 +275,7 @@ func (b *builder) fill(r *trace.Region) error {
 					return fmt.Errorf("region %#x-%#x: its blobs end before its runs", r.Start, r.End())
 				}
 				var err error
-				if data, err = b.s.blob(blobs[0]); err != nil {
+				if data, err = b.s.rd.Blob(blobs[0]); err != nil { // not cached: read once
 					return fmt.Errorf("region %#x-%#x: %w", r.Start, r.End(), err)
 				}
 				blobs = blobs[1:]
@@ -291,23 +288,6 @@ func (b *builder) fill(r *trace.Region) error {
 		}
 	}
 	return nil
-}
-
-// protOf reads PROT_* bits from /proc/PID/maps permissions.
-func protOf(perms string) int {
-	prot := 0
-	if len(perms) >= 3 {
-		if perms[0] == 'r' {
-			prot |= unix.PROT_READ
-		}
-		if perms[1] == 'w' {
-			prot |= unix.PROT_WRITE
-		}
-		if perms[2] == 'x' {
-			prot |= unix.PROT_EXEC
-		}
-	}
-	return prot
 }
 
 // setLayout gives the kernel the recorded layout (PR_SET_MM_MAP): brk
@@ -369,27 +349,6 @@ func (b *builder) setLimits() {
 		lim := unix.Rlimit{Cur: l.Cur, Max: l.Max}
 		unix.Prlimit(b.t.real, l.Resource, &lim, nil)
 	}
-}
-
-// setMainThread gives the launched thread the state of the snapshot's
-// first thread (AddThread's work, without the clone).
-func (b *builder) setMainThread(st *trace.ThreadState) error {
-	addr := b.scratch + scratchData
-	var mask [8]byte
-	binary.LittleEndian.PutUint64(mask[:], st.Blocked)
-	b.m.WriteAt(mask[:], addr)
-	if ret, err := b.call(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, addr, 0, 8); err != nil || ret < 0 {
-		return fmt.Errorf("set the signal mask: %v %v", err, unix.Errno(-ret))
-	}
-	b.m.WriteAt(st.AltStack[:], addr)
-	b.call(unix.SYS_SIGALTSTACK, addr, 0)
-	if st.TidAddress != 0 {
-		b.call(unix.SYS_SET_TID_ADDRESS, st.TidAddress)
-	}
-	if st.RobustHead != 0 {
-		b.call(unix.SYS_SET_ROBUST_LIST, st.RobustHead, st.RobustLen)
-	}
-	return nil
 }
 
 // patch patches the vDSO and the code as the recorder did after it

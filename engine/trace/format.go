@@ -26,9 +26,7 @@
 //   - FrameBlob (3): a uint32 blob id followed by the raw bytes of the blob
 //     (typically the contents of a file the program mapped). Blob ids are
 //     0, 1, 2, … in the order of the blob frames in the file; a blob frame
-//     comes before the events that refer to it, except the memory of a
-//     snapshot (KindSnapshot), which may follow it: the recorder lets the
-//     process run again before that memory is compressed.
+//     always comes before the events that refer to it.
 //   - FrameFooter (4): the JSON encoding of Footer, written by Writer.Close.
 //
 // # Event encoding

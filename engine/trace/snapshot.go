@@ -32,11 +32,6 @@ type Snapshot struct {
 	// Ring: taken by the ring buffer (record --keep-last) while it
 	// recorded, rather than when rewind attached.
 	Ring bool `json:"ring,omitempty"`
-	// Rseq is the restartable-sequences area of each thread that had one
-	// (by tid): rewind unregisters it while it records, since the kernel
-	// writes into it and moves threads out of critical sections behind the
-	// recorder's back, and registers it again at the detach.
-	Rseq map[int]Rseq `json:"rseq,omitempty"`
 }
 
 // Region is one mapping of the address space and what it holds.
@@ -165,13 +160,6 @@ type MMLayout struct {
 	ArgEnd     uint64 `json:"arg_end"`
 	EnvStart   uint64 `json:"env_start"`
 	EnvEnd     uint64 `json:"env_end"`
-}
-
-// Rseq is a thread's registered rseq area.
-type Rseq struct {
-	Addr uint64 `json:"addr"`
-	Len  uint32 `json:"len"`
-	Sig  uint32 `json:"sig"`
 }
 
 // DecodeSnapshot reads the snapshot of a KindSnapshot event.

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -50,13 +51,13 @@ type Writer struct {
 	sent        int64
 
 	jobs chan job
-	// late are blob frames AddLateBlobs queued: the background goroutine
-	// writes them when no other job waits, and lateLeft counts those not
-	// yet written (AddBlob and Close wait for them: blob ids follow the
-	// order of the frames). lateWake wakes an idle background goroutine.
+	// late are blob frames AddLateBlobs queued, and the blobs added while
+	// any is left: the background goroutine writes them before any queued
+	// job, so that blob ids follow the order of the frames and a blob
+	// still comes before the events that name it; only the caller does
+	// not wait for them. lateWake wakes an idle background goroutine.
 	lateMu   sync.Mutex
 	late     []job
-	lateLeft sync.WaitGroup
 	lateWake chan struct{}
 	free     chan []byte // recycled event buffers
 	done     chan struct{}
@@ -266,42 +267,25 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 		if j.ack != nil {
 			close(j.ack)
 		}
-		if j.blob != nil {
-			w.lateLeft.Done()
-		}
 	}
 }
 
-// nextJob returns the next job: a queued one, else a late blob, else it
-// waits for either. After Close or Abort, the late blobs left go before
-// the end.
+// nextJob returns the next job: a late blob first, else a queued job, else
+// it waits for either.
 func (w *Writer) nextJob() (job, bool) {
 	for {
-		var j job
-		ok, got := false, false
-		select {
-		case j, ok = <-w.jobs:
-			got = true
-		default:
-		}
-		if !got {
-			if lj, have := w.takeLate(); have {
-				return lj, true
-			}
-			select {
-			case j, ok = <-w.jobs:
-			case <-w.lateWake:
-				continue
-			}
-		}
-		if ok {
+		if j, have := w.takeLate(); have {
 			return j, true
 		}
-		// Closed: the late blobs left go before the end.
-		if lj, have := w.takeLate(); have {
-			return lj, true
+		select {
+		case j, ok := <-w.jobs:
+			if !ok {
+				// Closed: the late blobs left go before the end.
+				j, ok = w.takeLate()
+			}
+			return j, ok
+		case <-w.lateWake:
 		}
-		return job{}, false
 	}
 }
 
@@ -449,7 +433,6 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
-	w.lateLeft.Wait()
 	if uint64(len(data)) > maxFrameLen-4 {
 		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(data))
 	}
@@ -457,6 +440,15 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 		return 0, errors.New("trace: too many blobs")
 	}
 	id := w.nBlobs
+	w.lateMu.Lock()
+	if len(w.late) > 0 {
+		// Behind the late blobs, without waiting for them.
+		w.late = append(w.late, job{typ: FrameBlob, data: bytes.Clone(data), blob: &id})
+		w.nBlobs++
+		w.lateMu.Unlock()
+		return id, nil
+	}
+	w.lateMu.Unlock()
 	payload := make([]byte, 4+len(data))
 	binary.LittleEndian.PutUint32(payload, id)
 	copy(payload[4:], data)
@@ -465,16 +457,20 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 	return id, nil
 }
 
-// AddLateBlobs stores blobs whose frames may come after events that refer
-// to them (a snapshot's memory: the recorder lets the process run again
-// before all of it is compressed). It returns their ids at once; the
-// frames are written when the background goroutine has nothing else to
-// do, and before any blob added later. The data is not copied: the caller
-// must not change it.
+// AddLateBlobs stores blobs without waiting for their compression (a
+// snapshot's memory: the recorder lets the process run again meanwhile).
+// It returns their ids at once; the background goroutine writes them before
+// any frame queued after them. The data is not copied: the caller must not
+// change it.
 func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 	if err := w.check(); err != nil {
 		return nil, err
 	}
+	// The blobs queued before these are written first: late blobs go
+	// before anything queued, and ids follow the order of the frames.
+	ack := make(chan struct{})
+	w.jobs <- job{ack: ack}
+	<-ack
 	ids := make([]uint32, len(data))
 	w.lateMu.Lock()
 	for i, d := range data {
@@ -485,7 +481,6 @@ func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 		id := w.nBlobs
 		w.nBlobs++
 		ids[i] = id
-		w.lateLeft.Add(1)
 		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id})
 	}
 	w.lateMu.Unlock()
@@ -517,7 +512,6 @@ func (w *Writer) Close(f *Footer) error {
 	if f != nil {
 		foot = *f
 	}
-	w.lateLeft.Wait() // the footer is the last frame
 	w.mu.Lock()
 	err := w.bgErr()
 	if err == nil {
