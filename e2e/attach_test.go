@@ -711,3 +711,28 @@ func TestAttachSignals(t *testing.T) {
 		t.Errorf("the trace does not hold the two SIGUSR1:\n%s", ev.Stdout)
 	}
 }
+
+func TestAttachSharedMemory(t *testing.T) {
+	// Memory the process shared with another, unrecorded, before the
+	// attach: what that one writes is in the trace, and replay reads the
+	// same counts.
+	bin := buildC(t, "attach/shared.c")
+	svc := startService(t, bin, "-d")
+	t.Cleanup(func() { svc.ask(t, "x", false) })
+	trace := filepath.Join(t.TempDir(), "shared.rwd")
+	rec := attachTo(t, svc.pid, trace)
+	var counts []string
+	for i := 0; i < 3; i++ {
+		time.Sleep(30 * time.Millisecond)
+		counts = append(counts, svc.ask(t, "get", true))
+	}
+	rec.stop(t, syscall.SIGINT)
+	checkRuns(t, svc.pid)
+	if counts[0] == counts[2] {
+		t.Fatalf("the counter did not move while recorded: %v", counts)
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != strings.Join(counts, "\n")+"\n" {
+		t.Errorf("replay --check: status %d, wrote %q, want %q\n%s", code, out, strings.Join(counts, "\n")+"\n", errOut)
+	}
+}

@@ -112,12 +112,16 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 		return fail(err)
 	}
 	r.files = newFileStore(r.w)
+	root := r.newProcess(pid, 0)
+	root.mem = p.Mem()
+	if err := r.sharedRegions(root, snap); err != nil {
+		r.w.Abort()
+		return fail(err)
+	}
 	if err := r.writeSnapshot(snap); err != nil {
 		r.w.Abort()
 		return fail(err)
 	}
-	root := r.newProcess(pid, 0)
-	root.mem = p.Mem()
 	if err := r.patchSnapshot(root, snap); err != nil {
 		r.w.Abort()
 		return fail(err)
@@ -344,6 +348,31 @@ func tscMode(tid int, m *ptrace.Mem) bool {
 		return nil
 	})
 	return sigsegv
+}
+
+// sharedRegions names the object of each shared region of the snapshot, as
+// the shared memory tracker (shared.go) will follow it from now on: what
+// another process writes into it is logged like after any shared mmap.
+func (r *Recorder) sharedRegions(p *process, snap *trace.Snapshot) error {
+	sm := r.sharedMem()
+	if err := sm.rescan(sharedProc{pid: p.pid, mem: p.mem}, nil); err != nil {
+		return fmt.Errorf("snapshot: shared memory: %w", err)
+	}
+	for i := range snap.Regions {
+		reg := &snap.Regions[i]
+		m := sm.mappingAt(p.pid, reg.Start)
+		if !reg.Shared() || m == nil {
+			continue
+		}
+		if m.obj.file != nil {
+			var st unix.Stat_t
+			if err := unix.Fstat(int(m.obj.file.Fd()), &st); err == nil {
+				m.obj.size = uint64(st.Size)
+			}
+		}
+		reg.Object = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+	}
+	return nil
 }
 
 // writeSnapshot stores the regions' bytes as blobs and logs the snapshot.

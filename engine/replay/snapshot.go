@@ -207,6 +207,9 @@ func (b *builder) mapRegion(r *trace.Region) error {
 	if r.Skipped != "" || r.Size == 0 {
 		return nil
 	}
+	if r.Object != nil {
+		return b.mapShared(r)
+	}
 	prot := patch.Prot(r.Perms)
 	flags := uint64(unix.MAP_PRIVATE | unix.MAP_FIXED)
 	fd := ^uint64(0)
@@ -255,13 +258,44 @@ func (b *builder) mapRegion(r *trace.Region) error {
 			return fmt.Errorf("%s changed since it was recorded (its bytes at offset %#x differ); replay needs the same file", r.File.Path, r.File.Offset)
 		}
 	case len(r.Blobs) > 0:
-		return b.fill(r)
+		return b.fill(r, func(data []byte, off uint64) error {
+			_, err := b.m.WriteAt(data, r.Start+off)
+			return err
+		})
 	}
 	return nil
 }
 
-// fill writes a region's bytes, from its blobs, where its runs say.
-func (b *builder) fill(r *trace.Region) error {
+// mapShared maps replay's copy of a shared region's object (shared.go) at
+// its address, and fills the region's part of it.
+func (b *builder) mapShared(r *trace.Region) error {
+	obj, err := b.s.sharedObject(r.Object)
+	if err != nil {
+		return err
+	}
+	fd, err := b.s.traceeFd(b.t, obj)
+	if err != nil {
+		return err
+	}
+	ret, err := b.call(unix.SYS_MMAP, r.Start, r.Size, uint64(patch.Prot(r.Perms)), unix.MAP_SHARED|unix.MAP_FIXED, uint64(fd), r.Object.Offset)
+	if err != nil {
+		return err
+	}
+	if uint64(ret) != r.Start {
+		return fmt.Errorf("map shared region %#x-%#x %s: %v", r.Start, r.End(), r.Path, unix.Errno(-ret))
+	}
+	b.s.noteSharedMapping(r.Start, r.Size, r.Object)
+	// Through rewind's own descriptor: a read-only shared mapping
+	// cannot be written through the process's memory.
+	return b.fill(r, func(data []byte, off uint64) error {
+		_, err := obj.f.WriteAt(data, int64(r.Object.Offset+off))
+		return err
+	})
+}
+
+// fill writes a region's bytes, from its blobs, where its runs say, with
+// write (off is from the region's start).
+func (b *builder) fill(r *trace.Region, write func(data []byte, off uint64) error) error {
 	runs := r.Runs
 	if runs == nil {
 		runs = []trace.Run{{Off: 0, Len: r.Size}}
@@ -281,7 +315,7 @@ func (b *builder) fill(r *trace.Region) error {
 				blobs = blobs[1:]
 			}
 			n := min(uint64(len(data)), run.Len-at)
-			if _, err := b.m.WriteAt(data[:n], r.Start+run.Off+at); err != nil {
+			if err := write(data[:n], run.Off+at); err != nil {
 				return fmt.Errorf("region %#x-%#x: write its bytes: %w", r.Start, r.End(), err)
 			}
 			data, at = data[n:], at+n

@@ -54,6 +54,11 @@ type Region struct {
 	Zero bool `json:"zero,omitempty"`
 	// Skipped says why the bytes are not kept ([vvar], [vsyscall]).
 	Skipped string `json:"skipped,omitempty"`
+	// Object names the shared memory object of a MAP_SHARED region, as
+	// KindSharedMem events and the mmap that makes one do: replay maps its
+	// copy of the object there, and the recording logs what others write
+	// into it.
+	Object *SharedMap `json:"object,omitempty"`
 	// Data are the bytes while the snapshot is taken, before the recorder
 	// stores them as Blobs.
 	Data []byte `json:"-"`
