@@ -122,6 +122,9 @@ func (r *Recorder) rotate() error {
 	}
 	original(root, snap)
 	snap.Ring = true
+	if err := r.sharedRegions(root, snap); err != nil {
+		return err
+	}
 	tid := r.pid
 	if r.current != nil {
 		tid = r.current.tid
