@@ -389,6 +389,16 @@ func TestAttachThreads(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(got, "Breakpoint 1, worker") || strings.Count(got, "Thread 0x") != 4 {
 		t.Errorf("replay --batch on the workers: status %d, want a worker's breakpoint and 4 threads:\n%s%s", res.Code, got, res.Stderr)
 	}
+
+	// The UI opens at the snapshot, says so, and goes back to it.
+	ui := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
+	ui.waitFor(`The recording starts from a snapshot of process \d+`)
+	ui.typeLine("break workers.c:22")
+	ui.waitFor(`Breakpoint 1 at 0x[0-9a-f]+: file workers.c, line 22`)
+	ui.typeLine("continue")
+	ui.waitFor(`Breakpoint 1, worker`)
+	ui.typeLine("reverse-continue")
+	ui.waitFor(`No more reverse-execution history`)
 }
 
 func TestAttachGoServer(t *testing.T) {
