@@ -57,6 +57,9 @@ func startService(t *testing.T, bin string, args ...string) *service {
 	s := &service{in: inW, out: bufio.NewReader(outR)}
 	t.Cleanup(func() {
 		if s.pid > 0 {
+			// Its session's group: the children it made too (they
+			// hold the test's stderr).
+			syscall.Kill(-s.pid, syscall.SIGKILL)
 			syscall.Kill(s.pid, syscall.SIGKILL)
 		}
 		inW.Close()
@@ -728,7 +731,6 @@ func TestAttachSharedMemory(t *testing.T) {
 	// same counts.
 	bin := buildC(t, "attach/shared.c")
 	svc := startService(t, bin, "-d")
-	t.Cleanup(func() { svc.ask(t, "x", false) })
 	trace := filepath.Join(t.TempDir(), "shared.rwd")
 	rec := attachTo(t, svc.pid, trace)
 	var counts []string
