@@ -90,6 +90,9 @@ func runInfo(w io.Writer, path string) error {
 	fmt.Fprintf(w, "args:      %s\n", strings.Join(quoteArgs(h.Args), " "))
 	fmt.Fprintf(w, "cwd:       %s\n", h.Cwd)
 	fmt.Fprintf(w, "recorded:  %s by rewind %s (format %d), pid %d\n", h.Created.Format("2006-01-02 15:04:05 MST"), h.RewindVersion, h.FormatVersion, h.Pid)
+	if h.Attached {
+		fmt.Fprintf(w, "attached:  to process %d while it ran (rewind record -p): the recording starts from a snapshot\n", h.Pid)
+	}
 	fmt.Fprintf(w, "machine:   %s, kernel %s, %s\n", h.Hostname, h.Kernel, h.CPUModel)
 	if h.CPU != nil {
 		fmt.Fprintf(w, "cpu:       bound to CPU %d\n", *h.CPU)

@@ -719,6 +719,9 @@ func TestAttachSignals(t *testing.T) {
 	if code != 0 || !strings.Contains(string(out), "usr1 2\n") {
 		t.Fatalf("replay --check: status %d\n%s%s", code, out, errOut)
 	}
+	if info := run(t, runOpts{}, rewind(t), "info", trace); !strings.Contains(string(info.Stdout), fmt.Sprintf("attached:  to process %d while it ran", svc.pid)) {
+		t.Errorf("rewind info does not say the recording attached:\n%s", info.Stdout)
+	}
 	ev := run(t, runOpts{}, rewind(t), "events", trace)
 	if strings.Count(string(ev.Stdout), "SIGUSR1") < 2 {
 		t.Errorf("the trace does not hold the two SIGUSR1:\n%s", ev.Stdout)
