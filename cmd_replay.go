@@ -46,6 +46,15 @@ for gdb's target remote HOST:PORT.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sessionProcess = pid
+			modes := 0
+			for _, on := range []bool{check, gdbAddr != "", batch || len(script) > 0} {
+				if on {
+					modes++
+				}
+			}
+			if modes > 1 {
+				return errors.New("--check, --gdbserver and --batch (-ex, -x) are different ways to replay: choose one")
+			}
 			switch {
 			case check:
 				return runCheck(args[0], pid)

@@ -89,6 +89,18 @@ func TestBadInput(t *testing.T) {
 		{"record directory", func(t *testing.T, dir string) []string {
 			return []string{"record", "-o", filepath.Join(dir, "t.rwd"), "--", dir}
 		}},
+		{"replay gdbserver with -ex", func(t *testing.T, dir string) []string {
+			return []string{"replay", "--gdbserver", "-", "-ex", "bt", filepath.Join(dir, "t.rwd")}
+		}},
+		{"replay check with batch", func(t *testing.T, dir string) []string {
+			return []string{"replay", "--check", "--batch", filepath.Join(dir, "t.rwd")}
+		}},
+		{"record duration without -p", func(t *testing.T, dir string) []string {
+			return []string{"record", "--duration", "1s", "--", "true"}
+		}},
+		{"attach not a pid", func(t *testing.T, dir string) []string {
+			return []string{"attach", "abc"}
+		}},
 	}
 	for _, cmd := range []string{"replay --check", "info"} {
 		argv := strings.Fields(cmd)
