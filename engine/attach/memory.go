@@ -1,12 +1,10 @@
 package attach
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -134,40 +132,13 @@ type usage struct {
 
 // readResident returns the usage of each mapping by its start.
 func readResident(pid int) (map[uint64]usage, error) {
-	f, err := os.Open(ptrace.ProcPath(pid, "smaps"))
+	maps, err := ptrace.ReadSmaps(pid)
 	if err != nil {
-		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+		return nil, err
 	}
-	defer f.Close()
 	out := map[uint64]usage{}
-	var cur uint64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
-			continue
-		}
-		if lo, _, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
-			if n, err := strconv.ParseUint(lo, 16, 64); err == nil {
-				cur = n
-			}
-			continue
-		}
-		if len(fields) < 2 {
-			continue
-		}
-		n, _ := strconv.ParseUint(fields[1], 10, 64)
-		u := out[cur]
-		switch fields[0] {
-		case "Rss:", "Swap:":
-			u.rss += n
-		case "Anonymous:":
-			u.anon += n
-		}
-		out[cur] = u
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	for _, m := range maps {
+		out[m.Start] = usage{rss: m.KB["Rss"] + m.KB["Swap"], anon: m.KB["Anonymous"]}
 	}
 	return out, nil
 }

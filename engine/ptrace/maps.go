@@ -67,3 +67,53 @@ func ReadMaps(pid int) ([]MapEntry, error) {
 	}
 	return out, nil
 }
+
+// Smaps is one mapping of /proc/PID/smaps as its readers need it: its
+// range, the sizes it lists (in kB, by name: "Rss", "Swap", "Anonymous"…)
+// and its VmFlags ("wf", "dc"…).
+type Smaps struct {
+	Start, End uint64
+	KB         map[string]uint64
+	Flags      []string
+}
+
+// ReadSmaps parses /proc/PID/smaps.
+func ReadSmaps(pid int) ([]Smaps, error) {
+	f, err := os.Open(ProcPath(pid, "smaps"))
+	if err != nil {
+		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	}
+	defer f.Close()
+	var out []Smaps
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		name, isField := strings.CutSuffix(fields[0], ":")
+		if !isField {
+			// A mapping's first line: "start-end perms …".
+			lo, hi, ok := strings.Cut(fields[0], "-")
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			if ok && err1 == nil && err2 == nil {
+				out = append(out, Smaps{Start: a, End: b, KB: map[string]uint64{}})
+			}
+			continue
+		}
+		if len(out) == 0 {
+			continue
+		}
+		cur := &out[len(out)-1]
+		if name == "VmFlags" {
+			cur.Flags = fields[1:]
+		} else if len(fields) >= 2 {
+			cur.KB[name], _ = strconv.ParseUint(fields[1], 10, 64)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	}
+	return out, nil
+}

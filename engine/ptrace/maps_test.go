@@ -2,8 +2,12 @@ package ptrace
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestReadMaps reads this test's own mappings: the test binary mapped at
@@ -34,5 +38,46 @@ func TestReadMaps(t *testing.T) {
 	}
 	if !sawExe || !sawStack {
 		t.Errorf("the test binary at offset 0 (%v) or the stack (%v) missing from %d mappings", sawExe, sawStack, len(maps))
+	}
+}
+
+// TestReadSmaps reads this test's own smaps: as many mappings as maps, in
+// the same order, a resident stack, and the flags of memory this test marks
+// MADV_DONTFORK.
+func TestReadSmaps(t *testing.T) {
+	mem, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	if err := unix.Madvise(mem, unix.MADV_DONTFORK); err != nil {
+		t.Fatal(err)
+	}
+	addr := uint64(uintptr(unsafe.Pointer(&mem[0])))
+	smaps, err := ReadSmaps(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, err := ReadMaps(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(smaps) != len(maps) {
+		t.Fatalf("%d mappings in smaps, %d in maps", len(smaps), len(maps))
+	}
+	var sawStack, sawMarked bool
+	for i, s := range smaps {
+		if s.Start != maps[i].Start || s.End != maps[i].End {
+			t.Errorf("smaps %d is %#x-%#x, maps says %#x-%#x", i, s.Start, s.End, maps[i].Start, maps[i].End)
+		}
+		if maps[i].Path == "[stack]" && s.KB["Rss"] > 0 {
+			sawStack = true
+		}
+		if addr >= s.Start && addr < s.End && slices.Contains(s.Flags, "dc") {
+			sawMarked = true
+		}
+	}
+	if !sawStack || !sawMarked {
+		t.Errorf("a resident stack (%v) or the dc flag of %#x (%v) missing", sawStack, addr, sawMarked)
 	}
 }

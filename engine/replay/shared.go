@@ -17,12 +17,9 @@ package replay
 // it writes them back.
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -396,35 +393,20 @@ type markedRange struct {
 // forkMarked lists the memory of pid marked wipe-on-fork ("wf") or
 // do-not-copy ("dc") in /proc/PID/smaps.
 func forkMarked(pid int) ([]markedRange, error) {
-	f, err := os.Open(ptrace.ProcPath(pid, "smaps"))
+	maps, err := ptrace.ReadSmaps(pid)
 	if err != nil {
-		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+		return nil, err
 	}
-	defer f.Close()
 	var out []markedRange
-	var start, end uint64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok {
-			for _, fl := range strings.Fields(flags) {
-				switch fl {
-				case "wf":
-					out = append(out, markedRange{start, end, madvWipeonfork})
-				case "dc":
-					out = append(out, markedRange{start, end, madvDontfork})
-				}
-			}
-			continue
-		}
-		if rng, _, ok := strings.Cut(line, " "); ok && strings.Contains(rng, "-") && !strings.HasSuffix(rng, ":") {
-			lo, hi, _ := strings.Cut(rng, "-")
-			if a, err := strconv.ParseUint(lo, 16, 64); err == nil {
-				if b, err := strconv.ParseUint(hi, 16, 64); err == nil {
-					start, end = a, b
-				}
+	for _, m := range maps {
+		for _, fl := range m.Flags {
+			switch fl {
+			case "wf":
+				out = append(out, markedRange{m.Start, m.End, madvWipeonfork})
+			case "dc":
+				out = append(out, markedRange{m.Start, m.End, madvDontfork})
 			}
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
