@@ -700,7 +700,7 @@ func TestAttachSignals(t *testing.T) {
 	}
 	for i := 1; i <= 2; i++ {
 		syscall.Kill(svc.pid, syscall.SIGUSR1)
-		want := fmt.Sprintf("usr1 %d", i)
+		want := fmt.Sprintf("usr1 %d 0", i) // si_code SI_USER: sent by kill, as it was
 		for deadline := time.Now().Add(cmdTimeout); usr1() != want; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("SIGUSR1 %d was not handled while recorded", i)
@@ -710,13 +710,13 @@ func TestAttachSignals(t *testing.T) {
 	rec.stop(t, syscall.SIGINT)
 	checkRuns(t, svc.pid)
 	syscall.Kill(svc.pid, syscall.SIGUSR1)
-	for deadline := time.Now().Add(cmdTimeout); usr1() != "usr1 3"; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(cmdTimeout); usr1() != "usr1 3 0"; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("SIGUSR1 was not handled after the detach")
 		}
 	}
 	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || !strings.Contains(string(out), "usr1 2\n") {
+	if code != 0 || !strings.Contains(string(out), "usr1 2 0\n") {
 		t.Fatalf("replay --check: status %d\n%s%s", code, out, errOut)
 	}
 	if info := run(t, runOpts{}, rewind(t), "info", trace); !strings.Contains(string(info.Stdout), fmt.Sprintf("attached:  to process %d while it ran", svc.pid)) {

@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unsafe"
@@ -69,16 +70,28 @@ func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
 }
 
 func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int, err error) {
+	// Asynchronous signals that arrive meanwhile (a Ctrl-C) are not for
+	// the injected call: they are queued again, siginfo and all, once the
+	// thread is back where it was, to be seen by the caller as if they
+	// had just arrived.
+	ret, child, caught, err := injectRaw(tid, m, nr, args...)
+	requeueAll(tid, m, caught)
+	return ret, child, err
+}
+
+// injectRaw is injectSyscall without queueing again the signals it caught:
+// it returns their siginfo.
+func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int, caught [][]byte, err error) {
 	var saved trace.Regs
 	if err := GetRegs(tid, &saved); err != nil {
-		return 0, 0, err
+		return 0, 0, caught, err
 	}
 	var code [2]byte
 	if _, err := m.ReadAt(code[:], saved[trace.RIP]); err != nil {
-		return 0, 0, err
+		return 0, 0, caught, err
 	}
 	if _, err := m.WriteAt([]byte{0x0f, 0x05}, saved[trace.RIP]); err != nil {
-		return 0, 0, err
+		return 0, 0, caught, err
 	}
 	defer m.WriteAt(code[:], saved[trace.RIP])
 	regs := saved
@@ -88,31 +101,22 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 		regs[argRegs[i]] = a
 	}
 	if err := SetRegs(tid, &regs); err != nil {
-		return 0, 0, fmt.Errorf("inject syscall %d: %w", nr, err)
+		return 0, 0, caught, fmt.Errorf("inject syscall %d: %w", nr, err)
 	}
 	entered := false
-	// Asynchronous signals that arrive meanwhile (a Ctrl-C) are not for
-	// the injected call: they are sent again once the thread is back where
-	// it was, to be seen by the caller as if they had just arrived.
-	var deferred []int
-	defer func() {
-		for _, sig := range deferred {
-			Tgkill(pidOf(tid), tid, sig)
-		}
-	}()
 	for {
 		if err := Syscall(tid, 0); err != nil {
-			return 0, 0, err
+			return 0, 0, caught, err
 		}
 		st, _, err := Wait(tid, false)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, caught, err
 		}
 		switch st.Kind {
 		case StopSyscall:
 			op, val, err := syscallOp(tid)
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, caught, err
 			}
 			if op == syscallInfoEntry && val == nr {
 				entered = true
@@ -120,25 +124,26 @@ func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child
 			if op == syscallInfoExit && entered {
 				ret = int64(val)
 				if err := SetRegs(tid, &saved); err != nil {
-					return 0, 0, fmt.Errorf("restore the registers after injected syscall %d: %w", nr, err)
+					return 0, 0, caught, fmt.Errorf("restore the registers after injected syscall %d: %w", nr, err)
 				}
-				return ret, child, nil
+				return ret, child, caught, nil
 			}
 		case StopEvent:
 			if st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK || st.Event == unix.PTRACE_EVENT_CLONE {
 				msg, err := EventMsg(tid)
 				if err != nil {
-					return 0, 0, err
+					return 0, 0, caught, err
 				}
 				child = int(msg)
 			}
 		case StopSignal:
-			if !asyncSignal(tid, st.Sig) {
-				return 0, 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+			info, err := GetSiginfo(tid)
+			if err != nil || !Sent(st.Sig, info) {
+				return 0, 0, caught, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 			}
-			deferred = append(deferred, st.Sig)
+			caught = append(caught, info)
 		default:
-			return 0, 0, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+			return 0, 0, caught, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 		}
 	}
 }
@@ -208,16 +213,6 @@ func TrapInstructions(tid int, m *Mem, withCPUID bool) error {
 	return nil
 }
 
-// asyncSignal reports whether the signal tid stopped with was sent to it
-// (kill, a terminal, a timer) rather than caused by its instruction.
-func asyncSignal(tid, sig int) bool {
-	info, err := GetSiginfo(tid)
-	if err != nil {
-		return false
-	}
-	return Sent(sig, info)
-}
-
 // Sent reports whether signal sig with siginfo info was sent to the thread
 // (kill, a terminal, a timer) rather than caused by its instruction, which
 // causes it again when the thread runs on.
@@ -244,4 +239,82 @@ func Tgid(tid int) (int, error) {
 		return 0, fmt.Errorf("thread %d: no thread group id: %w", tid, err)
 	}
 	return n, nil
+}
+
+// Requeue makes thread tid of process pid, stopped, send itself the signal
+// of siginfo info with rt_tgsigqueueinfo: only a process may queue to
+// itself a siginfo that says it came from kill or from the kernel, so the
+// signal is delivered with its sender and code as if it had never been
+// taken out of the queue.
+func Requeue(pid, tid int, m *Mem, info []byte) error {
+	caught, err := requeue(pid, tid, m, info)
+	requeueAll(tid, m, caught)
+	return err
+}
+
+// requeue is Requeue; it returns the signals caught while it injected.
+func requeue(pid, tid int, m *Mem, info []byte) (caught [][]byte, err error) {
+	sig := uint64(binary.LittleEndian.Uint32(info[:4]))
+	err = WithScratch(tid, m, len(info), func(addr uint64) error {
+		if _, err := m.WriteAt(info, addr); err != nil {
+			return err
+		}
+		var ret int64
+		var err error
+		ret, _, caught, err = injectRaw(tid, m, unix.SYS_RT_TGSIGQUEUEINFO, uint64(pid), uint64(tid), sig, addr)
+		if err != nil {
+			return fmt.Errorf("queue signal %d again in thread %d: %w", sig, tid, err)
+		}
+		if ret < 0 {
+			return fmt.Errorf("queue signal %d again in thread %d: %w", sig, tid, unix.Errno(-ret))
+		}
+		return nil
+	})
+	return caught, err
+}
+
+// maxRequeue bounds the signals requeueAll queues again: under a flood of
+// signals each injected call would catch another.
+const maxRequeue = 64
+
+// requeueAll queues again the signals an injected call caught, one after
+// the other. A signal caught meanwhile joins the list, unless it is a
+// standard signal already in it (the kernel keeps one of those pending).
+// Past maxRequeue, or when a requeue fails, the signal is sent with tgkill,
+// without its siginfo.
+func requeueAll(tid int, m *Mem, infos [][]byte) {
+	pid := pidOf(tid)
+	for i := 0; i < len(infos); i++ {
+		sig := int(binary.LittleEndian.Uint32(infos[i]))
+		if i >= maxRequeue {
+			Tgkill(pid, tid, sig)
+			continue
+		}
+		more, err := requeue(pid, tid, m, infos[i])
+		if err != nil {
+			Tgkill(pid, tid, sig)
+		}
+		for _, info := range more {
+			if !pendingAgain(infos[i+1:], info) {
+				infos = append(infos, info)
+			}
+		}
+	}
+}
+
+// sigRTMin is the first real-time signal, of which each instance counts.
+const sigRTMin = 34
+
+// pendingAgain reports a standard signal whose number is already in infos.
+func pendingAgain(infos [][]byte, info []byte) bool {
+	sig := binary.LittleEndian.Uint32(info)
+	if sig >= sigRTMin {
+		return false
+	}
+	for _, o := range infos {
+		if binary.LittleEndian.Uint32(o) == sig {
+			return true
+		}
+	}
+	return false
 }

@@ -42,7 +42,7 @@ func (r *Recorder) detach() error {
 			infos = append(infos, h.info)
 		}
 		for _, info := range infos {
-			if err := attach.Requeue(t.proc.pid, t.tid, t.proc.mem, info); err != nil {
+			if err := ptrace.Requeue(t.proc.pid, t.tid, t.proc.mem, info); err != nil {
 				errs = append(errs, err)
 			}
 		}

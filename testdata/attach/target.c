@@ -1,5 +1,5 @@
 // A long-running program for the attach tests: two threads, a SIGUSR1
-// handler (SA_RESTART, a mask) run on an alternate stack, commands read from
+// handler (SA_RESTART, SA_SIGINFO, a mask) run on an alternate stack, commands read from
 // a pipe (stdin), a file open at an offset, a malloc'd buffer it fills.
 // With -d it forks and its parent exits, so that it is nobody's child: the
 // tests attach to it as to a service started elsewhere.
@@ -20,9 +20,13 @@ static volatile sig_atomic_t usr1;
 static volatile unsigned long ticks;
 static char altstack[64 * 1024];
 
-static void on_usr1(int sig) {
+static volatile int usr1code = 1; // si_code of the last SIGUSR1 (1: none yet)
+
+static void on_usr1(int sig, siginfo_t *info, void *ctx) {
 	(void)sig;
+	(void)ctx;
 	usr1++;
+	usr1code = info->si_code;
 }
 
 static void *worker(void *arg) {
@@ -73,8 +77,8 @@ int main(int argc, char **argv) {
 	sigaltstack(&ss, NULL);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_RESTART | SA_ONSTACK;
+	sa.sa_sigaction = on_usr1;
+	sa.sa_flags = SA_RESTART | SA_ONSTACK | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGUSR1, &sa, NULL);
@@ -111,7 +115,7 @@ int main(int argc, char **argv) {
 		printf("fd %d %ld\n", fd, (long)lseek(fd, 0, SEEK_CUR));
 		printf("buf %p %zu %lu\n", (void *)buf, size, sum);
 		printf("brk %p\n", sbrk(0));
-		printf("usr1 %d\n", (int)usr1);
+		printf("usr1 %d %d\n", (int)usr1, usr1code);
 		printf("ticks %lu\n", ticks);
 		printf("end\n");
 	}
