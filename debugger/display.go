@@ -154,15 +154,35 @@ func (s *Session) cmdUndisplay(args string, res *Result) error {
 		s.habits.displays = nil
 		return nil
 	}
-	for _, f := range strings.Fields(args) {
-		id, err := strconv.Atoi(f)
+	return s.eachDisplay(args, func(i int) {
+		s.habits.displays = append(s.habits.displays[:i], s.habits.displays[i+1:]...)
+	})
+}
+
+// cmdEnableDisplay implements enable display [N...] and disable display
+// [N...]: a disabled display is kept, and not shown at stops.
+func (s *Session) cmdEnableDisplay(on bool, args string, res *Result) error {
+	if strings.TrimSpace(args) == "" {
+		for _, d := range s.habits.displays {
+			d.disabled = !on
+		}
+		return nil
+	}
+	return s.eachDisplay(args, func(i int) { s.habits.displays[i].disabled = !on })
+}
+
+// eachDisplay runs f on the index of each display numbered in args, in
+// gdb's words when a number is bad or unknown.
+func (s *Session) eachDisplay(args string, f func(i int)) error {
+	for _, w := range strings.Fields(args) {
+		id, err := strconv.Atoi(w)
 		if err != nil {
 			return fmt.Errorf("Arguments must be display numbers.")
 		}
 		found := false
 		for i, d := range s.habits.displays {
 			if d.id == id {
-				s.habits.displays = append(s.habits.displays[:i], s.habits.displays[i+1:]...)
+				f(i)
 				found = true
 				break
 			}

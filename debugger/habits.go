@@ -75,6 +75,10 @@ func (s *Session) habit(name, args string, res *Result) (bool, error) {
 		return true, s.cmdShow(args, res)
 	case "undisplay":
 		return true, s.cmdUndisplay(args, res)
+	case "enable", "disable":
+		if rest, ok := cutWord(args, "display"); ok {
+			return true, s.cmdEnableDisplay(name == "enable", rest, res)
+		}
 	case "condition":
 		return true, s.cmdCondition(args, res)
 	case "ignore":
