@@ -2,6 +2,7 @@ package gdbserver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,34 @@ func TestEngineWatches(t *testing.T) {
 		}
 		if b.String() != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.w, b.String(), tc.want)
+		}
+	}
+}
+
+// TestBreakpointKinds inserts and removes software (Z0) and hardware (Z1)
+// breakpoints at one address: removing one kind leaves the other.
+func TestBreakpointKinds(t *testing.T) {
+	cases := []struct {
+		packets []string // "+0": insert Z0, "-1": remove Z1…
+		armed   bool
+		hw      uint8
+	}{
+		{[]string{"+0"}, true, 1},
+		{[]string{"+0", "+1", "-1"}, true, 1},
+		{[]string{"+1", "+0", "-0"}, true, 2},
+		{[]string{"+0", "+1", "-0", "-1"}, false, 0},
+		{[]string{"+0", "+0", "-0"}, false, 0},
+		{[]string{"-1"}, false, 0},
+	}
+	for _, c := range cases {
+		sv := &Server{hw: map[uint64]uint8{}}
+		for _, p := range c.packets {
+			if got := sv.breakpoint(p[0] == '+', p[1:]+",401000,1"); got != "OK" {
+				t.Fatalf("%v: %s answered %q", c.packets, p, got)
+			}
+		}
+		if armed := slices.Contains(sv.bps, 0x401000); armed != c.armed || sv.hw[0x401000] != c.hw {
+			t.Errorf("%v: armed %v kinds %d, want %v %d", c.packets, armed, sv.hw[0x401000], c.armed, c.hw)
 		}
 	}
 }

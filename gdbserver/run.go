@@ -34,15 +34,28 @@ func (sv *Server) breakpoint(insert bool, p string) string {
 	}
 	switch t := fields[0][0]; t {
 	case '0', '1':
+		// A software and a hardware breakpoint may share an address:
+		// removing one leaves the other.
+		bit := uint8(1)
+		if t == '1' {
+			bit = 2
+		}
+		was := sv.hw[addr]
+		now := was &^ bit
+		if insert {
+			now = was | bit
+		}
 		i := slices.Index(sv.bps, addr)
 		switch {
-		case insert && i < 0:
+		case now != 0 && i < 0:
 			sv.bps = append(sv.bps, addr)
-		case !insert && i >= 0:
+		case now == 0 && i >= 0:
 			sv.bps = slices.Delete(sv.bps, i, i+1)
 		}
-		if insert {
-			sv.hw[addr] = t == '1'
+		if now == 0 {
+			delete(sv.hw, addr)
+		} else {
+			sv.hw[addr] = now
 		}
 		return "OK"
 	case '2', '3', '4':
@@ -144,7 +157,7 @@ func (sv *Server) replyFor(st *timeline.Stop, tid int32) string {
 	switch st.Reason {
 	case timeline.ReasonBreakpoint:
 		pc, err := sv.s.Timeline().Session().Regs(tid)
-		if err == nil && sv.hw[pc[trace.RIP]] {
+		if err == nil && sv.hw[pc[trace.RIP]] == 2 {
 			return sv.stopReply(5, tid, "hwbreak:;")
 		}
 		return sv.stopReply(5, tid, "swbreak:;")

@@ -32,10 +32,11 @@ type Server struct {
 	gThread int32
 	// cThread is the thread H c selected for steps (0: the one running).
 	cThread int32
-	// bps are gdb's breakpoints by address (Z0/Z1; hw marks the Z1 ones),
-	// in insertion order; watches its watchpoints (Z2-Z4).
+	// bps are gdb's breakpoints by address (Z0/Z1), in insertion order;
+	// hw says which kinds are at each (bit 1: Z0, bit 2: Z1); watches are
+	// its watchpoints (Z2-Z4).
 	bps     []uint64
-	hw      map[uint64]bool
+	hw      map[uint64]uint8
 	watches []watchpoint
 	avx     bool
 	// last is the stop reply of the last stop, for '?'.
@@ -46,7 +47,7 @@ type Server struct {
 
 // New makes a server for a session positioned where gdb should find it.
 func New(s *debugger.Session) *Server {
-	sv := &Server{s: s, hw: map[uint64]bool{}}
+	sv := &Server{s: s, hw: map[uint64]uint8{}}
 	sv.avx = sv.hasAVX()
 	s.SetProgress(func(done, total int64) bool { return !sv.interrupted.Load() })
 	return sv
