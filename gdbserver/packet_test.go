@@ -115,3 +115,24 @@ func TestBreakpointKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestXferParts reads a qXfer object in parts: each part continues the copy
+// the first read made, the last one is marked 'l'.
+func TestXferParts(t *testing.T) {
+	sv := &Server{hw: map[uint64]uint8{}}
+	var got strings.Builder
+	for off := 0; ; {
+		r := sv.xfer(fmt.Sprintf("features:read:target.xml:%x,64", off))
+		if r == "" || (r[0] != 'm' && r[0] != 'l') {
+			t.Fatalf("part at %d: %q", off, r)
+		}
+		got.WriteString(r[1:])
+		if r[0] == 'l' {
+			break
+		}
+		off += len(r) - 1
+	}
+	if want := targetXML(false); got.String() != want {
+		t.Errorf("the parts make %d bytes, want the %d of target.xml", got.Len(), len(want))
+	}
+}

@@ -66,6 +66,13 @@ func (sv *Server) xfer(args string) string {
 	if !ok {
 		return "E01"
 	}
+	key := object + ":" + annex
+	if off > 0 && sv.xferKey == key {
+		// The rest of an object gdb reads in parts: the parts must be
+		// of one copy, and building it (threads' names, the link map)
+		// costs reads of the replaying process.
+		return xferPart(sv.xferData, off, n)
+	}
 	var data []byte
 	var err error
 	switch object {
@@ -89,6 +96,12 @@ func (sv *Server) xfer(args string) string {
 		sv.logf("qXfer:%s: %v", object, err)
 		return "E01"
 	}
+	sv.xferKey, sv.xferData = key, data
+	return xferPart(data, off, n)
+}
+
+// xferPart is the reply to a qXfer read of n bytes at off of data.
+func xferPart(data []byte, off, n uint64) string {
 	if off >= uint64(len(data)) {
 		return "l"
 	}

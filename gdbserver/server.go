@@ -39,6 +39,10 @@ type Server struct {
 	hw      map[uint64]uint8
 	watches []watchpoint
 	avx     bool
+	// xferKey and xferData are the qXfer object read last ("threads:"),
+	// whose next parts gdb asks for by offset.
+	xferKey  string
+	xferData []byte
 	// last is the stop reply of the last stop, for '?'.
 	last string
 	// done is set when gdb detached or killed: Serve returns.
