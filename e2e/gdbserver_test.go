@@ -101,7 +101,9 @@ func TestGDBServerTimeTravel(t *testing.T) {
 		{"watch -l a->next->next", []string{`Hardware watchpoint 3: -location a->next->next`}},
 		{"reverse-continue", []string{`Hardware watchpoint 3`, `Old value = \(struct node \*\) 0x6e69776f6c667265`, `in set_name \(.*"bravo-overflowing"\) at .*corrupt.c:16`}},
 		{"bt", []string{`#0 +0x[0-9a-f]+ in set_name \(.*\) at .*corrupt.c:16`, `#1 +0x[0-9a-f]+ in main \(\) at .*corrupt.c:39`}},
+		{"p/x $pc", []string{`\$\d+ = 0x[0-9a-f]+`}},
 		{"reverse-stepi", []string{`16\s+n->name\[i\] = src\[i\];`}},
+		{"p/x $pc", []string{`\$\d+ = 0x[0-9a-f]+`}},
 		{"delete", nil},
 		{"reverse-finish", []string{`in main \(\) at .*corrupt.c:39`, `39\s+set_name\(b, "bravo-overflowing"\);`}},
 		{"reverse-continue", []string{`No more reverse-execution history.`}},
@@ -120,6 +122,15 @@ func TestGDBServerTimeTravel(t *testing.T) {
 				break
 			}
 			rest = rest[loc[1]:]
+		}
+	}
+
+	// reverse-stepi went back one instruction: the pc moved, within the
+	// line.
+	pcOf := func(i int) string { return regexp.MustCompile(`= (0x[0-9a-f]+)`).FindString(out[i]) }
+	for i, s := range steps {
+		if s.cmd == "reverse-stepi" && (pcOf(i-1) == "" || pcOf(i-1) == pcOf(i+1)) {
+			t.Errorf("reverse-stepi left the pc at %q (it was %q)", pcOf(i+1), pcOf(i-1))
 		}
 	}
 
