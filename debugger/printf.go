@@ -134,19 +134,15 @@ func (a sessionValue) str() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var out []byte
-	for len(out) < 1<<20 {
-		chunk, err := a.s.tl.Session().ReadMem(addr+uint64(len(out)), 256)
-		if i := strings.IndexByte(string(chunk), 0); i >= 0 {
-			return string(append(out, chunk[:i]...)), nil
-		}
-		if err != nil || len(chunk) == 0 {
-			return "", fmt.Errorf("Cannot access memory at address %#x", addr+uint64(len(out)))
-		}
-		out = append(out, chunk...)
+	out, _, err := dwarf.CString(a.s.mem(), addr, maxPrintfString)
+	if err != nil {
+		return "", fmt.Errorf("Cannot access memory at address %#x", addr)
 	}
 	return string(out), nil
 }
+
+// maxPrintfString bounds what printf's %s reads of a string.
+const maxPrintfString = 1 << 20
 
 // cmdPrintf implements printf "FORMAT", ARGS... with gdb's conversions.
 func (s *Session) cmdPrintf(args string, res *Result) error {

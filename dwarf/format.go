@@ -708,6 +708,14 @@ func gdbString(b []byte, limit int, more bool) string {
 // cString reads a NUL-terminated string at addr, at most limit bytes;
 // more reports that it went on past the limit.
 func (f *formatter) cString(addr uint64, limit int) (s []byte, more bool, err error) {
+	return CString(f.mem, addr, limit)
+}
+
+// CString reads a NUL-terminated string at addr, at most limit bytes, in
+// chunks that do not cross a page the string may not reach; more reports
+// that it goes on past the limit. An error means not even its first byte
+// could be read.
+func CString(mem Memory, addr uint64, limit int) (s []byte, more bool, err error) {
 	const chunk = 64
 	for len(s) < limit {
 		n := min(chunk, limit-len(s))
@@ -716,7 +724,7 @@ func (f *formatter) cString(addr uint64, limit int) (s []byte, more bool, err er
 		if rest := cachePage - int(a%cachePage); rest < n {
 			n = rest
 		}
-		buf, err := readMem(f.mem, a, int64(n))
+		buf, err := readMem(mem, a, int64(n))
 		if err != nil {
 			if len(s) == 0 {
 				return nil, false, err
@@ -729,7 +737,7 @@ func (f *formatter) cString(addr uint64, limit int) (s []byte, more bool, err er
 		s = append(s, buf...)
 	}
 	// At the limit: gdb shows "..." only when the string does go on.
-	next, err := readMem(f.mem, addr+uint64(len(s)), 1)
+	next, err := readMem(mem, addr+uint64(len(s)), 1)
 	return s, err == nil && next[0] != 0, nil
 }
 
