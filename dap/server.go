@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 
 	"github.com/google/go-dap"
-	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/debugger"
 )
@@ -344,14 +343,8 @@ func (sv *server) stopMotion() {
 // exitCode is the debugged process's exit status as a shell gives it.
 func exitCode(s *debugger.Session) int {
 	for _, p := range s.ProcessInfos() {
-		if p.Pid != s.Process() {
-			continue
-		}
-		if n, err := strconv.Atoi(p.Exit); err == nil {
-			return n
-		}
-		if sig := unix.SignalNum(p.Exit); sig != 0 {
-			return 128 + int(sig)
+		if p.Pid == s.Process() {
+			return p.Code
 		}
 	}
 	return 0

@@ -8,6 +8,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"golang.org/x/sys/unix"
 )
 
 // chooseProcess returns the process a session debugs: want (a recorded
@@ -108,6 +109,9 @@ type ProcessInfo struct {
 	Args        []string
 	// Exit is its exit code or signal ("-" while it lives at the end).
 	Exit string
+	// Code is its end as a shell's status (the exit code, 128+N for
+	// signal N), 0 while it lives at the end.
+	Code int
 	// First and Last are its first and last events.
 	First, Last int64
 	Tids        []int32
@@ -117,8 +121,14 @@ type ProcessInfo struct {
 func (s *Session) ProcessInfos() []ProcessInfo {
 	out := make([]ProcessInfo, 0, len(s.procs))
 	for _, p := range s.procs {
-		out = append(out, ProcessInfo{Pid: p.Pid, Parent: p.Parent, Args: p.Args, Exit: exitText(p),
-			First: p.Born, Last: p.Last, Tids: p.Tids})
+		info := ProcessInfo{Pid: p.Pid, Parent: p.Parent, Args: p.Args, Exit: exitText(p),
+			First: p.Born, Last: p.Last, Tids: p.Tids}
+		if ws := unix.WaitStatus(p.Status); p.Exited && ws.Signaled() {
+			info.Code = 128 + int(ws.Signal())
+		} else if p.Exited {
+			info.Code = ws.ExitStatus()
+		}
+		out = append(out, info)
 	}
 	return out
 }
