@@ -521,3 +521,21 @@ func TestDAPLaunchProgram(t *testing.T) {
 	c.stopped("step", 21)
 	c.ok("disconnect", nil)
 }
+
+// TestDAPExitCode continues to the end of a program that returns 3: the
+// exited event says 3.
+func TestDAPExitCode(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "exit3.c", 3)
+	c := startDAP(t)
+	c.ok("initialize", map[string]any{"adapterID": "rewind", "linesStartAt1": true})
+	c.ok("launch", map[string]any{"trace": trace})
+	c.event("initialized")
+	c.ok("configurationDone", nil)
+	entry := c.event("stopped").(*dap.StoppedEvent)
+	c.ok("continue", map[string]any{"threadId": entry.Body.ThreadId})
+	if ex := c.event("exited").(*dap.ExitedEvent); ex.Body.ExitCode != 3 {
+		t.Errorf("exited with %d, want 3", ex.Body.ExitCode)
+	}
+	c.ok("disconnect", nil)
+}
