@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -473,14 +474,21 @@ func (s *Session) breakpointAt(st *timeline.Stop) int {
 	if err != nil {
 		return 0
 	}
-	for _, b := range s.bps {
-		for _, a := range b.addrs {
-			if a == pc && !b.disabled {
-				return b.id
-			}
-		}
+	if b := s.enabledBreakpointAt(pc); b != nil {
+		return b.id
 	}
 	return 0
+}
+
+// enabledBreakpointAt is the first enabled breakpoint with an address at
+// pc, nil when none.
+func (s *Session) enabledBreakpointAt(pc uint64) *breakpoint {
+	for _, b := range s.bps {
+		if !b.disabled && slices.Contains(b.addrs, pc) {
+			return b
+		}
+	}
+	return nil
 }
 
 // setIgnore sets a breakpoint's ignore count.

@@ -54,12 +54,8 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 		info.where = line
 	}
 	if st.Reason == timeline.ReasonBreakpoint {
-		for _, b := range s.bps {
-			for _, a := range b.addrs {
-				if a == pc && !b.disabled && info.Breakpoint == 0 {
-					info.Breakpoint, info.Temporary = b.id, b.temp
-				}
-			}
+		if b := s.enabledBreakpointAt(pc); b != nil {
+			info.Breakpoint, info.Temporary = b.id, b.temp
 		}
 	}
 	if st.Reason == timeline.ReasonSignal {
