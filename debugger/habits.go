@@ -593,7 +593,7 @@ func (s *Session) switchedThread(res *Result) {
 		} {
 			if rest, ok := strings.CutPrefix(res.Text, p.from); ok {
 				who := fmt.Sprintf("Thread %d", s.threadNumber(tid))
-				if name := s.threadName(tid); name != "" {
+				if name := s.ThreadName(tid); name != "" {
 					who += fmt.Sprintf(" %q", name)
 				}
 				res.Text = who + p.to + rest

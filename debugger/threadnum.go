@@ -59,9 +59,9 @@ func (s *Session) targetID(tid int32) string {
 	return fmt.Sprintf("Thread %#x (LWP %d)", regs[fsBase], tid)
 }
 
-// threadName is the thread's name, read from the replaying thread (the
+// ThreadName is the thread's name, read from the replaying thread (the
 // same program, with the names the replay gave its threads).
-func (s *Session) threadName(tid int32) string {
+func (s *Session) ThreadName(tid int32) string {
 	for _, t := range s.tl.Session().Threads() {
 		if t.Tid == tid && t.Real > 0 {
 			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", t.Real, t.Real))
@@ -136,7 +136,7 @@ func (s *Session) infoThreads(res *Result) error {
 			continue
 		}
 		r := row{num: s.threadNumber(t.Tid), tid: t.Tid, target: s.targetID(t.Tid), pc: regs[trace.RIP]}
-		if name := s.threadName(t.Tid); name != "" {
+		if name := s.ThreadName(t.Tid); name != "" {
 			r.target += fmt.Sprintf(" %q", name)
 		}
 		r.function, _ = s.symbolize(r.pc)

@@ -47,7 +47,7 @@ func (sv *Server) query(p string) string {
 	}
 	if rest, ok := strings.CutPrefix(p, "ThreadExtraInfo,"); ok {
 		if tid, ok := parseThread(rest); ok {
-			return fmt.Sprintf("%x", sv.threadName(tid))
+			return fmt.Sprintf("%x", sv.s.ThreadName(tid))
 		}
 		return "E01"
 	}
@@ -160,7 +160,7 @@ func (sv *Server) threadsXML() []byte {
 	var b strings.Builder
 	b.WriteString("<?xml version=\"1.0\"?>\n<threads>\n")
 	for _, t := range sv.s.Timeline().Session().Threads() {
-		fmt.Fprintf(&b, "<thread id=\"%x\" name=\"%s\"/>\n", t.Tid, xmlEscape(sv.threadName(t.Tid)))
+		fmt.Fprintf(&b, "<thread id=\"%x\" name=\"%s\"/>\n", t.Tid, xmlEscape(sv.s.ThreadName(t.Tid)))
 	}
 	b.WriteString("</threads>\n")
 	return []byte(b.String())

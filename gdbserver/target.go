@@ -236,16 +236,3 @@ func (sv *Server) execFile() ([]byte, error) {
 	}
 	return []byte(sv.s.Header().Program), nil
 }
-
-// threadName is the replaying thread's name (its comm).
-func (sv *Server) threadName(tid int32) string {
-	real, ok := sv.realTid(tid)
-	if !ok {
-		return ""
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", real))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
