@@ -42,7 +42,10 @@ func (tl *Timeline) CheckpointMemory() (bytes int64, count int) {
 	for _, cp := range tl.cps.list {
 		bytes += cp.mem
 	}
-	return bytes, len(tl.cps.list)
+	for _, c := range tl.mids {
+		bytes += c.mem
+	}
+	return bytes, len(tl.cps.list) + len(tl.mids)
 }
 
 func (c *checkpoints) drop() { c.list = nil }
@@ -101,17 +104,20 @@ func (tl *Timeline) maybeCheckpoint() {
 	tl.enforceBudget()
 }
 
-// enforceBudget drops checkpoints until their memory fits the budget,
-// each time the one closest to its predecessor, so the survivors stay spread
-// over the recording.
+// enforceBudget drops checkpoints until their memory, those inside
+// segments included, fits the budget: the oldest inside a segment first
+// (they only serve searches in their own segment), then each time the one
+// closest to its predecessor, so the survivors stay spread over the
+// recording.
 func (tl *Timeline) enforceBudget() {
 	for {
-		var total int64
-		for _, cp := range tl.cps.list {
-			total += cp.mem
-		}
-		if total <= tl.cps.budget || len(tl.cps.list) == 0 {
+		total, _ := tl.CheckpointMemory()
+		if total <= tl.cps.budget || len(tl.cps.list)+len(tl.mids) == 0 {
 			return
+		}
+		if len(tl.mids) > 0 {
+			tl.dropOldestMid()
+			continue
 		}
 		drop := len(tl.cps.list) - 1
 		if len(tl.cps.list) > 1 {

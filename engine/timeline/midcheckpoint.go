@@ -25,6 +25,7 @@ const maxMids = 32
 type midCheckpoint struct {
 	event   int64
 	cp      *replay.Checkpoint
+	mem     int64 // its memory, within the checkpoints' budget
 	counts  map[uint64]int            // arrivals at each breakpoint armed then
 	wcounts map[replay.Watchpoint]int // traps of each watchpoint armed then
 }
@@ -153,7 +154,7 @@ func (tl *Timeline) maybeMid(ws []replay.Watchpoint, bps []uint64) {
 	if err != nil {
 		return // not at this trap; the next chance comes later
 	}
-	c := &midCheckpoint{event: tl.live.Next(), cp: cp, counts: map[uint64]int{}, wcounts: map[replay.Watchpoint]int{}}
+	c := &midCheckpoint{event: tl.live.Next(), cp: cp, mem: cp.Memory(), counts: map[uint64]int{}, wcounts: map[replay.Watchpoint]int{}}
 	for _, a := range bps {
 		c.counts[a] = tl.counts[a]
 	}
@@ -164,9 +165,15 @@ func (tl *Timeline) maybeMid(ws []replay.Watchpoint, bps []uint64) {
 	}
 	tl.mids = append(tl.mids, c)
 	if len(tl.mids) > maxMids {
-		tl.live.Release(tl.mids[0].cp)
-		tl.mids = slices.Delete(tl.mids, 0, 1)
+		tl.dropOldestMid()
 	}
+	tl.enforceBudget()
+}
+
+// dropOldestMid releases the checkpoint inside a segment taken first.
+func (tl *Timeline) dropOldestMid() {
+	tl.live.Release(tl.mids[0].cp)
+	tl.mids = slices.Delete(tl.mids, 0, 1)
 }
 
 // releaseMids frees the checkpoints inside segments.

@@ -294,6 +294,21 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 	if tl.InnerCheckpoints() == 0 {
 		t.Errorf("no checkpoint was taken inside the segment of 10000 writes")
 	}
+
+	// Those checkpoints count in the memory budget.
+	const small = 256 << 10
+	tight := open(small)
+	if err := tight.Goto(tight.End()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := tight.ReverseContinue(); err != nil {
+			t.Fatal(err)
+		}
+		if mem, n := tight.CheckpointMemory(); mem > small {
+			t.Fatalf("%d checkpoints use %d bytes, over the budget of %d", n, mem, small)
+		}
+	}
 }
 
 // TestReverseContinueThroughCheckpoints: reverse-continue visits, newest
