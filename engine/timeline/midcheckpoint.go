@@ -25,7 +25,7 @@ const maxMids = 32
 type midCheckpoint struct {
 	event   int64
 	cp      *replay.Checkpoint
-	mem     int64 // its memory, within the checkpoints' budget
+	mem     int64                     // its memory, within the checkpoints' budget
 	counts  map[uint64]int            // arrivals at each breakpoint armed then
 	wcounts map[replay.Watchpoint]int // traps of each watchpoint armed then
 }
