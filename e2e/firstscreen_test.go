@@ -175,9 +175,12 @@ func TestTUIFirstScreen(t *testing.T) {
 			trace := filepath.Join(t.TempDir(), "t.rwd")
 			recordOpts(t, runOpts{}, trace, prog)
 			s := newTmux(t, tt.w, tt.h, []string{"HOME=" + t.TempDir()}, "replay", trace)
-			screen := s.waitFor(tt.line)
-			if tt.w >= 160 && (!strings.Contains(screen, "Stopped at the first line of main") || !strings.Contains(screen, "before main")) {
-				t.Errorf("no word of where it stopped, or the loader not folded:\n%s", screen)
+			s.waitFor(tt.line)
+			if tt.w >= 160 {
+				// Said once start is done, which a loaded machine may
+				// take a while to finish after the first drawing.
+				s.waitFor(`Stopped at the first line of main`)
+				s.waitFor(`before main`)
 			}
 			// The current line is drawn on the current line's background.
 			raw := s.capture(true)

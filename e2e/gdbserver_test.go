@@ -28,7 +28,9 @@ func needGDB(t testing.TB) {
 // `target remote` command) and returns one output block per command.
 func remoteGDB(t *testing.T, prog, connect string, cmds []string) []string {
 	t.Helper()
-	args := []string{"-nx", "-batch", "-ex", "set pagination off", "-ex", "set width 0", "-ex", "set confirm off", "-ex", connect}
+	// A replay that opens slowly on a loaded machine must not outlast
+	// gdb's remote timeout (2 s by default).
+	args := []string{"-nx", "-batch", "-ex", "set pagination off", "-ex", "set width 0", "-ex", "set confirm off", "-ex", "set remotetimeout 120", "-ex", connect}
 	for _, c := range cmds {
 		args = append(args, "-ex", "echo <<<\\n", "-ex", c)
 	}
