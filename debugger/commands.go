@@ -185,6 +185,12 @@ func splitCommand(line string) (string, string) {
 
 // run executes a motion command and describes where it stopped.
 func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
+	return s.runAs(res, op, nil)
+}
+
+// runAs is run with the stop's description completed by adjust (origin's
+// reason and write) before it is put in words.
+func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust func(st *timeline.Stop, info *StopInfo)) error {
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
@@ -203,6 +209,9 @@ func (s *Session) run(res *Result, op func() (*timeline.Stop, error)) error {
 		s.deleteBreakpoint(res.Stop.Breakpoint) // a tbreak is spent by its stop
 	}
 	s.lastStop = res.Stop
+	if adjust != nil {
+		adjust(st, res.Stop)
+	}
 	res.Text = s.stopText(res.Stop)
 	if s.condErr != "" {
 		res.Text = s.condErr + "\n" + res.Text

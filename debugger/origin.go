@@ -95,22 +95,22 @@ func (s *Session) cmdOrigin(args string, res *Result) error {
 		}
 		return st, err
 	}
-	if err := s.run(res, op); err != nil {
+	err := s.runAs(res, op, func(st *timeline.Stop, info *StopInfo) {
+		info.Reason = "origin"
+		info.Watch = &WatchInfo{Expr: tgt.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
+		if st.Moment.Hits == 0 && st.Moment.Watch == nil {
+			info.Watch.Syscall = true // the kernel wrote it for a system call
+		} else if pc, err := s.pcOf(st.Moment.Tid); err == nil {
+			info.Watch.Writer = fmt.Sprintf("%#x", s.writerPC(pc))
+		}
+		if mode == "read" {
+			info.Watch.Access = "read"
+		}
+	})
+	if err != nil {
 		return err
 	}
 	s.origin = tgt
-	info := res.Stop
-	info.Reason = "origin"
-	info.Watch = &WatchInfo{Expr: tgt.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
-	if st.Moment.Hits == 0 && st.Moment.Watch == nil {
-		info.Watch.Syscall = true // the kernel wrote it for a system call
-	} else if pc, err := s.pcOf(st.Moment.Tid); err == nil {
-		info.Watch.Writer = fmt.Sprintf("%#x", s.writerPC(pc))
-	}
-	if mode == "read" {
-		info.Watch.Access = "read"
-	}
-	res.Text = s.stopText(info)
 	return nil
 }
 
@@ -162,16 +162,16 @@ func (s *Session) followRegister(what string, tgt *originTarget, res *Result, fi
 		}
 		return &timeline.Stop{Reason: timeline.ReasonStep, Moment: rw.Moment}, nil
 	}
-	if err := s.run(res, op); err != nil {
+	err := s.runAs(res, op, func(_ *timeline.Stop, info *StopInfo) {
+		info.Reason = "origin"
+		s.placeInfo(info, rw.PC) // the setting line, not the next one
+		info.Watch = &WatchInfo{Expr: tgt.expr, Old: fmt.Sprintf("%#x", rw.Old), New: fmt.Sprintf("%#x", rw.New), Writer: fmt.Sprintf("%#x", rw.PC)}
+		info.where = ""
+	})
+	if err != nil {
 		return err
 	}
 	s.origin = tgt
-	info := res.Stop
-	info.Reason = "origin"
-	s.placeInfo(info, rw.PC) // the setting line, not the next one
-	info.Watch = &WatchInfo{Expr: tgt.expr, Old: fmt.Sprintf("%#x", rw.Old), New: fmt.Sprintf("%#x", rw.New), Writer: fmt.Sprintf("%#x", rw.PC)}
-	info.where = ""
-	res.Text = s.stopText(info)
 	return nil
 }
 
