@@ -123,6 +123,14 @@ func num(tb testing.TB, s string) uint64 {
 func TestSnapshotAndDetach(t *testing.T) {
 	tg := startTarget(t, buildTarget(t), 1)
 	before := tg.query(t)
+	// Seized once back in its read of stdin: the answer's last write may
+	// still be returning when its last line arrives.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		sc, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", tg.pid))
+		if strings.HasPrefix(string(sc), "0 ") || time.Now().After(deadline) {
+			break
+		}
+	}
 
 	snap := takeSnapshot(t, tg.pid, func() {
 		// Sent while every thread is stopped: it must be delivered once, after.
