@@ -163,14 +163,9 @@ func (p *Process) seizeAll() error {
 	}
 }
 
-// Errors a system call interrupted by a stop returns for the kernel to
-// restart it (include/linux/errno.h).
+// The syscall instruction's length, and orig_rax when no call is in
+// progress.
 const (
-	errRestartSys     = 512
-	errRestartNoIntr  = 513
-	errRestartNoHand  = 514
-	errRestartBlock   = 516
-	sysRestartSyscall = 219
 	syscallInsnLength = 2
 	noSyscall         = ^uint64(0)
 )
@@ -218,15 +213,14 @@ func BeforeRestart(tid int) (int, error) {
 	if nr == noSyscall {
 		return 0, nil
 	}
-	restart := 0
-	switch -int64(regs[trace.RAX]) {
-	case errRestartSys, errRestartNoIntr, errRestartNoHand:
-		BeforeCall(&regs, nr)
-	case errRestartBlock:
-		BeforeCall(&regs, sysRestartSyscall)
-		restart = int(nr)
-	default:
+	r := ptrace.RestartCall(&regs, false)
+	if !r.Restart {
 		return 0, nil
+	}
+	regs[trace.OrigRAX] = noSyscall
+	restart := 0
+	if r.Block {
+		restart = int(nr)
 	}
 	if err := ptrace.SetRegs(tid, &regs); err != nil {
 		return 0, fmt.Errorf("thread %d: restart its system call %d: %w", tid, nr, err)

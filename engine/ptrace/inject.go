@@ -318,3 +318,53 @@ func pendingAgain(infos [][]byte, info []byte) bool {
 	}
 	return false
 }
+
+// Errors a system call interrupted by a stop returns for the kernel to
+// restart it (include/linux/errno.h), and restart_syscall's numbers.
+const (
+	errRestartSys         = 512
+	errRestartNoIntr      = 513
+	errRestartNoHand      = 514
+	errRestartBlock       = 516
+	sysRestartSyscall     = 219
+	sysRestartSyscallI386 = 0
+)
+
+// Restarted is RestartCall's answer: whether the registers were those of
+// a call the kernel restarts, and whether it resumes it through
+// restart_syscall (a nanosleep, a poll with a timeout…).
+type Restarted struct{ Restart, Block bool }
+
+// RestartCall does to regs, at the end of a system call, what the kernel
+// does when it resumes the thread without a signal to handle and the call
+// returned a restart code: rip goes back to the syscall instruction and
+// rax becomes the call's number (restart_syscall's for a call that kernel
+// resumes itself; i386 for int $0x80). Other registers are left alone.
+func RestartCall(regs *trace.Regs, i386 bool) Restarted {
+	var r Restarted
+	switch -int64(regs[trace.RAX]) {
+	case errRestartSys, errRestartNoIntr, errRestartNoHand:
+		regs[trace.RAX] = regs[trace.OrigRAX]
+	case errRestartBlock:
+		r.Block = true
+		regs[trace.RAX] = sysRestartSyscall
+		if i386 {
+			regs[trace.RAX] = sysRestartSyscallI386
+		}
+	default:
+		return r
+	}
+	r.Restart = true
+	regs[trace.RIP] -= 2 // the syscall (or int $0x80) instruction
+	return r
+}
+
+// IsRestart reports a system call result that asks the kernel to restart
+// the call.
+func IsRestart(ret uint64) bool {
+	switch -int64(ret) {
+	case errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartBlock:
+		return true
+	}
+	return false
+}

@@ -88,3 +88,32 @@ func TestSetRegsNamesTheRefusedRegister(t *testing.T) {
 		t.Errorf("registers changed by the refused writes:\n got %#x\nwant %#x", back, live)
 	}
 }
+
+// TestRestartCall: the kernel's restart, on registers at a call's end.
+func TestRestartCall(t *testing.T) {
+	const rip, nanosleep, read = 0x401002, 35, 0
+	cases := []struct {
+		ret, orig uint64
+		i386      bool
+		want      Restarted
+		rax, rip  uint64
+	}{
+		{ret: ^uint64(errRestartSys - 1), orig: read, want: Restarted{Restart: true}, rax: read, rip: rip - 2},
+		{ret: ^uint64(errRestartNoHand - 1), orig: read, want: Restarted{Restart: true}, rax: read, rip: rip - 2},
+		{ret: ^uint64(errRestartBlock - 1), orig: nanosleep, want: Restarted{Restart: true, Block: true}, rax: sysRestartSyscall, rip: rip - 2},
+		{ret: ^uint64(errRestartBlock - 1), orig: 162, i386: true, want: Restarted{Restart: true, Block: true}, rax: sysRestartSyscallI386, rip: rip - 2},
+		{ret: ^uint64(4 - 1), orig: read, rax: ^uint64(3), rip: rip}, // -EINTR: no restart
+		{ret: 5, orig: read, rax: 5, rip: rip},
+	}
+	for _, c := range cases {
+		var regs trace.Regs
+		regs[trace.RAX], regs[trace.OrigRAX], regs[trace.RIP] = c.ret, c.orig, rip
+		got := RestartCall(&regs, c.i386)
+		if got != c.want || regs[trace.RAX] != c.rax || regs[trace.RIP] != c.rip || regs[trace.OrigRAX] != c.orig {
+			t.Errorf("rax %#x orig %d: %+v rax %#x rip %#x, want %+v rax %#x rip %#x", c.ret, c.orig, got, regs[trace.RAX], regs[trace.RIP], c.want, c.rax, c.rip)
+		}
+		if IsRestart(c.ret) != c.want.Restart {
+			t.Errorf("IsRestart(%#x) = %v", c.ret, !c.want.Restart)
+		}
+	}
+}

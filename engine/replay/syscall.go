@@ -16,18 +16,11 @@ import (
 // Kernel-internal restart codes a tracer sees at syscall exit when a signal
 // interrupted the call.
 const (
-	errRestartSys     = 512
-	errRestartNoIntr  = 513
-	errRestartNoHand  = 514
-	errRestartBlock   = 516
-	sysRestartSyscall = 219
-	// sysRestartSyscallI386 is restart_syscall's number for int $0x80.
-	sysRestartSyscallI386 = 0
-	mapFixedNoReplace     = 0x100000
-	mapTypeMask           = 0x3 // MAP_SHARED, MAP_PRIVATE or MAP_SHARED_VALIDATE
-	mremapMayMove         = 1
-	mremapFixed           = 2
-	cloneChildSetTid      = 0x1000000
+	mapFixedNoReplace = 0x100000
+	mapTypeMask       = 0x3 // MAP_SHARED, MAP_PRIVATE or MAP_SHARED_VALIDATE
+	mremapMayMove     = 1
+	mremapFixed       = 2
+	cloneChildSetTid  = 0x1000000
 )
 
 // callOf decodes the call of event e from the registers at its entry
@@ -178,24 +171,13 @@ func (s *Session) setResult(t *rthread, e *trace.Event) error {
 // sees no pending signal, so replay does the restart itself, unless the
 // thread's next event is the signal whose delivery decides.
 func (s *Session) restartIfNoSignal(t *rthread, regs *trace.Regs, i386 bool) {
-	ret := -int64(regs[trace.RAX])
-	switch ret {
-	case errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartBlock:
-	default:
+	if !ptrace.IsRestart(regs[trace.RAX]) {
 		return
 	}
 	if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindSignal && next.Flags&trace.FlagSyncSignal == 0 {
 		return
 	}
-	regs[trace.RIP] -= 2
-	switch {
-	case ret == errRestartBlock && i386:
-		regs[trace.RAX] = sysRestartSyscallI386
-	case ret == errRestartBlock:
-		regs[trace.RAX] = sysRestartSyscall
-	default:
-		regs[trace.RAX] = regs[trace.OrigRAX]
-	}
+	ptrace.RestartCall(regs, i386)
 }
 
 // checkWrite re-emits what the program writes to its standard output and
