@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -730,21 +731,22 @@ func TestAttachSignals(t *testing.T) {
 
 func TestAttachSharedMemory(t *testing.T) {
 	// Memory the process shared with another, unrecorded, before the
-	// attach: what that one writes is in the trace, and replay reads the
-	// same counts.
+	// attach: what that one writes (while the process waits for it) is in
+	// the trace, and replay reads the same counts.
 	bin := buildC(t, "attach/shared.c")
 	svc := startService(t, bin, "-d")
+	svc.ask(t, "tick", false)
 	trace := filepath.Join(t.TempDir(), "shared.rwd")
 	rec := attachTo(t, svc.pid, trace)
 	var counts []string
 	for i := 0; i < 3; i++ {
-		time.Sleep(30 * time.Millisecond)
+		svc.ask(t, "tick", false)
 		counts = append(counts, svc.ask(t, "get", true))
 	}
 	rec.stop(t, syscall.SIGINT)
 	checkRuns(t, svc.pid)
-	if counts[0] == counts[2] {
-		t.Fatalf("the counter did not move while recorded: %v", counts)
+	if want := []string{"count 14", "count 21", "count 28"}; !slices.Equal(counts, want) {
+		t.Fatalf("while recorded: %q, want %q", counts, want)
 	}
 	out, errOut, code := replayCheck(t, trace)
 	if code != 0 || string(out) != strings.Join(counts, "\n")+"\n" {

@@ -1,13 +1,14 @@
 // Memory shared with a process that is not recorded: before rewind
 // attaches, this program maps anonymous shared memory and forks a child
-// that counts in it, every 5 ms. On "get" (stdin) it prints the count it
-// reads there; "x" ends both. With -d it forks away from its parent first,
-// as a daemon does. It prints "pid P" (its own, not the counter's).
+// that adds 7 to a count in it each time it is asked, over a pipe, and
+// answers over another once done. Commands on stdin: "tick" asks the child
+// and waits for its answer, "get" prints the count it reads in the shared
+// memory, "x" ends both. With -d it forks away from its parent first, as a
+// daemon does. It prints "pid P" (its own, not the child's).
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
@@ -18,21 +19,30 @@ int main(int argc, char **argv) {
 		setsid();
 	}
 	volatile long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (count == MAP_FAILED)
+	int ask[2], done[2];
+	if (count == MAP_FAILED || pipe(ask) < 0 || pipe(done) < 0)
 		return 1;
 	pid_t counter = fork();
 	if (counter == 0) {
-		struct timespec ts = {0, 5000000};
-		for (;;) {
-			(*count)++;
-			nanosleep(&ts, NULL);
+		char c;
+		while (read(ask[0], &c, 1) == 1) {
+			*count += 7;
+			if (write(done[1], &c, 1) != 1)
+				return 1;
 		}
+		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid %d\n", getpid());
-	char line[64];
-	while (fgets(line, sizeof line, stdin) && line[0] != 'x')
-		printf("count %ld\n", *count);
+	char line[64], c = 't';
+	while (fgets(line, sizeof line, stdin) && line[0] != 'x') {
+		if (strncmp(line, "tick", 4) == 0) {
+			if (write(ask[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+				return 1;
+		} else {
+			printf("count %ld\n", *count);
+		}
+	}
 	kill(counter, SIGKILL);
 	return 0;
 }
