@@ -166,9 +166,10 @@ func runBatch(path string, script batchScript, jsonOut, session bool, budget int
 		}
 		fmt.Printf("(rewind) %s\n", c)
 		if res.Text != "" {
-			// echo's text ends where it says (gdb adds no newline).
+			// output's and echo's text ends where it says (gdb adds no
+			// newline); the others end their line.
 			fmt.Print(res.Text)
-			if !strings.HasSuffix(res.Text, "\n") {
+			if !strings.HasSuffix(res.Text, "\n") && !res.Unterminated() {
 				fmt.Println()
 			}
 		}

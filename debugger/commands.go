@@ -30,7 +30,14 @@ type Result struct {
 	// decorated says the stop's displays and thread header are in Text
 	// already: a stop taken from a command run inside this one (source).
 	decorated bool
+	// unterminated: Text ends where the command put it, without a line
+	// end (output, echo, printf), as gdb prints them.
+	unterminated bool
 }
+
+// Unterminated says Text is printed as it is, with no line end added:
+// gdb's output, echo and printf end lines only where they say so.
+func (r Result) Unterminated() bool { return r.unterminated }
 
 // StopInfo describes where an execution command stopped.
 type StopInfo struct {
@@ -57,7 +64,7 @@ type WatchInfo struct {
 	Expr string `json:"expr"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
-	// Writer is the address of the writing instruction (origin stops: the
+	// Writer is the address of the writing instruction (watchpoint and origin stops: the
 	// stop is just after it); Syscall says the kernel wrote the value for
 	// a system call; Access is "read" for origin --read.
 	Writer  string `json:"writer,omitempty"`
@@ -204,7 +211,9 @@ func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust f
 		return err
 	}
 	s.frame, s.listLine = 0, 0
+	s.noteInline(st)
 	res.Stop = s.describeStop(st)
+	s.countHit(res.Stop.Breakpoint)
 	if res.Stop.Temporary {
 		s.deleteBreakpoint(res.Stop.Breakpoint) // a tbreak is spent by its stop
 	}
@@ -237,6 +246,10 @@ func (s *Session) frameID() string {
 	cfa, err := s.cfaOf(tid)
 	if len(fns) == 0 || err != nil {
 		return ""
+	}
+	// The frame shown: inlined calls not entered yet are not (inline.go).
+	if n := s.hiddenAt(tid, pc); n < len(fns) {
+		fns = fns[n:]
 	}
 	return fmt.Sprintf("%s@%#x", fns[0].Name, cfa)
 }
@@ -440,7 +453,9 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	}
 	st := &timeline.Stop{Reason: timeline.ReasonGoto, Moment: s.tl.Now()}
 	s.frame, s.listLine = 0, 0
+	s.noteInline(st)
 	res.Stop = s.describeStop(st)
+	s.countHit(res.Stop.Breakpoint)
 	s.lastStop = res.Stop
 	res.Text = s.stopText(res.Stop)
 	return nil
@@ -486,15 +501,19 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			case 0:
 				row(strconv.Itoa(bp.id), "<PENDING>", bp.spec)
 			case 1:
-				row(strconv.Itoa(bp.id), fmt.Sprintf("0x%016x", bp.addrs[0]), s.placeText(bp.addrs[0]))
+				row(strconv.Itoa(bp.id), fmt.Sprintf("0x%016x", bp.addrs[0]), s.breakpointPlace(bp.addrs[0], bp.spec))
 			default:
 				row(strconv.Itoa(bp.id), "<MULTIPLE>", "")
 				for i, a := range bp.addrs {
-					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.placeText(a))
+					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.breakpointPlace(a, bp.spec))
 				}
 			}
 			if bp.cond != "" {
 				fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
+			}
+			if bp.hits > 0 {
+				item["hits"] = bp.hits
+				fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", bp.hits, map[bool]string{true: "", false: "s"}[bp.hits == 1])
 			}
 			if n := s.habits.ignore[bp.id]; n > 0 {
 				fmt.Fprintf(&b, "\tignore next %d hits\n", n)

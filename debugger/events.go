@@ -54,6 +54,12 @@ func DescribeEvent(e, entry *trace.Event) string {
 		if e.Flags&trace.FlagSyncSignal != 0 {
 			kind = "sync"
 		}
+		switch {
+		case e.Flags&trace.FlagSingleStep != 0:
+			kind = "single step of its tracer"
+		case e.Flags&trace.FlagPtraceStop != 0:
+			kind += ", stop for its tracer"
+		}
 		return fmt.Sprintf("--- %s (%s) at rip %#x ---", syscalls.SignalName(int(e.Signo)), kind, e.Regs[trace.RIP])
 	case trace.KindRdtsc:
 		name := "rdtsc"
@@ -91,10 +97,10 @@ func DescribeEvent(e, entry *trace.Event) string {
 	case trace.KindEnd:
 		return "+++ end of the recording: " + string(e.Data) + " +++"
 	case trace.KindSharedMem:
-		name, size := "?", uint64(0)
-		if e.Shared != nil {
-			name, size = e.Shared.Path, e.Shared.Size
+		if e.Shared == nil {
+			return fmt.Sprintf("--- memory written by another process: %d bytes ---", memBytes(e.Mem))
 		}
+		name, size := e.Shared.Path, e.Shared.Size
 		return fmt.Sprintf("--- shared memory %s changed: %d bytes (%d pages), size %d ---", name, memBytes(e.Mem), (memBytes(e.Mem)+4095)/4096, size)
 	}
 	return fmt.Sprintf("event kind %d", e.Kind)

@@ -87,7 +87,7 @@ func (s *Session) habit(name, args string, res *Result) (bool, error) {
 	case "printf":
 		return true, s.cmdPrintf(args, res)
 	case "echo":
-		res.Text = echoText(args)
+		res.Text, res.unterminated = echoText(args), true
 		return true, nil
 	case "source":
 		return true, s.cmdSource(args, res)
@@ -429,9 +429,15 @@ func (s *Session) continueIgnoring(args string, res *Result, op func() (*timelin
 			return true, fmt.Errorf("bad count %q", args)
 		}
 		if s.lastStop == nil || s.lastStop.Breakpoint == 0 {
-			return true, errors.New("Not stopped at any breakpoint; argument ignored.")
-		}
-		if n > 1 {
+			// As gdb: said, and the continue goes on without it.
+			note := "Not stopped at any breakpoint; argument ignored."
+			handled, err := s.continueIgnoring("", res, op)
+			if !handled {
+				err = s.run(res, op)
+			}
+			res.Text = strings.TrimPrefix(note+"\n"+res.Text, "\n")
+			return true, err
+		} else if n > 1 {
 			s.setIgnore(s.lastStop.Breakpoint, n-1)
 		}
 	}
@@ -459,6 +465,7 @@ func (s *Session) ignoring(op func() (*timeline.Stop, error)) func() (*timeline.
 				return st, nil
 			}
 			s.habits.ignore[id]--
+			s.countHit(id) // gdb counts the crossings it ignores
 		}
 	}
 }

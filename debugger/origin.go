@@ -101,7 +101,17 @@ func (s *Session) cmdOrigin(args string, res *Result) error {
 		if st.Moment.Hits == 0 && st.Moment.Watch == nil {
 			info.Watch.Syscall = true // the kernel wrote it for a system call
 		} else if pc, err := s.pcOf(st.Moment.Tid); err == nil {
-			info.Watch.Writer = fmt.Sprintf("%#x", s.writerPC(pc))
+			// Where the value came from is the line that wrote it (a
+			// watchpoint stop names the line to run next, as gdb).
+			writer := s.writerPC(pc)
+			info.Watch.Writer = fmt.Sprintf("%#x", writer)
+			s.placeInfo(info, writer)
+			if info.File != "" {
+				info.where = strings.TrimPrefix(info.where, fmt.Sprintf("%#016x in ", pc))
+				if i := strings.LastIndex(info.where, " at "); i >= 0 {
+					info.where = info.where[:i] + fmt.Sprintf(" at %s:%d", info.File, info.Line)
+				}
+			}
 		}
 		if mode == "read" {
 			info.Watch.Access = "read"

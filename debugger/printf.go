@@ -165,7 +165,7 @@ func (s *Session) cmdPrintf(args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	res.Text, res.Value = out, out
+	res.Text, res.Value, res.unterminated = out, out, true
 	return nil
 }
 

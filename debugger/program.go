@@ -102,6 +102,20 @@ func dwarfRegs(r trace.Regs) dwarf.Regs {
 	return d
 }
 
+// frameRegs is dwarfRegs with the thread's SSE registers, which
+// variables of optimized code live in too.
+func (s *Session) frameRegs(tid int32, r trace.Regs) dwarf.Regs {
+	d := dwarfRegs(r)
+	const xmmOff = 160 // XMM0 in the FXSAVE area
+	if fx, err := s.tl.Session().FPRegs(tid); err == nil && len(fx) >= xmmOff+16*16 {
+		for i := range d.XMM {
+			copy(d.XMM[i][:], fx[xmmOff+16*i:])
+		}
+		d.HaveXMM = true
+	}
+	return d
+}
+
 // maxFrames bounds backtraces, as a guard against corrupt stacks.
 const maxFrames = 256
 
@@ -113,7 +127,7 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 		return nil, err
 	}
 	t := s.symbols()
-	phys := t.Unwind(dwarfRegs(regs), s.mem(), maxFrames)
+	phys := t.Unwind(s.frameRegs(tid, regs), s.mem(), maxFrames)
 	var out []dwarf.Frame
 	for i, f := range phys {
 		// A caller's pc is a return address: look up the call instruction.
@@ -142,7 +156,17 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 		if l, ok := t.LineAt(look); ok {
 			file, line = l.File, l.Line
 		}
-		for _, fn := range chain {
+		hide := 0
+		if i == 0 {
+			hide = s.hiddenAt(tid, f.PC)
+		}
+		for k, fn := range chain {
+			if k < hide {
+				// Not entered yet, as gdb shows it (inline.go): the
+				// caller stands at the line of the call.
+				file, line = fn.CallFile, fn.CallLine
+				continue
+			}
 			g := f
 			g.Function, g.Inlined = fn, fn.Inlined
 			g.File, g.Line = file, line

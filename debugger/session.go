@@ -41,14 +41,30 @@ type breakpoint struct {
 	// temp marks a tbreak, deleted at its first stop; disabled ones
 	// stay listed and are not armed.
 	temp, disabled bool
+	// hits counts the stops at it, ignored crossings included, in either
+	// direction: what gdb's info breakpoints says it was "already hit".
+	hits int
+}
+
+// countHit counts a stop at breakpoint id (0: none).
+func (s *Session) countHit(id int) {
+	for _, b := range s.bps {
+		if b.id == id {
+			b.hits++
+		}
+	}
 }
 
 // watch is a user watchpoint.
 type watch struct {
 	id   int
 	expr string
-	wp   replay.Watchpoint
-	typ  *dwarf.Type // the watched expression's type, for old/new values
+	// location is `*(TYPE *)ADDR` for a watch -l: what it watches
+	// wherever the session reopens, not the expression (whose variables
+	// may not exist there).
+	location string
+	wp       replay.Watchpoint
+	typ      *dwarf.Type // the watched expression's type, for old/new values
 	// disabled ones stay listed and are not armed.
 	disabled bool
 }
@@ -94,6 +110,13 @@ type Session struct {
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int
+	// listFirst is the first line the last list printed (for `list -`).
+	listFirst int
+	// inline is what the last stop hides of inlined calls starting at its
+	// pc, and inlineNext what the motion in progress wants it to be
+	// (inline.go).
+	inline     inlineHide
+	inlineNext *inlineHide
 	// habits is the state of gdb's habits (habits.go): settings,
 	// displays, ignore counts, checkpoints, a killed session.
 	habits habitState

@@ -39,7 +39,11 @@ type SavedBreakpoint struct {
 // SavedWatch is a watchpoint as the user gave it; Access is a read/write
 // one (rwatch, awatch).
 type SavedWatch struct {
-	Expr     string `json:"expr"`
+	Expr string `json:"expr"`
+	// Location is the address a watch -l watches, as `*(TYPE *)ADDR`:
+	// reopened, it watches that, not Expr, whose variables may not
+	// exist at the start.
+	Location string `json:"location,omitempty"`
 	Access   bool   `json:"access,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
 }
@@ -196,7 +200,11 @@ func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, prob
 		if w.Access {
 			c = "awatch "
 		}
-		if !try(c+w.Expr, w.Disabled) {
+		what := w.Expr
+		if w.Location != "" {
+			what = "-l " + w.Location
+		}
+		if !try(c+what, w.Disabled) {
 			kept.Watchpoints = append(kept.Watchpoints, w)
 		}
 	}
@@ -212,7 +220,7 @@ func (f *SessionFile) SetStops(bps []BreakpointInfo, ws []WatchpointInfo, kept *
 		f.Breakpoints = append(f.Breakpoints, SavedBreakpoint{Spec: b.Spec, Condition: b.Condition, Temporary: b.Temporary, Disabled: b.Disabled})
 	}
 	for _, w := range ws {
-		f.Watchpoints = append(f.Watchpoints, SavedWatch{Expr: w.Expr, Access: w.Access, Disabled: w.Disabled})
+		f.Watchpoints = append(f.Watchpoints, SavedWatch{Expr: w.Expr, Location: w.Location, Access: w.Access, Disabled: w.Disabled})
 	}
 	if kept == nil {
 		return

@@ -85,10 +85,11 @@ func TestSessionFileSetStops(t *testing.T) {
 	// the user made again.
 	kept := &SessionFile{Breakpoints: []SavedBreakpoint{{Spec: "bump"}}, Watchpoints: []SavedWatch{{Expr: "n->next"}}}
 	f.SetStops([]BreakpointInfo{{ID: 1, Spec: "bump", Condition: "by > 2", Disabled: true}, {ID: 3, Spec: "main", Temporary: true}},
-		[]WatchpointInfo{{ID: 2, Expr: "counter", Access: true}}, kept)
+		[]WatchpointInfo{{ID: 2, Expr: "counter", Access: true}, {ID: 4, Expr: "p->x", Location: "*(int *)0x4010"}}, kept)
 	want := SessionFile{
 		Breakpoints: []SavedBreakpoint{{Spec: "bump", Condition: "by > 2", Disabled: true}, {Spec: "main", Temporary: true}},
-		Watchpoints: []SavedWatch{{Expr: "counter", Access: true}, {Expr: "n->next"}},
+		// A watch -l is kept with its location, which reopens anywhere.
+		Watchpoints: []SavedWatch{{Expr: "counter", Access: true}, {Expr: "p->x", Location: "*(int *)0x4010"}, {Expr: "n->next"}},
 	}
 	if !reflect.DeepEqual(f, want) {
 		t.Fatalf("%+v, want %+v", f, want)

@@ -96,11 +96,13 @@ type BreakpointInfo struct {
 
 // WatchpointInfo is one watchpoint.
 type WatchpointInfo struct {
-	ID     int
-	Expr   string
-	Addr   string
-	Size   int
-	Access bool
+	ID   int
+	Expr string
+	// Location is `*(TYPE *)ADDR` for a watch -l ("" otherwise).
+	Location string
+	Addr     string
+	Size     int
+	Access   bool
 	// Disabled ones are listed but not armed.
 	Disabled bool
 }
@@ -156,7 +158,7 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Breakpoints = append(sn.Breakpoints, bi)
 	}
 	for _, w := range s.watches {
-		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled})
+		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Location: w.location, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled})
 	}
 	sn.Density = s.density()
 	sn.Process, sn.Processes = s.Process(), s.ProcessInfos()

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -32,6 +33,25 @@ type VarInfo struct {
 	Name  string `json:"name"`
 	Type  string `json:"type,omitempty"`
 	Value string `json:"value"`
+	// Entry is a parameter's value when its function was entered, when
+	// known (gdb's NAME@entry).
+	Entry string `json:"entry,omitempty"`
+}
+
+// argText is a frame line's NAME=VALUE for an argument, with its entry
+// value as gdb's `print entry-values default` shows it: NAME=NAME@entry=V
+// when both are known and equal, NAME@entry=V when only the entry value
+// is, the value alone otherwise.
+func argText(a VarInfo) string {
+	switch {
+	case a.Entry == "":
+		return a.Name + "=" + a.Value
+	case a.Value == a.Entry:
+		return a.Name + "=" + a.Name + "@entry=" + a.Entry
+	case a.Value == "<optimized out>":
+		return a.Name + "@entry=" + a.Entry
+	}
+	return a.Name + "=" + a.Value
 }
 
 // formatOpts are the defaults of print.
@@ -76,7 +96,11 @@ func (s *Session) frameArgs(frames []dwarf.Frame, level int) []VarInfo {
 		if a.Type != nil {
 			tn = a.Type.Name
 		}
-		out = append(out, VarInfo{Name: a.Name, Type: tn, Value: val})
+		vi := VarInfo{Name: a.Name, Type: tn, Value: val}
+		if a.Entry != nil && (scalar(a.Type) || a.Optimized) {
+			vi.Entry = s.format(*a.Entry, 0)
+		}
+		out = append(out, vi)
 	}
 	return out
 }
@@ -113,7 +137,7 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 	if f.Function != nil {
 		var parts []string
 		for _, a := range fi.Args {
-			parts = append(parts, a.Name+"="+a.Value)
+			parts = append(parts, argText(a))
 		}
 		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 	} else {
@@ -128,11 +152,13 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 }
 
 // showAddress follows gdb: frame 0 shows its pc unless it is at the start
-// of a line; a frame that contains an inlined call shares its callee's pc
-// and shows it as the callee does; other callers always show it.
+// of a line; a frame that contains an inlined call never shows it (its
+// line is the call site's); other callers always show it.
 func (s *Session) showAddress(frames []dwarf.Frame, level int) bool {
 	if level > 0 && frames[level-1].Inlined && frames[level-1].PC == frames[level].PC {
-		return s.showAddress(frames, level-1)
+		// It contains an inlined call: its line is the call's, which has
+		// no address of its own (gdb's frame_show_address).
+		return false
 	}
 	if level > 0 {
 		return true
@@ -424,9 +450,28 @@ func (sc *scope) Register(name string) (uint64, bool) {
 // Memory implements expr.Scope.
 func (sc *scope) Memory() dwarf.Memory { return sc.s.mem() }
 
-// Convenience implements expr.Convenience: gdb's value history. "" is
-// $ (the last value), "$" is $$, "$N" is $$N, "N" is $N.
+// Convenience implements expr.Convenience: gdb's value history ("" is
+// $ (the last value), "$" is $$, "$N" is $$N, "N" is $N) and the
+// convenience variables gdb sets itself: $bpnum (the last breakpoint or
+// watchpoint made), $_hit_bpnum and $_hit_locno (the one the last stop was
+// at).
 func (sc *scope) Convenience(name string) (dwarf.Value, bool) {
+	switch name {
+	case "bpnum":
+		if n := sc.s.nextID - 1; n > 0 {
+			return intValue("$bpnum", n), true
+		}
+		return dwarf.Value{}, false
+	case "_hit_bpnum", "_hit_locno":
+		st := sc.s.lastStop
+		if st == nil || st.Breakpoint == 0 {
+			return dwarf.Value{}, false
+		}
+		if name == "_hit_locno" {
+			return intValue("$"+name, 1), true
+		}
+		return intValue("$"+name, st.Breakpoint), true
+	}
 	h := sc.s.values
 	idx := -1
 	switch {
@@ -498,8 +543,9 @@ func (s *Session) cmdPrint(name, args string, res *Result) error {
 		res.Type = v.Type.Name
 	}
 	if name == "output" || strings.HasPrefix(name, "output/") {
-		// gdb's output: the value alone, kept out of the value history.
-		res.Text = shown
+		// gdb's output: the value alone, kept out of the value history,
+		// with no line end.
+		res.Text, res.unterminated = shown, true
 		return nil
 	}
 	s.printCount++
@@ -550,9 +596,17 @@ func (s *Session) cmdList(args string, res *Result) error {
 	first, last := 0, 0
 	args = strings.TrimSpace(args)
 	switch {
+	case args == "-" && s.listLine > 0:
+		// The ten lines before the last listed.
+		if s.listFirst <= 1 {
+			return fmt.Errorf("Already at the start of %s.", dwarf.ShortFile(file))
+		}
+		last = s.listFirst - 1
+		first = max(1, last-9)
 	case args == "" && s.listLine > 0:
 		first = s.listLine
-	case args == "":
+	case args == "" || args == "-":
+		// gdb's first `list -` after a stop lists as `list` does.
 		file, center = s.defaultSource()
 		if file == "" {
 			return errors.New("No line number information available.")
@@ -621,7 +675,7 @@ func (s *Session) cmdList(args string, res *Result) error {
 		out = append(out, fmt.Sprintf("%d\t%s", n, lines[n-1]))
 		vals = append(vals, map[string]any{"line": n, "text": lines[n-1]})
 	}
-	s.listFile, s.listLine = file, last+1
+	s.listFile, s.listLine, s.listFirst = file, last+1, first
 	res.Value = map[string]any{"file": file, "lines": vals}
 	res.Text = strings.Join(out, "\n")
 	return nil
@@ -716,11 +770,19 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stack level %d, frame at %#x:\n", s.frame, f.CFA)
 	where := fi.Function
-	if fi.File != "" {
-		where += fmt.Sprintf(" (%s:%d)", dwarf.ShortFile(fi.File), fi.Line)
+	if fi.FullName != "" {
+		// gdb names the file as the line table does here.
+		where += fmt.Sprintf(" (%s:%d)", fi.FullName, fi.Line)
 	}
 	val := map[string]any{"level": s.frame, "cfa": fmt.Sprintf("%#x", f.CFA), "pc": fmt.Sprintf("%#x", f.PC), "function": fi.Function}
 	fmt.Fprintf(&b, " rip = %#x in %s", f.PC, where)
+	if f.Inlined {
+		// An inlined call has no frame of its own: gdb says what the
+		// frame it is inlined into returns to, and knows no addresses.
+		s.inlinedFrameInfo(&b, frames, val)
+		res.Value, res.Text = val, b.String()
+		return nil
+	}
 	if s.frame+1 < len(frames) {
 		caller := frames[s.frame+1]
 		fmt.Fprintf(&b, "; saved rip = %#x\n called by frame at %#x", caller.PC, caller.CFA)
@@ -730,12 +792,9 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 		fmt.Fprintf(&b, "\n caller of frame at %#x", frames[s.frame-1].CFA)
 	}
 	b.WriteString("\n")
-	if f.Function != nil {
-		lang := map[dwarf.Lang]string{dwarf.LangC: "c", dwarf.LangCPlusPlus: "c++", dwarf.LangRust: "rust", dwarf.LangGo: "go"}[f.Function.Lang()]
-		if lang != "" {
-			fmt.Fprintf(&b, " source language %s.\n", lang)
-			val["language"] = lang
-		}
+	if lang := langName(f.Function); lang != "" {
+		fmt.Fprintf(&b, " source language %s.\n", lang)
+		val["language"] = lang
 	}
 	var args []string
 	for _, a := range fi.Args {
@@ -748,6 +807,34 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	fmt.Fprintf(&b, " Saved registers:\n  rip at %#x", f.CFA-8)
 	res.Value, res.Text = val, b.String()
 	return nil
+}
+
+// langName is gdb's name of a function's source language ("" unknown).
+func langName(fn *dwarf.Function) string {
+	if fn == nil {
+		return ""
+	}
+	return map[dwarf.Lang]string{dwarf.LangC: "c", dwarf.LangCPlusPlus: "c++", dwarf.LangRust: "rust", dwarf.LangGo: "go"}[fn.Lang()]
+}
+
+// inlinedFrameInfo ends info frame for an inlined frame, as gdb does.
+func (s *Session) inlinedFrameInfo(b *strings.Builder, frames []dwarf.Frame, val map[string]any) {
+	p := physicalFrame(frames, s.frame)
+	if p+1 < len(frames) {
+		fmt.Fprintf(b, "; saved rip = %#x", frames[p+1].PC)
+		val["saved_rip"] = fmt.Sprintf("%#x", frames[p+1].PC)
+	}
+	fmt.Fprintf(b, "\n inlined into frame %d", s.frame+1)
+	val["inlined_into"] = s.frame + 1
+	if s.frame > 0 {
+		fmt.Fprintf(b, "\n caller of frame at %#x", frames[s.frame-1].CFA)
+	}
+	b.WriteString("\n")
+	if lang := langName(frames[s.frame].Function); lang != "" {
+		fmt.Fprintf(b, " source language %s.\n", lang)
+		val["language"] = lang
+	}
+	b.WriteString(" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in rsp")
 }
 
 // cmdInfoSource describes the current source file.
@@ -816,4 +903,11 @@ func (s *Session) cmdInfoLine(args string, res *Result) error {
 	res.Value = map[string]any{"file": l.File, "line": l.Line, "start": fmt.Sprintf("%#x", lo), "end": fmt.Sprintf("%#x", hi)}
 	res.Text = fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s and ends at %#x%s.", l.Line, dwarf.ShortFile(l.File), lo, name(lo), hi, name(hi))
 	return nil
+}
+
+// intValue is an int of the program's kind, for a convenience variable.
+func intValue(name string, n int) dwarf.Value {
+	b := make([]byte, 4)
+	binary.LittleEndian.PutUint32(b, uint32(int32(n)))
+	return dwarf.Value{Name: name, Type: &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 4, Encoding: dwarf.ATESigned}, Bytes: b}
 }

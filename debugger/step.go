@@ -164,11 +164,28 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		}
 		return st, nil
 	}
+	if st, done, err := s.stepHidden(tid, pc, into); done {
+		if err != nil || into || st.Reason != timeline.ReasonStep {
+			return st, err
+		}
+		// Over the inlined call: on from where it ended, unless that is
+		// the start of a line.
+		if pc, err = s.pcOf(tid); err != nil {
+			return st, nil
+		}
+		if l, ok := t.LineAt(pc); ok && l.Addr == pc && l.Stmt && l.Line != 0 {
+			return st, nil
+		}
+		if lo, hi, ok = t.LineRange(pc); !ok {
+			return st, nil
+		}
+	}
 	line, _ := t.LineAt(pc)
 	cfa, err := s.cfaOf(tid)
 	if err != nil {
 		return nil, err
 	}
+	start := t.FunctionsAt(pc)
 	same := s.sameRunner(tid)
 	for n := 0; n < maxLineSteps; n++ {
 		st, err := s.tl.StepInstruction()
@@ -216,6 +233,24 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 			// Returned into the caller: gdb stops there, in the middle of
 			// the line of the call.
 			return st, nil
+		case now == cfa:
+			if fn := enteredInline(t.FunctionsAt(pc), start, pc); fn != nil {
+				if into {
+					// step stops where an inlined call starts, in it.
+					s.inlineNext = &inlineHide{tid: tid, pc: pc}
+					return st, nil
+				}
+				// next runs over it.
+				if st, err = s.stepOutOf(fn); err != nil || st.Reason != timeline.ReasonStep {
+					return st, err
+				}
+				if pc, err = s.pcOf(tid); err != nil {
+					return st, nil
+				}
+				if pc >= lo && pc < hi {
+					continue
+				}
+			}
 		}
 		l, ok := t.LineAt(pc)
 		if !ok {
@@ -448,6 +483,17 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		}
 		return st, nil
 	}
+	if pc == fn.Low || (pc == fn.Entry && s.straightTo(fn.Low, pc)) {
+		// At the function's first instruction no line of this call comes
+		// before: a search back in this frame (by its CFA, which the
+		// previous call from the same caller had too) would land in that
+		// previous call. gdb goes back to the caller. From the end of a
+		// straight prologue (break FUNC at -O0) the line before is the
+		// prologue's, from which gdb goes back to the caller too; the
+		// search, trapping every line start of every earlier call, is
+		// not needed.
+		return s.backToCaller(tid)
+	}
 	cfa, err := s.cfaOf(tid)
 	if err != nil {
 		return nil, err
@@ -482,18 +528,33 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		// A call returned after the last line start: step back into the
 		// callee's last line.
 		return s.enterCallee(tid)
-	case at == fn.Low && at != pc:
-		// Back at the entry, in the prologue: gdb leaves for the caller
-		// and stops at the start of the line of the call.
-		if st, err = s.tl.ReverseStepInstruction(); err != nil {
-			return nil, err
-		}
-		if t.FunctionAt(mustPC(s, tid)) == nil {
-			return st, nil
-		}
-		return s.reverseToLineStart(tid)
+	case at == fn.Low && at != pc && fn.Entry != fn.Low:
+		// Back at the entry, in the prologue (without one, as at -O2,
+		// the entry is the first line's start, where gdb stops).
+		return s.backToCaller(tid)
 	}
 	return st, nil
+}
+
+// backToCaller goes back from a function's first instruction to the
+// caller, at the start of the line of the call, as gdb's reverse-step and
+// reverse-next do there; in a caller without line numbers it stays at the
+// call.
+func (s *Session) backToCaller(tid int32) (*timeline.Stop, error) {
+	st, ok, err := s.backToCall(tid, 0)
+	if !ok {
+		st, err = s.tl.ReverseStepInstruction()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Reason != timeline.ReasonStep {
+		return st, nil
+	}
+	if s.symbols().FunctionAt(mustPC(s, tid)) == nil {
+		return st, nil
+	}
+	return s.reverseToLineStart(tid)
 }
 
 // enterCallee goes back from a return address into the callee, to the
@@ -558,6 +619,9 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 	if entry == 0 {
 		return nil, errors.New("cannot find the entry of this function")
 	}
+	if st, ok, err := s.backToCall(tid, level); ok {
+		return st, err
+	}
 	want := s.frameKey(tid, f.CFA)
 	same := s.sameRunner(tid)
 	st, err := s.tl.ReverseContinueRun(timeline.Run{Temp: []uint64{entry}, IgnoreWatchpoints: true,
@@ -570,4 +634,18 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 		return st, err
 	}
 	return s.tl.ReverseStepInstruction()
+}
+
+// enteredInline returns the inlined call whose code starts at pc and that
+// was not in the chain a step started in (start), if pc is such a start.
+func enteredInline(chain, start []*dwarf.Function, pc uint64) *dwarf.Function {
+	if len(chain) == 0 || !chain[0].Inlined || chain[0].Low != pc {
+		return nil
+	}
+	for _, fn := range start {
+		if sameInline(fn, chain[0]) {
+			return nil
+		}
+	}
+	return chain[0]
 }

@@ -32,26 +32,20 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 	}
 	pc := regs[trace.RIP]
 	info.PC = fmt.Sprintf("%#x", pc)
-	where := pc
-	if st.Reason == timeline.ReasonWatchpoint {
-		// The stop is just after the writing instruction; the user wants
-		// the line that wrote, as gdb shows.
-		where = s.writerPC(pc)
-	}
-	s.placeInfo(info, where)
+	// A watchpoint stops just after the writing instruction: the line is
+	// the one to run next, as gdb says and bt says (the writer's address
+	// is in the watch's description).
+	s.placeInfo(info, pc)
 	if frames, err := s.stack(tid); err == nil && len(frames) > 0 {
+		if f := frames[0]; s.hiddenAt(tid, pc) > 0 && f.Function != nil {
+			// Before an inlined call (inline.go): in the caller, at the
+			// line of the call.
+			info.Function, info.File, info.Line, info.FullName = f.Function.Name, dwarf.ShortFile(f.File), f.Line, f.File
+		}
 		fi := s.frameInfo(frames, 0)
 		line := s.frameLine(frames, 0, fi)
 		line = line[strings.Index(line, " ")+1:]
-		line = strings.TrimLeft(line, " ")
-		if where != pc && info.File != "" {
-			// A watchpoint: the frame line names the writing line.
-			if i := strings.LastIndex(line, " at "); i >= 0 {
-				line = line[:i] + fmt.Sprintf(" at %s:%d", info.File, info.Line)
-			}
-			line = strings.TrimPrefix(line, fmt.Sprintf("%#016x in ", pc))
-		}
-		info.where = line
+		info.where = strings.TrimLeft(line, " ")
 	}
 	if st.Reason == timeline.ReasonBreakpoint {
 		if b := s.enabledBreakpointAt(pc); b != nil {
@@ -62,7 +56,8 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 		info.Signal = syscalls.SignalName(st.Signal)
 	}
 	if w := s.armedWatch(st); st.Reason == timeline.ReasonWatchpoint && w != nil {
-		info.Watch = &WatchInfo{ID: w.id, Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
+		info.Watch = &WatchInfo{ID: w.id, Expr: w.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New),
+			Writer: fmt.Sprintf("%#x", s.writerPC(pc))}
 	}
 	return info
 }
@@ -83,8 +78,26 @@ func (s *Session) placeInfo(info *StopInfo, pc uint64) {
 
 // placeText is gdb's "in FUNC at FILE:LINE" for an address.
 func (s *Session) placeText(addr uint64) string {
+	return s.breakpointPlace(addr, "")
+}
+
+// breakpointPlace is placeText for the location of a breakpoint set as
+// spec: at the start of inlined calls it names the function the
+// breakpoint was set on, else the caller they are hidden in (inline.go),
+// as gdb's info breakpoints does.
+func (s *Session) breakpointPlace(addr uint64, spec string) string {
 	info := &StopInfo{}
 	s.placeInfo(info, addr)
+	chain := s.symbols().FunctionsAt(addr)
+	if n := inlineStarts(chain, addr); n > 0 {
+		info.Function = chain[n].Name
+		for _, fn := range chain[:n] {
+			if fn.Name == spec {
+				info.Function = fn.Name
+				break
+			}
+		}
+	}
 	out := ""
 	if info.Function != "" {
 		out = "in " + info.Function
@@ -409,9 +422,10 @@ func (s *Session) watchTarget(args string, rw bool) (replay.Watchpoint, *dwarf.T
 
 func (s *Session) cmdWatch(name, args string, res *Result) error {
 	args = strings.TrimSpace(args)
+	location := false
 	for _, p := range []string{"-location", "-l"} {
 		if rest, ok := strings.CutPrefix(args, p+" "); ok {
-			args = strings.TrimSpace(rest)
+			args, location = strings.TrimSpace(rest), true
 		}
 	}
 	wp, typ, err := s.watchTarget(args, name != "watch")
@@ -419,6 +433,13 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 		return err
 	}
 	w := &watch{id: s.nextID, expr: args, wp: wp, typ: typ}
+	if location && typ != nil && typ.Name != "" {
+		// Kept only in a form that watches the same bytes again.
+		loc := fmt.Sprintf("*(%s *)%#x", typ.Name, wp.Addr)
+		if again, _, err := s.watchTarget(loc, name != "watch"); err == nil && again.Addr == wp.Addr && again.Len == wp.Len {
+			w.location = loc
+		}
+	}
 	s.watches = append(s.watches, w)
 	if err := s.syncWatches(); err != nil {
 		s.watches = s.watches[:len(s.watches)-1]
@@ -431,6 +452,9 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 		kind = "Hardware access (read/write) watchpoint"
 	}
 	res.Value = map[string]any{"id": w.id, "expr": args, "address": fmt.Sprintf("%#x", wp.Addr), "size": wp.Len}
+	if w.location != "" {
+		res.Value.(map[string]any)["location"] = w.location
+	}
 	res.Text = fmt.Sprintf("%s %d: %s", kind, w.id, args)
 	return nil
 }
@@ -580,7 +604,11 @@ func (s *Session) returnValue(fn *dwarf.Function) (string, bool) {
 	}
 	v := dwarf.Value{Type: typ, Bytes: b[:base.Size]}
 	s.values = append(s.values, v) // it is $N, as gdb's
-	return s.format(v, 0), true
+	// As print: a pointer shows its type first ("(void *) 0x…"), as
+	// gdb's finish does.
+	o := formatOpts
+	o.TypePrefix = true
+	return s.symbols().Format(v, s.mem(), o), true
 }
 
 // cmdUntil implements until/advance [LOCATION].

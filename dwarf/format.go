@@ -766,6 +766,11 @@ func (f *formatter) cPointer(v Value, r *Type) string {
 
 func (f *formatter) cStruct(v Value, r *Type, depth int) string {
 	if len(r.Fields) == 0 {
+		if r.Size < 0 {
+			// Declared only ("struct handle;"), its body nowhere in the
+			// program's debug information: gdb's words.
+			return "<incomplete type>"
+		}
 		return "{<No data fields>}"
 	}
 	parts := make([]string, 0, len(r.Fields))

@@ -154,6 +154,10 @@ func TestFormatErrors(t *testing.T) {
 		{Value{Type: intType, Optimized: true}, "<optimized out>"},
 		{Value{Type: charPtr, Bytes: []byte{0x20, 0, 0, 0, 0, 0, 0, 0}}, "0x20 <error: Cannot access memory at address 0x20>"},
 		{Value{Type: p.globals["n1"].Type, Addr: 0x40, InMem: true}, "{name = <error: Cannot access memory at address 0x40>, next = <error: Cannot access memory at address 0x48>, x = <error: Cannot access memory at address 0x50>, y = <error: Cannot access memory at address 0x50>}"},
+		// A struct declared only (no body, no size anywhere), as gdb says;
+		// an empty one has no fields but a size.
+		{Value{Type: &Type{Kind: KindStruct, Name: "handle", Size: -1, Lang: LangC}, Addr: 0x40, InMem: true}, "<incomplete type>"},
+		{Value{Type: &Type{Kind: KindStruct, Name: "empty", Size: 0, Lang: LangC}, Bytes: []byte{}}, "{<No data fields>}"},
 	} {
 		if got := p.table.Format(c.v, p.mem, FormatOptions{}); got != c.want {
 			t.Errorf("got %s, want %s", got, c.want)

@@ -74,7 +74,7 @@ func (img *Image) funcIndex() *funcIndex {
 					cu.lang = langOf(v)
 				}
 				if p, ok := e.Val(dwarf.AttrProducer).(string); ok {
-					cu.optimized = strings.Contains(p, " -O") && !strings.Contains(p, " -O0")
+					cu.optimized = optimizedBy(p)
 				}
 				if lr, err := dw.LineReader(e); err == nil && lr != nil {
 					for _, f := range lr.Files() {
@@ -193,6 +193,19 @@ func (img *Image) newFunction(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e 
 		}
 	}
 	return fn
+}
+
+// optimizedBy reports whether a compiler's DW_AT_producer (its options)
+// says the unit was optimized: the last -O option counts, as for gcc ("-O0
+// ... -O2" optimizes).
+func optimizedBy(producer string) bool {
+	last := ""
+	for _, f := range strings.Fields(producer) {
+		if strings.HasPrefix(f, "-O") {
+			last = f
+		}
+	}
+	return last != "" && last != "-O0"
 }
 
 // prologueEnd finds where `break FUNC` stops: the row marked prologue_end,

@@ -227,3 +227,21 @@ func TestAmbiguousFile(t *testing.T) {
 		t.Errorf("b/util.c:3 is in %+v, want util_b", fn)
 	}
 }
+
+func TestOptimizedBy(t *testing.T) {
+	for _, c := range []struct {
+		producer string
+		want     bool
+	}{
+		{"GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O0", false},
+		{"GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2", true},
+		{"GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O0 -O2", true},
+		{"GNU C17 12.2.0 -mtune=generic -march=x86-64 -g -O2 -O0", false},
+		{"GNU C17 12.2.0 -mtune=generic -march=x86-64 -g", false},
+		{"GNU C17 12.2.0 -g -Og", true},
+	} {
+		if got := optimizedBy(c.producer); got != c.want {
+			t.Errorf("optimizedBy(%q) = %v, want %v", c.producer, got, c.want)
+		}
+	}
+}

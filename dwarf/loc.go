@@ -563,6 +563,9 @@ func evalAddress(expr []byte, ctx *LocContext, initial []uint64, depth int) (uin
 }
 
 func readReg(regs *Regs, n uint64) (uint64, error) {
+	if b, ok := xmmBytes(regs, n); ok {
+		return binary.LittleEndian.Uint64(b), nil
+	}
 	if regs == nil || n >= NumRegs {
 		return 0, fmt.Errorf("%s is not available", regName(n))
 	}
@@ -1447,6 +1450,18 @@ func ReadLocation(loc Location, size int64, mem Memory, regs *Regs) Value {
 			}
 			out = append(out, b...)
 		case PieceRegister:
+			if x, ok := xmmBytes(regs, uint64(p.Reg)); ok {
+				// All 16 bytes: a double, a float, a vector piece.
+				chunk := make([]byte, n)
+				if p.Offset < int64(len(x)) {
+					copy(chunk, x[p.Offset:])
+				}
+				if p.Offset+n > int64(len(x)) && val.Err == nil {
+					val.Err = fmt.Errorf("%d bytes from %s at offset %d do not fit in the register", n, regName(uint64(p.Reg)), p.Offset)
+				}
+				out = append(out, chunk...)
+				continue
+			}
 			v, err := readReg(regs, uint64(p.Reg))
 			var b [8]byte
 			binary.LittleEndian.PutUint64(b[:], v)
@@ -1914,4 +1929,12 @@ func readCallSiteParams(r *dwarf.Reader) []callSiteParam {
 			r.SkipChildren()
 		}
 	}
+}
+
+// xmmBytes returns SSE register n (a DWARF number) when regs has them.
+func xmmBytes(regs *Regs, n uint64) ([]byte, bool) {
+	if regs == nil || !regs.HaveXMM || n < RegXMM0 || n >= RegXMM0+16 {
+		return nil, false
+	}
+	return regs.XMM[n-RegXMM0][:], true
 }

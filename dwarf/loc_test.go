@@ -1,6 +1,7 @@
 package dwarf
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
 	"errors"
@@ -632,5 +633,33 @@ func TestLocReadLocation(t *testing.T) {
 	v := ReadLocation(Location{Pieces: []Piece{{Kind: PieceImplicitPointer, ImplicitPtr: 0x40}}}, 8, mem, &regs)
 	if !errors.As(v.Err, &ip) || ip.DIE != 0x40 {
 		t.Errorf("implicit pointer error %v", v.Err)
+	}
+}
+
+// TestReadLocationXMM: a variable an optimizer kept in an SSE register (an
+// int in xmm5, a double in xmm0) is read from the frame's XMM registers,
+// whole; without them it is not available.
+func TestReadLocationXMM(t *testing.T) {
+	var regs Regs
+	regs.HaveXMM = true
+	binary.LittleEndian.PutUint32(regs.XMM[5][:], 1)
+	binary.LittleEndian.PutUint64(regs.XMM[0][:], math.Float64bits(84.5))
+	for _, c := range []struct {
+		reg  int
+		size int64
+		want []byte
+	}{
+		{RegXMM0 + 5, 4, []byte{1, 0, 0, 0}},
+		{RegXMM0, 8, binary.LittleEndian.AppendUint64(nil, math.Float64bits(84.5))},
+	} {
+		loc := Location{Pieces: []Piece{{Kind: PieceRegister, Reg: c.reg}}}
+		v := ReadLocation(loc, c.size, nil, &regs)
+		if v.Err != nil || v.Optimized || !bytes.Equal(v.Bytes, c.want) {
+			t.Errorf("xmm%d: % x (err %v, optimized %v), want % x", c.reg-RegXMM0, v.Bytes, v.Err, v.Optimized, c.want)
+		}
+	}
+	regs.HaveXMM = false
+	if v := ReadLocation(Location{Pieces: []Piece{{Kind: PieceRegister, Reg: RegXMM0 + 5}}}, 4, nil, &regs); v.Err == nil {
+		t.Errorf("xmm5 without the SSE registers: % x, want an error", v.Bytes)
 	}
 }

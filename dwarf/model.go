@@ -34,7 +34,15 @@ type Regs struct {
 	R      [NumRegs]uint64
 	Valid  [NumRegs]bool
 	FSBase uint64
+	// XMM are the SSE registers (DWARF 17 to 32) when HaveXMM. No CFI
+	// saves them: an outer frame has the inner frame's, as gdb takes
+	// them (a variable an optimizer kept in one, argc in xmm5, is read).
+	XMM     [16][16]byte
+	HaveXMM bool
 }
+
+// RegXMM0 is the DWARF number of xmm0; xmm15 is RegXMM0+15.
+const RegXMM0 = 17
 
 // Set stores a valid register value.
 func (r *Regs) Set(n int, v uint64) { r.R[n], r.Valid[n] = v, true }

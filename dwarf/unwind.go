@@ -443,6 +443,7 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 	}
 	ctx.CFA = st.cfa
 	st.caller.FSBase = cur.FSBase
+	st.caller.XMM, st.caller.HaveXMM = cur.XMM, cur.HaveXMM
 	for r := uint64(0); r < NumRegs; r++ {
 		rule := row.regs[r]
 		var v uint64
@@ -545,6 +546,7 @@ func sigreturnStep(cur *Regs, mem Memory) (unwindStep, bool) {
 		st.caller.Set(r, binary.LittleEndian.Uint64(buf[8*i:]))
 	}
 	st.caller.FSBase = cur.FSBase
+	st.caller.XMM, st.caller.HaveXMM = cur.XMM, cur.HaveXMM
 	// glibc's CFI for the trampoline defines its CFA as the interrupted sp.
 	st.cfa = st.caller.SP()
 	return st, true
@@ -556,6 +558,7 @@ func sigreturnStep(cur *Regs, mem Memory) (unwindStep, bool) {
 func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unwindStep, bool) {
 	var st unwindStep
 	st.caller.FSBase = cur.FSBase
+	st.caller.XMM, st.caller.HaveXMM = cur.XMM, cur.HaveXMM
 	if !cur.Valid[RegRSP] {
 		return st, false
 	}

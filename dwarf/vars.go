@@ -2,6 +2,7 @@ package dwarf
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,6 +24,11 @@ type Variable struct {
 	Value
 	Kind     VarKind
 	DeclLine int
+	// Entry is a parameter's value when its function was entered, found
+	// through the caller's call site (DW_AT_call_value) when the
+	// parameter was in a register there; nil when unknown. gdb shows it
+	// as NAME@entry.
+	Entry *Value
 }
 
 // frameScope is what reading variables of one frame needs.
@@ -36,6 +42,8 @@ type frameScope struct {
 	cu     *dwarf.Entry
 	look   uint64 // pc used for block and location-list lookup
 	ctx    LocContext
+	// caller is the physical frame that called this one (nil: none).
+	caller *Frame
 }
 
 // newFrameScope prepares the location context of frames[level].
@@ -110,10 +118,11 @@ func (t *Table) newFrameScope(frames []Frame, level int, mem Memory) (*frameScop
 		}
 	}
 	if caller != nil {
-		ctx.EntryValue = t.EntryValueResolver(caller, mem)
+		ctx.EntryValue = t.EntryValueResolver(atCall(frames, level, caller), mem)
 	}
-	ctx.TLSBase = func() (uint64, error) { return t.TLSBlock(img, regs.FSBase, mem) }
-	return &frameScope{t: t, frames: frames, level: level, mem: mem, img: img, dw: dw, cu: cuInfo.entry, look: look, ctx: ctx}, nil
+	sc := &frameScope{t: t, frames: frames, level: level, mem: mem, img: img, dw: dw, cu: cuInfo.entry, look: look, ctx: ctx, caller: caller}
+	sc.ctx.TLSBase = func() (uint64, error) { return t.TLSBlock(img, regs.FSBase, mem) }
+	return sc, nil
 }
 
 // readVar reads one variable DIE in the scope.
@@ -140,12 +149,76 @@ func (sc *frameScope) readVar(e *dwarf.Entry) Variable {
 			v.Type = typ
 		}
 	}
-	v.Value = sc.locate(e, v.Value)
+	var expr []byte
+	v.Value, expr = sc.locate(e, v.Value)
+	if v.Kind == VarArg {
+		v.Entry = sc.entryOf(e, v.Type)
+		if v.Entry == nil && !v.Optimized && v.Err == nil && len(expr) > 0 && (expr[0] == opEntryValue || expr[0] == opGNUEntryValue) {
+			// Its value here is its value at the entry, by its location.
+			entry := v.Value
+			v.Entry = &entry
+		}
+	}
 	return v
 }
 
-// locate fills a value from a DIE's DW_AT_location or DW_AT_const_value.
-func (sc *frameScope) locate(e *dwarf.Entry, v Value) Value {
+// atCall returns the caller frame as it was at the call, as far as known:
+// while the callee (the physical frame level belongs to) stands at its
+// first instruction and is the innermost physical frame, the caller's
+// scratch registers, which no CFI restores, still hold what they held at
+// the call, so the callee's values are the caller's (as gdb takes them
+// there; later they may have changed, and nothing is said of them).
+func atCall(frames []Frame, level int, caller *Frame) *Frame {
+	p := level
+	for p < len(frames)-1 && frames[p].Inlined {
+		p++
+	}
+	for i := 0; i < p; i++ {
+		if !frames[i].Inlined {
+			return caller
+		}
+	}
+	f := frames[p]
+	if f.Function == nil || f.PC != f.Function.Low {
+		return caller
+	}
+	c := *caller
+	for r := 0; r < NumRegs; r++ {
+		if !c.Regs.Valid[r] && f.Regs.Valid[r] {
+			c.Regs.Set(r, f.Regs.R[r])
+		}
+	}
+	return &c
+}
+
+// entryOf is the value parameter e had at its function's entry: its
+// location there is a general register, whose value at the call the
+// caller's call-site information gives (the resolver of DW_OP_entry_value).
+// nil when any of it is unknown, or in an inlined call (no call there).
+func (sc *frameScope) entryOf(e *dwarf.Entry, typ *Type) *Value {
+	f := sc.frames[sc.level]
+	if sc.ctx.EntryValue == nil || f.Inlined || f.Function == nil || typ == nil || typ.Size <= 0 || typ.Size > 8 {
+		return nil
+	}
+	fld := e.AttrField(dwarf.AttrLocation)
+	if fld == nil {
+		return nil
+	}
+	expr, err := sc.img.LocationExpr(fld, sc.cu, f.Function.Low)
+	if err != nil || len(expr) != 1 || expr[0] < opReg0 || expr[0] > opReg0+RegR15 {
+		return nil
+	}
+	raw, err := sc.ctx.EntryValue(expr)
+	if err != nil {
+		return nil
+	}
+	b := binary.LittleEndian.AppendUint64(nil, raw)
+	return &Value{Name: "", Type: typ, Bytes: b[:typ.Size]}
+}
+
+// locate fills a value from a DIE's DW_AT_location or DW_AT_const_value,
+// and returns the location expression it evaluated (nil: none).
+func (sc *frameScope) locate(e *dwarf.Entry, v Value) (Value, []byte) {
 	size := int64(0)
 	if v.Type != nil {
 		size = v.Type.Size
@@ -164,12 +237,12 @@ func (sc *frameScope) locate(e *dwarf.Entry, v Value) Value {
 		case []byte:
 			v.Bytes = c
 		}
-		return v
+		return v, nil
 	}
 	fld := e.AttrField(dwarf.AttrLocation)
 	if fld == nil {
 		v.Optimized = true
-		return v
+		return v, nil
 	}
 	expr, err := sc.img.LocationExpr(fld, sc.cu, sc.look)
 	if err != nil {
@@ -178,11 +251,11 @@ func (sc *frameScope) locate(e *dwarf.Entry, v Value) Value {
 		} else {
 			v.Err = err
 		}
-		return v
+		return v, nil
 	}
 	if len(expr) == 0 {
 		v.Optimized = true
-		return v
+		return v, expr
 	}
 	loc, err := EvalLocation(expr, &sc.ctx)
 	if err != nil {
@@ -192,11 +265,11 @@ func (sc *frameScope) locate(e *dwarf.Entry, v Value) Value {
 		} else {
 			v.Err = err
 		}
-		return v
+		return v, nil
 	}
 	r := ReadLocation(loc, size, sc.mem, sc.ctx.Regs)
 	r.Name, r.Type = v.Name, v.Type
-	return r
+	return r, expr
 }
 
 // FrameVariables returns the arguments and the locals of frames[level] at

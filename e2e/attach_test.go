@@ -137,6 +137,44 @@ func checkRuns(t *testing.T, pid int) {
 	}
 }
 
+// waitIdle waits until every thread of process pid sleeps in a blocking
+// call that only the world ends (not a sleep for a while: Go's sysmon
+// polls with nanosleep before it sleeps for long), on three looks in a
+// row. A recorder killed then leaves no thread running in the moment
+// before its guard puts the process back (guard.go says why that moment
+// exists). It gives up quietly after cmdTimeout: the test then goes on
+// and checks what it checks.
+func waitIdle(t *testing.T, pid int) {
+	t.Helper()
+	const nanosleep, clockNanosleep = "35", "230"
+	quiet := func() bool {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil || len(tasks) == 0 {
+			return false
+		}
+		for _, task := range tasks {
+			dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
+			stat, err1 := os.ReadFile(dir + "stat")
+			call, err2 := os.ReadFile(dir + "syscall")
+			i := strings.LastIndexByte(string(stat), ')')
+			if err1 != nil || err2 != nil || i < 0 || i+2 >= len(stat) || stat[i+2] != 'S' {
+				return false
+			}
+			if nr := strings.Fields(string(call)); len(nr) == 0 || nr[0] == nanosleep || nr[0] == clockNanosleep || nr[0] == "running" {
+				return false
+			}
+		}
+		return true
+	}
+	for seen, end := 0, time.Now().Add(cmdTimeout); seen < 3 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if quiet() {
+			seen++
+		} else {
+			seen = 0
+		}
+	}
+}
+
 // recording is a `rewind record -p` in progress.
 type recording struct {
 	cmd    *exec.Cmd
@@ -498,6 +536,7 @@ func TestAttachRecorderKilled(t *testing.T) {
 	if _, err := get(); err != nil {
 		t.Fatal(err)
 	}
+	waitIdle(t, svc.pid)
 	rec.cmd.Process.Kill()
 	<-rec.done
 	deadline := time.Now().Add(cmdTimeout)

@@ -48,8 +48,9 @@ var (
 func normalize(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if strings.HasPrefix(l, "Run till exit from ") || strings.Contains(l, "breakpoint already hit") {
-			continue // gdb batch mode does not print the first; rewind counts no hits
+		if strings.HasPrefix(l, "Run till exit from ") || strings.HasPrefix(l, "Will ignore next ") ||
+			strings.HasPrefix(l, "Not stopped at any breakpoint") {
+			continue // gdb says these at a terminal only, not in batch mode
 		}
 		l = valueNumber.ReplaceAllString(l, "")
 		l = atPath.ReplaceAllString(l, " at $1")
@@ -74,6 +75,27 @@ func compareWithGDB(t *testing.T, prog, trace string, gdbPre, rewindPre, cmds []
 			t.Errorf("%s:\n gdb:    %q\n rewind: %q", c, w, got)
 		}
 	}
+}
+
+// compareC records testdata's C program src and compares gdb's answers to
+// cmds with rewind's, both stopped first at the breakpoints pre.
+func compareC(t *testing.T, src string, pre, cmds []string) {
+	t.Helper()
+	compareCBuilt(t, src, nil, pre, cmds)
+}
+
+// compareCBuilt is compareC for a program built with flags added.
+func compareCBuilt(t *testing.T, src string, flags, pre, cmds []string) {
+	t.Helper()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	prog := buildC(t, src, flags...)
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	gdbPre := append(append([]string{}, pre...), "run")
+	rewindPre := append(append([]string{}, pre...), "continue")
+	compareWithGDB(t, prog, trace, gdbPre, rewindPre, cmds)
 }
 
 func TestCompareWithGDBAtCrash(t *testing.T) {
@@ -110,14 +132,7 @@ func TestCompareWithGDBAtBreakpoint(t *testing.T) {
 // type names, and functions as values (print f, &f, *f, x/i f, libc's).
 func TestCompareWithGDBTypes(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/types.c")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
-	pre := []string{"break types.c:48"}
-	compareWithGDB(t, prog, trace, append(pre, "run"), append(pre, "continue"), []string{
+	compareC(t, "source/types.c", []string{"break types.c:48"}, []string{
 		"ptype n", "whatis n", "ptype p", "whatis p", "ptype node_t", "whatis node_t", "ptype struct node",
 		"whatis struct node *", "ptype c", "whatis c", "ptype enum color", "ptype an", "ptype an.u", "ptype f",
 		"whatis f", "ptype cmp_fn", "ptype s", "whatis s", "ptype grid", "whatis grid[0]", "ptype names",
@@ -131,27 +146,52 @@ func TestCompareWithGDBTypes(t *testing.T) {
 
 func TestCompareWithGDBInlined(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/inline.c")
-	trace := filepath.Join(t.TempDir(), "i.rwd")
-	record(t, trace, prog)
-	compareWithGDB(t, prog, trace, []string{"break inline.c:7", "run"}, []string{"break inline.c:7", "continue"}, []string{
-		"bt", "print v", "info locals", "up", "print v", "info locals", "up", "info args", "down 2", "finish",
+	compareC(t, "source/inline.c", []string{"break inline.c:7"}, []string{
+		"bt", "print v", "info locals", "info frame", "up", "print v", "info locals", "up", "info args", "down 2", "finish",
 	})
 }
 
 func TestCompareWithGDBStepping(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/steps.c")
-	trace := filepath.Join(t.TempDir(), "s.rwd")
-	record(t, trace, prog)
-	compareWithGDB(t, prog, trace, []string{"break square", "run"}, []string{"break square", "continue"}, []string{
+	compareC(t, "source/steps.c", []string{"break square"}, []string{
 		"bt", "next", "info locals", "finish", "next", "step", "print a + b", "finish", "until", "until",
 		"print/x total", "print/c 65", "print/d 'A'", "list steps.c:5,7", "info breakpoints",
+	})
+}
+
+// TestCompareWithGDBHabits: gdb's answers to what a user types without
+// thinking: `continue N` where no breakpoint stopped (said, and continued),
+// how often a breakpoint was hit (ignored crossings too), `output` (no
+// line end), `list -` back through the file, the convenience variables
+// gdb sets ($bpnum, $_hit_bpnum, $_hit_locno) (issue 22).
+func TestCompareWithGDBHabits(t *testing.T) {
+	t.Parallel()
+	compareC(t, "source/calls.c", []string{"break work"}, []string{
+		"next", "continue 3", "print a", "info breakpoints", "ignore 1 2", "continue", "print a",
+		"info breakpoints", "output a", "output b", "list -", "list -", "list", "list -",
+		"print $bpnum", "print $_hit_bpnum", "print $_hit_locno", "watch total", "print $bpnum",
+	})
+}
+
+// TestCompareWithGDBFinishPointers: finish out of functions that return a
+// void *, a struct pointer and a string prints the value as gdb does (the
+// pointer's type first, not for a string) (issue 22).
+func TestCompareWithGDBFinishPointers(t *testing.T) {
+	t.Parallel()
+	compareC(t, "source/returns.c", []string{"break raw", "break mk", "break name"}, []string{
+		"finish", "continue", "finish", "continue", "finish",
+	})
+}
+
+// TestCompareWithGDBOptimized: at -O2, a breakpoint on a function whose
+// code starts with inlined calls, its arguments with their entry values
+// (r=r@entry=…, read from the caller's call site), main's argument kept in
+// an SSE register (issue 22). Not yet as gdb: the arguments of the inlined
+// call step enters (gdb reads their location views), and where finish out
+// of it stops (see the README).
+func TestCompareWithGDBOptimized(t *testing.T) {
+	t.Parallel()
+	compareCBuilt(t, "source/inlinestart.c", []string{"-O2"}, []string{"break column_double"}, []string{
+		"bt", "info breakpoints", "up", "print argc",
 	})
 }

@@ -67,10 +67,15 @@ func TestCorruptedPointer(t *testing.T) {
 	prev := fmt.Sprintf("%#x", binary.LittleEndian.Uint64(append([]byte("bravo-overflowing")[8:15], 0)))
 	wantValue(t, rs[3], next)
 	wantOK(t, rs[4])
-	st := wantStop(t, rs[5], "watchpoint", "set_name", 16)
+	// The stop names the line to run next, as gdb and bt do (the copy
+	// loop's head); the writing instruction is the watch's writer.
+	st := wantStop(t, rs[5], "watchpoint", "set_name", 15)
 	w, _ := st["watch"].(map[string]any)
 	if w["new"] != next || w["old"] != prev {
 		t.Errorf("watch values: %v", w)
+	}
+	if w["writer"] == nil || w["writer"] == st["pc"] {
+		t.Errorf("watch writer %v at pc %v: want the instruction before", w["writer"], st["pc"])
 	}
 	wantValue(t, rs[6], "15")
 	if v := field(rs[7], "value"); !strings.HasPrefix(v, `"bravo-ov`) {
@@ -331,7 +336,7 @@ func TestConditionsAndHistory(t *testing.T) {
 	for i, want := range []struct {
 		line     int
 		old, new string
-	}{{21, "0", "1"}, {21, "1", "5"}, {21, "0", "1"}, {0, "", ""}} {
+	}{{19, "0", "1"}, {19, "1", "5"}, {19, "0", "1"}, {0, "", ""}} { // after line 21's write: the loop, as gdb says
 		r := rs[19+i]
 		if want.line == 0 {
 			wantStop(t, r, "breakpoint", "main", 20)
@@ -707,5 +712,129 @@ func TestContinueAfterSteppingBack(t *testing.T) {
 	again := batch(t, trace, "goto "+moment, "print src")
 	if v := field(again[1], "value"); !strings.Contains(v, "bravo") {
 		t.Errorf("goto %s in a fresh session: src %s, want bravo's call", moment, v)
+	}
+}
+
+// TestReverseFromFunctionEntry: from the first instruction of a function
+// called in a loop (a breakpoint there at -O2, which has no prologue),
+// reverse-step and reverse-next go back to the caller, at the line of this
+// call, as gdb does; they once landed in the previous call, whose frame
+// has the same CFA (issue 22). step then enters the same call again.
+func TestReverseFromFunctionEntry(t *testing.T) {
+	t.Parallel()
+	for _, opt := range []string{"-O0", "-O2"} {
+		for _, motion := range []string{"reverse-step", "reverse-next"} {
+			t.Run(opt+"/"+motion, func(t *testing.T) {
+				t.Parallel()
+				trace := recorded(t, "source/calls.c", 0, opt)
+				rs := batch(t, trace, "break work", "ignore 1 5", "continue", "print a", "delete",
+					motion, "print k", "step", "print a")
+				wantStop(t, rs[2], "breakpoint", "work", 0)
+				wantValue(t, rs[3], "19")
+				wantStop(t, rs[5], "step", "main", 18)
+				wantValue(t, rs[6], "6")
+				wantStop(t, rs[7], "step", "work", 0)
+				wantValue(t, rs[8], "19")
+			})
+		}
+		// reverse-finish from inside the 6th call goes to that call in
+		// main (found by its call instruction, not by stepping back
+		// through the 5th call).
+		t.Run(opt+"/reverse-finish", func(t *testing.T) {
+			t.Parallel()
+			trace := recorded(t, "source/calls.c", 0, opt)
+			rs := batch(t, trace, "break work", "ignore 1 5", "continue", "delete", "next", "reverse-finish", "print k", "step", "print a")
+			wantStop(t, rs[5], "step", "main", 18)
+			wantValue(t, rs[6], "6")
+			wantStop(t, rs[7], "step", "work", 0)
+			wantValue(t, rs[8], "19")
+		})
+	}
+}
+
+// TestInlinedCallStart: at -O2, column_double's first instruction is also
+// where the inlined column_mem starts. As gdb: the breakpoint stop, bt and
+// info breakpoints name column_double at the line of the call; step enters
+// column_mem without running; finish leaves it back to column_double
+// (issue 22, items 3 and 5: they named column_mem, and finish landed in
+// the next inlined call).
+func TestInlinedCallStart(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/inlinestart.c", 0, "-O2")
+	rs := batch(t, trace, "break column_double", "continue", "bt", "info breakpoints", "step", "bt", "finish", "bt 1")
+	wantStop(t, rs[1], "breakpoint", "column_double", 23)
+	// main's argc lives in xmm5 there: read as gdb reads it.
+	if bt := field(rs[2], "text"); !strings.HasPrefix(bt, "#0  column_double (") || !strings.Contains(bt, " in main (argc=1, ") {
+		t.Errorf("bt at the breakpoint:\n%s", bt)
+	}
+	if info := field(rs[3], "text"); !strings.Contains(info, " in column_double at ") {
+		t.Errorf("info breakpoints:\n%s", info)
+	}
+	step := wantStop(t, rs[4], "step", "column_mem", 0)
+	if step["pc"] != stopOf(t, rs[1])["pc"] {
+		t.Errorf("step into the inlined call ran: pc %v, was %v", step["pc"], stopOf(t, rs[1])["pc"])
+	}
+	if bt := field(rs[5], "text"); !strings.HasPrefix(bt, "#0  column_mem (") || !strings.Contains(bt, "#1  column_double (") {
+		t.Errorf("bt in the inlined call:\n%s", bt)
+	}
+	wantStop(t, rs[6], "step", "column_double", 0)
+	if bt := field(rs[7], "text"); !strings.HasPrefix(bt, "#0  column_double (") {
+		t.Errorf("bt after finish:\n%s", bt)
+	}
+}
+
+// TestInlinedCallerFrame: a backtrace through a call made from inside an
+// inlined function at -O2 (testdata/source/inlinemid.c): the inlined frame
+// shows its return address, the function it is inlined into none, as gdb
+// (frame_show_address); it showed one on cJSON's parse_value. (gdb also
+// shows outer frames' arguments from scratch registers, which rewind does
+// not claim: they are not compared.)
+func TestInlinedCallerFrame(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/inlinemid.c", 0, "-O2")
+	rs := batch(t, trace, "break leaf", "continue", "bt")
+	bt := lines([]byte(field(rs[2], "text")))
+	if len(bt) < 3 || !strings.HasPrefix(bt[1], "#1  0x") || !strings.Contains(bt[1], " in mid (") || !strings.HasPrefix(bt[2], "#2  outer (") {
+		t.Errorf("bt:\n%s", strings.Join(bt, "\n"))
+	}
+}
+
+// TestReverseInLongSegment: in the 2001st of 3000 calls made without a
+// system call between (testdata/source/calls.c), reverse motions land in
+// this call, not in an earlier one: reverse-next retraces next's stops,
+// reverse-step from the function's first line goes to this call's line in
+// main, step goes back in, reverse-finish goes to the call, and
+// reverse-continue to a breakpoint on the function stops in the previous
+// call, continue in this one. Counted arrivals name these moments (issue
+// 22, item 4); the values read there tell the calls apart.
+func TestReverseInLongSegment(t *testing.T) {
+	t.Parallel()
+	for _, opt := range []string{"-O0", "-O2"} {
+		t.Run(opt, func(t *testing.T) {
+			t.Parallel()
+			trace := recorded(t, "source/calls.c", 0, opt, "-DCALLS=3000")
+			rs := batch(t, trace, "break work", "ignore 1 2000", "continue", "delete",
+				"next", "next", "reverse-next", "print b", "reverse-next", "print b",
+				"reverse-step", "print k", "step", "print b", "reverse-finish", "print k",
+				"break work", "reverse-continue", "print b", "continue", "print b")
+			first := wantStop(t, rs[2], "breakpoint", "work", 0)
+			once := wantStop(t, rs[4], "step", "work", 0)
+			wantStop(t, rs[5], "step", "", 0)
+			wantStop(t, rs[6], "step", "work", int(once["line"].(float64)))
+			wantValue(t, rs[7], "2001")
+			wantStop(t, rs[8], "step", "work", int(first["line"].(float64)))
+			wantValue(t, rs[9], "2001")
+			wantStop(t, rs[10], "step", "main", 18)
+			wantValue(t, rs[11], "2001")
+			wantStop(t, rs[12], "step", "work", 0)
+			wantValue(t, rs[13], "2001")
+			wantStop(t, rs[14], "step", "main", 18)
+			wantValue(t, rs[15], "2001")
+			// A breakpoint, back to the previous call and on to this one.
+			wantStop(t, rs[17], "breakpoint", "work", 0)
+			wantValue(t, rs[18], "2000")
+			wantStop(t, rs[19], "breakpoint", "work", 0)
+			wantValue(t, rs[20], "2001")
+		})
 	}
 }

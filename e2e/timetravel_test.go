@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -38,10 +39,11 @@ func batch(t *testing.T, trace string, cmds ...string) []map[string]any {
 	return out
 }
 
-// recorded compiles and records a testdata program, returning the trace.
-func recorded(t *testing.T, src string, wantCode int) string {
+// recorded compiles (with flags added) and records a testdata program,
+// returning the trace.
+func recorded(t *testing.T, src string, wantCode int, flags ...string) string {
 	t.Helper()
-	prog := buildC(t, src)
+	prog := buildC(t, src, flags...)
 	trace := filepath.Join(t.TempDir(), "t.rwd")
 	_, stderr, code := record(t, trace, prog)
 	if code != wantCode {
@@ -324,5 +326,42 @@ func TestStepiInSelectedThread(t *testing.T) {
 	}
 	if back["thread"] != tid || back["pc"] != pc {
 		t.Errorf("reverse-stepi in thread %v (tid %v, back to %s): %v", num, tid, pc, back)
+	}
+}
+
+// TestWatchLocationInSessionFile: a `watch -l n->next` is saved in the
+// session file with the address it watches, and reopening the recording
+// (at its start, where n does not exist) watches it again: continue stops
+// at the write. It was saved as the expression and failed to reopen with
+// `No symbol "n" in current context` (issue 22, item 9).
+func TestWatchLocationInSessionFile(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "source/corrupt.c", 139) // it crashes: SIGSEGV
+	rs := batch(t, trace, "break set_name", "continue", "watch -l n->next")
+	wantOK(t, rs[2])
+	v, _ := rs[2]["value"].(map[string]any)
+	loc, _ := v["location"].(string)
+	if !strings.HasPrefix(loc, "*(") || !strings.HasSuffix(loc, v["address"].(string)) {
+		t.Fatalf("watch -l: location %q for address %v", loc, v["address"])
+	}
+	// The session file as the UI writes it (SessionFile.SetStops).
+	session, _ := json.Marshal(map[string]any{"watchpoints": []map[string]any{{"expr": "n->next", "location": loc}}})
+	if err := os.WriteFile(trace+".session", session, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, runOpts{}, rewind(t), "replay", "--batch", "--json", "--session", "-ex", "continue", trace)
+	if !strings.Contains(string(r.Stderr), "1 of 1 breakpoints and watchpoints restored") {
+		t.Fatalf("--session: %s", r.Stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(r.Stdout, &got); err != nil {
+		t.Fatalf("%v: %s", err, r.Stdout)
+	}
+	// From the start, the first write to those bytes (main links the
+	// nodes) comes before the overflow the first session stopped at.
+	st := stopOf(t, got)
+	w, _ := st["watch"].(map[string]any)
+	if st["reason"] != "watchpoint" || w == nil || !strings.HasSuffix(fmt.Sprint(w["expr"]), v["address"].(string)) {
+		t.Errorf("reopened, continue stopped at %v, want a write to %v", st, v["address"])
 	}
 }

@@ -10,6 +10,7 @@
 package insn
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -30,6 +31,79 @@ type Movable struct {
 	Len int
 	// RelOff is the offset of its rip-relative displacement, -1 if none.
 	RelOff int
+	// Branch is a relative branch the copy re-encodes (PlanPatchBranches).
+	Branch BranchKind
+}
+
+// BranchKind tells the relative branches a counter's run may hold.
+type BranchKind int
+
+// The relative branches: a conditional jump (anywhere in a run), and a jump
+// or a call (last in a run, as a return may be).
+const (
+	NoBranch BranchKind = iota
+	BranchJcc
+	BranchJmp
+	BranchCall
+)
+
+// branch returns the relative branch at the start of code and where it
+// goes (from is its address).
+func branch(code []byte, from uint64) (Movable, uint64, bool) {
+	var m Movable
+	var rel int64
+	switch {
+	case len(code) >= 2 && code[0] >= 0x70 && code[0] <= 0x7f:
+		m, rel = Movable{Len: 2, Branch: BranchJcc}, int64(int8(code[1]))
+	case len(code) >= 6 && code[0] == 0x0f && code[1] >= 0x80 && code[1] <= 0x8f:
+		m, rel = Movable{Len: 6, Branch: BranchJcc}, int64(int32(binary.LittleEndian.Uint32(code[2:])))
+	case len(code) >= 2 && code[0] == 0xeb:
+		m, rel = Movable{Len: 2, Branch: BranchJmp}, int64(int8(code[1]))
+	case len(code) >= 5 && code[0] == 0xe9:
+		m, rel = Movable{Len: 5, Branch: BranchJmp}, int64(int32(binary.LittleEndian.Uint32(code[1:])))
+	case len(code) >= 5 && code[0] == 0xe8:
+		m, rel = Movable{Len: 5, Branch: BranchCall}, int64(int32(binary.LittleEndian.Uint32(code[1:])))
+	default:
+		return Movable{}, 0, false
+	}
+	m.RelOff = -1
+	return m, uint64(int64(from) + int64(m.Len) + rel), true
+}
+
+// PlanPatchBranches is PlanPatch for an arrival counter, whose run may
+// also hold relative branches: conditional jumps anywhere, a jump or a
+// call as its last instruction. The copies jump where they did; a call's
+// copy pushes the original return address (so its callee returns after the
+// run), without touching the flags.
+func PlanPatchBranches(code []byte, at uint64) (Patch, bool) {
+	return planRun(code, at, true)
+}
+
+// planRun plans the run at at: movable instructions, relative branches if
+// branches says so, and a return that completes it.
+func planRun(code []byte, at uint64, branches bool) (Patch, bool) {
+	var p Patch
+	for p.Len < JumpLen {
+		m, ok := movable(code[p.Len:])
+		if !ok && branches {
+			if b, _, isBranch := branch(code[p.Len:], at+uint64(p.Len)); isBranch && (b.Branch == BranchJcc || p.Len+b.Len >= JumpLen) {
+				m, ok = b, true
+			}
+		}
+		if !ok {
+			// A return ends a run that it completes: its copy returns
+			// from the trampoline as it would have from here.
+			if r, isRet := ret(code[p.Len:]); isRet && p.Len+r.Len >= JumpLen {
+				m, ok = r, true
+			}
+		}
+		if !ok {
+			return Patch{}, false
+		}
+		p.Insns = append(p.Insns, m)
+		p.Len += m.Len
+	}
+	return p.trapsAt(code, at)
 }
 
 // vexLike reports whether the first opcode byte after the legacy prefixes
@@ -179,6 +253,20 @@ func CanMove(code []byte) (Movable, bool) {
 type Patch struct {
 	Insns []Movable
 	Len   int // the run's length, at least JumpLen
+	// Prologue: the run starts with a frame prologue, whose second
+	// instruction needs no trap byte (see framePrologue).
+	Prologue bool
+}
+
+// TrapBoundaries are the boundaries whose displacement byte must trap.
+func (p Patch) TrapBoundaries() []int {
+	var out []int
+	for _, b := range p.Boundaries() {
+		if b != 1 || !p.Prologue {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Boundaries are the offsets of the run's instructions after the first.
@@ -199,17 +287,16 @@ func (p Patch) Boundaries() []int {
 // trapping one (the low 12 bits of the displacement are set by at, since
 // the copies go in a page of their own).
 func PlanPatch(code []byte, at uint64) (Patch, bool) {
-	var p Patch
-	for p.Len < JumpLen {
-		m, ok := movable(code[p.Len:])
-		if !ok {
-			return Patch{}, false
-		}
-		p.Insns = append(p.Insns, m)
-		p.Len += m.Len
-	}
+	return planRun(code, at, false)
+}
+
+// trapsAt completes a run planned at at: it fails if a boundary falls on a
+// byte of the jump's displacement that no position of the copies makes a
+// trapping one.
+func (p Patch) trapsAt(code []byte, at uint64) (Patch, bool) {
 	fixed := -(at + JumpLen) // the displacement modulo the page size
-	for _, b := range p.Boundaries() {
+	p.Prologue = bytes.HasPrefix(code, framePrologue)
+	for _, b := range p.TrapBoundaries() {
 		switch b {
 		case 1:
 			if !TrapByte(byte(fixed)) {
@@ -222,6 +309,20 @@ func PlanPatch(code []byte, at uint64) (Patch, bool) {
 		}
 	}
 	return p, true
+}
+
+// framePrologue is push %rbp; mov %rsp,%rbp: the start of a function with
+// a frame pointer (every function at -O0). No compiler branches to its
+// second instruction, so that boundary of a run needs no trap byte.
+var framePrologue = []byte{0x55, 0x48, 0x89, 0xe5}
+
+// ret returns the length of a near return at the start of code.
+func ret(code []byte) (Movable, bool) {
+	in := decode(code)
+	if in == nil || in.Op != x86asm.RET || in.Len != 1 {
+		return Movable{}, false
+	}
+	return Movable{Len: 1, RelOff: -1}, true
 }
 
 // trapBytes are the first bytes of instructions that fault or trap at once
@@ -258,6 +359,9 @@ func trapNibble(n byte) bool {
 // from: its rip-relative displacement adjusted. ok is false if the target
 // is out of reach of a 32-bit displacement from to.
 func Move(code []byte, m Movable, from, to uint64) ([]byte, bool) {
+	if m.Branch != NoBranch {
+		return moveBranch(code, m, from, to)
+	}
 	out := append([]byte(nil), code[:m.Len]...)
 	if m.RelOff < 0 {
 		return out, true
@@ -272,9 +376,49 @@ func Move(code []byte, m Movable, from, to uint64) ([]byte, bool) {
 	return out, true
 }
 
+// moveBranch re-encodes the relative branch at from for a copy at to.
+func moveBranch(code []byte, m Movable, from, to uint64) ([]byte, bool) {
+	_, target, ok := branch(code, from)
+	if !ok {
+		return nil, false
+	}
+	rel32 := func(out []byte, end uint64) ([]byte, bool) {
+		d := int64(target) - int64(end)
+		if d != int64(int32(d)) {
+			return nil, false
+		}
+		return binary.LittleEndian.AppendUint32(out, uint32(int32(d))), true
+	}
+	switch m.Branch {
+	case BranchJcc:
+		cc := code[0] & 0xf
+		if code[0] == 0x0f {
+			cc = code[1] & 0xf
+		}
+		return rel32([]byte{0x0f, 0x80 | cc}, to+6)
+	case BranchJmp:
+		return rel32([]byte{0xe9}, to+5)
+	case BranchCall:
+		// lea rsp,[rsp-8]; mov dword [rsp],lo; mov dword [rsp+4],hi;
+		// jmp target: a call that returns to the original code.
+		ret := from + uint64(m.Len)
+		out := []byte{0x48, 0x8d, 0x64, 0x24, 0xf8, 0xc7, 0x04, 0x24}
+		out = binary.LittleEndian.AppendUint32(out, uint32(ret))
+		out = append(out, 0xc7, 0x44, 0x24, 0x04)
+		out = binary.LittleEndian.AppendUint32(out, uint32(ret>>32))
+		out = append(out, 0xe9)
+		return rel32(out, to+uint64(len(out))+4)
+	}
+	return nil, false
+}
+
 // Target returns where the rip-relative operand of the instruction at from
-// points (from itself if it has none).
+// points, or where it branches (from itself if it has neither).
 func Target(code []byte, m Movable, from uint64) uint64 {
+	if m.Branch != NoBranch {
+		_, target, _ := branch(code, from)
+		return target
+	}
 	if m.RelOff < 0 {
 		return from
 	}

@@ -2,6 +2,7 @@ package insn
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"testing"
 )
@@ -108,11 +109,18 @@ func TestPlanPatch(t *testing.T) {
 		{"two 4-byte instructions", loop, 0x401000, true, 8, []int{4}},
 		{"ends in a branch", loop[8:], 0x401008, false, 0, nil},
 		{"starts with a branch", loop[12:], 0x40100c, false, 0, nil},
-		// push rbp; mov rbp,rsp; nop: a boundary at 1 falls on the low
+		// push rbx; mov rbx,rsp; nop: a boundary at 1 falls on the low
 		// byte of the displacement, which at sets: -(0x401000+5) ends in
 		// 0xfb (no trap), -(0x40102f+5) in 0xcc (int3).
-		{"boundary at 1 that cannot trap", []byte{0x55, 0x48, 0x89, 0xe5, 0x90, 0x90}, 0x401000, false, 0, nil},
-		{"boundary at 1 that can trap", []byte{0x55, 0x48, 0x89, 0xe5, 0x90, 0x90}, 0x40102f, true, 5, []int{1, 4}},
+		{"boundary at 1 that cannot trap", []byte{0x53, 0x48, 0x89, 0xe3, 0x90, 0x90}, 0x401000, false, 0, nil},
+		{"boundary at 1 that can trap", []byte{0x53, 0x48, 0x89, 0xe3, 0x90, 0x90}, 0x40102f, true, 5, []int{1, 4}},
+		// push rbp; mov rbp,rsp: no branch goes to a frame prologue's
+		// second instruction.
+		{"frame prologue", []byte{0x55, 0x48, 0x89, 0xe5, 0x90, 0x90}, 0x401000, true, 5, []int{1, 4}},
+		// mov eax,[rbp-4]; pop rbp; ret: a return completes a run (its
+		// boundaries at 3 and 4 fall on displacement bytes the page sets).
+		{"ends with ret", []byte{0x8b, 0x45, 0xfc, 0x5d, 0xc3, 0x90}, 0x401000, true, 5, []int{3, 4}},
+		{"ret too early", []byte{0x5d, 0xc3, 0x90, 0x90, 0x90, 0x90}, 0x401000, false, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,5 +207,68 @@ func TestCallBefore(t *testing.T) {
 		if got := CallBefore(c.before); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestMoveBranches: a counter's run may hold relative branches; their
+// copies, re-encoded with 32-bit displacements, go where the originals
+// went, and a call's copy pushes the original return address.
+func TestMoveBranches(t *testing.T) {
+	const from, to = 0x401000, 0x7000_0000
+	tests := []struct {
+		name   string
+		code   []byte
+		kind   BranchKind
+		target uint64
+	}{
+		{"jle rel8", []byte{0x7e, 0x2c}, BranchJcc, from + 2 + 0x2c},
+		{"jne rel32", []byte{0x0f, 0x85, 0x10, 0xff, 0xff, 0xff}, BranchJcc, from + 6 - 0xf0},
+		{"jmp rel8", []byte{0xeb, 0xf0}, BranchJmp, from + 2 - 0x10},
+		{"call rel32", []byte{0xe8, 0x00, 0x01, 0x00, 0x00}, BranchCall, from + 5 + 0x100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, target, ok := branch(tt.code, from)
+			if !ok || m.Branch != tt.kind || target != tt.target || m.Len != len(tt.code) {
+				t.Fatalf("branch = %+v %#x %v, want kind %d to %#x", m, target, ok, tt.kind, tt.target)
+			}
+			out, ok := Move(tt.code, m, from, to)
+			if !ok {
+				t.Fatal("Move failed")
+			}
+			end := to + uint64(len(out))
+			if got := end + uint64(int64(int32(binary.LittleEndian.Uint32(out[len(out)-4:])))); got != tt.target {
+				t.Errorf("the copy goes to %#x, want %#x (% x)", got, tt.target, out)
+			}
+			switch tt.kind {
+			case BranchJcc:
+				cc := tt.code[0] & 0xf
+				if tt.code[0] == 0x0f {
+					cc = tt.code[1] & 0xf
+				}
+				if out[0] != 0x0f || out[1] != 0x80|cc {
+					t.Errorf("condition changed: % x from % x", out, tt.code)
+				}
+			case BranchCall:
+				lo := binary.LittleEndian.Uint32(out[8:])
+				hi := binary.LittleEndian.Uint32(out[16:])
+				if ret := uint64(hi)<<32 | uint64(lo); ret != from+5 {
+					t.Errorf("the copy pushes %#x, want the return address %#x", ret, from+5)
+				}
+			}
+		})
+	}
+	// test; jle; xor: a run with a conditional jump inside; a call ends one.
+	if p, ok := PlanPatchBranches([]byte{0x85, 0xff, 0x7e, 0x2c, 0x45, 0x31, 0xc0, 0x90}, 0x401000); !ok || p.Len != 7 {
+		t.Errorf("PlanPatchBranches(test; jle; xor) = %+v %v, want a run of 7", p, ok)
+	}
+	if _, ok := PlanPatchBranches([]byte{0xe8, 0, 1, 0, 0, 0x90}, 0x401000); !ok {
+		t.Error("PlanPatchBranches(call) refused")
+	}
+	if _, ok := PlanPatchBranches([]byte{0xeb, 0x10, 0x90, 0x90, 0x90, 0x90}, 0x401000); ok {
+		t.Error("PlanPatchBranches accepted a run going on after a jump")
+	}
+	if _, ok := PlanPatch([]byte{0x85, 0xff, 0x7e, 0x2c, 0x45, 0x31, 0xc0, 0x90}, 0x401000); ok {
+		t.Error("PlanPatch (preemption searches) accepted a branch")
 	}
 }

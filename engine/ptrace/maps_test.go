@@ -54,13 +54,25 @@ func TestReadSmaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := uint64(uintptr(unsafe.Pointer(&mem[0])))
-	smaps, err := ReadSmaps(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	maps, err := ReadMaps(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
+	// The Go runtime maps memory while the test runs (heap arenas, thread
+	// stacks): compare with a maps read that the same read after smaps
+	// confirms, the mappings unchanged meanwhile.
+	var smaps []Smaps
+	var maps []MapEntry
+	for try := 0; try < 20; try++ {
+		before, err := ReadMaps(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if smaps, err = ReadSmaps(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if maps, err = ReadMaps(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if sameSpans(before, maps) {
+			break
+		}
 	}
 	if len(smaps) != len(maps) {
 		t.Fatalf("%d mappings in smaps, %d in maps", len(smaps), len(maps))
@@ -80,4 +92,17 @@ func TestReadSmaps(t *testing.T) {
 	if !sawStack || !sawMarked {
 		t.Errorf("a resident stack (%v) or the dc flag of %#x (%v) missing", sawStack, addr, sawMarked)
 	}
+}
+
+// sameSpans says whether two reads of maps list the same address ranges.
+func sameSpans(a, b []MapEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Start != b[i].Start || a[i].End != b[i].End {
+			return false
+		}
+	}
+	return true
 }

@@ -28,13 +28,50 @@ func ProcPath(pid int, name string) string {
 
 // Zombie reports whether thread tid has exited (state Z or X in its stat).
 func Zombie(tid int) bool {
+	st := TaskState(tid)
+	return st == 'Z' || st == 'X'
+}
+
+// TaskState is the state letter of thread tid in its /proc stat (R
+// running, S sleeping, D uninterruptible, T stopped, t traced-stop, Z
+// zombie...), or 0 when it cannot be read.
+func TaskState(tid int) byte {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tid))
 	if err != nil {
-		return false
+		return 0
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
-		return false
+		return 0
 	}
-	return b[i+2] == 'Z' || b[i+2] == 'X'
+	return b[i+2]
+}
+
+// OwnTid returns thread tid's id as the thread itself sees it: the last
+// number of the NSpid line of its status, its id in the innermost pid
+// namespace it belongs to (getpid, gettid, CLONE_CHILD_SETTID answer in
+// that one). tid is the id in the caller's namespace; a thread in no other
+// namespace gets tid back.
+func OwnTid(tid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return 0, fmt.Errorf("read the pid namespace ids of %d: %w", tid, err)
+	}
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(line, []byte("NSpid:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) == 0 {
+			break
+		}
+		own, err := strconv.Atoi(string(f[len(f)-1]))
+		if err != nil {
+			return 0, fmt.Errorf("NSpid of %d: %w", tid, err)
+		}
+		return own, nil
+	}
+	// A kernel without NSpid (before 4.1) cannot tell: tid is all there is.
+	return tid, nil
 }

@@ -73,6 +73,13 @@ func Interrupt(tid int) error {
 	return wrap("interrupt", tid, ptrace(unix.PTRACE_INTERRUPT, tid, 0, 0))
 }
 
+// Listen keeps a seized tracee in its group-stop while letting its tracer
+// wait: the tracee stays stopped, and reports a new PTRACE_EVENT_STOP when
+// something wakes it (a SIGCONT, another signal, PTRACE_INTERRUPT).
+func Listen(tid int) error {
+	return wrap("listen", tid, ptrace(unix.PTRACE_LISTEN, tid, 0, 0))
+}
+
 // Syscall resumes the tracee until its next system call entry or exit,
 // delivering sig (0 for none).
 func Syscall(tid, sig int) error {

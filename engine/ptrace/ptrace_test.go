@@ -2,6 +2,9 @@ package ptrace
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -114,6 +117,48 @@ func TestRestartCall(t *testing.T) {
 		}
 		if IsRestart(c.ret) != c.want.Restart {
 			t.Errorf("IsRestart(%#x) = %v", c.ret, !c.want.Restart)
+		}
+	}
+}
+
+// TestStopsProcess: which signals would stop a process, after its
+// dispositions: a shell that ignores SIGTTOU and catches SIGTSTP.
+func TestStopsProcess(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `trap "" TTOU; trap ":" TSTP; echo ready; read x`)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		cmd.Wait()
+	}()
+	var ready [6]byte
+	if _, err := io.ReadFull(out, ready[:]); err != nil {
+		t.Fatalf("the shell did not get ready: %v", err)
+	}
+	// SIGTTIN keeps the disposition the shell inherited from us.
+	ttinDefault := statusMask(fmt.Sprintf("/proc/%d/status", os.Getpid()), "SigIgn")&(1<<(unix.SIGTTIN-1)) == 0
+	for _, c := range []struct {
+		sig  unix.Signal
+		want bool
+	}{
+		{unix.SIGSTOP, true},
+		{unix.SIGTSTP, false}, // caught
+		{unix.SIGTTOU, false}, // ignored
+		{unix.SIGTTIN, ttinDefault},
+		{unix.SIGCONT, false},
+		{unix.SIGUSR1, false},
+	} {
+		if got := StopsProcess(cmd.Process.Pid, int(c.sig)); got != c.want {
+			t.Errorf("StopsProcess(%s) = %v, want %v", unix.SignalName(c.sig), got, c.want)
 		}
 	}
 }

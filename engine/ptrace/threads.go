@@ -101,6 +101,27 @@ func BlockedMask(pid, tid int) uint64 {
 	return statusMask(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid), "SigBlk")
 }
 
+// StopsProcess reports whether signal sig, delivered to process pid with
+// the dispositions it has now, would stop it: SIGSTOP always, and SIGTSTP,
+// SIGTTIN and SIGTTOU when neither caught nor ignored (the kernel then
+// stops the process, or discards the signal in an orphaned process group).
+func StopsProcess(pid, sig int) bool {
+	switch unix.Signal(sig) {
+	case unix.SIGSTOP:
+		return true
+	case unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
+		f := StatusFields(fmt.Sprintf("/proc/%d/status", pid), "SigCgt", "SigIgn")
+		bit := uint64(1) << (sig - 1)
+		for _, v := range f {
+			if n, _ := strconv.ParseUint(v, 16, 64); n&bit != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // PendingSignal reports whether signal sig is pending for process pid,
 // shared or for one of its threads.
 func PendingSignal(pid, sig int) bool {

@@ -215,7 +215,12 @@ func (r *Recorder) guardUpdate() {
 // changes gathers what the recorder changed, with the code of every live
 // process of the tree by address.
 func (r *Recorder) changes() *attach.Changes {
-	c := r.att.changes
+	var c attach.Changes
+	if r.att != nil {
+		c = r.att.changes
+	} else {
+		c = r.launchChanges() // daemons (daemon.go)
+	}
 	c.Code, c.Starts = map[int][]attach.Patch{}, map[int]uint64{}
 	for pid, p := range r.procs {
 		var code []attach.Patch

@@ -12,8 +12,9 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// The end of a recording of a process rewind attached to: the process must
-// go on as if rewind had never been there. Every thread is brought to a
+// The end of a recording of a process rewind attached to, or of daemons
+// the recorded program left running (daemon.go): the process must go on as
+// if rewind had never been there. Every thread is brought to a
 // stop where its registers say what it will do next (stopAll), what
 // the recorder changed is put back (undo), the signals it held are queued
 // again, and the threads are let go.
@@ -51,7 +52,7 @@ func (r *Recorder) detach() error {
 		}
 		t.state = gone
 	}
-	if r.att.guard != nil {
+	if r.att != nil && r.att.guard != nil {
 		r.att.guard.Release()
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -215,30 +216,36 @@ func (r *Recorder) undoEntry(t *thread) error {
 	}
 	before := regs
 	attach.BeforeCall(&before, regs[trace.OrigRAX])
-	regs[trace.OrigRAX] = ^uint64(0) // the kernel skips the call
-	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
+	if err := runSkipped(t.tid, regs); err != nil {
 		return err
 	}
-	if err := ptrace.Syscall(t.tid, 0); err != nil {
+	return ptrace.SetRegs(t.tid, &before)
+}
+
+// runSkipped makes the kernel skip the call thread tid is at the entry of,
+// its registers regs, and waits for the call's exit stop.
+func runSkipped(tid int, regs trace.Regs) error {
+	regs[trace.OrigRAX] = ^uint64(0) // the kernel runs nothing
+	if err := ptrace.SetRegs(tid, &regs); err != nil {
 		return err
 	}
-	st, _, err := ptrace.Wait(t.tid, false)
+	if err := ptrace.Syscall(tid, 0); err != nil {
+		return err
+	}
+	st, _, err := ptrace.Wait(tid, false)
 	if err != nil {
 		return err
 	}
 	if st.Kind != ptrace.StopSyscall {
-		return fmt.Errorf("thread %d: %v while skipping its system call", t.tid, st)
+		return fmt.Errorf("thread %d: %v while skipping its system call", tid, st)
 	}
-	return ptrace.SetRegs(t.tid, &before)
+	return nil
 }
 
 // undoAttach puts back what the recorder changed in the threads tids and
 // their processes: patched code, the vDSO, rdtsc and cpuid trapping, rseq
 // areas, CPU affinity. The threads are stopped where calls can be injected.
 func (r *Recorder) undoAttach(tids []int, held map[int][][]byte) error {
-	if r.att == nil {
-		return nil
-	}
 	c := r.changes()
 	var errs []error
 	byProc := map[*process][]int{}
@@ -248,9 +255,17 @@ func (r *Recorder) undoAttach(tids []int, held map[int][][]byte) error {
 		}
 	}
 	for p, ptids := range byProc {
+		// A child whose first stop came only now has no memory file yet.
+		if err := p.openMem(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		errs = append(errs, c.UndoCode(p.pid, ptids, p.mem, held))
 	}
 	for _, tid := range tids {
+		if r.threads[tid].proc.mem == nil {
+			continue // said above
+		}
 		errs = append(errs, c.UndoThread(tid, r.threads[tid].proc.mem))
 	}
 	return errors.Join(errs...)

@@ -24,6 +24,9 @@ func (t *thread) call() syscalls.Call { return syscalls.FromRegs(&t.entry, t.i38
 
 // callFlags are the event flags that say how t made its call.
 func (t *thread) callFlags() uint32 {
+	if t.pt.noRedo {
+		return trace.FlagNoRedo // a ptrace call: never made with int $0x80
+	}
 	if t.i386 {
 		return trace.FlagI386
 	}

@@ -31,6 +31,9 @@ type process struct {
 	// process rewind attached to (a fork's copy is its parent's; nil
 	// otherwise).
 	vdso *attach.Patch
+	// tracedExits are the ends of its emulated tracees that are not its
+	// children, for its wait (emuptrace.go).
+	tracedExits []tracedExit
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -118,6 +121,8 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 	}
 	p.close()
 	delete(r.procs, p.pid)
+	r.daemonCheck = true
+	r.ptraceProcessGone(p)
 	r.guardDirty = true // its pid may go to another process
 	if err := r.log(&trace.Event{Kind: trace.KindExit, Tid: int32(t.tid), Status: int32(st.Raw)}); err != nil {
 		return err
@@ -132,6 +137,19 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 // expected to be on the replaying machine as it was, and is not stored.
 var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"}
 
+// hostsFile reports whether the file at path, as rewind sees it, is the
+// executable behind link (/proc/PID/exe). A process in a private mount
+// namespace (unshare -m, a sandbox) or a chroot may run a file at a system
+// path that is not the system's: one on a mount only it sees, gone with its
+// namespace, which replay must get from the recording.
+func hostsFile(link, path string) bool {
+	var a, b unix.Stat_t
+	if unix.Stat(link, &a) != nil || unix.Stat(path, &b) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
+}
+
 // captureExe stores the executable a process exec'd in the trace, unless it
 // is a system file: build outputs (go test's binary, a compiler's a.out)
 // are often deleted right after they ran, and replay must exec them again.
@@ -142,7 +160,7 @@ func (r *Recorder) captureExe(pid int) *trace.MapFile {
 		return nil
 	}
 	for _, d := range systemDirs {
-		if strings.HasPrefix(exe, d) {
+		if strings.HasPrefix(exe, d) && hostsFile(link, exe) {
 			return nil
 		}
 	}

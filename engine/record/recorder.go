@@ -107,6 +107,8 @@ const (
 	inKernel
 	// gone: exited.
 	gone
+	// stopped: in a job control stop, until a SIGCONT (jobctl.go).
+	stopped
 )
 
 // parkKind says what a parked thread will do when resumed.
@@ -123,6 +125,8 @@ type thread struct {
 	proc  *process
 	state threadState
 	park  parkKind
+	// groupSig is the signal of its last group-stop (jobctl.go).
+	groupSig int
 
 	// System call in progress (between entry and exit stops).
 	inSyscall bool
@@ -131,10 +135,13 @@ type thread struct {
 	entry     trace.Regs
 	in        []trace.Mem
 	refused   bool
+	// execFile: the program an exec in progress runs through a descriptor.
+	execFile  *trace.MapFile
 	birth     bool   // new thread: its clone's exit stop is still to come
 	restartNr int    // the call restart_syscall would resume
 	vfork     bool   // a process clone sharing memory: capture the parent's stack
 	forked    int    // the child process the current call created (0: none)
+	child     int    // the task (thread or process) the current call created (0: none)
 	stream    int    // the standard stream (1, 2) the call writes to, 0 if none
 	i386      bool   // the call was made with int $0x80 (i386.go)
 	robust    uint64 // the head given to set_robust_list (robust.go)
@@ -156,6 +163,8 @@ type thread struct {
 
 	sliceStart time.Time
 	spin       spinState
+	// pt is the thread's part in the program's own ptrace (emuptrace.go).
+	pt ptraceState
 }
 
 type heldSignal struct {
@@ -192,6 +201,11 @@ type Recorder struct {
 	cpuidFaulting bool
 	// shared tracks the memory the program shares with the world (shared.go).
 	shared *sharedMem
+	// rootSid is the session of the first process; daemonCheck asks the
+	// run loop whether only daemons are left (daemon.go).
+	rootSid     int
+	daemonCheck bool
+	daemonRetry time.Time // when to ask again an unsure daemonCheck
 	// lastProc is the process of the thread that ran last.
 	lastProc *process
 	// code holds the files code patching reads (the sites are per process).
@@ -227,12 +241,17 @@ type Recorder struct {
 	fwdAt, fwdSince time.Time
 	// interrupted is the signal that ended the recording early.
 	interrupted unix.Signal
+	// ptPoll is when the tracers waiting outside the kernel are next
+	// looked at for signals (emuptrace.go).
+	ptPoll time.Time
 	// lastPush is when the events were last pushed to the file.
 	lastPush time.Time
 	// waker's death wakes the recorder's wait when rewind gets a signal;
 	// stops holds the signals it was woken for.
 	waker atomic.Pointer[ptrace.Waker]
 	stops chan unix.Signal
+	// dog is what the watchdog (watchdog.go) reads.
+	dog watchdog
 }
 
 // pushEvery bounds what a recorder killed with SIGKILL loses: events reach
@@ -354,6 +373,7 @@ func Record(opts Options) (*Result, error) {
 		}
 		r.waker.Store(wk)
 		go r.relayStops()
+		defer r.startWatchdog()()
 		if opts.Attach != 0 {
 			runErr = r.run(r.scheduleIfIdle)
 		} else {
@@ -479,6 +499,7 @@ func (r *Recorder) startLeader() error {
 	if err := root.openMem(); err != nil {
 		return err
 	}
+	r.noteSession()
 	leader := &thread{tid: r.pid, proc: root, state: parked, inSyscall: true, nr: unix.SYS_EXECVE}
 	r.threads[r.pid] = leader
 	if err := r.onExec(leader); err != nil {
@@ -505,6 +526,14 @@ func (r *Recorder) run(start func() error) error {
 		if debug {
 			r.dumpState()
 		}
+		// Asked before waiting, whatever handled the stop that raised
+		// the question (a stop, a deadline, an ESRCH): with only daemons
+		// left, blocked, no other stop would come to ask it.
+		if r.daemonCheck {
+			if ds := r.checkDaemons(time.Now()); ds != nil {
+				return r.releaseDaemons(ds)
+			}
+		}
 		st, ok, err := r.wait()
 		if err != nil {
 			if errors.Is(err, unix.ECHILD) {
@@ -525,6 +554,14 @@ func (r *Recorder) run(start func() error) error {
 			now := time.Now()
 			if r.fwd != 0 && !now.Before(r.fwdAt) {
 				r.forward()
+			}
+			if err := r.pollWaits(now); err != nil {
+				return err
+			}
+			if !r.daemonRetry.IsZero() && !now.Before(r.daemonRetry) && !r.done {
+				if ds := r.checkDaemons(now); ds != nil {
+					return r.releaseDaemons(ds)
+				}
 			}
 			if dl := r.deadlineAt(); dl.IsZero() || now.Before(dl) {
 				continue
@@ -567,7 +604,7 @@ func (r *Recorder) deadlineAt() time.Time {
 // timer (that costs more per stop, and only happens while threads wait).
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	for {
-		if r.deadlineAt().IsZero() && r.fwd == 0 {
+		if r.wakeAt().IsZero() && r.fwd == 0 {
 			r.chld.blocking()
 			st, ok, err := ptrace.Wait(-1, false)
 			if err != nil || st.Tid != r.wakerPid() {
@@ -589,7 +626,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			}
 			return st, ok, err
 		}
-		dl := r.deadlineAt()
+		dl := r.wakeAt()
 		if !r.fwdAt.IsZero() && (dl.IsZero() || r.fwdAt.Before(dl)) {
 			dl = r.fwdAt
 		}
@@ -623,6 +660,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 
 // handle dispatches one stop; its errors say where the recording was.
 func (r *Recorder) handle(st ptrace.Status) error {
+	r.dog.stops.Add(1)
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, r.current != nil && r.current.tid == st.Tid)
 	}
@@ -670,8 +708,8 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	case ptrace.StopEvent:
 		return r.onEvent(t, st)
 	case ptrace.StopGroup:
-		// Job control stops are not modelled: keep the thread going.
-		return ptrace.Syscall(t.tid, 0)
+		t.groupSig = st.Sig
+		return r.onGroupStop(t)
 	}
 	return fmt.Errorf("unexpected %v", st)
 }
@@ -703,8 +741,12 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			p = r.newProcess(child, t.proc.pid)
 			t.forked = child
 		}
+		t.child = child
 		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv}
 		r.threads[child] = nt
+		if err := r.followFork(t, nt, st.Event); err != nil {
+			return err
+		}
 		if pst, ok := r.pending[child]; ok {
 			delete(r.pending, child)
 			if err := r.newThreadStop(nt, pst); err != nil {
@@ -718,6 +760,12 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 	case unix.PTRACE_EVENT_EXEC:
 		return r.onExecEvent(t)
 	case unix.PTRACE_EVENT_STOP:
+		if r.ptraceContinued(t) {
+			return nil // it stays in its emulated stop
+		}
+		if t.state == stopped {
+			return r.onContinued(t)
+		}
 		if t.spin.starting {
 			return r.newThreadStop(t, st)
 		}
@@ -735,6 +783,9 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 	if err := t.proc.openMem(); err != nil {
 		return err
 	}
+	if stopped, err := r.birthStop(t); stopped || err != nil {
+		return err
+	}
 	t.state, t.park = parked, parkResume
 	r.ready = append(r.ready, t)
 	return r.scheduleIfIdle()
@@ -743,6 +794,7 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 // onDeath records the end of a thread or of the whole program.
 func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	wasCurrent := r.current == t
+	r.ptraceDeath(t, st)
 	t.state = gone
 	r.dropReady(t)
 	r.writeDone(t)
@@ -752,6 +804,9 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 			return err
 		}
 	} else {
+		if err := r.logSeccompKilled(t, st); err != nil {
+			return err
+		}
 		e := &trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}
 		if t.robust != 0 {
 			e.Mem = robustWords(t.proc.mem, t.robust)
@@ -762,9 +817,9 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	}
 	if wasCurrent {
 		r.current = nil
-		return r.scheduleIfIdle()
 	}
-	return nil
+	// A death can make a waiting tracer ready (ptraceProcessGone).
+	return r.scheduleIfIdle()
 }
 
 // settleMax bounds how long the end of a recording waits for the running
@@ -837,7 +892,7 @@ func (r *Recorder) scheduleIfIdle() error {
 	if r.pausing {
 		return nil
 	}
-	if r.current != nil && r.current.state != gone && r.current.state != inKernel && r.current.state != parked {
+	if r.current != nil && r.current.state != gone && r.current.state != inKernel && r.current.state != parked && r.current.state != stopped {
 		return nil
 	}
 	if len(r.ready) == 0 {
@@ -878,6 +933,12 @@ func (r *Recorder) switchTo(t *thread) error {
 // resumeLogged resumes a thread whose last event is logged, first delivering
 // a held signal if there is one to deliver here.
 func (r *Recorder) resumeLogged(t *thread) error {
+	if held, err := r.resumeEntry(t); held || err != nil {
+		return err
+	}
+	if stopped, err := r.resumeExit(t); stopped || err != nil {
+		return err
+	}
 	if !t.haveRegs {
 		if err := ptrace.GetRegs(t.tid, &t.resumeRegs); err != nil {
 			return err
@@ -887,7 +948,7 @@ func (r *Recorder) resumeLogged(t *thread) error {
 	if err := r.injectHeld(t); err != nil {
 		return err
 	}
-	return r.resume(t, 0)
+	return r.resume(t, t.takeResumeSig())
 }
 
 // yield ends t's turn at a point where its last event is logged, if others
@@ -955,6 +1016,9 @@ func (r *Recorder) onStopSignal(sig unix.Signal) bool {
 	case durationElapsed:
 		r.interrupted = sig
 		return true
+	case stallSignal:
+		r.reportStall()
+		return !r.daemonRetry.IsZero() // the run loop asks about daemons
 	}
 	if r.att != nil {
 		// The process is not in rewind's terminal: any of these is for

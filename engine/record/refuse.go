@@ -9,8 +9,8 @@ import (
 )
 
 // refuseAtEntry keeps the kernel from executing t's call, seen at its entry,
-// when the table refuses the call or this form of it (io_uring, an attach
-// with ptrace, a mapping of a perf ring buffer) or when rewind answers it
+// when the table refuses the call or this form of it (io_uring, a mapping
+// of a perf ring buffer) or when rewind answers it
 // itself (PR_SET_TSC); the program gets the chosen result. A refusal that
 // changes what the program sees is told to the user once per call.
 func (r *Recorder) refuseAtEntry(t *thread, c *syscalls.Call) error {
@@ -29,11 +29,12 @@ func (r *Recorder) refuseAtEntry(t *thread, c *syscalls.Call) error {
 }
 
 // skipCall makes the kernel skip t's call (an invalid number does nothing
-// and answers ENOSYS); completeSkipped gives it ret at its exit.
+// and answers ENOSYS; under a seccomp filter, see skipForm); completeSkipped
+// gives it ret at its exit.
 func (r *Recorder) skipCall(t *thread, c *syscalls.Call, ret int64) error {
 	t.refused, t.refusedRet = true, ret
 	regs := t.entry
-	regs[trace.OrigRAX] = ^uint64(0)
+	r.skipForm(t, c, &regs) // seccomp.go
 	if err := ptrace.SetRegs(t.tid, &regs); err != nil {
 		return fmt.Errorf("refuse %s: %w", syscalls.Name(c.Nr), err)
 	}
@@ -43,10 +44,16 @@ func (r *Recorder) skipCall(t *thread, c *syscalls.Call, ret int64) error {
 // completeSkipped sets the result of a call skipped at its entry, at its
 // exit stop, before it is logged.
 func (r *Recorder) completeSkipped(t *thread, exit *trace.Regs) error {
-	if !t.refused || int64(exit[trace.RAX]) == t.refusedRet {
+	if !t.refused {
 		return nil
 	}
-	exit[trace.RAX] = uint64(t.refusedRet)
+	want := *exit
+	want[trace.RAX] = uint64(t.refusedRet)
+	restoreArgs(&want, &t.entry) // seccomp.go
+	if want == *exit {
+		return nil
+	}
+	*exit = want
 	if err := ptrace.SetRegs(t.tid, exit); err != nil {
 		return fmt.Errorf("set the result of refused %s: %w", syscalls.Name(t.nr), err)
 	}

@@ -262,19 +262,6 @@ func keyOf(f *os.File) (objKey, error) {
 	return objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}, nil
 }
 
-// bigShared is the amount of shared memory past which the recorder warns
-// that comparing it at every blocking call costs.
-const bigShared = 256 << 20
-
-// mappedBytes is how much shared memory pid maps.
-func (sm *sharedMem) mappedBytes(pid int) uint64 {
-	var n uint64
-	for _, m := range sm.maps[pid] {
-		n += m.end - m.start
-	}
-	return n
-}
-
 // mappingAt returns the shared mapping of pid that holds addr.
 func (sm *sharedMem) mappingAt(pid int, addr uint64) *sharedMapping {
 	ms := sm.maps[pid]
@@ -310,17 +297,7 @@ func (sm *sharedMem) objectsOf(pid int, only func(*sharedObject) bool) ([]*share
 		ranges[m.obj] = append(ranges[m.obj], [2]uint64{m.off / pageSize, (m.off + m.end - m.start + pageSize - 1) / pageSize})
 	}
 	for obj, rs := range ranges {
-		sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
-		merged := rs[:1]
-		for _, r := range rs[1:] {
-			last := &merged[len(merged)-1]
-			if r[0] <= last[1] {
-				last[1] = max(last[1], r[1])
-				continue
-			}
-			merged = append(merged, r)
-		}
-		ranges[obj] = merged
+		ranges[obj] = mergeRanges(rs)
 	}
 	sort.Slice(objs, func(i, j int) bool { return objs[i].id < objs[j].id })
 	return objs, ranges
@@ -373,7 +350,7 @@ func (sm *sharedMem) checkObject(p sharedProc, obj *sharedObject, ranges [][2]ui
 		}
 	}
 	obj.size = size
-	for _, rg := range ranges {
+	for _, rg := range sm.toCompare(p, obj, ranges) {
 		for idx := rg[0]; idx < rg[1]; {
 			n := min(rg[1]-idx, uint64(len(sm.buf)/pageSize))
 			buf := sm.buf[:n*pageSize]
@@ -478,6 +455,10 @@ func (r *Recorder) sharedEntry(t *thread, c *syscalls.Call) error {
 	}
 	return nil
 }
+
+// bigShared is the amount of shared memory one check compares past which
+// the recorder warns that comparing it at every blocking call costs.
+const bigShared = 256 << 20
 
 // sharedCheck says which objects to compare after a system call.
 type sharedCheck int
@@ -614,9 +595,6 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 	if err := sm.rescan(p, file); err != nil {
 		return err
 	}
-	if total := sm.mappedBytes(p.pid); total > bigShared {
-		r.warnOnce("shared memory size", "rewind: warning: %d MiB of shared memory mapped at event %d: every blocking system call compares it, which slows the recording\n", total>>20, r.w.Events())
-	}
 	m := sm.mappingAt(p.pid, uint64(c.Ret))
 	if m == nil {
 		return fmt.Errorf("%s at %#x: no shared mapping there in /proc/%d/maps", syscalls.Name(c.Nr), uint64(c.Ret), p.pid)
@@ -685,9 +663,16 @@ func (r *Recorder) sharedAfter(t *thread, chk sharedCheck, key objKey) error {
 // The scheduler calls it where memory other processes write becomes
 // visible to t: a switch from another process of the tree.
 func (r *Recorder) syncShared(t *thread, p sharedProc, only func(*sharedObject) bool) error {
+	if r.shared == nil {
+		return nil
+	}
+	before := r.shared.stats.compared
 	evs, err := r.shared.check(p, only)
 	if err != nil {
 		return err
+	}
+	if n := r.shared.stats.compared - before; n > bigShared {
+		r.warnOnce("shared memory size", "rewind: warning: %d MiB of shared memory hold data at event %d: every blocking system call compares it, which slows the recording\n", n>>20, r.w.Events())
 	}
 	for _, e := range evs {
 		e.Tid = int32(t.tid)

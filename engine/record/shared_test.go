@@ -25,6 +25,9 @@ func TestSharedCheck(t *testing.T) {
 	}
 }
 
+// sink keeps a read of memory that only faults a page in.
+var sink byte
+
 func sharedCheckSteps(t *testing.T, viaFile bool) {
 	name := fmt.Sprintf("rewind-test-%v", viaFile)
 	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
@@ -87,7 +90,9 @@ func sharedCheckSteps(t *testing.T, viaFile bool) {
 		noFile   bool        // only through the file (size changes)
 	}{
 		{name: "a new zero object needs nothing"},
-		{name: "pwrite", change: func() error { _, err := unix.Pwrite(fd, []byte("abc"), 10); return err },
+		// The page is in the mapping first: without the file, a check
+		// sees the pages the process has present.
+		{name: "pwrite", change: func() error { sink = m1[0]; _, err := unix.Pwrite(fd, []byte("abc"), 10); return err },
 			want: []trace.Mem{{Addr: 0, Data: page(func(b []byte) { copy(b[10:], "abc") })}}},
 		{name: "through the mapping", change: func() error { m1[pageSize+5] = 'x'; return nil },
 			want: []trace.Mem{{Addr: pageSize, Data: page(func(b []byte) { b[5] = 'x' })}}},

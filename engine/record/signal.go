@@ -39,6 +39,12 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace) {
 		return r.spinTrap(t, &regs)
 	}
+	if t.pt.tracer != 0 && t.spin.active() && t.haveRegs && regs == t.resumeRegs {
+		// Nothing ran since the last event (the detector's interrupt came
+		// first): the stop the program's tracer gets is to be here, where
+		// replay finds it, not wherever the held signal would go.
+		r.cancelSpin(t)
+	}
 	if stepped, err := r.stepSignal(t, sig, info); stepped || err != nil {
 		return err
 	}
@@ -53,6 +59,9 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 		}
 	}
 	if isSyncSignal(sig, info) {
+		if stopped, err := r.ptraceSignalStop(t, sig, info, &regs, true); stopped || err != nil {
+			return err
+		}
 		e := &trace.Event{Kind: trace.KindSignal, Flags: trace.FlagSyncSignal, Tid: int32(t.tid),
 			Regs: regs, Signo: int32(sig), Siginfo: info}
 		if err := r.log(e); err != nil {
@@ -62,6 +71,9 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 		return r.resume(t, sig)
 	}
 	r.sawSig[unix.Signal(sig)] = time.Now()
+	if done, err := r.jobControl(t, sig); done || err != nil {
+		return err
+	}
 	if t.injecting != nil && t.injecting.sig == sig {
 		// The signal we re-sent ourselves: deliver it with its original siginfo.
 		info = t.injecting.info
@@ -73,6 +85,9 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if t.haveRegs && regs == t.resumeRegs {
 		// Nothing ran since the thread's last event: this point is
 		// deterministic, deliver here.
+		if stopped, err := r.ptraceSignalStop(t, sig, info, &regs, false); stopped || err != nil {
+			return err
+		}
 		e := &trace.Event{Kind: trace.KindSignal, Tid: int32(t.tid), Regs: regs, Signo: int32(sig), Siginfo: info}
 		if err := r.log(e); err != nil {
 			return err
@@ -105,6 +120,7 @@ func (r *Recorder) injectHeld(t *thread) error {
 	if t.injecting != nil || len(t.held) == 0 {
 		return nil
 	}
+	r.dropDiscarded(t)
 	blocked := ptrace.BlockedMask(t.proc.pid, t.tid)
 	for i, h := range t.held {
 		if blocked&(1<<(h.sig-1)) != 0 {

@@ -24,7 +24,8 @@ import (
 //  1. Seek: the thread is single-stepped, a few instructions at most, to
 //     an instruction replay can patch with a jump to a trampoline that
 //     compares the registers in the tracee (insn.PlanPatch); a breakpoint
-//     per pass would cost a ptrace stop per loop iteration.
+//     per pass would cost a ptrace stop per loop iteration. One whose patch
+//     moves a single instruction is preferred, for a few more steps.
 //  2. Check: a breakpoint there catches the next pass. If the registers,
 //     stack window, FPU/SSE registers and executable data are all the same
 //     as at the previous pass, the thread is spinning: the first pass with
@@ -53,6 +54,9 @@ const (
 	// maxSeek bounds the instructions stepped to find a patchable one: a
 	// step costs a ptrace stop.
 	maxSeek = 32
+	// maxSeekClean bounds the steps spent looking for a point whose patch
+	// moves a single instruction, before any patchable point will do.
+	maxSeekClean = 12
 	// signalDelay is how long a signal that arrived in user code waits for
 	// the thread's next system call before it is delivered in user code.
 	signalDelay = time.Millisecond
@@ -144,7 +148,9 @@ func (r *Recorder) deadline() error {
 	t := r.current
 	now := time.Now()
 	t.sliceStart = now
-	if t.spin.exiting || t.spin.starting {
+	if t.spin.exiting || t.spin.starting || t.pt.waitRetry {
+		// A tracer's wait made WNOHANG (emuptrace.go) returns at once and
+		// is no event unless it answers: its entry must not be logged.
 		return nil
 	}
 	signal := len(t.held) > 0 && !t.spin.heldBlocked
@@ -227,6 +233,13 @@ func (r *Recorder) onInterrupt(t *thread) error {
 			return err
 		}
 	}
+	if int64(regs[trace.OrigRAX]) >= 0 && ptrace.IsRestart(regs[trace.RAX]) {
+		// Stopped on its way out of an interrupted call (after a signal
+		// it ignores, a SIGCONT), before the kernel restarts it: a step
+		// from here would run the call. It makes it at once: let it.
+		t.spin.phase = spinNone
+		return r.resume(t, 0)
+	}
 	if len(t.held) > 0 && len(r.ready) == 0 && !r.deliverable(t) {
 		// Interrupted for signals it blocks: they wait for its next
 		// system call, where its mask may change.
@@ -302,8 +315,13 @@ func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 		t.spin.steps++
 		return ptrace.Step(t.tid, 0)
 	}
-	if _, ok := insn.PlanPatch(code, regs[trace.RIP]); ok {
-		return r.firstPass(t, regs, code[0])
+	if p, ok := insn.PlanPatch(code, regs[trace.RIP]); ok {
+		// A run of one instruction is preferred: a branch into a
+		// longer run's middle costs replay a stop each time (see
+		// insn.Patch), and loops are often entered there.
+		if len(p.Insns) == 1 || t.spin.steps >= t.spin.skip+maxSeekClean || !insn.Steppable(code) {
+			return r.firstPass(t, regs, code[0])
+		}
 	}
 	if !insn.Steppable(code) && isKernelEntry(code) {
 		// A system call or a trapped instruction: an event of its own

@@ -214,6 +214,10 @@ func (r *Recorder) captureWrite(t *thread, c *syscalls.Call, e *trace.Event) {
 		return
 	}
 	n := int(min(c.Ret, maxHashed))
+	if t.stream != 0 && c.Ret > maxHashed {
+		r.warnOnce("stream size", "rewind: warning: %s of %d bytes into standard %s at event %d: replay checks and re-emits its first %d MiB\n",
+			syscalls.Name(c.Nr), c.Ret, streamName(t.stream), r.w.Events(), maxHashed>>20)
+	}
 	var data []byte
 	switch src {
 	case syscalls.FromMemory:

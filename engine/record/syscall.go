@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,8 +28,10 @@ const (
 	vforkStackAbove = 4 << 10
 )
 
-// maxHashed caps how many bytes of a write are read to hash it.
-const maxHashed = 1 << 20
+// maxHashed caps how many bytes of a write are read to hash it, and of a
+// write to standard output or error are kept for replay to re-emit: all of
+// them, up to what one event holds.
+const maxHashed = trace.MaxEventMem
 
 // errRestartBlock is -ERESTART_RESTARTBLOCK: the call will be resumed by
 // restart_syscall, which has the interrupted call's arguments and outputs.
@@ -45,8 +48,15 @@ func (t *thread) effective(c syscalls.Call) syscalls.Call {
 
 // onSyscallEntry handles a syscall-enter-stop of the running thread.
 func (r *Recorder) onSyscallEntry(t *thread) error {
+	if stopped, err := r.takeInterrupt(t); stopped || err != nil {
+		return err
+	}
+	if stopped, err := r.ptraceSyscallStop(t, true); stopped || err != nil {
+		return err
+	}
 	t.inSyscall = true
-	t.split, t.refused, t.vfork, t.in, t.forked, t.stream = false, false, false, nil, 0, 0
+	t.split, t.refused, t.vfork, t.in, t.forked, t.child, t.stream = false, false, false, nil, 0, 0, 0
+	t.execFile = nil
 	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
@@ -56,11 +66,17 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	c := t.effective(raw)
 	r.noteKill(&c)
 	if _, known := syscalls.Lookup(c.Nr); known {
-		if err := r.refuseAtEntry(t, &c); err != nil {
+		handled, done, err := r.emulateEntry(t, &c)
+		if err != nil || done {
 			return err
 		}
+		if !handled {
+			if err := r.refuseAtEntry(t, &c); err != nil {
+				return err
+			}
+		}
 		if ranges, err := syscalls.InputRanges(&c, r.tracee(t)); err == nil {
-			t.in = readRanges(t.proc.mem, ranges, t.in)
+			t.in, _ = readRanges(t.proc.mem, ranges, t.in) // inputs are display prefixes
 		}
 		switch c.Nr {
 		case unix.SYS_CLONE:
@@ -90,6 +106,9 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		if err := r.log(e); err != nil {
 			return err
 		}
+		if stopped, err := r.ptraceExitStop(t, &c); stopped || err != nil {
+			return err
+		}
 		if err := r.resume(t, 0); err != nil {
 			return err
 		}
@@ -102,6 +121,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		return nil
 	case unix.SYS_EXECVE, unix.SYS_EXECVEAT:
 		// The exec stop comes between entry and exit: log the entry first.
+		t.execFile = r.execFdFile(t, &c) // execfd.go
 		return r.logEntryAndRun(t, false)
 	}
 	return r.startCall(t, &c)
@@ -158,7 +178,7 @@ func (r *Recorder) logEntryAndRun(t *thread, switchAway bool) error {
 // logEntry logs t's current call as the entry of a split system call.
 func (r *Recorder) logEntry(t *thread) error {
 	t.split = true
-	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in})
+	return r.log(&trace.Event{Kind: trace.KindSyscallEntry, Flags: t.callFlags(), Tid: int32(t.tid), Syscall: int32(t.nr), Regs: t.entry, In: t.in, Map: t.execFile})
 }
 
 // leaveInKernel marks t, resumed inside a system call, as blocked there and
@@ -170,6 +190,9 @@ func (r *Recorder) leaveInKernel(t *thread) error {
 
 // onSyscallExit handles a syscall-exit-stop.
 func (r *Recorder) onSyscallExit(t *thread) error {
+	if done, err := r.emulatedExit(t); done || err != nil {
+		return err
+	}
 	if t.state == inKernel {
 		// A blocking call returned while another thread runs: its exit is
 		// logged when the thread is next scheduled.
@@ -201,6 +224,13 @@ func (r *Recorder) finishSyscall(t *thread) error {
 		// spin through the rest of the slice.
 		t.sliceStart = time.Time{}
 	}
+	r.noteContinue(&c)
+	if stopped, err := r.ptraceEventStop(t); stopped || err != nil {
+		return err
+	}
+	if stopped, err := r.ptraceSyscallStop(t, false); stopped || err != nil {
+		return err
+	}
 	if switched, err := r.yield(t); switched || err != nil {
 		return err
 	}
@@ -225,6 +255,7 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	c := t.effective(t.call())
 	c.Ret = int64(exit[trace.RAX])
 	r.forgetStreams(c.Nr)
+	r.daemonSyscall(c.Nr)
 	if c.Nr == unix.SYS_SET_ROBUST_LIST && c.Ret == 0 {
 		t.robust = c.Args[0]
 	}
@@ -238,6 +269,7 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	if err := r.captureOutputs(t, &c, e); err != nil {
 		return c, err
 	}
+	other := r.procMemWrites(t, &c, e) // procmem.go
 	if !t.split && !t.refused && isMemoryCall(c.Nr) {
 		r.patchAfterSyscall(t, &c, e)
 	}
@@ -251,6 +283,11 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	if err := r.log(e); err != nil {
 		return c, err
 	}
+	if other != nil {
+		if err := r.log(other); err != nil {
+			return c, err
+		}
+	}
 	if err := r.sharedAfter(t, chk, key); err != nil {
 		return c, err
 	}
@@ -261,11 +298,16 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 
 // captureOutputs fills e with what replay needs to reproduce the call.
 func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) error {
-	if t.refused {
+	if t.refused && !t.pt.emulated {
 		return nil
 	}
 	ranges, err := syscalls.OutputRanges(c, r.tracee(t))
-	e.Mem = readRanges(t.proc.mem, ranges, nil)
+	var rerr error
+	if e.Mem, rerr = readRanges(t.proc.mem, ranges, nil); rerr != nil {
+		e.Mem = nil
+		r.markUnsupported(c, e, "it wrote "+rerr.Error())
+		return nil
+	}
 	if err != nil && !syscalls.Failed(c) {
 		// What it wrote is unknown: replay could not go on faithfully.
 		r.markUnsupported(c, e, "rewind could not tell what it wrote: "+err.Error())
@@ -284,7 +326,7 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 		}
 	case unix.SYS_CLONE, unix.SYS_FORK, unix.SYS_VFORK:
 		if ok {
-			e.NewTid = int32(c.Ret)
+			noteNewTask(t, c, e) // pidns.go
 		}
 		if ok && t.forked != 0 {
 			e.Flags |= trace.FlagNewProcess
@@ -294,16 +336,27 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 			if t.split {
 				sp = t.entry[trace.RSP]
 			}
-			e.Mem = append(e.Mem, readRanges(t.proc.mem, []syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)...)
+			stack, _ := readRanges(t.proc.mem, []syscalls.Range{{Addr: sp - vforkStackBelow, Len: vforkStackBelow + vforkStackAbove}}, nil)
+			e.Mem = append(e.Mem, stack...)
 		}
 	}
 	r.captureWrite(t, c, e)
 	return nil
 }
 
+// readChunk bounds each allocation of readRanges, so that a length the
+// program passed costs only the memory actually mapped there.
+const readChunk = 64 << 20
+
+// errEventTooLarge says a call wrote more than one event holds.
+var errEventTooLarge = fmt.Errorf("more than the %d MiB one event holds", trace.MaxEventMem>>20)
+
 // readRanges reads each range (strings up to their NUL) and appends what
-// could be read.
-func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) []trace.Mem {
+// could be read: a range ends at its first unreadable byte. It never keeps
+// part of what it could read: past trace.MaxEventMem bytes in all it stops
+// with errEventTooLarge.
+func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) ([]trace.Mem, error) {
+	total := 0
 	for _, rg := range ranges {
 		if rg.Addr == 0 || rg.Len <= 0 {
 			continue
@@ -313,13 +366,25 @@ func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) []trace
 			out = append(out, trace.Mem{Addr: rg.Addr, Data: append(s, 0)})
 			continue
 		}
-		buf := make([]byte, rg.Len)
-		n, _ := m.ReadAt(buf, rg.Addr)
-		if n > 0 {
-			out = append(out, trace.Mem{Addr: rg.Addr, Data: buf[:n]})
+		var data []byte
+		for len(data) < rg.Len {
+			if total+len(data) >= trace.MaxEventMem {
+				return out, errEventTooLarge
+			}
+			n := min(rg.Len-len(data), readChunk, trace.MaxEventMem-total-len(data))
+			data = slices.Grow(data, n)
+			got, _ := m.ReadAt(data[len(data):len(data)+n], rg.Addr+uint64(len(data)))
+			data = data[:len(data)+got]
+			if got < n {
+				break
+			}
+		}
+		if len(data) > 0 {
+			out = append(out, trace.Mem{Addr: rg.Addr, Data: data})
+			total += len(data)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // warnOnce prints a warning the first time its key comes: the key names
@@ -336,16 +401,23 @@ func (r *Recorder) warnOnce(key string, format string, args ...any) {
 // onExecEvent handles the exec stop of an execve in the recorded process.
 func (r *Recorder) onExecEvent(t *thread) error {
 	msg, err := ptrace.EventMsg(t.tid)
-	if err == nil && int(msg) != t.tid {
-		// A non-leader thread exec'd: it now has the leader's tid.
-		delete(r.threads, t.tid)
-		t.tid = int(msg)
-		r.threads[t.tid] = t
+	if err != nil {
+		return fmt.Errorf("exec stop: %w", err)
+	}
+	if int(msg) != t.tid {
+		// The stop is reported under the main thread's tid, which the
+		// exec'ing thread now has (threadexec.go).
+		if t, err = r.execTakesLeader(t, int(msg)); err != nil {
+			return err
+		}
 	}
 	if err := t.proc.reopenMem(); err != nil {
 		return err
 	}
 	if err := r.onExec(t); err != nil {
+		return err
+	}
+	if err := r.ptraceExec(t, int(msg)); err != nil {
 		return err
 	}
 	return r.resume(t, 0)
@@ -367,7 +439,7 @@ func (r *Recorder) onExec(t *thread) error {
 		e.Map = r.captureExe(t.proc.pid)
 	}
 	if st.AtRandom != 0 {
-		e.Mem = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
+		e.Mem, _ = readRanges(t.proc.mem, []syscalls.Range{{Addr: st.AtRandom, Len: 16}}, nil)
 	}
 	t.resumeRegs, t.haveRegs = regs, true
 	return r.log(e)

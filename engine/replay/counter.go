@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -65,6 +66,34 @@ func (s *Session) OpenCounters(pcs []uint64) error {
 	return err
 }
 
+// OpenCountersWhere starts counting, like OpenCounters, at those of pcs
+// where a counter can go, and returns them; the others are left out (a
+// caller traps there instead, or reads their counts with CounterValue
+// when a counter's run covers them). No run covers an address of avoid.
+// It fails with ErrNoCounter when no counter can be used in this segment.
+func (s *Session) OpenCountersWhere(pcs, avoid []uint64) ([]uint64, error) {
+	var opened []uint64
+	var err error
+	s.th.Do(func() {
+		if err = s.openCounters(nil); err != nil {
+			return
+		}
+		for _, pc := range pcs {
+			cerr := s.openCounter(s.counterThread, pc, avoid, pcs)
+			switch {
+			case cerr == nil:
+				if !slices.Contains(opened, pc) {
+					opened = append(opened, pc)
+				}
+			case !errors.Is(cerr, ErrNoCounter):
+				err = errors.Join(cerr, s.closeCounters())
+				return
+			}
+		}
+	})
+	return opened, err
+}
+
 func (s *Session) openCounters(pcs []uint64) error {
 	if err := s.closeCounters(); err != nil {
 		return err
@@ -87,28 +116,52 @@ func (s *Session) openCounters(pcs []uint64) error {
 	}
 	s.counterThread = t
 	for _, pc := range pcs {
-		if err := s.openCounter(t, pc); err != nil {
+		if err := s.openCounter(t, pc, nil, nil); err != nil {
 			return errors.Join(err, s.closeCounters())
 		}
 	}
 	return nil
 }
 
-func (s *Session) openCounter(t *rthread, pc uint64) error {
+// openCounter opens a counter at pc, unless its run would cover a
+// breakpoint or an address of avoid, or an address of others that it
+// cannot count (after a branch of the run).
+func (s *Session) openCounter(t *rthread, pc uint64, avoid, others []uint64) error {
 	if _, ok := s.counters[pc]; ok {
 		return nil
 	}
 	var buf [2 * insn.MaxLen]byte
 	n, _ := t.proc.mem.ReadAt(buf[:], pc)
 	code := buf[:n]
-	p, ok := insn.PlanPatch(code, pc)
+	p, ok := insn.PlanPatchBranches(code, pc)
 	if !ok {
 		return fmt.Errorf("%w: the instructions at %#x cannot be moved", ErrNoCounter, pc)
 	}
 	end := pc + uint64(p.Len)
+	// An address of others inside the run is counted through it
+	// (coveredValue) only if no instruction before it branches away.
+	branchy := pc + uint64(p.Len)
+	off := 0
+	for _, m := range p.Insns {
+		if m.Branch != insn.NoBranch {
+			branchy = pc + uint64(off)
+			break
+		}
+		off += m.Len
+	}
+	for _, a := range others {
+		if a > branchy && a < end {
+			return fmt.Errorf("%w: %#x is inside the run at %#x, after a branch", ErrNoCounter, a, pc)
+		}
+	}
 	for a := range s.bps {
 		if a >= pc && a < end {
 			return fmt.Errorf("%w: a breakpoint at %#x is inside the run at %#x", ErrNoCounter, a, pc)
+		}
+	}
+	for _, a := range avoid {
+		if a > pc && a < end {
+			return fmt.Errorf("%w: %#x is inside the run at %#x", ErrNoCounter, a, pc)
 		}
 	}
 	for _, c := range s.counters {
@@ -183,7 +236,7 @@ func (s *Session) CounterValue(pc uint64) (int, error) {
 func (s *Session) counterValue(pc uint64) (int, error) {
 	c := s.counters[pc]
 	if c == nil {
-		return 0, fmt.Errorf("no counter at %#x", pc)
+		return s.coveredValue(pc)
 	}
 	if !c.open {
 		return c.final, nil
@@ -193,6 +246,36 @@ func (s *Session) counterValue(pc uint64) (int, error) {
 		return 0, fmt.Errorf("read the counter at %#x: %w", pc, err)
 	}
 	return int(binary.LittleEndian.Uint64(b[:])), nil
+}
+
+// CounterCovers reports whether pc is an instruction, other than the first,
+// of the run a counter moved: CounterValue then gives its arrivals too.
+func (s *Session) CounterCovers(pc uint64) bool {
+	var ok bool
+	s.th.Do(func() { ok = s.coveringCounter(pc) != nil })
+	return ok
+}
+
+func (s *Session) coveringCounter(pc uint64) *counter {
+	for _, c := range s.counters {
+		if c.tr.boundary(pc) && pc <= c.tr.at+uint64(c.tr.branchy) {
+			return c
+		}
+	}
+	return nil
+}
+
+// coveredValue counts the arrivals at pc, an instruction inside a counted
+// run: every run of the copies passed it (the instructions before it do
+// not branch), and so did every branch into it (a trap each, see
+// trampoline.settle).
+func (s *Session) coveredValue(pc uint64) (int, error) {
+	c := s.coveringCounter(pc)
+	if c == nil {
+		return 0, fmt.Errorf("no counter at %#x", pc)
+	}
+	n, err := s.counterValue(c.tr.at)
+	return n + c.tr.intrusions[int(pc-c.tr.at)], err
 }
 
 // CloseCounters stops counting now (the counts stay readable).

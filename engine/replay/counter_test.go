@@ -3,6 +3,7 @@ package replay_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -163,5 +164,47 @@ func TestCounterSitesOnlyInCode(t *testing.T) {
 	}
 	if sites := s.CounterSites([]uint64{first.PC}, 4); len(sites) == 0 {
 		t.Errorf("no site from the write at %#x", first.PC)
+	}
+}
+
+// TestCounterRunEnteredInTheMiddle: a counter whose patch covers two
+// instructions, in a loop entered through the second (testdata/rotated.c):
+// every entry lands in the patch's jump and is sent on through the
+// trampoline's copy, the counter counts exactly the arrivals at its site,
+// and the replay goes on to the end as recorded.
+func TestCounterRunEnteredInTheMiddle(t *testing.T) {
+	const calls, n = 5000, 3
+	prog := filepath.Join(t.TempDir(), "rotated")
+	src := filepath.Join("..", "..", "testdata", "rotated.c")
+	if msg, err := exec.Command("gcc", "-no-pie", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
+	}
+	walk, top := testprog.Symbol(t, prog, "walk"), testprog.Symbol(t, prog, "walk_top")
+	path, printed, _ := recordProg(t, prog, fmt.Sprint(calls), fmt.Sprint(n))
+	if want := fmt.Sprintf("walking\ntotal %d\n", calls*n*(n+1)/2); printed != want {
+		t.Fatalf("the program printed %q, want %q", printed, want)
+	}
+
+	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetBreakpoints([]uint64{walk})
+	if st, err := s.Continue(0); err != nil || st == nil || st.Kind != replay.StopBreakpoint || st.PC != walk {
+		t.Fatalf("to walk's first call: %+v, %v", st, err)
+	}
+	s.SetBreakpoints(nil)
+	if err := s.OpenCounters([]uint64{top}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Continue(s.Next() + 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.CounterValue(top); err != nil || got != calls*n {
+		t.Fatalf("arrivals at walk_top: %d, %v; want %d", got, err, calls*n)
+	}
+	if _, err := s.Continue(0); !errors.Is(err, io.EOF) {
+		t.Fatalf("replay after the counter: %v", err)
 	}
 }

@@ -224,52 +224,63 @@ type insertedBP struct {
 // with s.stop set. A stop the caller obtained earlier (by single-stepping
 // into the event) is returned first.
 func (s *Session) run(t *rthread) (ptrace.Status, error) {
+	for {
+		st, again, err := s.runOnce(t)
+		if !again {
+			return st, err
+		}
+	}
+}
+
+// runOnce is one resumption of run; again says the stop was a branch into
+// a patched run (see trampoline.settle), taken care of: t is to be resumed.
+func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 	if t.pending != nil {
 		st := *t.pending
 		t.pending = nil
-		return st, nil
+		return st, false, nil
 	}
 	if err := s.syncWatch(t); err != nil {
-		return ptrace.Status{}, err
+		return ptrace.Status{}, false, err
 	}
 	if len(s.bps) > 0 && t.resumeSig == 0 {
 		var regs trace.Regs
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
-			return ptrace.Status{}, err
+			return ptrace.Status{}, false, err
 		}
 		if _, ok := s.bps[regs[trace.RIP]]; ok {
 			if t.stopEvent != s.next || t.stopPC != regs[trace.RIP] {
 				// It got here without executing (an event moved it):
 				// that is an arrival too.
-				return ptrace.Status{}, s.userStop(t, StopBreakpoint, regs[trace.RIP], 0)
+				return ptrace.Status{}, false, s.userStop(t, StopBreakpoint, regs[trace.RIP], 0)
 			}
 			// Step off the breakpoint we are stopped at.
 			st, stepped, err := s.stepRaw(t)
 			if err != nil || !stepped {
-				return st, err
+				return st, false, err
 			}
 		}
 	}
 	if s.tramp != nil && t.resumeSig == 0 {
 		if st, stepped, err := s.stepOut(t, s.tramp); err != nil || !stepped {
-			return st, err
+			return st, false, err
 		}
 	}
 	if s.countersOpen(t) && t.resumeSig == 0 {
 		for _, c := range s.counters {
 			if st, stepped, err := s.stepOut(t, c.tr); err != nil || !stepped {
-				return st, err
+				return st, false, err
 			}
 		}
 	}
 	if err := s.insertBPs(t); err != nil {
-		return ptrace.Status{}, err
+		return ptrace.Status{}, false, err
 	}
 	sig := t.resumeSig
 	t.resumeSig = 0
 	if err := ptrace.Sysemu(t.real, sig); err != nil {
 		s.removeBPs()
-		return ptrace.Status{}, err
+		return ptrace.Status{}, false, err
 	}
 	st, err := s.waitFor(t)
 	if rerr := s.removeBPs(); err == nil && rerr != nil && !t.dead {
@@ -278,10 +289,10 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 	if err == nil && s.tramp != nil && !t.dead {
 		hit, intruded, terr := s.tramp.settle(t.real, st)
 		if terr != nil || hit {
-			return st, terr // a register match: applyPreempt decides
+			return st, false, terr // a register match: applyPreempt decides
 		}
 		if intruded {
-			return s.run(t) // steps out of the patched run, and goes on
+			return st, true, nil
 		}
 	}
 	if err == nil && s.countersOpen(t) && !t.dead {
@@ -289,18 +300,19 @@ func (s *Session) run(t *rthread) (ptrace.Status, error) {
 			hit, intruded, terr := c.tr.settle(t.real, st)
 			switch {
 			case terr != nil:
-				return st, terr
+				return st, false, terr
 			case hit:
-				return st, s.counterStop(t, c)
+				return st, false, s.counterStop(t, c)
 			case intruded:
-				return s.run(t)
+				return st, true, nil
 			}
 		}
 	}
 	if err != nil || st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
-		return st, err
+		return st, false, err
 	}
-	return s.classifyTrap(t, st)
+	st, err = s.classifyTrap(t, st)
+	return st, false, err
 }
 
 // classifyTrap turns a SIGTRAP into a user stop when it came from our

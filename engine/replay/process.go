@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -126,7 +125,7 @@ func quietExit(regs *trace.Regs) {
 		// No pidfd either: an extra descriptor would take a number the
 		// recording gives to something else (the recorded one is written
 		// back with the call's outputs).
-		regs[trace.RDI] &^= cloneExitSignalMask | clonePidfd
+		regs[trace.RDI] &^= cloneExitSignalMask | clonePidfd | cloneNamespaces // pidns.go
 	}
 }
 
@@ -237,10 +236,8 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 	if err := ptrace.SetRegs(real, &regs); err != nil {
 		return fmt.Errorf("new process %d: %w", rec, err)
 	}
-	if c.Nr == unix.SYS_CLONE && c.Args[0]&cloneChildSetTid != 0 && c.Args[3] != 0 {
-		var b [4]byte
-		binary.LittleEndian.PutUint32(b[:], uint32(rec))
-		if _, err := nt.proc.mem.WriteAt(b[:], c.Args[3]); err != nil {
+	if c.Nr == unix.SYS_CLONE {
+		if err := setChildTid(nt, e, c); err != nil {
 			return err
 		}
 	}

@@ -436,9 +436,12 @@ func (s *Session) apply(e *trace.Event) error {
 			return err
 		}
 		s.patchAfterSyscall(t, e)
-		return nil
+		return s.ptraceEffects(t, e)
 	case trace.KindSyscallExit:
-		return s.applySyscallExit(t, e)
+		if err := s.applySyscallExit(t, e); err != nil {
+			return err
+		}
+		return s.ptraceEffects(t, e)
 	case trace.KindSignal:
 		return s.applySignal(t, e)
 	case trace.KindRdtsc, trace.KindCpuid:

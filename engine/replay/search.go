@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -31,6 +33,9 @@ import (
 // the instructions that can be moved (insn.CanMove) when it can; otherwise
 // replay falls back to the breakpoint.
 
+// searchLimit bounds one preemption search (applyPreempt).
+var searchLimit = 60 * time.Second
+
 // debugSearch prints each pass of a preemption search that reaches the
 // point, with what differs from the recording (REWIND_DEBUG=1).
 var debugSearch = os.Getenv("REWIND_DEBUG") != ""
@@ -47,6 +52,12 @@ type trampoline struct {
 	offs      []int    // offset of each instruction in the run
 	moved     []uint64 // address of each copy
 	back      uint64   // the jump back, after the copies
+	// intrusions counts, by offset, the branches into the run that
+	// landed on an instruction after the first (settle).
+	intrusions map[int]int
+	// branchy is the offset of the first instruction of the run that may
+	// branch away (a counter's run), len(orig) if none.
+	branchy int
 }
 
 // trampolineSize is the size of the page mapped for a trampoline.
@@ -85,12 +96,35 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 		s.preemptPC = pc
 		defer func() { s.preemptPC = 0 }()
 	}
+	// Bounded: a search that has not found its point long after the
+	// recorded slice (milliseconds of CPU) never will; the thread is
+	// stopped and the replay says so rather than hang.
+	var late atomic.Bool
+	if t.proc != nil {
+		pid, tid := t.proc.real, t.real
+		timer := time.AfterFunc(searchLimit, func() {
+			late.Store(true)
+			unix.Tgkill(pid, tid, unix.SIGSTOP)
+		})
+		defer timer.Stop()
+	}
+	tooLong := func(passes int) error {
+		where := ""
+		var regs trace.Regs
+		if ptrace.GetRegs(t.real, &regs) == nil {
+			where = fmt.Sprintf(" at %#x", regs[trace.RIP])
+		}
+		return s.diverge(e, "thread did not reach its preemption point %#x within %v (%d passes): replay stopped it%s", pc, searchLimit, passes, where)
+	}
 	near := 0 // passes with the recorded registers and stack, another state
 	// The data ranges are read at the first pass that needs them: they
 	// cannot change while the thread runs to the point.
 	var data []ptrace.Range
 	for passes := 0; ; passes++ {
 		st, err := s.run(t)
+		if late.Load() {
+			return tooLong(passes)
+		}
 		if err != nil {
 			return err
 		}
@@ -127,6 +161,9 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 		}
 		// Not this pass: step over the instruction and go on.
 		st, stepped, err := s.stepRaw(t)
+		if late.Load() {
+			return tooLong(passes)
+		}
 		if err != nil {
 			return err
 		}
@@ -276,8 +313,11 @@ func (tr *trampoline) install(m *ptrace.Mem, on bool) error {
 // register match: the thread is then at the first moved instruction's
 // address, as it was when the jump to the trampoline was taken. intruded
 // reports a stop on a trap byte of the patch (a branch into the run, see
-// insn.Patch): the thread is put back on the instruction the branch went to,
-// to be stepped out of the run (stepOut).
+// insn.Patch): the thread is sent to the trampoline's copy of the
+// instruction the branch went to, which runs the rest of the run and jumps
+// back after it. That costs the one stop: a loop entered through the run's
+// middle (a rotated loop: the function jumps to its test) does it once per
+// call, millions of times in a search.
 func (tr *trampoline) settle(tid int, st ptrace.Status) (hit, intruded bool, err error) {
 	var regs trace.Regs
 	if err := ptrace.GetRegs(tid, &regs); err != nil {
@@ -294,7 +334,11 @@ func (tr *trampoline) settle(tid int, st ptrace.Status) (hit, intruded bool, err
 		if !tr.boundary(b) || !insn.TrapByte(tr.jump[b-tr.at]) {
 			return false, false, nil
 		}
-		regs[trace.RIP], intruded = b, true
+		regs[trace.RIP], intruded = tr.moved[slices.Index(tr.offs, int(b-tr.at))], true
+		if tr.intrusions == nil {
+			tr.intrusions = map[int]int{}
+		}
+		tr.intrusions[int(b-tr.at)]++
 	case rip < tr.page || rip >= tr.page+trampolineSize:
 		return false, false, nil
 	case rip == tr.hit+1 && st.Kind == ptrace.StopSignal && st.Sig == int(unix.SIGTRAP):
@@ -316,7 +360,7 @@ func (tr *trampoline) settle(tid int, st ptrace.Status) (hit, intruded bool, err
 
 // stepOut single-steps t, with the original code in place, while it is
 // inside the patched run but not at its start (a signal handler returned
-// there, or a branch went there): resuming there with the patch in would
+// there, or the previous event left it there): resuming there with the patch in would
 // run the jump's bytes. stepped is false for a stop the recording is about,
 // returned as st.
 func (s *Session) stepOut(t *rthread, tr *trampoline) (st ptrace.Status, stepped bool, err error) {
@@ -449,9 +493,12 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 // and makes the jump that replaces the run.
 func finishTrampoline(c, code []byte, p insn.Patch, at, page, hit uint64) (*builtTrampoline, bool) {
 	pos := func() uint64 { return page + uint64(len(c)) }
-	tr := &trampoline{at: at, orig: append([]byte(nil), code[:p.Len]...), page: page, hit: hit}
+	tr := &trampoline{at: at, orig: append([]byte(nil), code[:p.Len]...), page: page, hit: hit, branchy: p.Len}
 	off := 0
 	for _, m := range p.Insns {
+		if m.Branch != insn.NoBranch && off < tr.branchy {
+			tr.branchy = off
+		}
 		tr.offs = append(tr.offs, off)
 		tr.moved = append(tr.moved, pos())
 		moved, ok := insn.Move(code[off:], m, at+uint64(off), pos())
@@ -477,7 +524,7 @@ func finishTrampoline(c, code []byte, p insn.Patch, at, page, hit uint64) (*buil
 	for len(jump) < p.Len {
 		jump = append(jump, 0xcc) // where a branch into the run lands
 	}
-	for _, b := range p.Boundaries() {
+	for _, b := range p.TrapBoundaries() {
 		if !insn.TrapByte(jump[b]) {
 			return nil, false // the page does not make the boundary trap
 		}
@@ -514,7 +561,7 @@ func (s *Session) trampolinePage(pid int, code []byte, p insn.Patch, at uint64) 
 	// The displacement is page - (at+5); its bytes d0..d3 sit at offsets
 	// 1..4 of the jump.
 	var want [4]bool
-	for _, b := range p.Boundaries() {
+	for _, b := range p.TrapBoundaries() {
 		if b >= 1 && b <= 4 {
 			want[b-1] = true
 		}

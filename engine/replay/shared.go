@@ -254,7 +254,9 @@ func (s *Session) sysvShared(t *rthread, e *trace.Event, regs *trace.Regs) error
 // applySharedMem writes what the recording saw change in a shared object.
 func (s *Session) applySharedMem(t *rthread, e *trace.Event) error {
 	if e.Shared == nil {
-		return s.diverge(e, "shared memory event without its object")
+		// Another process of the recording wrote t's memory
+		// (/proc/PID/mem, process_vm_writev: the recorder's procmem.go).
+		return s.writeMem(t, e.Mem)
 	}
 	obj, err := s.sharedObject(e.Shared)
 	if err != nil {

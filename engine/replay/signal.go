@@ -14,13 +14,15 @@ import (
 // itself; an asynchronous one is sent again so that it is delivered at the
 // same point, before the thread runs any instruction, with the recorded siginfo.
 func (s *Session) applySignal(t *rthread, e *trace.Event) error {
+	if e.Flags&trace.FlagSingleStep != 0 {
+		return s.applyPtraceStep(t, e) // emuptrace_step.go
+	}
 	sig := int(e.Signo)
 	sync := e.Flags&trace.FlagSyncSignal != 0
 	if !sync && t.injected != sig {
-		if err := ptrace.Tgkill(t.proc.real, t.real, sig); err != nil {
+		if err := s.sendSignal(t, sig); err != nil {
 			return err
 		}
-		t.injected = sig
 	}
 	var st ptrace.Status
 	var err error
@@ -31,7 +33,11 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 		return err
 	}
 	t.injected = 0
-	if st.Kind != ptrace.StopSignal || st.Sig != sig {
+	want := sig
+	if !sync {
+		want = carrier(sig)
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != want {
 		return s.diverge(e, "expected signal %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
 	}
 	var regs trace.Regs
@@ -47,6 +53,20 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 		}
 	}
 	t.resumeSig = sig
+	if e.Flags&trace.FlagPtraceStop != 0 {
+		// A stop for the program's tracer: the thread waits there, the
+		// signal undelivered (a delivery the tracer asks for is an event
+		// of its own).
+		t.resumeSig = 0
+	}
+	if !sync && ptrace.StopsProcess(t.proc.real, sig) {
+		// A job control stop: the recording's process stayed stopped
+		// until a SIGCONT, and its threads' next events come after that
+		// in the log. Here the thread only waits for them: stopping the
+		// process for real would send its parent a SIGCHLD (and a wait
+		// status) that the recording has at its own point.
+		t.resumeSig = 0
+	}
 	return nil
 }
 

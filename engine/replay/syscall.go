@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 
@@ -63,9 +62,20 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 	if e.Flags&trace.FlagUnsupported != 0 {
 		return unsupported(e, &e.Regs)
 	}
+	if e.Flags&trace.FlagSkipped != 0 {
+		// The program's tracer skipped it (PTRACE_SYSEMU): nothing ran,
+		// the thread goes on with the registers the tracer left.
+		return s.setResult(t, e)
+	}
 	policy, noFailure := syscalls.Emulate, false
 	if spec, ok := syscalls.Lookup(c.Nr); ok {
 		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
+	}
+	if verdict, ok := s.seccompKill(t, e, &e.Regs); ok {
+		return s.replaySeccompKill(t, &e.Regs, verdict) // seccomp.go
+	}
+	if s.seccompTrapped(t, e) || s.execFailed(t, e, &c) {
+		policy = syscalls.Emulate
 	}
 	split := e.Kind == trace.KindSyscallEntry
 	if policy == syscalls.Reexec && !split && isErr(e.ExitRegs[trace.RAX]) && e.Flags&trace.FlagNoReturn == 0 && !noFailure {
@@ -75,6 +85,9 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 	if _, ok := s.createsFollowed(e); ok {
 		// A child this replay runs: fork it for real.
 		policy = syscalls.Reexec
+	}
+	if policy != syscalls.Reexec && s.signalUnderTempMask(t, e, &c) != nil {
+		policy = syscalls.Reexec // tempmask.go
 	}
 	if policy != syscalls.Reexec {
 		if split {
@@ -137,6 +150,9 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 			t.atEntry = true
 			return unsupported(e, &entry)
 		}
+		if verdict, ok := s.seccompKill(t, e, &entry); ok {
+			return s.replaySeccompKill(t, &entry, verdict) // seccomp.go
+		}
 		return s.finishEmulated(t, e, &entry)
 	}
 	return s.diverge(e, "exit of %s without its entry", syscalls.Name(int(e.Syscall)))
@@ -191,7 +207,7 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 	// recording: re-emit those.
 	data := e.Data
 	if e.Hash != 0 {
-		data = syscalls.Written(c, t.proc.mem, int(min(c.Ret, 1<<20)))
+		data = syscalls.Written(c, t.proc.mem, int(min(c.Ret, trace.MaxEventMem)))
 		h := fnv.New64a()
 		h.Write(data)
 		if h.Sum64()|1 != e.Hash {
@@ -265,16 +281,25 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		if err := s.sysvShared(t, e, &regs); err != nil {
 			return err
 		}
+	case unix.SYS_CLONE:
+		// The recorder took CLONE_UNTRACED out (record's emuptrace.go):
+		// the child is traced, and replayed, like any other.
+		regs[trace.RDI] &^= cloneUntraced
 	case unix.SYS_MADVISE:
 		s.noteAdvice(c.Args[2])
 	case unix.SYS_RT_SIGSUSPEND:
 		// It waits for a signal with a temporary mask: send the signal the
 		// recording delivered next, so it returns as it did.
 		if next := s.signalAfterCall(t, e); next != nil {
-			if err := ptrace.Tgkill(t.proc.real, t.real, int(next.Signo)); err != nil {
+			if err := s.sendSignal(t, int(next.Signo)); err != nil {
 				return err
 			}
-			t.injected = int(next.Signo)
+		}
+	case unix.SYS_PPOLL, unix.SYS_PSELECT6, unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		if next := s.signalUnderTempMask(t, e, &c); next != nil {
+			if err := s.waitUnderTempMask(t, next, &c, &regs); err != nil {
+				return err
+			}
 		}
 	}
 	child, forking := s.createsFollowed(e)
@@ -282,10 +307,16 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		quietExit(&regs)
 	}
 	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
-		if err := s.provideExe(t); err != nil {
+		viaFd, err := s.provideExecFd(t, e, c) // execfd.go
+		if err != nil {
 			return err
 		}
-		defer s.removeProvided()
+		if !viaFd {
+			if err := s.provideExe(t); err != nil {
+				return err
+			}
+			defer s.removeProvided()
+		}
 	}
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]
@@ -320,8 +351,18 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		return nil // exit, exit_group: the thread is going away
 	}
 	var newTid int
+	waiter, exec := t, c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT
+	if exec {
+		waiter = s.waiterForExec(t)
+	}
 	for {
-		st, err := s.waitFor(t)
+		var st ptrace.Status
+		var err error
+		if exec {
+			st, err = s.waitExec(t, waiter)
+		} else {
+			st, err = s.waitFor(t)
+		}
 		if err != nil {
 			return err
 		}
@@ -341,6 +382,11 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			}
 			continue
 		case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_EXEC:
+			if waiter != t {
+				if err := s.takeLeader(t); err != nil {
+					return err
+				}
+			}
 			t.atExec = true
 			return nil
 		default:
@@ -361,6 +407,9 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	}
 	if fill != nil {
 		if err := s.fillMapping(e, fill); err != nil {
+			return err
+		}
+		if err := s.faultPastEnd(t, e, fill); err != nil {
 			return err
 		}
 		if t.proc == s.main {
@@ -396,7 +445,7 @@ func addressResult(nr int) bool {
 // adoptThread registers the thread a re-executed clone created under its
 // recorded tid, and gives it the recorded tid where the kernel wrote the new one.
 func (s *Session) adoptThread(e *trace.Event, c syscalls.Call, real int) error {
-	rec := int32(e.ExitRegs[trace.RAX])
+	rec := newTid(e)
 	nt := &rthread{rec: rec, real: real, proc: s.threads[e.Tid].proc}
 	s.threads[rec] = nt
 	st, err := s.waitFor(nt)
@@ -406,14 +455,7 @@ func (s *Session) adoptThread(e *trace.Event, c syscalls.Call, real int) error {
 	if st.Kind != ptrace.StopEvent {
 		return s.diverge(e, "new thread %d: expected its first stop, got %s", rec, describe(st))
 	}
-	if c.Args[0]&cloneChildSetTid != 0 && c.Args[3] != 0 {
-		var b [4]byte
-		binary.LittleEndian.PutUint32(b[:], uint32(rec))
-		if _, err := nt.proc.mem.WriteAt(b[:], c.Args[3]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return setChildTid(nt, e, c)
 }
 
 // fillMapping writes the recorded file contents into a replayed mapping.

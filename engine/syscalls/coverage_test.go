@@ -249,6 +249,11 @@ func TestPolicyForms(t *testing.T) {
 		{"userfaultfd", call(t, "userfaultfd", 0, 0), Refuse},
 		{"io_setup", call(t, "io_setup", 0, 8, 0x1000), Refuse},
 		{"uretprobe", call(t, "uretprobe", -1), Reexec},
+		{"setrlimit STACK", call(t, "setrlimit", 0, 3, 0x1000), Reexec},
+		{"setrlimit NOFILE", call(t, "setrlimit", 0, 7, 0x1000), Emulate},
+		{"prlimit64 own STACK", call(t, "prlimit64", 0, 0, 3, 0x1000, 0x2000), Reexec},
+		{"prlimit64 own STACK read", call(t, "prlimit64", 0, 0, 3, 0, 0x2000), Emulate},
+		{"prlimit64 another's STACK", call(t, "prlimit64", 0, 4242, 3, 0x1000, 0), Emulate},
 	} {
 		s, _ := Lookup(tc.c.Nr)
 		if got := s.PolicyFor(tc.c); got != tc.want {
@@ -264,8 +269,9 @@ func TestRefusal(t *testing.T) {
 		c    *Call
 		want syscall.Errno
 	}{
-		{"ptrace ATTACH", call(t, "ptrace", 0, 16, 42), syscall.EPERM},
-		{"ptrace SEIZE", call(t, "ptrace", 0, 0x4206, 42), syscall.EPERM},
+		// The recorder emulates the program's ptrace (attach included).
+		{"ptrace ATTACH", call(t, "ptrace", 0, 16, 42), 0},
+		{"ptrace SEIZE", call(t, "ptrace", 0, 0x4206, 42), 0},
 		{"ptrace TRACEME", call(t, "ptrace", 0, 0), 0},
 		{"ptrace PEEKDATA", call(t, "ptrace", 0, 2, 42, 0x1000, 0x2000), 0},
 		{"io_uring_setup", call(t, "io_uring_setup", 0, 8, 0x1000), syscall.ENOSYS},

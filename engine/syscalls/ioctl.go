@@ -51,6 +51,10 @@ var ioctlFixed = map[uint32]uint64{
 	0x8961: 68, // SIOCGRARP: struct arpreq
 	0x8970: 40, // SIOCGIFMAP
 	0x8982: 56, // SIOCGIFVLAN: struct vlan_ioctl_args
+	// TUN/TAP (linux/if_tun.h): declared _IOW/_IOR(int), they copy a
+	// whole struct ifreq back (the name the kernel chose for "tun%d").
+	0x400454ca: 40, // TUNSETIFF
+	0x800454d2: 40, // TUNGETIFF
 }
 
 // Bridge requests (linux/if_bridge.h, net/bridge/br_ioctl.c).
@@ -155,6 +159,7 @@ var ioctlNames = map[uint64]string{
 	0x541E: "TIOCGSERIAL", 0x542E: "TIOCGRS485", 0x545D: "TIOCGICOUNT", 0x5460: "FIOQSIZE",
 	0x5415: "TIOCMGET", 0x5411: "TIOCOUTQ", 0x5424: "TIOCGETD", 0x5441: "TIOCGPTPEER",
 	0x80045430: "TIOCGPTN", 0x40045431: "TIOCSPTLCK",
+	0x400454ca: "TUNSETIFF", 0x800454d2: "TUNGETIFF", 0x800454cf: "TUNGETFEATURES",
 	0x8904: "SIOCGPGRP", 0x8910: "SIOCGIFNAME", 0x8912: "SIOCGIFCONF", 0x8913: "SIOCGIFFLAGS",
 	0x8914: "SIOCSIFFLAGS", 0x8915: "SIOCGIFADDR", 0x8917: "SIOCGIFDSTADDR",
 	0x8919: "SIOCGIFBRDADDR", 0x891b: "SIOCGIFNETMASK", 0x891d: "SIOCGIFMETRIC",

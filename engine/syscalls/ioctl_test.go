@@ -44,6 +44,8 @@ func TestIoctlOutputs(t *testing.T) {
 		{"SIOCGIFINDEX", nil, call(t, "ioctl", 0, 6, 0x8933, base), []Range{{Addr: base, Len: 40}}},
 		{"SIOCGIFMAP", nil, call(t, "ioctl", 0, 6, 0x8970, base), []Range{{Addr: base, Len: 40}}},
 		{"SIOCGARP", nil, call(t, "ioctl", 0, 6, 0x8954, base), []Range{{Addr: base, Len: 68}}},
+		{"TUNSETIFF", nil, call(t, "ioctl", 0, 3, 0x400454ca, base), []Range{{Addr: base, Len: 40}}},
+		{"TUNGETIFF", nil, call(t, "ioctl", 0, 3, 0x800454d2, base), []Range{{Addr: base, Len: 40}}},
 		{"GIO_UNIMAP", nil, call(t, "ioctl", 0, 5, 0x4B66, base+0x400), []Range{{Addr: base + 0x400, Len: 2}, {Addr: base + 0x500, Len: 12}}},
 		{"SIOCGHWTSTAMP", nil, call(t, "ioctl", 0, 6, 0x89b1, base+0x600), []Range{{Addr: base + 0x700, Len: 12}}},
 		{"SIOCGIFBR GET_BRIDGES", nil, call(t, "ioctl", 2, 6, 0x8940, base), []Range{{Addr: base + 0x100, Len: 8}}},

@@ -1,13 +1,10 @@
 package syscalls
 
-import "syscall"
-
 // The program's own ptrace calls. A task has one tracer, and rewind is the
-// tracer of the program: PTRACE_TRACEME fails with EPERM by itself, as it
-// does under any debugger, and attaching to another process is refused (see
-// ptraceRefuse). What remains are requests on a child that made itself
-// traceable; the raw system call stores what the PEEK and GET requests read
-// through the data argument (or addr), which replay injects.
+// tracer of the program: the recorder emulates the program's tracing of
+// its own processes (engine/record/emuptrace.go) and never lets the call
+// reach the kernel. The raw system call stores what the PEEK and GET
+// requests read through the data argument (or addr), which replay injects.
 
 // ptrace requests (linux/ptrace.h, asm/ptrace-abi.h).
 const (
@@ -16,13 +13,11 @@ const (
 	ptracePeekUser        = 3
 	ptraceGetRegs         = 12
 	ptraceGetFPRegs       = 14
-	ptraceAttach          = 16
 	ptraceGetThreadArea   = 25
 	ptraceArchPrctl       = 30
 	ptraceGetEventMsg     = 0x4201
 	ptraceGetSiginfo      = 0x4202
 	ptraceGetRegset       = 0x4204
-	ptraceSeize           = 0x4206
 	ptracePeekSiginfo     = 0x4209
 	ptraceGetSigmask      = 0x420a
 	ptraceSeccompFilter   = 0x420c
@@ -88,17 +83,4 @@ func ptraceOut(c *Call, m Memory) ([]Range, error) {
 		return span(data, min(addr, sudConfigSize)), nil
 	}
 	return nil, nil
-}
-
-// ptraceRefuse: attaching to a process would take it from rewind (which
-// traces the program's children as it will trace the whole tree) or, for a
-// process rewind does not trace, make a second tracer whose stops rewind
-// cannot order. The call fails with EPERM, what a process already traced
-// answers, and the recorder says so.
-func ptraceRefuse(c *Call, _ Memory) (syscall.Errno, string) {
-	switch c.Args[0] {
-	case ptraceAttach, ptraceSeize:
-		return syscall.EPERM, "attaching to another process with ptrace is refused: rewind is the tracer of the program's process tree"
-	}
-	return 0, ""
 }

@@ -3,6 +3,7 @@ package syscalls
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // rangesFn is the type of Spec.Outputs and Spec.Inputs.
@@ -26,10 +27,9 @@ const (
 	errEFAULT          = 14
 	errEOVERFLOW       = 75
 	errENOSYS          = 38
-	maxSockaddr        = 128     // sizeof(struct sockaddr_storage)
-	maxPath            = 4096    // PATH_MAX
-	maxInputPrefix     = 32      // bytes of write-like buffers kept for display
-	maxVarLen          = 1 << 20 // sanity bound on lengths read back from tracee memory
+	maxSockaddr        = 128  // sizeof(struct sockaddr_storage)
+	maxPath            = 4096 // PATH_MAX
+	maxInputPrefix     = 32   // bytes of write-like buffers kept for display
 	futexCmdMask       = 0x7f
 	futexPrivate       = 128
 	futexClockRealtime = 256
@@ -101,11 +101,15 @@ func when(cond func(c *Call) bool, ps ...part) part {
 	}
 }
 
+// span is n bytes at addr. It is never cut short: the recorder reads what
+// is mapped and refuses, in words, a call that wrote more than one event can
+// hold (record.MaxEventMem); a silently shortened range was how large reads
+// once lost their bytes.
 func span(addr uint64, n uint64) []Range {
 	if addr == 0 || n == 0 {
 		return nil
 	}
-	return []Range{{Addr: addr, Len: int(min(n, maxVarLen))}}
+	return []Range{{Addr: addr, Len: int(min(n, math.MaxInt))}}
 }
 
 // fixed: a struct of n bytes at argument i, skipped when the pointer is NULL.
@@ -348,5 +352,40 @@ func iovIn(iov, cnt int) part {
 			return nil, err
 		}
 		return span(le64(b), min(le64(b[8:]), maxInputPrefix)), nil
+	}
+}
+
+// Netfilter table replacements (iptables, ip6tables, arptables, ebtables):
+// a setsockopt whose struct points to an array the kernel fills with the
+// old table's counters. Each entry is the option, its level, where the
+// struct holds num_counters and the counters pointer.
+var xtReplace = []struct {
+	level, opt        uint64
+	numOff, countsOff int
+}{
+	{0, 64, 84, 88},   // IPT_SO_SET_REPLACE: struct ipt_replace
+	{41, 64, 84, 88},  // IP6T_SO_SET_REPLACE: struct ip6t_replace
+	{0, 96, 68, 72},   // ARPT_SO_SET_REPLACE: struct arpt_replace
+	{0, 128, 96, 104}, // EBT_SO_SET_ENTRIES: struct ebt_replace
+}
+
+// xtCountersSize is sizeof(struct xt_counters): packets and bytes.
+const xtCountersSize = 16
+
+// replaceCounters: the old counters a netfilter table replacement writes.
+func replaceCounters(level, opt, val int) part {
+	return func(c *Call, m Memory) ([]Range, error) {
+		for _, x := range xtReplace {
+			if uint64(uint32(c.Args[level])) != x.level || uint64(uint32(c.Args[opt])) != x.opt {
+				continue
+			}
+			b, err := readFull(m, c.Args[val], x.countsOff+8)
+			if err != nil {
+				return nil, err
+			}
+			n := uint64(le32(b[x.numOff:]))
+			return span(le64(b[x.countsOff:]), n*xtCountersSize), nil
+		}
+		return nil, nil
 	}
 }

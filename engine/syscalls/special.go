@@ -1,5 +1,7 @@
 package syscalls
 
+import "golang.org/x/sys/unix"
+
 // Calls whose outputs or blocking depend on a command argument.
 
 const (
@@ -63,6 +65,27 @@ func fcntlBlocks(c *Call) bool {
 // CLONE_VM|CLONE_VFORK) is emulated because the child runs unrecorded.
 func clonePolicy(c *Call) Policy {
 	if c.Args[0]&cloneVM != 0 && c.Args[0]&cloneVfork == 0 {
+		return Reexec
+	}
+	return Emulate
+}
+
+// rlimitStack is RLIMIT_STACK.
+const rlimitStack = 3
+
+// rlimitPolicy: a process's own stack limit shapes its address space (the
+// stack may grow that far: a deep recursion overflows where it did; a
+// program it execs is laid out below it), so setting it is done again in
+// replay; other limits only change results, which are recorded.
+func rlimitPolicy(c *Call) Policy {
+	resource, limit := c.Args[0], c.Args[1]
+	if c.Nr == unix.SYS_PRLIMIT64 {
+		if c.Args[0] != 0 { // another process, by its recorded pid
+			return Emulate
+		}
+		resource, limit = c.Args[1], c.Args[2]
+	}
+	if uint32(resource) == rlimitStack && limit != 0 {
 		return Reexec
 	}
 	return Emulate

@@ -171,7 +171,7 @@ var table = []Spec{
 	{Name: "sendmmsg", Args: args(aSock, Arg{"msgvec", Ptr}, Arg{"vlen", Uint}, aFlags), Blocks: always, Outputs: outs(mmsgOut(false))},
 	{Name: "recvmmsg", Args: args(aSock, Arg{"msgvec", Ptr}, Arg{"vlen", Uint}, aFlags, Arg{"timeout", Ptr}), Blocks: always, Outputs: outs(mmsgOut(true), fixed(4, 16))},
 	{Name: "shutdown", Args: args(aSock, Arg{"how", Int})},
-	{Name: "setsockopt", Args: args(aSock, Arg{"level", Int}, Arg{"optname", Int}, Arg{"optval", Ptr}, Arg{"optlen", Uint})},
+	{Name: "setsockopt", Args: args(aSock, Arg{"level", Int}, Arg{"optname", Int}, Arg{"optval", Ptr}, Arg{"optlen", Uint}), Outputs: outs(replaceCounters(1, 2, 3))},
 	{Name: "getsockopt", Args: args(aSock, Arg{"level", Int}, Arg{"optname", Int}, Arg{"optval", Ptr}, Arg{"optlen", Ptr}), Outputs: outs(optOut(3, 4))},
 
 	// Memory. Re-executed: replay must rebuild the same address space.
@@ -308,8 +308,8 @@ var table = []Spec{
 	{Name: "uname", Args: args(Arg{"buf", Ptr}), Outputs: outs(fixed(0, 390))},
 	{Name: "sysinfo", Args: args(Arg{"info", Ptr}), Outputs: outs(fixed(0, 112))},
 	{Name: "getrlimit", Args: args(Arg{"resource", Int}, Arg{"rlim", Ptr}), Outputs: outs(fixed(1, 16))},
-	{Name: "setrlimit", Args: args(Arg{"resource", Int}, Arg{"rlim", Ptr})},
-	{Name: "prlimit64", Args: args(aPid, Arg{"resource", Int}, Arg{"new_limit", Ptr}, Arg{"old_limit", Ptr}), Outputs: outs(fixed(3, 16))},
+	{Name: "setrlimit", Args: args(Arg{"resource", Int}, Arg{"rlim", Ptr}), PolicyOf: rlimitPolicy},
+	{Name: "prlimit64", Args: args(aPid, Arg{"resource", Int}, Arg{"new_limit", Ptr}, Arg{"old_limit", Ptr}), PolicyOf: rlimitPolicy, Outputs: outs(fixed(3, 16))},
 	{Name: "getrusage", Args: args(Arg{"who", Int}, Arg{"usage", Ptr}), Outputs: outs(fixed(1, 144))},
 	{Name: "getrandom", Args: args(Arg{"buf", Buf}, Arg{"buflen", Uint}, aFlags), Outputs: outs(retBytes(0, 1))},
 	{Name: "getcpu", Args: args(Arg{"cpu", Ptr}, Arg{"node", Ptr}, Arg{"tcache", Ptr}), Outputs: outs(fixed(0, 4), fixed(1, 4))},
@@ -412,7 +412,7 @@ var table = []Spec{
 	{Name: "file_setattr", Args: args(aDirfd, aPath, Arg{"uattr", Ptr}, Arg{"usize", Uint}, aAt), Inputs: ins(path(1))},
 
 	// Tracing: the program's own ptrace, perf counters and BPF.
-	{Name: "ptrace", Args: args(Arg{"request", Hex}, aPid, Arg{"addr", Ptr}, Arg{"data", Ptr}), Outputs: outs(ptraceOut), RefuseForm: ptraceRefuse},
+	{Name: "ptrace", Args: args(Arg{"request", Hex}, aPid, Arg{"addr", Ptr}, Arg{"data", Ptr}), Outputs: outs(ptraceOut)},
 	{Name: "perf_event_open", Args: args(Arg{"attr", Ptr}, aPid, Arg{"cpu", Int}, Arg{"group_fd", Fd}, aFlags), Outputs: perfEventOpenOut},
 	{Name: "bpf", Args: args(Arg{"cmd", Int}, Arg{"attr", Ptr}, Arg{"size", Uint}), Outputs: bpfOut, UnsupportedForm: bpfUnsupported},
 

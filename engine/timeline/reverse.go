@@ -61,6 +61,12 @@ func (tl *Timeline) ReverseContinue() (*Stop, error) {
 			return nil, err
 		}
 		if last != nil {
+			if last.proxy != nil {
+				if m, ok := tl.viaProxy(*last.proxy, last.Moment.PC); ok {
+					last.Moment, last.proxy = m, nil
+					return last, nil
+				}
+			}
 			if err := tl.Goto(last.Moment); err != nil {
 				return nil, err
 			}
@@ -220,6 +226,19 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			return nil, false, err
 		}
 	}
+	if target.Hits > 0 && target.Watch == nil && tl.countingBPs() && len(tl.armedBPs()) > 0 {
+		h, ok, err := tl.lastCountedBP(target)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			if h != nil {
+				last = h
+			}
+			err := tl.stepsAfter(target, hit) // (may set last)
+			return last, false, err
+		}
+	}
 	if target.Hits > 0 {
 		if err := tl.arm(extra...); err != nil {
 			return nil, false, err
@@ -276,24 +295,28 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			return nil, false, err
 		}
 	}
+	err := tl.stepsAfter(target, hit) // (may set last)
+	return last, mid != nil, err
+}
+
+// stepsAfter steps from target's anchor, where the live replay stands, to
+// target, passing the breakpoint stops on the way to hit.
+func (tl *Timeline) stepsAfter(target Moment, hit func(Stop)) error {
 	for i := 0; i < target.Steps; i++ {
 		if _, err := tl.stepOnce(); err != nil {
-			return nil, false, err
+			return err
 		}
 		if i < target.Steps-1 {
 			regs, err := tl.live.Regs(tl.pos.Tid)
 			if err != nil {
 				continue
 			}
-			pc := regs[trace.RIP]
-			if tl.isUserBP(pc) {
-				hit(Stop{Reason: ReasonBreakpoint, Moment: tl.pos})
-			} else if tl.isTemp(pc) && (tl.accept == nil || tl.accept(tl.pos.Tid, pc)) {
-				hit(Stop{Reason: ReasonStep, Moment: tl.pos})
+			if reason, ok := tl.wantedAt(tl.pos.Tid, regs[trace.RIP]); ok {
+				hit(Stop{Reason: reason, Moment: tl.pos})
 			}
 		}
 	}
-	return last, mid != nil, nil
+	return nil
 }
 
 func (tl *Timeline) isUserBP(pc uint64) bool {

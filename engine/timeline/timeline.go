@@ -75,6 +75,9 @@ type Stop struct {
 	// before and after the write (ReasonWatchpoint).
 	Watch    int
 	Old, New uint64
+	// proxy is a moment shortly before Moment that a counter reaches, for
+	// a stop at an instruction no counter can go (countedbp.go).
+	proxy *Moment
 }
 
 // Breakpoint is a software breakpoint at an address.
@@ -268,6 +271,14 @@ func (tl *Timeline) atSegmentStart() bool {
 
 // Goto moves to moment m.
 func (tl *Timeline) Goto(m Moment) error {
+	if m.Watch == nil && m.Hits > 0 && len(tl.watches) == 0 {
+		// Counted in the program, the counts of every armed breakpoint
+		// with it (countedbp.go).
+		err := tl.gotoCountingAll(m)
+		if !errors.Is(err, replay.ErrNoCounter) {
+			return err
+		}
+	}
 	if m.Watch == nil && m.Hits >= countedFrom && len(tl.userBPs()) == 0 && len(tl.temp) == 0 {
 		// Many arrivals: counted in the program, not trapped. (With
 		// breakpoints armed, the next motion needs their counts from the

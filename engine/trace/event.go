@@ -60,7 +60,9 @@ const (
 	// cannot know. Shared names the object and its size; each Mem's Addr is
 	// an offset in the object, not an address. Replay writes the bytes into
 	// its copy of the object where the thread of Tid stands, before it runs
-	// again. It has no registers.
+	// again. It has no registers. Without Shared, another process of the
+	// recording wrote the memory of Tid's process (/proc/PID/mem,
+	// process_vm_writev): each Mem is at its address there.
 	KindSharedMem Kind = 12
 	// KindRdrand: an rdrand or rdseed instruction, replaced by a trap
 	// (engine/patch), emulated: Value is what its destination register got
@@ -108,6 +110,25 @@ const (
 	// edx, esi, edi, ebp; Syscall is the x86-64 call that does the same, or
 	// -1 when none does (syscalls.FromRegs).
 	FlagI386
+	// FlagSkipped marks a system call the program's own tracer kept the
+	// kernel from running (PTRACE_SYSEMU): ExitRegs are the registers the
+	// tracer left, which replay gives the thread without running the call.
+	FlagSkipped
+	// FlagNoRedo marks a ptrace request of the program whose change to the
+	// tracee (registers set at a PTRACE_SYSEMU stop) is carried by the
+	// tracee's own next event: replay does not redo it.
+	FlagNoRedo
+	// FlagPtraceStop marks a KindSignal event that is not a delivery: the
+	// signal stopped the thread for its tracer, a task of the recording
+	// (the program's own ptrace, emulated). Replay brings the thread to
+	// that stop (with FlagSyncSignal its instruction raises the signal
+	// again) and leaves the signal undelivered: the tracer decides, and a
+	// delivery it asks for is an event of its own.
+	FlagPtraceStop
+	// FlagSingleStep marks a FlagPtraceStop event that ended a
+	// PTRACE_SINGLESTEP of the tracer: replay single-steps the thread, which
+	// stops with Signo (SIGTRAP, or the fault of the instruction) at Regs.
+	FlagSingleStep
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).
@@ -216,7 +237,11 @@ type Event struct {
 	Siginfo []byte
 	// Value and Aux: rdtsc and rdrand results; for KindExec, Value is the
 	// address of the vDSO rewind patched (0: none, or hidden); StackHash: preemption fingerprint;
-	// Status: exit wait status; NewTid: the thread a clone created.
+	// Status: exit wait status; NewTid: the thread a clone created, by
+	// the recorder's id for it (the Tid of its events), which differs from
+	// the clone's result in a pid namespace; for such a clone, Aux is the
+	// new thread's id as it sees itself (in its own pid namespace) when
+	// that is not NewTid.
 	Value     uint64
 	Aux       uint64
 	StackHash uint64

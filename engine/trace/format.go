@@ -103,8 +103,10 @@ import (
 // newest one it reads.
 //
 // Version 2 added KindEnd and Header.CPU; version 3 KindSharedMem and
-// Event.Shared. Older traces read the same.
-const CurrentVersion = 3
+// Event.Shared; version 4 the flags of the program's own ptrace, emulated
+// (FlagSkipped, FlagNoRedo, FlagPtraceStop, FlagSingleStep), which an older
+// replay would ignore and diverge on. Older traces read the same.
+const CurrentVersion = 4
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"
@@ -131,6 +133,11 @@ const (
 	frameTarget = 256 << 10
 	// maxFrameLen is the largest payload a frame can describe.
 	maxFrameLen = 1<<32 - 1
+	// MaxEventMem is the most memory one event may carry. It keeps the
+	// events frame an event closes below maxFrameLen. The recorder refuses,
+	// in words, a system call that wrote more (replay stops there), rather
+	// than keeping part of it.
+	MaxEventMem = 1 << 30
 	// maxZstdExpansion bounds what one compressed byte decompresses to:
 	// the densest zstd block, a 3-byte header and a byte repeated,
 	// makes 128 KiB from 4 bytes.

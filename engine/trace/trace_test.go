@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -1149,6 +1150,8 @@ func TestReserve(t *testing.T) {
 		{name: "replace, aborted", existing: "file", end: "abort", left: "old", partial: true},
 		{name: "directory", existing: "dir", err: ErrWrite},
 		{name: "directory, exclusive", existing: "dir", exclusive: true, err: fs.ErrExist},
+		// -o /dev/null once replaced the device by the trace.
+		{name: "FIFO", existing: "fifo", err: ErrWrite},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1159,6 +1162,10 @@ func TestReserve(t *testing.T) {
 				writeTestFile(t, path, "old")
 			case "dir":
 				if err := os.Mkdir(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "fifo":
+				if err := syscall.Mkfifo(path, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

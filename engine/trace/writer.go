@@ -102,6 +102,10 @@ type Pending struct {
 func Reserve(path string, exclusive bool) (*Pending, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !exclusive {
 		return nil, fmt.Errorf("%w %s: it is a directory", ErrWrite, path)
+	} else if err == nil && !st.Mode().IsRegular() && !exclusive {
+		// The trace is written beside it and renamed over it: a device
+		// (-o /dev/null) or a FIFO would be replaced by a file.
+		return nil, fmt.Errorf("%w %s: not a regular file (a trace is a file, written beside it and renamed there)", ErrWrite, path)
 	}
 	p := &Pending{path: path}
 	if exclusive {

@@ -2,9 +2,10 @@
 // be traced (PTRACE_TRACEME) and stops; the parent reads its registers
 // (GETREGS), a word of its memory (PEEKDATA), its stop's siginfo
 // (GETSIGINFO), sets options, continues it and collects its exit. Under
-// rewind the program itself is traced, so its own PTRACE_TRACEME fails with
-// EPERM as under any debugger; a request on a process it does not trace
-// fails with ESRCH.
+// rewind the program's own tracing of its child is emulated by the
+// recorder; the first process's PTRACE_TRACEME, whose parent is rewind
+// itself, fails with EPERM as under any debugger; a request on a process it
+// does not trace fails with ESRCH.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -54,8 +55,8 @@ int main(void) {
 	int st;
 	waitpid(child, &st, 0);
 	if (WIFEXITED(st)) {
-		// A tracer that keeps the program's children for itself.
 		printf("the child could not be traced: %s\n", strerror(WEXITSTATUS(st) - 100));
+		bad = 1;
 	} else {
 		printf("child stopped by %s\n", WIFSTOPPED(st) ? strsignal(WSTOPSIG(st)) : "?");
 		struct user_regs_struct regs;

@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// daemonWait bounds how long the test waits for a daemon's answer: only a
+// daemon that is gone (killed with the recording) never answers.
+const daemonWait = 60 * time.Second
+
+// serveDaemon talks to the daemon testdata/daemon.c left running: one
+// request on reqPath, the answer read from ansPath (each open blocks until
+// the daemon opens its end, which only a live daemon does).
+func serveDaemon(t *testing.T, reqPath, ansPath string) string {
+	t.Helper()
+	type reply struct {
+		text string
+		err  error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		req, err := os.OpenFile(reqPath, os.O_WRONLY, 0)
+		if err != nil {
+			done <- reply{err: err}
+			return
+		}
+		_, err = req.WriteString("ping\n")
+		req.Close()
+		if err != nil {
+			done <- reply{err: err}
+			return
+		}
+		ans, err := os.ReadFile(ansPath)
+		done <- reply{text: string(ans), err: err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("talking to the daemon: %v", r.err)
+		}
+		return r.text
+	case <-time.After(daemonWait):
+		// Unblock the goroutine's opens before failing.
+		for _, p := range []string{reqPath, ansPath} {
+			if f, err := os.OpenFile(p, os.O_RDWR, 0); err == nil {
+				f.Close()
+			}
+		}
+		t.Fatalf("the daemon did not answer within %v: it is not running", daemonWait)
+		return ""
+	}
+}
+
+// fifos makes the daemon's request and answer FIFOs in a new directory.
+func fifos(t *testing.T) (req, ans string) {
+	t.Helper()
+	dir := t.TempDir()
+	req, ans = filepath.Join(dir, "req"), filepath.Join(dir, "ans")
+	for _, p := range []string{req, ans} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return req, ans
+}
+
+// TestDaemon records a program that starts a daemon and returns: the
+// recording ends with the program, as the native run does, says on stderr
+// that the daemon was detached, and the daemon runs on unrecorded (it
+// answers a request after rewind has exited, with no tracer, rdtsc working
+// in it). The trace replays to its end.
+func TestDaemon(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "daemon.c")
+
+	req, ans := fifos(t)
+	native := run(t, runOpts{}, prog, req, ans)
+	if native.Code != 0 || string(native.Stdout) != "parent done\n" {
+		t.Fatalf("native run: exit %d, stdout %q, stderr %q", native.Code, native.Stdout, native.Stderr)
+	}
+	if got := serveDaemon(t, req, ans); !strings.Contains(got, " tracer 0 rdtsc ok") {
+		t.Fatalf("native daemon answered %q", got)
+	}
+
+	req, ans = fifos(t)
+	trace := filepath.Join(t.TempDir(), "daemon.rwd")
+	rec := recordOpts(t, runOpts{}, trace, prog, req, ans)
+	if rec.Code != native.Code || string(rec.Stdout) != string(native.Stdout) {
+		t.Fatalf("record: exit %d, stdout %q, want %d, %q\nstderr:\n%s", rec.Code, rec.Stdout, native.Code, native.Stdout, tail(rec.Stderr))
+	}
+	checkDetached(t, rec.Stderr)
+	// The process detached may be the daemon or, detached before its
+	// last fork, its parent: either way the daemon runs untraced.
+	var pid int
+	got := serveDaemon(t, req, ans)
+	if _, err := fmt.Sscanf(got, "pid %d tracer 0 rdtsc ok\n", &pid); err != nil || pid == 0 {
+		t.Errorf("the detached daemon answered %q, want \"pid N tracer 0 rdtsc ok\" (%v)", got, err)
+	}
+
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != string(native.Stdout) {
+		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
+	}
+}
+
+// detachedRE matches rewind's word that it detached a daemon: one that left
+// the program's session, or one whose parent (the intermediate fork) was
+// already gone when rewind looked.
+var detachedRE = regexp.MustCompile(`(?m)^rewind: process \d+ (left the session|outlived its parent) \(a daemon\); detached, it runs on unrecorded$`)
+
+// checkDetached checks that a recording's stderr says it detached a daemon.
+func checkDetached(t *testing.T, stderr []byte) {
+	t.Helper()
+	if detachedRE.Match(stderr) {
+		return
+	}
+	t.Fatalf("record did not say it detached the daemon:\n%s", stderr)
+}

@@ -1,0 +1,42 @@
+package record
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestDataRanges: a check reads only the pages of a sparse object that
+// hold data, within the ranges mapped, whatever the object's size.
+func TestDataRanges(t *testing.T) {
+	fd, err := unix.MemfdCreate("rewind-test-sparse", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "memfd")
+	defer f.Close()
+	if err := f.Truncate(1 << 40); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []int64{3, 4, 1000, 1 << 27} {
+		if _, err := f.WriteAt([]byte("x"), page*pageSize+10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		ranges [][2]uint64
+		want   string
+	}{
+		{"the whole terabyte", [][2]uint64{{0, 1 << 28}}, "[[3 5] [1000 1001] [134217728 134217729]]"},
+		{"a range of holes", [][2]uint64{{5, 1000}}, "[]"},
+		{"ranges cut the data", [][2]uint64{{4, 6}, {999, 1001}}, "[[4 5] [1000 1001]]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(dataRanges(f, tt.ranges)); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
