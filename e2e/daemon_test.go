@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,4 +124,33 @@ func checkDetached(t *testing.T, stderr []byte) {
 		return
 	}
 	t.Fatalf("record did not say it detached the daemon:\n%s", stderr)
+}
+
+// TestDaemonSessionZero records the daemon with rewind as the first
+// process of a new pid namespace, as in most containers (and CI runners):
+// there the program's session reads as 0 in /proc (its leader is outside
+// the namespace), which is a session like any other: the recording still
+// ends when only the daemon is left. The daemon dies with the namespace
+// when rewind exits, so only the recording and its replay are checked.
+func TestDaemonSessionZero(t *testing.T) {
+	t.Parallel()
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare (util-linux) here")
+	}
+	if r := run(t, runOpts{}, unshare, "-fp", "--mount-proc", "true"); r.Code != 0 {
+		t.Skipf("unshare -fp cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
+	}
+	prog := buildC(t, "daemon.c")
+	req, ans := fifos(t)
+	trace := filepath.Join(t.TempDir(), "daemon.rwd")
+	rec := run(t, runOpts{}, unshare, "-fp", "--mount-proc", rewind(t), "record", "-o", trace, "--", prog, req, ans)
+	if rec.Code != 0 || string(rec.Stdout) != "parent done\n" {
+		t.Fatalf("record: exit %d, stdout %q\nstderr:\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+	}
+	checkDetached(t, rec.Stderr)
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != "parent done\n" {
+		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
+	}
 }

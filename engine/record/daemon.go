@@ -68,7 +68,7 @@ type daemon struct {
 // or a parent still counted is dead, its death not yet handled (the
 // process blocked in a call, nothing else would bring the question back).
 func (r *Recorder) daemons() (out []daemon, unsure bool, whyNot string) {
-	if !r.rootDone || r.att != nil || len(r.procs) == 0 || r.rootSid == 0 {
+	if !r.rootDone || r.att != nil || len(r.procs) == 0 || !r.rootSidKnown {
 		return nil, false, ""
 	}
 	for pid := range r.procs {
@@ -161,7 +161,7 @@ func (r *Recorder) launchChanges() attach.Changes {
 // noteSession notes the session of the first process, which daemons leave.
 func (r *Recorder) noteSession() {
 	if st, err := readProcStat(r.pid); err == nil {
-		r.rootSid = st.sid
+		r.rootSid, r.rootSidKnown = st.sid, true
 	}
 }
 

@@ -203,9 +203,12 @@ type Recorder struct {
 	shared *sharedMem
 	// rootSid is the session of the first process; daemonCheck asks the
 	// run loop whether only daemons are left (daemon.go).
-	rootSid     int
-	daemonCheck bool
-	daemonRetry time.Time // when to ask again an unsure daemonCheck
+	rootSid int
+	// rootSidKnown says rootSid was read: 0 is a session too (one whose
+	// leader is outside the pid namespace, as in most containers).
+	rootSidKnown bool
+	daemonCheck  bool
+	daemonRetry  time.Time // when to ask again an unsure daemonCheck
 	// lastProc is the process of the thread that ran last.
 	lastProc *process
 	// code holds the files code patching reads (the sites are per process).
