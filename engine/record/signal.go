@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -38,6 +39,17 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	}
 	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace) {
 		return r.spinTrap(t, &regs)
+	}
+	if t.injecting != nil && t.injecting.sig == sig && !isSyncSignal(sig, info) {
+		// The signal we re-sent ourselves: it is that signal again, with
+		// its original siginfo, whatever happens to it next (delivered,
+		// or held once more by a step of the detector: an injection left
+		// pending would keep every later one from being sent).
+		info = t.injecting.info
+		t.injecting = nil
+		if err := ptrace.SetSiginfo(t.tid, info); err != nil {
+			return err
+		}
 	}
 	if t.pt.tracer != 0 && t.spin.active() && t.haveRegs && regs == t.resumeRegs {
 		// Nothing ran since the last event (the detector's interrupt came
@@ -73,14 +85,6 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	r.sawSig[unix.Signal(sig)] = time.Now()
 	if done, err := r.jobControl(t, sig); done || err != nil {
 		return err
-	}
-	if t.injecting != nil && t.injecting.sig == sig {
-		// The signal we re-sent ourselves: deliver it with its original siginfo.
-		info = t.injecting.info
-		t.injecting = nil
-		if err := ptrace.SetSiginfo(t.tid, info); err != nil {
-			return err
-		}
 	}
 	if t.haveRegs && regs == t.resumeRegs {
 		// Nothing ran since the thread's last event: this point is
@@ -121,7 +125,7 @@ func (r *Recorder) injectHeld(t *thread) error {
 		return nil
 	}
 	r.dropDiscarded(t)
-	blocked := ptrace.BlockedMask(t.proc.pid, t.tid)
+	blocked := r.waitBlocked(t)
 	for i, h := range t.held {
 		if blocked&(1<<(h.sig-1)) != 0 {
 			continue
@@ -132,6 +136,20 @@ func (r *Recorder) injectHeld(t *thread) error {
 		return ptrace.Tgkill(t.proc.pid, t.tid, h.sig)
 	}
 	return nil
+}
+
+// waitBlocked returns the signals t blocks where a signal sent now finds
+// it: in a call that waits with a mask of its own (sigsuspend, ppoll,
+// pselect6, epoll_pwait), that mask, installed or about to be; elsewhere
+// its own mask.
+func (r *Recorder) waitBlocked(t *thread) uint64 {
+	if t.inSyscall {
+		c := t.call()
+		if mask, ok := syscalls.WaitMask(&c, t.proc.mem); ok {
+			return mask
+		}
+	}
+	return ptrace.BlockedMask(t.proc.pid, t.tid)
 }
 
 // CPUID bits hidden from the program so that it uses something recordable:

@@ -164,6 +164,12 @@ func (r *Recorder) deadline() error {
 			if err := r.injectHeld(t); err != nil {
 				return err
 			}
+			if t.injecting == nil {
+				// It blocks them all: they wait for a change of its
+				// mask, which only a system call's stop brings (and
+				// clears this), not for the next deadline.
+				t.spin.heldBlocked = true
+			}
 		}
 		spec, known := syscalls.Lookup(t.nr)
 		c := t.effective(t.call())

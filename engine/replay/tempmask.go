@@ -21,32 +21,10 @@ import (
 // queued, which returns at once with the kernel's own restart code and mask
 // bookkeeping; its recorded result and outputs are put in place after.
 
-// tempMask returns the address and size of the temporary mask c waits
-// with, or 0 when it has none.
-func tempMask(c *syscalls.Call, m *ptrace.Mem) (addr, size uint64) {
-	switch c.Nr {
-	case unix.SYS_PPOLL:
-		return c.Args[3], c.Args[4]
-	case unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
-		return c.Args[4], c.Args[5]
-	case unix.SYS_PSELECT6:
-		// The sixth argument points to {const sigset_t *ss; size_t ss_len}.
-		if c.Args[5] == 0 {
-			return 0, 0
-		}
-		var b [16]byte
-		if _, err := m.ReadAt(b[:], c.Args[5]); err != nil {
-			return 0, 0
-		}
-		return binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
-	}
-	return 0, 0
-}
-
 // signalUnderTempMask returns the asynchronous signal that ended t's call
 // e, when only the call's temporary mask let it through; else nil.
 func (s *Session) signalUnderTempMask(t *rthread, e *trace.Event, c *syscalls.Call) *trace.Event {
-	addr, size := tempMask(c, t.proc.mem)
+	addr, size := syscalls.TempMask(c, t.proc.mem)
 	if addr == 0 || size != 8 {
 		return nil
 	}
@@ -70,7 +48,7 @@ func (s *Session) signalUnderTempMask(t *rthread, e *trace.Event, c *syscalls.Ca
 // that takes the signal under the call's temporary mask, and queues the
 // signal.
 func (s *Session) waitUnderTempMask(t *rthread, next *trace.Event, c *syscalls.Call, regs *trace.Regs) error {
-	addr, size := tempMask(c, t.proc.mem)
+	addr, size := syscalls.TempMask(c, t.proc.mem)
 	regs[trace.OrigRAX] = unix.SYS_PPOLL
 	regs[trace.RDI], regs[trace.RSI], regs[trace.RDX] = 0, 0, 0
 	regs[trace.R10], regs[trace.R8] = addr, size
