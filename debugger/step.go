@@ -230,9 +230,12 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 				continue
 			}
 		case now > cfa:
-			// Returned into the caller: gdb stops there, in the middle of
-			// the line of the call.
-			return st, nil
+			// Returned into the caller. gdb stops there only at the
+			// start of a line (below: the call ended its line's row);
+			// in the middle of the line of the call it steps on with
+			// that line's range, in the caller's frame, into a later
+			// call of the line for step.
+			cfa, start = now, t.FunctionsAt(pc)
 		case now == cfa:
 			if fn := enteredInline(t.FunctionsAt(pc), start, pc); fn != nil {
 				if into {
@@ -514,7 +517,14 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 	}
 	sameFrame := s.inFrame(tid, cfa)
 	same := s.sameRunner(tid)
-	st, err := s.tl.ReverseContinueWith(append(starts, rets...), sameFrame)
+	targets := append(starts, rets...)
+	if fn.Entry > fn.Low && pc > fn.Entry {
+		// The first line starts after the prologue, where step stopped
+		// entering the function (its row may start in the prologue, as
+		// in a function written on one line).
+		targets = append(targets, fn.Entry)
+	}
+	st, err := s.tl.ReverseContinueWith(targets, sameFrame)
 	if err != nil || st.Reason != timeline.ReasonStep {
 		return st, err
 	}
@@ -524,9 +534,11 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		return st, nil
 	}
 	switch {
-	case isRet[at]:
+	case isRet[at] && !rowStart(t, at):
 		// A call returned after the last line start: step back into the
-		// callee's last line.
+		// callee's last line. (Where the return starts a row of the
+		// line table, step stopped coming out of the call: so does
+		// reverse-step, going back to it.)
 		return s.enterCallee(tid)
 	case at == fn.Low && at != pc && fn.Entry != fn.Low:
 		// Back at the entry, in the prologue (without one, as at -O2,
@@ -534,6 +546,13 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		return s.backToCaller(tid)
 	}
 	return st, nil
+}
+
+// rowStart reports whether pc starts a row of the line table that is a
+// statement: where step stops coming out of a call.
+func rowStart(t *dwarf.Table, pc uint64) bool {
+	l, ok := t.LineAt(pc)
+	return ok && l.Addr == pc && l.Stmt && l.Line != 0
 }
 
 // backToCaller goes back from a function's first instruction to the

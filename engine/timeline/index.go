@@ -170,6 +170,20 @@ func (x *Index) TidAt(n int64) int32 {
 	return x.events[n].tid
 }
 
+// exitCall returns the address of the exit_group instruction of event n,
+// when n is that call: the last instruction of its segment, reached once
+// (reaching it is making the call, which ends the segment).
+func (x *Index) exitCall(n int64) (uint64, bool) {
+	if n < 0 || n >= int64(len(x.events)) {
+		return 0, false
+	}
+	e := x.events[n]
+	if e.kind != trace.KindSyscall || e.syscall != unix.SYS_EXIT_GROUP || e.pc < 2 {
+		return 0, false
+	}
+	return e.pc - 2, true // syscall and int $0x80 are both two bytes
+}
+
 // NextStopSignal returns the first event at or after from that delivers a
 // signal a debugger stops at, or -1.
 func (x *Index) NextStopSignal(from int64) int64 {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // Moment is a point of execution: the events before Event have been applied;
@@ -175,6 +176,24 @@ func (tl *Timeline) Start() Moment {
 // its final exit).
 func (tl *Timeline) End() Moment {
 	return Moment{Event: tl.index.Last, Tid: tl.index.TidAt(tl.index.Last)}
+}
+
+// pastEnd reports whether no instruction is left to run before the end.
+// The end's segment may hold most of the program (all of main, in one
+// that makes no system call before it exits): when the end is an
+// exit_group, instructions are left until the thread stands on it.
+func (tl *Timeline) pastEnd() bool {
+	if tl.pos.Event != tl.index.Last {
+		return tl.pos.Event > tl.index.Last
+	}
+	pc, ok := tl.index.exitCall(tl.index.Last)
+	if !ok {
+		return true
+	}
+	// The exit_group instruction is reached once in its segment (reaching
+	// it is making the call): there is the end, whatever route led to it.
+	regs, err := tl.live.Regs(tl.index.TidAt(tl.index.Last))
+	return err != nil || regs[trace.RIP] == pc
 }
 
 // restart starts a fresh replay from the beginning of the recording.
@@ -715,7 +734,7 @@ func (tl *Timeline) atEnd() (*Stop, error) {
 
 // StepInstruction executes one instruction of the thread that runs next.
 func (tl *Timeline) StepInstruction() (*Stop, error) {
-	if tl.pos.Event >= tl.index.Last {
+	if tl.pastEnd() {
 		return nil, ErrAtEnd
 	}
 	st, err := tl.stepOnce()
@@ -734,7 +753,7 @@ func (tl *Timeline) StepThreadInstruction(tid int32) (*Stop, error) {
 		return tl.StepInstruction()
 	}
 	n := tl.index.nextCodeEvent(tl.live.Next(), tid)
-	if n < 0 || n >= tl.index.Last {
+	if n < 0 || n > tl.index.Last {
 		return nil, fmt.Errorf("thread %d runs no more instructions: %w", tid, ErrAtEnd)
 	}
 	if err := tl.Goto(Moment{Event: n, Tid: tid}); err != nil {
