@@ -609,9 +609,10 @@ func (s *Session) reverseToLineStart(tid int32) (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := s.symbols().LineAt(pc); ok && l.Addr == pc {
+	if rowStart(s.symbols(), pc) {
 		return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
 	}
+	// (A row that is no statement, as at -O2 a call's own, is no start.)
 	return s.reverseLine(false)
 }
 
