@@ -211,6 +211,13 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		case now < cfa:
 			// A call: into a function with line information for step,
 			// else over it to the return address in this frame.
+			if b := s.enabledBreakpointAt(pc); b != nil && b.cond == "" && s.habits.ignore[b.id] == 0 {
+				// A breakpoint on the callee's first instruction (no
+				// prologue, as at -O2): stepped onto, it is hit, as
+				// in gdb and as reverse-next finds it.
+				st.Reason = timeline.ReasonBreakpoint
+				return st, nil
+			}
 			fn := t.FunctionAt(pc)
 			if into && fn != nil && pc == fn.Low {
 				if fn.Entry == pc {

@@ -195,3 +195,13 @@ func TestCompareWithGDBOptimized(t *testing.T) {
 		"bt", "info breakpoints", "up", "print argc",
 	})
 }
+
+// TestCompareWithGDBNextOntoBreakpoint: at -O2 a breakpoint on a function
+// is on its first instruction (no prologue); next over a call of it
+// stops there, hit, as gdb says.
+func TestCompareWithGDBNextOntoBreakpoint(t *testing.T) {
+	t.Parallel()
+	compareCBuilt(t, "source/calls.c", []string{"-O2"}, []string{"break work"}, []string{
+		"next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "info breakpoints",
+	})
+}

@@ -101,18 +101,20 @@ func checkSymmetry(t *testing.T, trace string, start []string, m symmetryMotion)
 // TestSymmetry checks step, next and stepi against their reverses on C
 // at -O0 (functions returning into the middle of a line and at a row's
 // start, a loop of calls, one-line functions, the segment that ends with
-// the exit), step and stepi at -O2 (a loop of calls, inlined calls), and
+// the exit), step, next and stepi at -O2 (a loop of calls, inlined
+// calls), and
 // step and next on C++.
 func TestSymmetry(t *testing.T) {
 	t.Parallel()
 	cases := []symmetryCase{
 		{"stepout-O0", func(t *testing.T) string { return buildC(t, "source/stepout.c") }, []string{"break g", "continue"},
 			[]symmetryMotion{{"step", "reverse-step", 36}, {"next", "reverse-next", 10}, {"stepi", "reverse-stepi", 30}}},
-		// At -O2, next is left out: over a call whose first instruction
-		// holds a breakpoint it does not stop there, while reverse-next
-		// does (README, "Optimized code").
 		{"calls-O2", func(t *testing.T) string { return buildC(t, "source/calls.c", "-O2") }, []string{"break work", "continue"},
 			[]symmetryMotion{{"step", "reverse-step", 12}, {"stepi", "reverse-stepi", 30}}},
+		// next is symmetric where it stays in its frame: a next that
+		// leaves a function comes back over the call backwards.
+		{"calls-O2-main", func(t *testing.T) string { return buildC(t, "source/calls.c", "-O2") }, []string{"break main", "continue"},
+			[]symmetryMotion{{"next", "reverse-next", 14}}},
 		{"inline-O2", func(t *testing.T) string { return buildC(t, "source/inline.c", "-O2") }, []string{"break main", "continue"},
 			[]symmetryMotion{{"step", "reverse-step", 12}}},
 		{"templates-C++", func(t *testing.T) string { return buildCXX(t, "source/templates.cpp") }, []string{"break main", "continue"},
