@@ -173,7 +173,7 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		if pc, err = s.pcOf(tid); err != nil {
 			return st, nil
 		}
-		if l, ok := t.LineAt(pc); ok && l.Addr == pc && l.Stmt && l.Line != 0 {
+		if rowStart(t, pc) {
 			return st, nil
 		}
 		if lo, hi, ok = t.LineRange(pc); !ok {
@@ -266,7 +266,7 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		if !ok {
 			return st, nil
 		}
-		if l.Addr == pc && l.Stmt && l.Line != 0 && (l.Line != line.Line || l.File != line.File) {
+		if rowStart(t, pc) && (l.Line != line.Line || l.File != line.File) {
 			return st, nil
 		}
 		// The same line again, or the middle of another line: gdb keeps

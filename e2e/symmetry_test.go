@@ -62,7 +62,7 @@ func checkSymmetry(t *testing.T, trace string, start []string, m symmetryMotion)
 	// Stops 0 (start), then forward stops at 1, 3, 5, …; reverse ones
 	// after them.
 	var fwd, rev []string
-	fwd = append(fwd, stopKey(rs[0]))
+	fwd = append(fwd, stopKey(rs[0])) // the start: its sp is not asked (below)
 	for i := 0; i < m.n; i++ {
 		j := 1 + 2*i
 		if rs[j]["ok"] != true {
@@ -77,7 +77,6 @@ func checkSymmetry(t *testing.T, trace string, start []string, m symmetryMotion)
 		}
 		rev = append(rev, key(j))
 	}
-	fwd[0] = stopKey(rs[0]) // the start: its sp is not asked (below)
 	bad := 0
 	for i := 0; i < m.n; i++ {
 		want := fwd[m.n-1-i]
