@@ -434,16 +434,17 @@ func (s *Session) advance(addrs []uint64) (*timeline.Stop, error) {
 }
 
 // blockStarts returns the addresses where a line block starts in a
-// function: the temporary breakpoints of reverse steps.
+// function: the temporary breakpoints of reverse steps. A statement row
+// starts one unless the row just before it is of the same line (where a
+// forward step goes on); rows that are no statement count as that row,
+// as at -O2 a loop's condition after its body's rows.
 func blockStarts(t *dwarf.Table, fn *dwarf.Function) []uint64 {
 	out := []uint64{fn.Low}
 	for _, r := range fn.Ranges {
-		prev := dwarf.Line{}
 		for _, l := range t.StmtStarts(r[0], r[1]) {
-			if l.Line != prev.Line || l.File != prev.File {
+			if prev, ok := t.LineAt(l.Addr - 1); !ok || l.Addr == r[0] || prev.Line != l.Line || prev.File != l.File {
 				out = append(out, l.Addr)
 			}
-			prev = l
 		}
 	}
 	return out
@@ -493,6 +494,16 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		}
 		return st, nil
 	}
+	if into && (pc == fn.Low || pc == fn.Entry) {
+		// Entered by a call where inlined calls start: step stopped
+		// here showing the caller, then entered them one by one without
+		// running; reverse-step leaves them one by one, then goes back
+		// to the caller.
+		if n := s.hiddenAt(tid, pc); n < inlineStarts(t.FunctionsAt(pc), pc) {
+			s.inlineNext = &inlineHide{tid: tid, pc: pc, n: n + 1}
+			return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
+		}
+	}
 	if pc == fn.Low || (pc == fn.Entry && s.straightTo(fn.Low, pc)) {
 		// At the function's first instruction no line of this call comes
 		// before: a search back in this frame (by its CFA, which the
@@ -502,7 +513,7 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		// prologue's, from which gdb goes back to the caller too; the
 		// search, trapping every line start of every earlier call, is
 		// not needed.
-		return s.backToCaller(tid)
+		return s.backToCaller(tid, into)
 	}
 	cfa, err := s.cfaOf(tid)
 	if err != nil {
@@ -524,6 +535,7 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 	}
 	sameFrame := s.inFrame(tid, cfa)
 	same := s.sameRunner(tid)
+	joined := sameLineJumps(s, t, fn)
 	targets := append(starts, rets...)
 	if fn.Entry > fn.Low && pc > fn.Entry {
 		// The first line starts after the prologue, where step stopped
@@ -531,14 +543,49 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		// in a function written on one line).
 		targets = append(targets, fn.Entry)
 	}
-	st, err := s.tl.ReverseContinueWith(targets, sameFrame)
-	if err != nil || st.Reason != timeline.ReasonStep {
-		return st, err
+	isTarget := map[uint64]bool{}
+	for _, a := range targets {
+		isTarget[a] = true
 	}
-	tid = follow(tid, st, same)
-	at, err := s.pcOf(tid)
-	if err != nil {
-		return st, nil
+	var st *timeline.Stop
+	var at uint64
+	search := true
+	for n := 0; ; n++ {
+		if n == maxLineSteps {
+			return nil, fmt.Errorf("reverse step: gave up after %d line starts of one line", n)
+		}
+		if search {
+			if st, err = s.tl.ReverseContinueWith(targets, sameFrame); err != nil || st.Reason != timeline.ReasonStep {
+				return st, err
+			}
+			tid = follow(tid, st, same)
+			if at, err = s.pcOf(tid); err != nil {
+				return st, nil
+			}
+		}
+		if at == fn.Low || at == fn.Entry || (isRet[at] && !rowStart(t, at)) {
+			break // where step stops entering, whatever ran before
+		}
+		if !joined[at] {
+			break // no jump of its own line comes here: a line start
+		}
+		goesOn, err := s.stepWentThrough(tid, at, cfa, into)
+		if err != nil {
+			return nil, err
+		}
+		if !goesOn {
+			break
+		}
+		// A forward step came to this line start from the same line
+		// and went on: so does the reverse one, from the instruction
+		// before it (where stepWentThrough left it), which may be a
+		// line start itself (a jump at the start of its line).
+		st = &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}
+		if at, err = s.pcOf(tid); err != nil {
+			return st, nil
+		}
+		now, err := s.cfaOf(tid)
+		search = err != nil || now != cfa || !isTarget[at]
 	}
 	switch {
 	case isRet[at] && !rowStart(t, at):
@@ -550,9 +597,95 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 	case at == fn.Low && at != pc && fn.Entry != fn.Low:
 		// Back at the entry, in the prologue (without one, as at -O2,
 		// the entry is the first line's start, where gdb stops).
-		return s.backToCaller(tid)
+		return s.backToCaller(tid, into)
+	case into && inlineStarts(t.FunctionsAt(at), at) > 0:
+		// Where inlined calls start, step coming from the line before
+		// stopped in the innermost (and from a call, entered it last).
+		s.inlineNext = &inlineHide{tid: tid, pc: at}
 	}
 	return st, nil
+}
+
+// sameLineJumps returns the statement starts of a function that a jump
+// from their own line reaches (a loop's condition at its end): reached
+// that way, step goes on through them, so whether one stops a reverse step
+// depends on the way it was reached (stepWentThrough).
+func sameLineJumps(s *Session, t *dwarf.Table, fn *dwarf.Function) map[uint64]bool {
+	out := map[uint64]bool{}
+	for _, r := range fn.Ranges {
+		insts, err := t.Disassemble(s.mem(), r[0], int(r[1]-r[0]))
+		if err != nil {
+			continue
+		}
+		for _, in := range insts {
+			if in.Addr >= r[1] || in.Target < r[0] || in.Target >= r[1] || !strings.HasPrefix(in.Text, "j") {
+				continue
+			}
+			from, ok1 := t.LineAt(in.Addr)
+			to, ok2 := t.LineAt(in.Target)
+			if ok1 && ok2 && to.Addr == in.Target && from.Line == to.Line && from.File == to.File {
+				out[in.Target] = true
+			}
+		}
+	}
+	return out
+}
+
+// stepWentThrough reports whether a forward step (into) or next that
+// came to the statement start at, in the frame of cfa, would have gone on
+// through it: the instruction run before it in the frame is of the same
+// line (gdb's step range grows with each row of the line it lands in, so
+// whether a row start stops depends on the way it was reached). It goes
+// back that one instruction to see; when the answer is no, it comes back
+// to at.
+func (s *Session) stepWentThrough(tid int32, at uint64, cfa int64, into bool) (bool, error) {
+	t := s.symbols()
+	l, ok := t.LineAt(at)
+	if !ok || l.Addr != at {
+		return false, nil
+	}
+	st, err := s.tl.ReverseStepInstruction()
+	if err != nil {
+		return false, err
+	}
+	back := func() (bool, error) {
+		_, err := s.tl.StepInstruction()
+		return false, err
+	}
+	if st.Reason != timeline.ReasonStep {
+		return back() // the recording's start: nothing ran before
+	}
+	now, err := s.cfaOf(tid)
+	if err != nil {
+		return back()
+	}
+	var prev dwarf.Line
+	switch {
+	case now > cfa:
+		// Came from the caller (a jump into the function): a new frame.
+		return back()
+	case now < cfa:
+		// Returned from a call: step came out of the callee and stops
+		// at a row start; next ran over the call, of the call's line.
+		if into {
+			return back()
+		}
+		if prev, ok = t.LineAt(at - 1); !ok {
+			return back()
+		}
+	default:
+		pc, err := s.pcOf(tid)
+		if err != nil {
+			return back()
+		}
+		if prev, ok = t.LineAt(pc); !ok {
+			return back()
+		}
+	}
+	if prev.Line != l.Line || prev.File != l.File {
+		return back()
+	}
+	return true, nil
 }
 
 // rowStart reports whether pc starts a row of the line table that is a
@@ -564,9 +697,10 @@ func rowStart(t *dwarf.Table, pc uint64) bool {
 
 // backToCaller goes back from a function's first instruction to the
 // caller, at the start of the line of the call, as gdb's reverse-step and
-// reverse-next do there; in a caller without line numbers it stays at the
-// call.
-func (s *Session) backToCaller(tid int32) (*timeline.Stop, error) {
+// reverse-next do there (reverse-step goes into an earlier call of that
+// line instead, where step came from); in a caller without line numbers it
+// stays at the call.
+func (s *Session) backToCaller(tid int32, into bool) (*timeline.Stop, error) {
 	st, ok, err := s.backToCall(tid, 0)
 	if !ok {
 		st, err = s.tl.ReverseStepInstruction()
@@ -580,7 +714,7 @@ func (s *Session) backToCaller(tid int32) (*timeline.Stop, error) {
 	if s.symbols().FunctionAt(mustPC(s, tid)) == nil {
 		return st, nil
 	}
-	return s.reverseToLineStart(tid)
+	return s.reverseToLineStart(tid, into)
 }
 
 // enterCallee goes back from a return address into the callee, to the
@@ -601,7 +735,7 @@ func (s *Session) enterCallee(tid int32) (*timeline.Stop, error) {
 		}
 		return s.reverseLine(true)
 	}
-	return s.reverseToLineStart(tid)
+	return s.reverseToLineStart(tid, true)
 }
 
 func mustPC(s *Session, tid int32) uint64 {
@@ -611,7 +745,7 @@ func mustPC(s *Session, tid int32) uint64 {
 
 // reverseToLineStart goes back to the start of the line block pc is in,
 // unless it is there already.
-func (s *Session) reverseToLineStart(tid int32) (*timeline.Stop, error) {
+func (s *Session) reverseToLineStart(tid int32, into bool) (*timeline.Stop, error) {
 	pc, err := s.pcOf(tid)
 	if err != nil {
 		return nil, err
@@ -620,7 +754,7 @@ func (s *Session) reverseToLineStart(tid int32) (*timeline.Stop, error) {
 		return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
 	}
 	// (A row that is no statement, as at -O2 a call's own, is no start.)
-	return s.reverseLine(false)
+	return s.reverseLine(into)
 }
 
 // reverseFinish goes back to the call of the frame at level: the stop is

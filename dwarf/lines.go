@@ -18,10 +18,6 @@ type lineRow struct {
 	stmt        bool
 	end         bool // end_sequence: addr is one past the sequence
 	prologueEnd bool
-	// folded marks a row gdb does not keep in its line table: one more
-	// row of the same line after a non-zero discriminator (a loop's
-	// condition split in blocks). `info line` ranges span it.
-	folded bool
 }
 
 // lineTable is every line table of an image merged and sorted by address.
@@ -71,6 +67,13 @@ func (img *Image) lineTable() *lineTable {
 					}
 					break
 				}
+				if e.Line == 0 && !e.EndSequence {
+					// gdb keeps no row for line 0 (code the compiler
+					// gave no line, common in Rust and clang output):
+					// its addresses belong to the row before, so a step
+					// that lands there has reached that row's line.
+					continue
+				}
 				name := ""
 				if e.File != nil {
 					name = absFile(cu, e.File.Name)
@@ -92,8 +95,15 @@ func (img *Image) lineTable() *lineTable {
 				if e.EndSequence {
 					lastLine, lastFile = -1, nil
 				}
+				if folded {
+					// gdb keeps no row for one more row of the same line
+					// after a non-zero discriminator (a loop's blocks):
+					// its code is the row before's, in `info line`
+					// ranges and for stepping (no statement starts here).
+					continue
+				}
 				lt.rows = append(lt.rows, lineRow{addr: e.Address, file: fi, line: int32(e.Line),
-					stmt: e.IsStmt, end: e.EndSequence, prologueEnd: e.PrologueEnd, folded: folded})
+					stmt: e.IsStmt, end: e.EndSequence, prologueEnd: e.PrologueEnd})
 			}
 		}
 		// At equal addresses an end of sequence comes first: the row after
@@ -148,8 +158,8 @@ type Line struct {
 	Stmt bool
 }
 
-// LineAt returns the source position of a run-time pc. Line 0 means the
-// compiler attributed the code to no line.
+// LineAt returns the source position of a run-time pc. Code the compiler
+// attributed to no line (line 0) is part of the row before it, as in gdb.
 func (t *Table) LineAt(pc uint64) (Line, bool) {
 	img := t.ImageAt(pc)
 	if img == nil {
@@ -198,18 +208,14 @@ func (t *Table) row(pc uint64) (*Image, *lineTable, int) {
 }
 
 // RowRange returns the run-time address range [start, end) of the
-// line-table row around pc, up to the next row, as gdb's `info line`: rows
-// gdb folds into the one before (see lineRow.folded) are part of it.
+// line-table row around pc, up to the next row, as gdb's `info line`.
 func (t *Table) RowRange(pc uint64) (start, end uint64, ok bool) {
 	img, lt, i := t.row(pc)
 	if i < 0 {
 		return 0, 0, false
 	}
-	for i > 0 && lt.rows[i].folded && !lt.rows[i-1].end {
-		i--
-	}
 	hi := i + 1
-	for hi < len(lt.rows) && (lt.rows[hi].addr == lt.rows[i].addr || lt.rows[hi].folded) {
+	for hi < len(lt.rows) && lt.rows[hi].addr == lt.rows[i].addr {
 		hi++
 	}
 	if hi >= len(lt.rows) {

@@ -303,14 +303,20 @@ func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, loc
 		case 0:
 			depth--
 		case dwarf.TagFormalParameter:
+			// A parameter without a name (C's `int f(int)`, a Rust
+			// closure's environment) is no symbol to gdb: not shown.
 			if depth == 1 {
-				args = append(args, sc.readVar(e))
+				if v := sc.readVar(e); v.Name != "" {
+					args = append(args, v)
+				}
 			}
 		case dwarf.TagVariable:
 			for len(byDepth) < depth {
 				byDepth = append(byDepth, nil)
 			}
-			byDepth[depth-1] = append(byDepth[depth-1], sc.readVar(e))
+			if v := sc.readVar(e); v.Name != "" {
+				byDepth[depth-1] = append(byDepth[depth-1], v)
+			}
 		case dwarf.TagLexDwarfBlock:
 			rs, _ := sc.dw.Ranges(e)
 			in := len(rs) == 0

@@ -1074,8 +1074,14 @@ func (e *evaluator) evalMember(n *Member) (dwarf.Value, error) {
 func (e *evaluator) registerType(name string) *dwarf.Type {
 	switch name {
 	case "pc", "rip":
-		fn := &dwarf.Type{Kind: dwarf.KindFunc, Name: "void ()", Size: 1, Lang: e.lang}
-		return &dwarf.Type{Kind: dwarf.KindPointer, Name: "void (*)()", Size: 8, Elem: fn, Lang: e.lang}
+		lang := e.lang
+		if lang == dwarf.LangGo {
+			// gdb prints Go's $pc as C's code pointer; Go's
+			// formatter would follow it into the code.
+			lang = dwarf.LangC
+		}
+		fn := &dwarf.Type{Kind: dwarf.KindFunc, Name: "void ()", Size: 1, Lang: lang}
+		return &dwarf.Type{Kind: dwarf.KindPointer, Name: "void (*)()", Size: 8, Elem: fn, Lang: lang}
 	case "sp", "rsp", "fp", "rbp":
 		return pointerTo(voidType)
 	}
