@@ -466,12 +466,28 @@ func Flow(code []byte, at uint64) (next, target uint64, ok bool) {
 // an address) end with a call instruction: the address is then a return
 // address, an instruction boundary. A word of the stack that merely points
 // into code may point into the middle of an instruction.
-func CallBefore(before []byte) bool {
+func CallBefore(before []byte) bool { return len(callLens(before)) > 0 }
+
+// CallLenBefore returns the length of the call instruction the bytes
+// before end with, to find the call a return address follows; 0 when no
+// call or more than one (41 ff d0, call r8, ends with ff d0, call rax):
+// a guess could put a breakpoint inside an instruction.
+func CallLenBefore(before []byte) int {
+	if ks := callLens(before); len(ks) == 1 {
+		return ks[0]
+	}
+	return 0
+}
+
+// callLens returns the lengths of the call instructions the bytes before
+// could end with.
+func callLens(before []byte) []int {
+	var ks []int
 	for k := 2; k <= min(len(before), MaxLen); k++ {
 		in := decode(before[len(before)-k:])
 		if in != nil && in.Len == k && in.Op == x86asm.CALL {
-			return true
+			ks = append(ks, k)
 		}
 	}
-	return false
+	return ks
 }

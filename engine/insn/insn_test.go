@@ -195,17 +195,21 @@ func TestCallBefore(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		before []byte
-		want   bool
+		want   int // the call's length; 0 for none or ambiguous
+		isCall bool
 	}{
-		{"call rel32", []byte{0x90, 0x90, 0xe8, 0x10, 0x00, 0x00, 0x00}, true},
-		{"call rax", []byte{0x90, 0xff, 0xd0}, true},
-		{"call [rip+x]", []byte{0x90, 0xff, 0x15, 0x10, 0x20, 0x00, 0x00}, true},
-		{"call r8", []byte{0x41, 0xff, 0xd0}, true},
-		{"mov", []byte{0x48, 0x89, 0xc3}, false},
-		{"data", []byte{0x00, 0x00, 0x00, 0x00}, false},
+		{"call rel32", []byte{0x90, 0x90, 0xe8, 0x10, 0x00, 0x00, 0x00}, 5, true},
+		{"call rax", []byte{0x90, 0xff, 0xd0}, 2, true},
+		{"call [rip+x]", []byte{0x90, 0xff, 0x15, 0x10, 0x20, 0x00, 0x00}, 6, true},
+		{"call r8 (or rax)", []byte{0x41, 0xff, 0xd0}, 0, true},
+		{"mov", []byte{0x48, 0x89, 0xc3}, 0, false},
+		{"data", []byte{0x00, 0x00, 0x00, 0x00}, 0, false},
 	} {
-		if got := CallBefore(c.before); got != c.want {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		if got := CallLenBefore(c.before); got != c.want {
+			t.Errorf("%s: call of %d bytes, want %d", c.name, got, c.want)
+		}
+		if got := CallBefore(c.before); got != c.isCall {
+			t.Errorf("%s: %v, want %v", c.name, got, c.isCall)
 		}
 	}
 }

@@ -51,11 +51,28 @@ const maxNameSteps = 20000
 // function called from a loop is counted at the loop, since a short
 // function has no room for a counter after its write.
 func (tl *Timeline) returnAddresses(tid int32) []uint64 {
+	var out []uint64
+	for _, r := range tl.frameReturns(tid) {
+		out = append(out, r.addr)
+	}
+	return out
+}
+
+// frameReturn is a likely return address of a thread's frame, with the
+// length of the call before it (0: not known for sure).
+type frameReturn struct {
+	addr    uint64
+	callLen int
+}
+
+// frameReturns reads the likely return addresses of thread tid's frame
+// now ([rsp], [rbp+8]).
+func (tl *Timeline) frameReturns(tid int32) []frameReturn {
 	regs, err := tl.live.Regs(tid)
 	if err != nil {
 		return nil
 	}
-	var out []uint64
+	var out []frameReturn
 	for _, a := range []uint64{regs[trace.RSP], regs[trace.RBP] + 8} {
 		b, err := tl.live.ReadMem(a, 8)
 		if err != nil || len(b) != 8 {
@@ -64,7 +81,7 @@ func (tl *Timeline) returnAddresses(tid int32) []uint64 {
 		// A return address follows a call; any other word is not one.
 		ret := binary.LittleEndian.Uint64(b)
 		if code, err := tl.live.ReadMem(ret-insn.MaxLen, insn.MaxLen); err == nil && insn.CallBefore(code) {
-			out = append(out, ret)
+			out = append(out, frameReturn{addr: ret, callLen: insn.CallLenBefore(code)})
 		}
 	}
 	return out

@@ -205,7 +205,8 @@ func (tl *Timeline) countingBPs() bool {
 // arrival anchor in its segment (nil: none), found with counters, the live
 // replay left at the anchor with the counters closed and the counts of the
 // armed breakpoints there known. ok is false where counters cannot go: the
-// caller traps instead.
+// caller traps instead, from the start of target's segment, where the live
+// replay is left then.
 func (tl *Timeline) lastCountedBP(target Moment) (last *Stop, ok bool, err error) {
 	armed := tl.armedBPs()
 	// The clock: the busiest counted address, whose arrivals are densest
@@ -229,7 +230,11 @@ func (tl *Timeline) lastCountedBP(target Moment) (last *Stop, ok bool, err error
 			}
 		}
 		if clock == 0 {
-			return nil, false, nil // nothing counted arrives
+			// Nothing counted arrives before the anchor (one no counter
+			// can go at, as an exit_group's syscall instruction): the
+			// caller traps, from the segment's start, where countsTo has
+			// run past.
+			return nil, false, tl.seek(target.Event)
 		}
 	}
 	tl.counted++

@@ -365,6 +365,11 @@ func (tl *Timeline) previous(m Moment) (Moment, error) {
 		m.Steps--
 		return m, nil
 	}
+	if m.Hits == 1 && m.Watch == nil {
+		if prev, ok := tl.beforeFirstArrival(m); ok {
+			return prev, nil
+		}
+	}
 	if m.Hits > 0 {
 		anchor := m
 		anchor.Hits--

@@ -172,10 +172,17 @@ func (tl *Timeline) Start() Moment {
 	return Moment{Event: tl.index.First, Tid: tl.index.TidAt(tl.index.First)}
 }
 
-// End is the last moment before the program ends (at its crash, or before
-// its final exit).
+// End is the last moment before the program ends: at its crash, or with
+// the thread that exits standing on its exit_group instruction (as rr's
+// end), where a backtrace shows the exit's path from main's caller. (The
+// start of that call's segment can be before main: a program that makes
+// no system call until it exits runs all of main in it.)
 func (tl *Timeline) End() Moment {
-	return Moment{Event: tl.index.Last, Tid: tl.index.TidAt(tl.index.Last)}
+	m := Moment{Event: tl.index.Last, Tid: tl.index.TidAt(tl.index.Last)}
+	if pc, ok := tl.index.exitCall(tl.index.Last); ok {
+		m.PC, m.Hits = pc, 1
+	}
+	return m
 }
 
 // pastEnd reports whether no instruction is left to run before the end.
@@ -194,6 +201,16 @@ func (tl *Timeline) pastEnd() bool {
 	// it is making the call): there is the end, whatever route led to it.
 	regs, err := tl.live.Regs(tl.index.TidAt(tl.index.Last))
 	return err != nil || regs[trace.RIP] == pc
+}
+
+// endBefore says whether a replay at the start of segment next has no
+// code left to run before the end: an exit_group's own segment runs to it
+// first, with its breakpoints.
+func (tl *Timeline) endBefore(next int64) bool {
+	if _, ok := tl.index.exitCall(tl.index.Last); ok {
+		return next > tl.index.Last
+	}
+	return next >= tl.index.Last
 }
 
 // restart starts a fresh replay from the beginning of the recording.
@@ -642,6 +659,10 @@ func (tl *Timeline) ContinueWith(temp []uint64, accept Filter) (*Stop, error) {
 // Continue runs forwards to the next breakpoint or watchpoint hit, signal
 // stop, or the end.
 func (tl *Timeline) Continue() (*Stop, error) {
+	if tl.pos == tl.End() && tl.pastEnd() {
+		// Where continuing would go: no replay of the end's segment again.
+		return tl.endStop(), nil
+	}
 	if st, done, err := tl.continueCounted(); done || err != nil {
 		return st, err
 	}
@@ -676,7 +697,7 @@ func (tl *Timeline) Continue() (*Stop, error) {
 				tl.pos = Moment{Event: tl.live.Next(), Tid: tl.index.TidAt(tl.live.Next() - 1)}
 				return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, nil
 			}
-			if tl.live.Next() >= tl.index.Last && tl.index.Last > 0 && tl.index.Ended() {
+			if tl.index.Last > 0 && tl.index.Ended() && tl.endBefore(tl.live.Next()) {
 				return tl.atEnd()
 			}
 			continue
@@ -725,11 +746,16 @@ func (tl *Timeline) atEnd() (*Stop, error) {
 	if err := tl.Goto(tl.End()); err != nil {
 		return nil, err
 	}
+	return tl.endStop(), nil
+}
+
+// endStop reports the end of the recording, where the timeline stands.
+func (tl *Timeline) endStop() *Stop {
 	reason := ReasonEnd
 	if tl.index.Ended() {
 		reason = ReasonExit
 	}
-	return &Stop{Reason: reason, Moment: tl.pos}, nil
+	return &Stop{Reason: reason, Moment: tl.pos}
 }
 
 // StepInstruction executes one instruction of the thread that runs next.
