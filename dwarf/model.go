@@ -231,6 +231,11 @@ type Value struct {
 	Optimized bool
 	// Err explains why the value could not be read (unreadable memory).
 	Err error
+	// Synthetic is set on a pointer the compiler optimized away whose
+	// target is known (DW_OP_implicit_pointer); Bytes then hold zeros,
+	// which is what gdb computes with, and printing shows gdb's
+	// "<synthetic pointer>".
+	Synthetic *ImplicitPointer
 }
 
 // DW_ATE_* base type encodings (Type.Encoding), shared by the type reader,

@@ -205,3 +205,20 @@ func TestCompareWithGDBNextOntoBreakpoint(t *testing.T) {
 		"next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "info breakpoints",
 	})
 }
+
+// TestCompareWithGDBImplicitPointer: at -O2 the pointers inlined helpers
+// take to main's locals are implicit (DW_OP_implicit_pointer): they print
+// as gdb's <synthetic pointer> (in bt and info args too), compute as 0, and
+// dereference to their target: a register, a constant, a struct in
+// pieces; an offset past the target is gdb's error (issue 22).
+func TestCompareWithGDBImplicitPointer(t *testing.T) {
+	t.Parallel()
+	compareCBuilt(t, "source/implicitptr.c", []string{"-O2"},
+		[]string{"break implicitptr.c:27", "break implicitptr.c:33", "break implicitptr.c:39"}, []string{
+			"bt", "info args", "print p", "print *p", "print p[0]", "print p[1]", "print p+1", "print/x p",
+			"print p == 0", "print *p * k",
+			"continue", "info args", "print *p", "print *(p+1)", "print (char*)p", "print *(char*)p",
+			"continue", "bt", "print *q", "print q->y", "print q[0].x", "print/x *q", "print q", "print &q->y",
+			"whatis *q", "print sizeof(*q)",
+		})
+}

@@ -667,6 +667,9 @@ func (e *evaluator) fromRef(v dwarf.Value) (dwarf.Value, error) {
 		v.Type = st.Elem
 		return v, nil
 	}
+	if v.Synthetic != nil {
+		return e.pointee(v.Synthetic, st.Elem)
+	}
 	b, err := e.contents(v)
 	if err != nil {
 		return dwarf.Value{}, err
@@ -1641,7 +1644,11 @@ func (e *evaluator) pointerAdd(p dwarf.Value, addr uint64, n int64) (dwarf.Value
 	if err != nil {
 		return dwarf.Value{}, err
 	}
-	return mkInt(p.Type, addr+uint64(n*size)), nil
+	v := mkInt(p.Type, addr+uint64(n*size))
+	if p.Synthetic != nil {
+		v.Synthetic = p.Synthetic.Add(n * size)
+	}
+	return v, nil
 }
 
 // decay turns an array or function in memory into a pointer to its first
@@ -1731,6 +1738,9 @@ func (e *evaluator) deref(v dwarf.Value) (dwarf.Value, error) {
 		if strip(elem).Kind == dwarf.KindVoid {
 			return dwarf.Value{}, errNotPointer
 		}
+		if v.Synthetic != nil {
+			return e.pointee(v.Synthetic, elem)
+		}
 		addr, err := e.pointerValue(v)
 		if err != nil {
 			return dwarf.Value{}, err
@@ -1753,6 +1763,15 @@ func (e *evaluator) deref(v dwarf.Value) (dwarf.Value, error) {
 		return dwarf.Value{Type: e.cInt(4, false), Addr: s.bits, InMem: true}, nil
 	}
 	return dwarf.Value{}, errNotPointer
+}
+
+// pointee is what a synthetic pointer points to, read as elem.
+func (e *evaluator) pointee(p *dwarf.ImplicitPointer, elem *dwarf.Type) (dwarf.Value, error) {
+	v, err := p.Deref(elem)
+	if err != nil {
+		return dwarf.Value{}, err
+	}
+	return e.fromRef(v)
 }
 
 // findField finds a member by name, directly or in a base class or an
@@ -1903,6 +1922,9 @@ func (e *evaluator) index(x, i dwarf.Value) (dwarf.Value, error) {
 		es, err := e.elemSize(st)
 		if err != nil {
 			return dwarf.Value{}, err
+		}
+		if x.Synthetic != nil {
+			return e.pointee(x.Synthetic.Add(n*es), st.Elem)
 		}
 		base, err := e.pointerValue(x)
 		if err != nil {
@@ -2188,7 +2210,11 @@ func (e *evaluator) cast(x dwarf.Value, t *dwarf.Type) (dwarf.Value, error) {
 		if classOf(dt) == cPtr && s.cls == cFloat {
 			return dwarf.Value{}, errInvalidCast
 		}
-		return mkInt(t, toBits(s, dt)), nil
+		v := mkInt(t, toBits(s, dt))
+		if classOf(dt) == cPtr {
+			v.Synthetic = x.Synthetic // (char *)p still points where p does
+		}
+		return v, nil
 	case cStruct, cArray:
 		if k := classOf(x.Type); k != cStruct && k != cArray {
 			return dwarf.Value{}, errInvalidCast
