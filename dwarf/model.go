@@ -176,6 +176,10 @@ type Type struct {
 	Scoped bool
 	// Class marks a C++ DW_TAG_class_type, which ptype writes "class".
 	Class bool
+	// Vector marks an array that is a GNU vector, which ptype writes
+	// with __attribute__ ((vector_size(N))) (N counts elements, as gdb
+	// writes it).
+	Vector bool
 	// Offset is the DIE offset, for identity and caching.
 	Offset uint64
 }

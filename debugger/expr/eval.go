@@ -33,9 +33,11 @@ type Scope interface {
 // value), "$" for $$ (the one before), "$2" for $$2 (two before the last),
 // "1" for $1, and "_" or "foo" for convenience variables. Registers are
 // looked up first. Without a Convenience, $N is an error and an unknown
-// $foo is void, as in gdb.
+// $foo is void, as in gdb. err is for a variable that exists but cannot
+// be read now ($_siginfo where there is no signal); v then still has its
+// type, for ptype and whatis.
 type Convenience interface {
-	Convenience(name string) (dwarf.Value, bool)
+	Convenience(name string) (v dwarf.Value, ok bool, err error)
 }
 
 // MemoryError is a failed read of the target's memory. Its text is gdb's
@@ -90,19 +92,29 @@ var voidType = &dwarf.Type{Kind: dwarf.KindVoid, Name: "void", Size: 1}
 // (literals, arithmetic, casts, &x, registers, bitfields) carry Bytes.
 // C++ references are dereferenced: no result has a reference type.
 func Eval(src string, sc Scope) (dwarf.Value, error) {
-	p, err := newParser(src, typeOracle(sc))
-	if err != nil {
-		return dwarf.Value{}, err
-	}
-	n, err := p.parse()
+	n, err := parseIn(src, sc)
 	if err != nil {
 		return dwarf.Value{}, err
 	}
 	return EvalNode(n, sc)
 }
 
+// parseIn parses an expression, asking sc which names are types.
+func parseIn(src string, sc Scope) (Node, error) {
+	p, err := newParser(src, typeOracle(sc))
+	if err != nil {
+		return nil, err
+	}
+	return p.parse()
+}
+
 // EvalNode evaluates a parsed expression, as Eval does.
 func EvalNode(n Node, sc Scope) (dwarf.Value, error) {
+	return evalNode(n, sc, false)
+}
+
+// evalNode is EvalNode, for a value's type only when typeOnly is set.
+func evalNode(n Node, sc Scope, typeOnly bool) (dwarf.Value, error) {
 	if a, ok := n.(*ambiguous); ok {
 		p, err := newParser(a.src, typeOracle(sc))
 		if err != nil {
@@ -113,7 +125,7 @@ func EvalNode(n Node, sc Scope) (dwarf.Value, error) {
 		}
 	}
 	e := newEvaluator(sc.Memory(), sc.Lang())
-	e.sc = sc
+	e.sc, e.typeOnly = sc, typeOnly
 	v, err := e.eval(n)
 	if err != nil {
 		return dwarf.Value{}, err
@@ -366,6 +378,9 @@ type evaluator struct {
 	// untyped marks the types of Go and Rust literals, which take the
 	// type of the other operand.
 	untyped map[*dwarf.Type]bool
+	// typeOnly is set for ptype and whatis, which need the type of a
+	// value that cannot be read now ($_siginfo where there is no signal).
+	typeOnly bool
 }
 
 func newEvaluator(mem dwarf.Memory, lang dwarf.Lang) *evaluator {
@@ -1149,7 +1164,12 @@ func (e *evaluator) dollar(name string) (dwarf.Value, error) {
 		}
 	}
 	if c, ok := e.sc.(Convenience); ok {
-		if v, ok := c.Convenience(name); ok {
+		if v, ok, err := c.Convenience(name); err != nil {
+			if !e.typeOnly || !ok || v.Type == nil {
+				return dwarf.Value{}, err
+			}
+			return v, nil
+		} else if ok {
 			return e.fromRef(v)
 		}
 	}
@@ -2451,7 +2471,11 @@ func TypeOf(src string, sc Scope) (t *dwarf.Type, isType bool, err error) {
 		t, err := e.resolveType(tn)
 		return t, true, err
 	}
-	v, err := Eval(src, sc)
+	n, err := parseIn(src, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := evalNode(n, sc, true)
 	if err != nil {
 		return nil, false, err
 	}
