@@ -454,23 +454,25 @@ func (sc *scope) Memory() dwarf.Memory { return sc.s.mem() }
 // $ (the last value), "$" is $$, "$N" is $$N, "N" is $N) and the
 // convenience variables gdb sets itself: $bpnum (the last breakpoint or
 // watchpoint made), $_hit_bpnum and $_hit_locno (the one the last stop was
-// at).
-func (sc *scope) Convenience(name string) (dwarf.Value, bool) {
+// at), $_siginfo (the signal it was, siginfo.go).
+func (sc *scope) Convenience(name string) (dwarf.Value, bool, error) {
 	switch name {
+	case "_siginfo":
+		return sc.s.siginfo()
 	case "bpnum":
 		if n := sc.s.nextID - 1; n > 0 {
-			return intValue("$bpnum", n), true
+			return intValue("$bpnum", n), true, nil
 		}
-		return dwarf.Value{}, false
+		return dwarf.Value{}, false, nil
 	case "_hit_bpnum", "_hit_locno":
 		st := sc.s.lastStop
 		if st == nil || st.Breakpoint == 0 {
-			return dwarf.Value{}, false
+			return dwarf.Value{}, false, nil
 		}
 		if name == "_hit_locno" {
-			return intValue("$"+name, 1), true
+			return intValue("$"+name, 1), true, nil
 		}
-		return intValue("$"+name, st.Breakpoint), true
+		return intValue("$"+name, st.Breakpoint), true, nil
 	}
 	h := sc.s.values
 	idx := -1
@@ -489,9 +491,9 @@ func (sc *scope) Convenience(name string) (dwarf.Value, bool) {
 		}
 	}
 	if idx < 0 || idx >= len(h) {
-		return dwarf.Value{}, false
+		return dwarf.Value{}, false, nil
 	}
-	return h[idx], true
+	return h[idx], true, nil
 }
 
 // Lang implements expr.Scope.

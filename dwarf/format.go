@@ -360,6 +360,10 @@ func (f *formatter) cValue(v Value, depth int) string {
 	if v.Err != nil {
 		return errText(v.Err)
 	}
+	if v.Synthetic != nil && f.opts.Format == 0 {
+		// gdb names it; in a /FMT it is the zero it computes with.
+		return "<synthetic pointer>"
+	}
 	r := stripType(v.Type)
 	switch r.Kind {
 	case KindStruct, KindUnion:

@@ -1410,6 +1410,12 @@ func ReadLocation(loc Location, size int64, mem Memory, regs *Regs) Value {
 	if len(loc.Pieces) == 1 && loc.Pieces[0].Kind == PieceMemory && (loc.Pieces[0].Size == 0 || loc.Pieces[0].Size >= size) {
 		return Value{Addr: loc.Pieces[0].Addr, InMem: true}
 	}
+	if p := loc.Pieces[0]; len(loc.Pieces) == 1 && p.Kind == PieceImplicitPointer && (p.Size == 0 || p.Size >= size) {
+		if size <= 0 {
+			size = 8
+		}
+		return Value{Bytes: make([]byte, size), Synthetic: &ImplicitPointer{DIE: p.ImplicitPtr, Offset: p.Offset}}
+	}
 	if size <= 0 {
 		for _, p := range loc.Pieces {
 			switch {

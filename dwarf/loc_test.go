@@ -615,7 +615,7 @@ func TestLocReadLocation(t *testing.T) {
 		{name: "undefined piece", loc: Location{Pieces: []Piece{{Size: 2, Kind: PieceUndefined}, {Size: 2, Kind: PieceValue, Value: []byte{1, 2}}}}, size: 4, optimized: true, bytes: []byte{0, 0, 1, 2}},
 		{name: "unsaved register", loc: Location{Pieces: []Piece{{Kind: PieceRegister, Reg: RegRBX}}}, size: 8, optimized: true, bytes: make([]byte, 8)},
 		{name: "xmm register", loc: Location{Pieces: []Piece{{Kind: PieceRegister, Reg: 17}}}, size: 8, bytes: make([]byte, 8), errText: "not available"},
-		{name: "implicit pointer", loc: Location{Pieces: []Piece{{Kind: PieceImplicitPointer, ImplicitPtr: 0x40, Offset: 8}}}, size: 8, bytes: make([]byte, 8), errText: "implicit pointer to DIE 0x40+8"},
+		{name: "implicit pointer in a composite", loc: Location{Pieces: []Piece{{Size: 8, Kind: PieceImplicitPointer, ImplicitPtr: 0x40, Offset: 8}, {Size: 4, Kind: PieceValue, Value: []byte{1, 2, 3, 4}}}}, size: 12, bytes: []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}, errText: "implicit pointer to DIE 0x40+8"},
 		{name: "unreadable piece", loc: Location{Pieces: []Piece{{Size: 4, Kind: PieceMemory, Addr: 0x9000}, {Size: 4, Kind: PieceValue, Value: []byte{1, 2, 3, 4}}}}, size: 8, bytes: []byte{0, 0, 0, 0, 1, 2, 3, 4}, errText: "unmapped"},
 	}
 	for _, tc := range tests {
@@ -630,9 +630,15 @@ func TestLocReadLocation(t *testing.T) {
 		})
 	}
 	var ip *ImplicitPointerError
-	v := ReadLocation(Location{Pieces: []Piece{{Kind: PieceImplicitPointer, ImplicitPtr: 0x40}}}, 8, mem, &regs)
+	v := ReadLocation(Location{Pieces: []Piece{{Size: 8, Kind: PieceImplicitPointer, ImplicitPtr: 0x40}, {Size: 8, Kind: PieceUndefined}}}, 16, mem, &regs)
 	if !errors.As(v.Err, &ip) || ip.DIE != 0x40 {
 		t.Errorf("implicit pointer error %v", v.Err)
+	}
+	// A whole pointer that is implicit is a synthetic pointer: zeros to
+	// compute with, its target to follow.
+	v = ReadLocation(Location{Pieces: []Piece{{Kind: PieceImplicitPointer, ImplicitPtr: 0x40, Offset: 8}}}, 8, mem, &regs)
+	if v.Err != nil || v.Synthetic == nil || v.Synthetic.DIE != 0x40 || v.Synthetic.Offset != 8 || !bytes.Equal(v.Bytes, make([]byte, 8)) {
+		t.Errorf("synthetic pointer %+v", v)
 	}
 }
 

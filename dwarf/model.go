@@ -176,6 +176,10 @@ type Type struct {
 	Scoped bool
 	// Class marks a C++ DW_TAG_class_type, which ptype writes "class".
 	Class bool
+	// Vector marks an array that is a GNU vector, which ptype writes
+	// with __attribute__ ((vector_size(N))) (N counts elements, as gdb
+	// writes it).
+	Vector bool
 	// Offset is the DIE offset, for identity and caching.
 	Offset uint64
 }
@@ -231,6 +235,11 @@ type Value struct {
 	Optimized bool
 	// Err explains why the value could not be read (unreadable memory).
 	Err error
+	// Synthetic is set on a pointer the compiler optimized away whose
+	// target is known (DW_OP_implicit_pointer); Bytes then hold zeros,
+	// which is what gdb computes with, and printing shows gdb's
+	// "<synthetic pointer>".
+	Synthetic *ImplicitPointer
 }
 
 // DW_ATE_* base type encodings (Type.Encoding), shared by the type reader,

@@ -85,10 +85,14 @@ func cBody(t *Type, indent string) string {
 				continue
 			}
 			decl := cDecl(f.Type, f.Name, "", func(m *Type) string {
-				if anonymous(m) {
-					return cBody(m, indent+"    ")
+				switch {
+				case !anonymous(m):
+					return m.Name
+				case indent != "":
+					// gdb expands the members' anonymous types, not theirs.
+					return elided(m)
 				}
-				return m.Name
+				return cBody(m, indent+"    ")
 			})
 			if f.BitSize > 0 {
 				decl += fmt.Sprintf(" : %d", f.BitSize)
@@ -119,6 +123,25 @@ func cBody(t *Type, indent string) string {
 			next = e.Value + 1
 		}
 		return head + " {" + strings.Join(es, ", ") + "}"
+	}
+	return t.Name
+}
+
+// elided is an anonymous struct, union or enum as gdb writes it where it
+// does not expand it: "struct {...}".
+func elided(t *Type) string {
+	if strings.HasPrefix(t.Name, "{") || t.Name == "" {
+		switch t.Kind {
+		case KindUnion:
+			return "union {...}"
+		case KindEnum:
+			return "enum {...}"
+		case KindStruct:
+			if t.Class {
+				return "class {...}"
+			}
+			return "struct {...}"
+		}
 	}
 	return t.Name
 }

@@ -924,6 +924,9 @@ func cDecl(t *Type, inner, sym string, base func(*Type) string) string {
 			if t.Count >= 0 {
 				n = strconv.FormatInt(t.Count, 10)
 			}
+			if t.Vector {
+				return cDecl(t.Elem, inner+" __attribute__ ((vector_size("+n+")))", "", base)
+			}
 			return cDecl(t.Elem, inner+"["+n+"]", "", base)
 		}
 	case KindFunc:

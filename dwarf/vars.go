@@ -224,40 +224,10 @@ func (sc *frameScope) locate(e *dwarf.Entry, v Value) (Value, []byte) {
 		size = v.Type.Size
 	}
 	if cv := e.Val(dwarf.AttrConstValue); cv != nil {
-		switch c := cv.(type) {
-		case int64:
-			b := make([]byte, max(size, 8))
-			for i := range b {
-				b[i] = byte(uint64(c) >> (8 * (i % 8)))
-				if i >= 8 && c < 0 {
-					b[i] = 0xff
-				}
-			}
-			v.Bytes = b[:max(size, 1)]
-		case []byte:
-			v.Bytes = c
-		}
+		v.Bytes = constBytes(cv, size)
 		return v, nil
 	}
-	fld := e.AttrField(dwarf.AttrLocation)
-	if fld == nil {
-		v.Optimized = true
-		return v, nil
-	}
-	expr, err := sc.img.LocationExpr(fld, sc.cu, sc.look)
-	if err != nil {
-		if errors.Is(err, ErrOptimizedOut) {
-			v.Optimized = true
-		} else {
-			v.Err = err
-		}
-		return v, nil
-	}
-	if len(expr) == 0 {
-		v.Optimized = true
-		return v, expr
-	}
-	loc, err := EvalLocation(expr, &sc.ctx)
+	loc, expr, err := sc.location(e)
 	if err != nil {
 		// An entry value the caller does not pass is gdb's <optimized out>.
 		if errors.Is(err, ErrOptimizedOut) {
@@ -265,11 +235,56 @@ func (sc *frameScope) locate(e *dwarf.Entry, v Value) (Value, []byte) {
 		} else {
 			v.Err = err
 		}
-		return v, nil
+		return v, expr
 	}
 	r := ReadLocation(loc, size, sc.mem, sc.ctx.Regs)
 	r.Name, r.Type = v.Name, v.Type
+	if r.Synthetic != nil {
+		// Dereferencing it later reads its target in this frame.
+		r.Synthetic.scope = sc
+	}
 	return r, expr
+}
+
+// constBytes is the contents of a DW_AT_const_value: an integer in size
+// bytes (sign-extended past 8), or a block as it is.
+func constBytes(cv any, size int64) []byte {
+	switch c := cv.(type) {
+	case int64:
+		b := make([]byte, max(size, 8))
+		for i := range b {
+			b[i] = byte(uint64(c) >> (8 * (i % 8)))
+			if i >= 8 && c < 0 {
+				b[i] = 0xff
+			}
+		}
+		return b[:max(size, 1)]
+	case []byte:
+		return c
+	}
+	return nil
+}
+
+// location evaluates a DIE's DW_AT_location at the scope's pc. It returns
+// the expression evaluated (nil: none), and ErrOptimizedOut when the DIE
+// has no location there.
+func (sc *frameScope) location(e *dwarf.Entry) (Location, []byte, error) {
+	fld := e.AttrField(dwarf.AttrLocation)
+	if fld == nil {
+		return Location{}, nil, ErrOptimizedOut
+	}
+	expr, err := sc.img.LocationExpr(fld, sc.cu, sc.look)
+	if err != nil {
+		return Location{}, nil, err
+	}
+	if len(expr) == 0 {
+		return Location{}, expr, ErrOptimizedOut
+	}
+	loc, err := EvalLocation(expr, &sc.ctx)
+	if err != nil {
+		return Location{}, nil, err
+	}
+	return loc, expr, nil
 }
 
 // FrameVariables returns the arguments and the locals of frames[level] at

@@ -87,25 +87,28 @@ func compareC(t *testing.T, src string, pre, cmds []string) {
 // compareCBuilt is compareC for a program built with flags added.
 func compareCBuilt(t *testing.T, src string, flags, pre, cmds []string) {
 	t.Helper()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, src, flags...)
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, src, flags...)
 	gdbPre := append(append([]string{}, pre...), "run")
 	rewindPre := append(append([]string{}, pre...), "continue")
 	compareWithGDB(t, prog, trace, gdbPre, rewindPre, cmds)
 }
 
-func TestCompareWithGDBAtCrash(t *testing.T) {
-	t.Parallel()
+// recordedC builds testdata's C program src with flags added and records
+// it, for a comparison with gdb (skipped without gdb).
+func recordedC(t *testing.T, src string, flags ...string) (prog, trace string) {
+	t.Helper()
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Skip("gdb not installed")
 	}
-	prog := buildC(t, "source/corrupt.c")
-	trace := filepath.Join(t.TempDir(), "c.rwd")
+	prog = buildC(t, src, flags...)
+	trace = filepath.Join(t.TempDir(), "t.rwd")
 	record(t, trace, prog)
+	return prog, trace
+}
+
+func TestCompareWithGDBAtCrash(t *testing.T) {
+	t.Parallel()
+	prog, trace := recordedC(t, "source/corrupt.c")
 	compareWithGDB(t, prog, trace, []string{"run"}, []string{"continue"}, []string{
 		"bt", "print head", "print *head", "print head->next->name", "print n", "print/x total",
 		"up", "info locals", "print *a", "print a->name[0]", "print b->next == c", "print sizeof(*a)",
@@ -203,5 +206,41 @@ func TestCompareWithGDBNextOntoBreakpoint(t *testing.T) {
 	t.Parallel()
 	compareCBuilt(t, "source/calls.c", []string{"-O2"}, []string{"break work"}, []string{
 		"next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "info breakpoints",
+	})
+}
+
+// TestCompareWithGDBImplicitPointer: at -O2 the pointers inlined helpers
+// take to main's locals are implicit (DW_OP_implicit_pointer): they print
+// as gdb's <synthetic pointer> (in bt and info args too), compute as 0, and
+// dereference to their target: a register, a constant, a struct in
+// pieces; an offset past the target is gdb's error (issue 22).
+func TestCompareWithGDBImplicitPointer(t *testing.T) {
+	t.Parallel()
+	compareCBuilt(t, "source/implicitptr.c", []string{"-O2"},
+		[]string{"break implicitptr.c:27", "break implicitptr.c:33", "break implicitptr.c:39"}, []string{
+			"bt", "info args", "print p", "print *p", "print p[0]", "print p[1]", "print p+1", "print/x p",
+			"print p == 0", "print *p * k",
+			"continue", "info args", "print *p", "print *(p+1)", "print (char*)p", "print *(char*)p",
+			"continue", "bt", "print *q", "print q->y", "print q[0].x", "print/x *q", "print q", "print &q->y",
+			"whatis *q", "print sizeof(*q)",
+		})
+}
+
+// TestCompareWithGDBSiginfo: at a signal stop $_siginfo is the recorded
+// siginfo, with gdb's type: a SIGSEGV at 0x1234 (which a handler
+// survives), then the SIGABRT of abort(); its sender's pid differs from
+// gdb's run to the recording, so only the rest is compared (issue 22).
+func TestCompareWithGDBSiginfo(t *testing.T) {
+	t.Parallel()
+	prog, trace := recordedC(t, "source/signals.c")
+	compareWithGDB(t, prog, trace, []string{"run"}, []string{"continue"}, []string{
+		"ptype $_siginfo", "whatis $_siginfo", "print $_siginfo", "print $_siginfo.si_signo",
+		"print $_siginfo._sifields._sigfault.si_addr", "print/x $_siginfo.si_code", "print $_siginfo._sifields._sigfault",
+		"ptype $_siginfo._sifields", "whatis $_siginfo._sifields._sigfault.si_addr", "up", "print $_siginfo.si_errno",
+		"print $_siginfo.nosuch", "print &$_siginfo",
+	})
+	compareWithGDB(t, prog, trace, []string{"run", "continue"}, []string{"continue", "continue"}, []string{
+		"print $_siginfo.si_signo", "print $_siginfo.si_code", "print $_siginfo._sifields._kill.si_uid",
+		"whatis $_siginfo._sifields._kill.si_pid", "ptype $_siginfo._sifields._kill",
 	})
 }

@@ -33,9 +33,11 @@ type Scope interface {
 // value), "$" for $$ (the one before), "$2" for $$2 (two before the last),
 // "1" for $1, and "_" or "foo" for convenience variables. Registers are
 // looked up first. Without a Convenience, $N is an error and an unknown
-// $foo is void, as in gdb.
+// $foo is void, as in gdb. err is for a variable that exists but cannot
+// be read now ($_siginfo where there is no signal); v then still has its
+// type, for ptype and whatis.
 type Convenience interface {
-	Convenience(name string) (dwarf.Value, bool)
+	Convenience(name string) (v dwarf.Value, ok bool, err error)
 }
 
 // MemoryError is a failed read of the target's memory. Its text is gdb's
@@ -90,19 +92,29 @@ var voidType = &dwarf.Type{Kind: dwarf.KindVoid, Name: "void", Size: 1}
 // (literals, arithmetic, casts, &x, registers, bitfields) carry Bytes.
 // C++ references are dereferenced: no result has a reference type.
 func Eval(src string, sc Scope) (dwarf.Value, error) {
-	p, err := newParser(src, typeOracle(sc))
-	if err != nil {
-		return dwarf.Value{}, err
-	}
-	n, err := p.parse()
+	n, err := parseIn(src, sc)
 	if err != nil {
 		return dwarf.Value{}, err
 	}
 	return EvalNode(n, sc)
 }
 
+// parseIn parses an expression, asking sc which names are types.
+func parseIn(src string, sc Scope) (Node, error) {
+	p, err := newParser(src, typeOracle(sc))
+	if err != nil {
+		return nil, err
+	}
+	return p.parse()
+}
+
 // EvalNode evaluates a parsed expression, as Eval does.
 func EvalNode(n Node, sc Scope) (dwarf.Value, error) {
+	return evalNode(n, sc, false)
+}
+
+// evalNode is EvalNode, for a value's type only when typeOnly is set.
+func evalNode(n Node, sc Scope, typeOnly bool) (dwarf.Value, error) {
 	if a, ok := n.(*ambiguous); ok {
 		p, err := newParser(a.src, typeOracle(sc))
 		if err != nil {
@@ -113,7 +125,7 @@ func EvalNode(n Node, sc Scope) (dwarf.Value, error) {
 		}
 	}
 	e := newEvaluator(sc.Memory(), sc.Lang())
-	e.sc = sc
+	e.sc, e.typeOnly = sc, typeOnly
 	v, err := e.eval(n)
 	if err != nil {
 		return dwarf.Value{}, err
@@ -366,6 +378,9 @@ type evaluator struct {
 	// untyped marks the types of Go and Rust literals, which take the
 	// type of the other operand.
 	untyped map[*dwarf.Type]bool
+	// typeOnly is set for ptype and whatis, which need the type of a
+	// value that cannot be read now ($_siginfo where there is no signal).
+	typeOnly bool
 }
 
 func newEvaluator(mem dwarf.Memory, lang dwarf.Lang) *evaluator {
@@ -666,6 +681,9 @@ func (e *evaluator) fromRef(v dwarf.Value) (dwarf.Value, error) {
 	if v.Optimized || v.Err != nil {
 		v.Type = st.Elem
 		return v, nil
+	}
+	if v.Synthetic != nil {
+		return e.pointee(v.Synthetic, st.Elem)
 	}
 	b, err := e.contents(v)
 	if err != nil {
@@ -1152,7 +1170,12 @@ func (e *evaluator) dollar(name string) (dwarf.Value, error) {
 		}
 	}
 	if c, ok := e.sc.(Convenience); ok {
-		if v, ok := c.Convenience(name); ok {
+		if v, ok, err := c.Convenience(name); err != nil {
+			if !e.typeOnly || !ok || v.Type == nil {
+				return dwarf.Value{}, err
+			}
+			return v, nil
+		} else if ok {
 			return e.fromRef(v)
 		}
 	}
@@ -1647,7 +1670,11 @@ func (e *evaluator) pointerAdd(p dwarf.Value, addr uint64, n int64) (dwarf.Value
 	if err != nil {
 		return dwarf.Value{}, err
 	}
-	return mkInt(p.Type, addr+uint64(n*size)), nil
+	v := mkInt(p.Type, addr+uint64(n*size))
+	if p.Synthetic != nil {
+		v.Synthetic = p.Synthetic.Add(n * size)
+	}
+	return v, nil
 }
 
 // decay turns an array or function in memory into a pointer to its first
@@ -1737,6 +1764,9 @@ func (e *evaluator) deref(v dwarf.Value) (dwarf.Value, error) {
 		if strip(elem).Kind == dwarf.KindVoid {
 			return dwarf.Value{}, errNotPointer
 		}
+		if v.Synthetic != nil {
+			return e.pointee(v.Synthetic, elem)
+		}
 		addr, err := e.pointerValue(v)
 		if err != nil {
 			return dwarf.Value{}, err
@@ -1759,6 +1789,15 @@ func (e *evaluator) deref(v dwarf.Value) (dwarf.Value, error) {
 		return dwarf.Value{Type: e.cInt(4, false), Addr: s.bits, InMem: true}, nil
 	}
 	return dwarf.Value{}, errNotPointer
+}
+
+// pointee is what a synthetic pointer points to, read as elem.
+func (e *evaluator) pointee(p *dwarf.ImplicitPointer, elem *dwarf.Type) (dwarf.Value, error) {
+	v, err := p.Deref(elem)
+	if err != nil {
+		return dwarf.Value{}, err
+	}
+	return e.fromRef(v)
 }
 
 // findField finds a member by name, directly or in a base class or an
@@ -1909,6 +1948,9 @@ func (e *evaluator) index(x, i dwarf.Value) (dwarf.Value, error) {
 		es, err := e.elemSize(st)
 		if err != nil {
 			return dwarf.Value{}, err
+		}
+		if x.Synthetic != nil {
+			return e.pointee(x.Synthetic.Add(n*es), st.Elem)
 		}
 		base, err := e.pointerValue(x)
 		if err != nil {
@@ -2194,7 +2236,11 @@ func (e *evaluator) cast(x dwarf.Value, t *dwarf.Type) (dwarf.Value, error) {
 		if classOf(dt) == cPtr && s.cls == cFloat {
 			return dwarf.Value{}, errInvalidCast
 		}
-		return mkInt(t, toBits(s, dt)), nil
+		v := mkInt(t, toBits(s, dt))
+		if classOf(dt) == cPtr {
+			v.Synthetic = x.Synthetic // (char *)p still points where p does
+		}
+		return v, nil
 	case cStruct, cArray:
 		if k := classOf(x.Type); k != cStruct && k != cArray {
 			return dwarf.Value{}, errInvalidCast
@@ -2431,7 +2477,11 @@ func TypeOf(src string, sc Scope) (t *dwarf.Type, isType bool, err error) {
 		t, err := e.resolveType(tn)
 		return t, true, err
 	}
-	v, err := Eval(src, sc)
+	n, err := parseIn(src, sc)
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := evalNode(n, sc, true)
 	if err != nil {
 		return nil, false, err
 	}

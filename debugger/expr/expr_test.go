@@ -59,9 +59,9 @@ func (s *fakeScope) Register(name string) (uint64, bool) {
 }
 func (s *fakeScope) Memory() dwarf.Memory { return s.mem }
 func (s *fakeScope) Lang() dwarf.Lang     { return s.lang }
-func (s *fakeScope) Convenience(name string) (dwarf.Value, bool) {
+func (s *fakeScope) Convenience(name string) (dwarf.Value, bool, error) {
 	v, ok := s.conv[name]
-	return v, ok
+	return v, ok, nil
 }
 
 // Types as gcc describes them for

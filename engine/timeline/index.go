@@ -40,6 +40,9 @@ type Index struct {
 	status trace.Status
 	// execs are the process's exec events, in order.
 	execs []int64
+	// siginfo holds the recorded siginfo of the signal events a debugger
+	// stops at, by event: few, and what $_siginfo shows there.
+	siginfo map[int64][]byte
 }
 
 // stopSignals are the signals a debugger stops at by default (gdb's list).
@@ -55,7 +58,7 @@ func BuildIndex(path string, pid int32) (*Index, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	idx := &Index{First: -1, Last: -1}
+	idx := &Index{First: -1, Last: -1, siginfo: map[int64][]byte{}}
 	lastSignal := int64(-1)
 	procs := trace.NewProcesses()
 	var focus *trace.Process
@@ -88,6 +91,9 @@ func BuildIndex(path string, pid int32) (*Index, error) {
 		switch {
 		case e.Kind == trace.KindSignal:
 			lastSignal = n
+			if stopSignals[int16(e.Signo)] && len(e.Siginfo) > 0 {
+				idx.siginfo[n] = e.Siginfo
+			}
 		case e.Kind == trace.KindSyscall && e.Syscall == unix.SYS_EXIT_GROUP && idx.Last < 0:
 			idx.Last = n
 		case e.Kind == trace.KindExit:
@@ -206,6 +212,10 @@ func (x *Index) SignalBefore(n int64) (int, bool) {
 	}
 	return 0, false
 }
+
+// Siginfo returns the siginfo recorded with event n, a signal a debugger
+// stops at (nil: n is no such event).
+func (x *Index) Siginfo(n int64) []byte { return x.siginfo[n] }
 
 // nextCodeEvent returns the first event from n on that thread tid reaches
 // by running code (-1: none).
