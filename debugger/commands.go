@@ -41,18 +41,21 @@ func (r Result) Unterminated() bool { return r.unterminated }
 
 // StopInfo describes where an execution command stopped.
 type StopInfo struct {
-	Reason     string     `json:"reason"`
-	Event      int64      `json:"event"`
-	Thread     int32      `json:"thread"`
-	PC         string     `json:"pc"`
-	Function   string     `json:"function,omitempty"`
-	File       string     `json:"file,omitempty"`
-	Line       int        `json:"line,omitempty"`
-	Signal     string     `json:"signal,omitempty"`
-	Breakpoint int        `json:"breakpoint,omitempty"`
-	Temporary  bool       `json:"temporary,omitempty"` // a tbreak's stop, which deletes it
-	Watch      *WatchInfo `json:"watch,omitempty"`
-	Moment     string     `json:"moment"`
+	Reason     string `json:"reason"`
+	Event      int64  `json:"event"`
+	Thread     int32  `json:"thread"`
+	PC         string `json:"pc"`
+	Function   string `json:"function,omitempty"`
+	File       string `json:"file,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	Breakpoint int    `json:"breakpoint,omitempty"`
+	// Location is which of the breakpoint's locations (from 1) the stop
+	// is at, when it has several.
+	Location  int        `json:"location,omitempty"`
+	Temporary bool       `json:"temporary,omitempty"` // a tbreak's stop, which deletes it
+	Watch     *WatchInfo `json:"watch,omitempty"`
+	Moment    string     `json:"moment"`
 	// FullName is the source file's path (gdb/MI's fullname).
 	FullName string `json:"fullname,omitempty"`
 	where    string // gdb's frame line for the text ("sum (head=0x…) at c.c:24")
@@ -226,9 +229,13 @@ func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust f
 		res.Text = s.condErr + "\n" + res.Text
 	}
 	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.FullName != "" {
-		// gdb shows only the new line when a step stays in its frame.
+		// gdb shows only the new line when a step stays in its frame,
+		// after the address when that is in the middle of the line.
 		if src := s.sourceLine(res.Stop.FullName, res.Stop.Line); src != "" {
 			res.Text = src
+			if frames, err := s.stack(s.currentThread()); err == nil && len(frames) > 0 && s.showAddress(frames, 0) {
+				res.Text = fmt.Sprintf("0x%016x\t%s", frames[0].PC, src)
+			}
 		}
 	}
 	return nil
@@ -504,9 +511,6 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 				row(strconv.Itoa(bp.id), fmt.Sprintf("0x%016x", bp.addrs[0]), s.breakpointPlace(bp.addrs[0], bp.spec))
 			default:
 				row(strconv.Itoa(bp.id), "<MULTIPLE>", "")
-				for i, a := range bp.addrs {
-					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.breakpointPlace(a, bp.spec))
-				}
 			}
 			if bp.cond != "" {
 				fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
@@ -517,6 +521,12 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 			}
 			if n := s.habits.ignore[bp.id]; n > 0 {
 				fmt.Fprintf(&b, "\tignore next %d hits\n", n)
+			}
+			// The locations come after what is said of the whole breakpoint.
+			for i, a := range bp.addrs {
+				if len(bp.addrs) > 1 {
+					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.breakpointPlace(a, bp.spec))
+				}
 			}
 		}
 		for _, w := range s.watches {

@@ -6,6 +6,7 @@ package debugger
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rewind-debugger/rewind/dwarf"
@@ -245,17 +246,28 @@ func (s *Session) resolve(loc string) ([]uint64, error) {
 		}
 		return out, nil
 	}
-	if fns := t.FindFunction(loc); len(fns) > 0 {
-		var out []uint64
-		for _, fn := range fns {
-			out = append(out, fn.Entry)
-		}
+	if out := functionEntries(t, loc); len(out) > 0 {
 		return out, nil
 	}
 	if sym, ok := t.Lookup(loc); ok {
 		return []uint64{sym.Addr}, nil
 	}
 	return nil, fmt.Errorf("Function %q not defined in the program or its loaded libraries", loc)
+}
+
+// functionEntries returns where `break FUNC` stops, in address order: the
+// entry of each out-of-line copy and the start of each inlined instance,
+// as gdb sets a location on each.
+func functionEntries(t *dwarf.Table, name string) []uint64 {
+	var out []uint64
+	for _, fn := range t.FindFunction(name) {
+		out = append(out, fn.Entry)
+	}
+	for _, fn := range t.FindInlined(name) {
+		out = append(out, fn.Entry)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // syncBreakpoints gives the engine the addresses of unconditional

@@ -196,13 +196,12 @@ func (s *Session) frameRegisters(tid int32, f dwarf.Frame, level int) []Register
 	}
 	var out []Register
 	if level > 0 {
-		names := []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
-		for _, n := range []int{0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16} {
+		for _, n := range gdbRegOrder {
 			v := "<not saved>"
 			if f.Regs.Valid[n] {
 				v = fmt.Sprintf("%#x", f.Regs.R[n])
 			}
-			out = append(out, Register{Name: names[n], Value: v})
+			out = append(out, Register{Name: dwarfRegNames[n], Value: v})
 		}
 		return out
 	}

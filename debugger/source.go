@@ -40,18 +40,17 @@ type VarInfo struct {
 
 // argText is a frame line's NAME=VALUE for an argument, with its entry
 // value as gdb's `print entry-values default` shows it: NAME=NAME@entry=V
-// when both are known and equal, NAME@entry=V when only the entry value
-// is, the value alone otherwise.
+// when both are known and equal, both when they differ (the value
+// optimized out: `x=<optimized out>, x@entry=3`), the value alone when
+// the entry value is unknown.
 func argText(a VarInfo) string {
 	switch {
 	case a.Entry == "":
 		return a.Name + "=" + a.Value
 	case a.Value == a.Entry:
 		return a.Name + "=" + a.Name + "@entry=" + a.Entry
-	case a.Value == "<optimized out>":
-		return a.Name + "@entry=" + a.Entry
 	}
-	return a.Name + "=" + a.Value
+	return a.Name + "=" + a.Value + ", " + a.Name + "@entry=" + a.Entry
 }
 
 // formatOpts are the defaults of print.
@@ -163,8 +162,15 @@ func (s *Session) showAddress(frames []dwarf.Frame, level int) bool {
 	if level > 0 {
 		return true
 	}
+	if s.hiddenAt(s.currentThread(), frames[0].PC) > 0 {
+		// At the line of an inlined call not entered yet: no address
+		// either.
+		return false
+	}
+	// In the middle of a line, or where its row is no statement (gdb's
+	// frame_show_address: pc != sal.pc || !sal.is_stmt).
 	l, ok := s.symbols().LineAt(frames[0].PC)
-	return !ok || l.Addr != frames[0].PC
+	return !ok || l.Addr != frames[0].PC || !l.Stmt
 }
 
 func (s *Session) cmdBacktrace(args string, res *Result) error {
@@ -429,7 +435,7 @@ func registerAlias(name string) string {
 func (sc *scope) Register(name string) (uint64, bool) {
 	name = registerAlias(name)
 	if len(sc.frames) > 0 && sc.level > 0 {
-		for n, r := range []string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"} {
+		for n, r := range dwarfRegNames {
 			if r == name && sc.regs.Valid[n] {
 				return sc.regs.R[n], true
 			}
@@ -470,7 +476,7 @@ func (sc *scope) Convenience(name string) (dwarf.Value, bool, error) {
 			return dwarf.Value{}, false, nil
 		}
 		if name == "_hit_locno" {
-			return intValue("$"+name, 1), true, nil
+			return intValue("$"+name, max(st.Location, 1)), true, nil
 		}
 		return intValue("$"+name, st.Breakpoint), true, nil
 	}
@@ -760,83 +766,6 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// cmdInfoFrame describes the selected frame as gdb's info frame does.
-func (s *Session) cmdInfoFrame(res *Result) error {
-	f, frames, err := s.selectedFrame()
-	if err != nil {
-		return err
-	}
-	fi := s.frameInfo(frames, s.frame)
-	var b strings.Builder
-	fmt.Fprintf(&b, "Stack level %d, frame at %#x:\n", s.frame, f.CFA)
-	where := fi.Function
-	if fi.FullName != "" {
-		// gdb names the file as the line table does here.
-		where += fmt.Sprintf(" (%s:%d)", fi.FullName, fi.Line)
-	}
-	val := map[string]any{"level": s.frame, "cfa": fmt.Sprintf("%#x", f.CFA), "pc": fmt.Sprintf("%#x", f.PC), "function": fi.Function}
-	fmt.Fprintf(&b, " rip = %#x in %s", f.PC, where)
-	if f.Inlined {
-		// An inlined call has no frame of its own: gdb says what the
-		// frame it is inlined into returns to, and knows no addresses.
-		s.inlinedFrameInfo(&b, frames, val)
-		res.Value, res.Text = val, b.String()
-		return nil
-	}
-	if s.frame+1 < len(frames) {
-		caller := frames[s.frame+1]
-		fmt.Fprintf(&b, "; saved rip = %#x\n called by frame at %#x", caller.PC, caller.CFA)
-		val["saved_rip"], val["caller_cfa"] = fmt.Sprintf("%#x", caller.PC), fmt.Sprintf("%#x", caller.CFA)
-	}
-	if s.frame > 0 {
-		fmt.Fprintf(&b, "\n caller of frame at %#x", frames[s.frame-1].CFA)
-	}
-	b.WriteString("\n")
-	if lang := langName(f.Function); lang != "" {
-		fmt.Fprintf(&b, " source language %s.\n", lang)
-		val["language"] = lang
-	}
-	var args []string
-	for _, a := range fi.Args {
-		args = append(args, a.Name+"="+a.Value)
-	}
-	fmt.Fprintf(&b, " Arglist at %#x, args: %s\n", f.CFA-16, strings.Join(args, ", "))
-	fmt.Fprintf(&b, " Previous frame's sp is %#x\n", f.CFA)
-	// Saved registers: where the caller's callee-saved registers and the
-	// return address are, read from the CFI through the unwinder.
-	fmt.Fprintf(&b, " Saved registers:\n  rip at %#x", f.CFA-8)
-	res.Value, res.Text = val, b.String()
-	return nil
-}
-
-// langName is gdb's name of a function's source language ("" unknown).
-func langName(fn *dwarf.Function) string {
-	if fn == nil {
-		return ""
-	}
-	return map[dwarf.Lang]string{dwarf.LangC: "c", dwarf.LangCPlusPlus: "c++", dwarf.LangRust: "rust", dwarf.LangGo: "go"}[fn.Lang()]
-}
-
-// inlinedFrameInfo ends info frame for an inlined frame, as gdb does.
-func (s *Session) inlinedFrameInfo(b *strings.Builder, frames []dwarf.Frame, val map[string]any) {
-	p := physicalFrame(frames, s.frame)
-	if p+1 < len(frames) {
-		fmt.Fprintf(b, "; saved rip = %#x", frames[p+1].PC)
-		val["saved_rip"] = fmt.Sprintf("%#x", frames[p+1].PC)
-	}
-	fmt.Fprintf(b, "\n inlined into frame %d", s.frame+1)
-	val["inlined_into"] = s.frame + 1
-	if s.frame > 0 {
-		fmt.Fprintf(b, "\n caller of frame at %#x", frames[s.frame-1].CFA)
-	}
-	b.WriteString("\n")
-	if lang := langName(frames[s.frame].Function); lang != "" {
-		fmt.Fprintf(b, " source language %s.\n", lang)
-		val["language"] = lang
-	}
-	b.WriteString(" Arglist at unknown address.\n Locals at unknown address, Previous frame's sp in rsp")
 }
 
 // cmdInfoSource describes the current source file.

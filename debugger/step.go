@@ -211,11 +211,10 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		case now < cfa:
 			// A call: into a function with line information for step,
 			// else over it to the return address in this frame.
-			if b := s.enabledBreakpointAt(pc); b != nil && b.cond == "" && s.habits.ignore[b.id] == 0 {
+			if s.steppedOntoBreakpoint(st, pc) {
 				// A breakpoint on the callee's first instruction (no
 				// prologue, as at -O2): stepped onto, it is hit, as
 				// in gdb and as reverse-next finds it.
-				st.Reason = timeline.ReasonBreakpoint
 				return st, nil
 			}
 			fn := t.FunctionAt(pc)
@@ -281,6 +280,19 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 	return nil, fmt.Errorf("step: gave up after %d instructions in one line", maxLineSteps)
 }
 
+// steppedOntoBreakpoint says whether a single step st arrived at pc on an
+// enabled breakpoint that stops there (no condition, nothing to ignore),
+// which is then hit, as gdb reports a step onto a breakpoint; st becomes
+// the breakpoint's stop.
+func (s *Session) steppedOntoBreakpoint(st *timeline.Stop, pc uint64) bool {
+	b := s.enabledBreakpointAt(pc)
+	if b == nil || b.cond != "" || s.habits.ignore[b.id] != 0 {
+		return false
+	}
+	st.Reason = timeline.ReasonBreakpoint
+	return true
+}
+
 // stepOutOf single-steps until the pc leaves an inlined function's code,
 // running over calls.
 func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
@@ -291,32 +303,53 @@ func (s *Session) stepOutOf(fn *dwarf.Function) (*timeline.Stop, error) {
 	}
 	same := s.sameRunner(tid)
 	for n := 0; n < maxLineSteps; n++ {
-		st, err := s.tl.StepInstruction()
-		if err != nil || st.Reason != timeline.ReasonStep {
-			return st, err
+		r, ok, err := s.stepInFrame(tid, cfa, same)
+		if !ok {
+			return r.st, err
 		}
-		pc, err := s.pcOf(tid)
-		if err != nil {
-			return st, nil
-		}
-		now, err := s.cfaOf(tid)
-		if err != nil {
-			return st, nil
-		}
-		if now < cfa {
-			if st, err = s.runOverCall(tid, cfa); err != nil || st.Reason != timeline.ReasonStep {
-				return st, err
-			}
-			tid = follow(tid, st, same)
-			if pc, err = s.pcOf(tid); err != nil {
-				return st, nil
-			}
-		}
-		if !fn.Contains(pc) || now > cfa {
-			return st, nil
+		tid = r.tid
+		if !fn.Contains(r.pc) || r.key > cfa {
+			return r.st, nil
 		}
 	}
 	return nil, fmt.Errorf("finish: gave up after %d instructions", maxLineSteps)
+}
+
+// stepped is where one step in a frame arrived.
+type stepped struct {
+	st  *timeline.Stop
+	tid int32  // the thread to go on with (follow)
+	pc  uint64 // its pc
+	key int64  // its frame key (cfaOf)
+	// overCall says the step entered a call, run to its return.
+	overCall bool
+}
+
+// stepInFrame single-steps thread tid in the frame of key cfa, running
+// over a call the step enters. ok is false when the motion ends at r.st:
+// a stop that is no step, or the thread gone.
+func (s *Session) stepInFrame(tid int32, cfa int64, same func(int32) bool) (r stepped, ok bool, err error) {
+	r.tid = tid
+	if r.st, err = s.tl.StepInstruction(); err != nil || r.st.Reason != timeline.ReasonStep {
+		return r, false, err
+	}
+	if r.pc, err = s.pcOf(tid); err != nil {
+		return r, false, nil
+	}
+	if r.key, err = s.cfaOf(tid); err != nil {
+		return r, false, nil
+	}
+	if r.key >= cfa {
+		return r, true, nil
+	}
+	if r.st, err = s.runOverCall(tid, cfa); err != nil || r.st.Reason != timeline.ReasonStep {
+		return r, false, err
+	}
+	r.tid, r.key, r.overCall = follow(tid, r.st, same), cfa, true
+	if r.pc, err = s.pcOf(r.tid); err != nil {
+		return r, false, nil
+	}
+	return r, true, nil
 }
 
 // stepInSelected is step/next in the selected frame, as gdb: with an outer
@@ -347,6 +380,18 @@ func (s *Session) returnAddress(tid int32) (uint64, error) {
 		return 0, errors.New("cannot find the caller of this frame")
 	}
 	return fs[1].PC, nil
+}
+
+// frameEntry is the first instruction of a physical frame's function,
+// from its debug information or else its ELF symbol; 0 when unknown.
+func (s *Session) frameEntry(f dwarf.Frame) uint64 {
+	if f.Function != nil {
+		return f.Function.Low
+	}
+	if _, off, ok := s.symbols().At(f.PC); ok {
+		return f.PC - off
+	}
+	return 0
 }
 
 // physicalFrame returns the index of the first non-inlined frame at or
@@ -770,13 +815,7 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 		return nil, errors.New(`"reverse-finish" not meaningful in the outermost frame.`)
 	}
 	f := frames[level]
-	entry := uint64(0)
-	if f.Function != nil {
-		entry = f.Function.Low
-	} else if sym, off, ok := s.symbols().At(f.PC); ok {
-		entry = f.PC - off
-		_ = sym
-	}
+	entry := s.frameEntry(f)
 	if entry == 0 {
 		return nil, errors.New("cannot find the entry of this function")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,9 @@ func (s *Session) describeStop(st *timeline.Stop) *StopInfo {
 	if st.Reason == timeline.ReasonBreakpoint {
 		if b := s.enabledBreakpointAt(pc); b != nil {
 			info.Breakpoint, info.Temporary = b.id, b.temp
+			if len(b.addrs) > 1 {
+				info.Location = slices.Index(b.addrs, pc) + 1
+			}
 		}
 	}
 	if st.Reason == timeline.ReasonSignal {
@@ -174,7 +178,11 @@ func (s *Session) stopText(info *StopInfo) string {
 		if info.Temporary {
 			kind = "Temporary breakpoint"
 		}
-		fmt.Fprintf(&b, "%s %d, %s", kind, info.Breakpoint, where)
+		num := strconv.Itoa(info.Breakpoint)
+		if info.Location > 0 {
+			num += "." + strconv.Itoa(info.Location) // which of its locations, as gdb 13
+		}
+		fmt.Fprintf(&b, "%s %s, %s", kind, num, where)
 	case "watchpoint":
 		fmt.Fprintf(&b, "Hardware watchpoint %d: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.ID, info.Watch.Expr, info.Watch.Old, info.Watch.New, where)
 	case "origin":
@@ -381,13 +389,19 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 	}
 	res.Value = val
 	res.Text = fmt.Sprintf("%s %d at %#x", kind, b.id, b.addrs[0])
-	if f, ok := locs[0]["file"]; ok {
-		res.Text += fmt.Sprintf(": file %s, line %d.", f, locs[0]["line"])
-	} else if fn, off := s.symbolize(b.addrs[0]); fn != "" {
-		res.Text += symRef(fn, off)
-	}
-	if len(b.addrs) > 1 {
-		res.Text += fmt.Sprintf(" (%d locations)", len(b.addrs))
+	switch _, ok := locs[0]["file"]; {
+	case ok && len(b.addrs) > 1:
+		// Each location may be in another file: gdb says what was asked.
+		res.Text += fmt.Sprintf(": %s. (%d locations)", spec, len(b.addrs))
+	case ok:
+		res.Text += fmt.Sprintf(": file %s, line %d.", locs[0]["file"], locs[0]["line"])
+	default:
+		if fn, off := s.symbolize(b.addrs[0]); fn != "" {
+			res.Text += symRef(fn, off)
+		}
+		if len(b.addrs) > 1 {
+			res.Text += fmt.Sprintf(" (%d locations)", len(b.addrs))
+		}
 	}
 	return nil
 }
@@ -533,11 +547,6 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 		return err
 	}
 	level := min(s.frame, len(frames)-1)
-	if !reverse && level < len(frames) && frames[level].Inlined {
-		// gdb steps out of an inlined call without a header or a value.
-		fn := frames[level].Function
-		return s.run(res, func() (*timeline.Stop, error) { return s.stepOutOf(fn) })
-	}
 	header := ""
 	if len(frames) > 0 {
 		fi := s.frameInfo(frames, level)
@@ -554,6 +563,11 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 	op := func() (*timeline.Stop, error) { return s.finishFrame(level) }
 	if reverse {
 		op = func() (*timeline.Stop, error) { return s.reverseFinish(level) }
+	}
+	if level < len(frames) && frames[level].Inlined {
+		// Out of an inlined call: no return, and no value (inlinefinish.go).
+		fn = nil
+		op = func() (*timeline.Stop, error) { return s.finishInline(frames, level, reverse) }
 	}
 	if err := s.run(res, op); err != nil {
 		return err

@@ -90,7 +90,7 @@ func (img *Image) funcIndex() *funcIndex {
 				if cu == nil {
 					continue
 				}
-				rs, err := dw.Ranges(e)
+				rs, err := codeRanges(dw, e)
 				if err != nil || len(rs) == 0 || rs[0][0] == 0 {
 					if e.Children {
 						r.SkipChildren()
@@ -118,6 +118,24 @@ func (img *Image) funcIndex() *funcIndex {
 		}
 	})
 	return img.funcs
+}
+
+// codeRanges returns the address ranges of a DIE that hold code: gcc
+// writes empty ones (start == end) for an inlined call whose code moved
+// away, which gdb drops, so that the call's entry is its first non-empty
+// range.
+func codeRanges(dw *dwarf.Data, e *dwarf.Entry) ([][2]uint64, error) {
+	rs, err := dw.Ranges(e)
+	if err != nil {
+		return nil, fmt.Errorf("ranges of the entry at %#x: %w", e.Offset, err)
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r[1] > r[0] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // shortName drops a C++ parameter list: "ns::fn<int>(int, int)" → "ns::fn<int>".
@@ -289,7 +307,7 @@ func (t *Table) inlineChain(img *Image, pc uint64) []*Function {
 		}
 		switch e.Tag {
 		case dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock:
-			rs, _ := dw.Ranges(e)
+			rs, _ := codeRanges(dw, e)
 			in := false
 			for _, rg := range rs {
 				if lpc >= rg[0] && lpc < rg[1] {
@@ -303,16 +321,7 @@ func (t *Table) inlineChain(img *Image, pc uint64) []*Function {
 				continue
 			}
 			if e.Tag == dwarf.TagInlinedSubroutine {
-				f := img.newFunction(dw, cu, dwarf.Offset(fn.cu), e, rs)
-				f.Inlined = true
-				if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && int(i) < len(cu.files) && i >= 0 {
-					f.CallFile = cu.files[i]
-				}
-				if i, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
-					f.CallLine = int(i)
-				}
-				f.Entry = f.Low
-				chain = append(chain, f)
+				chain = append(chain, img.newInlined(dw, cu, dwarf.Offset(fn.cu), e, rs))
 			}
 			if e.Children {
 				depth++

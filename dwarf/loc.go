@@ -1862,7 +1862,7 @@ func (img *Image) findCallSite(ret uint64) (*callSite, error) {
 		switch e.Tag {
 		case dwarf.TagSubprogram:
 			if depth == 1 || fn == nil {
-				rs, _ := dw.Ranges(e)
+				rs, _ := codeRanges(dw, e)
 				if !inRanges(rs, link-1) {
 					if e.Children {
 						r.SkipChildren()

@@ -64,6 +64,9 @@ type Frame struct {
 	// CFA is the canonical frame address (the caller's sp before the call).
 	CFA  uint64
 	Regs Regs
+	// Saved is where the frame's code saved its caller's registers, by
+	// DWARF number (0: not in memory): gdb's info frame lists them.
+	Saved [NumRegs]uint64
 	// Function is the function (or inlined function) the frame is in; nil
 	// when the pc has no debug information.
 	Function *Function

@@ -55,10 +55,13 @@ type Image struct {
 	lines     *lineTable
 	funcsOnce sync.Once
 	funcs     *funcIndex
-	cfiOnce   sync.Once
-	cfi       *cfiTables
-	typesMu   sync.Mutex
-	types     map[uint64]*Type
+	// The inlined instances of inlined.go.
+	inlinedOnce sync.Once
+	inlined     *inlinedIndex
+	cfiOnce     sync.Once
+	cfi         *cfiTables
+	typesMu     sync.Mutex
+	types       map[uint64]*Type
 	// The index of variables with static storage of vars.go.
 	globalsOnce sync.Once
 	globalsIdx  *globalIndex

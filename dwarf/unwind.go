@@ -360,7 +360,7 @@ func (t *Table) unwind(regs Regs, mem Memory, max int, exact bool) []Frame {
 		if img != nil {
 			st, ok = t.step(img, &cur, mem, pc, lookup, exact)
 		}
-		f.CFA = st.cfa
+		f.CFA, f.Saved = st.cfa, st.saved
 		if st.sigtramp {
 			f.Symbol = SignalFrameSymbol
 		}
@@ -388,6 +388,8 @@ type unwindStep struct {
 	// signal says that the caller was interrupted, not calling: its pc is
 	// exact.
 	signal bool
+	// saved is where the frame saved the caller's registers (Frame.Saved).
+	saved [NumRegs]uint64
 }
 
 // calleeSaved are the registers the System V ABI preserves across calls:
@@ -466,7 +468,8 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 			}
 			v = cur.R[r]
 		case ruleOffset:
-			v, err = readU64(mem, st.cfa+uint64(rule.off))
+			st.saved[r] = st.cfa + uint64(rule.off)
+			v, err = readU64(mem, st.saved[r])
 		case ruleValOffset:
 			v = st.cfa + uint64(rule.off)
 		case ruleRegister:
@@ -475,6 +478,7 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 			var addr uint64
 			addr, err = evalAddress(rule.expr, ctx, []uint64{st.cfa}, 0)
 			if err == nil {
+				st.saved[r] = addr
 				v, err = readU64(mem, addr)
 			}
 		case ruleValExpression:
@@ -544,6 +548,9 @@ func sigreturnStep(cur *Regs, mem Memory) (unwindStep, bool) {
 	}
 	for i, r := range sigcontextRegs {
 		st.caller.Set(r, binary.LittleEndian.Uint64(buf[8*i:]))
+		if r != RegRSP {
+			st.saved[r] = cur.SP() + ucMcontext + uint64(8*i)
+		}
 	}
 	st.caller.FSBase = cur.FSBase
 	st.caller.XMM, st.caller.HaveXMM = cur.XMM, cur.HaveXMM
@@ -578,6 +585,7 @@ func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unw
 		st.cfa = cfa
 		st.caller.Set(RegRSP, cfa)
 		st.caller.Set(RegRIP, ra)
+		st.saved[RegRIP] = raAt
 		return st, true
 	}
 	if exact {
@@ -596,6 +604,7 @@ func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unw
 				keep()
 				if rbp, err := readU64(mem, sp); err == nil {
 					st.caller.Set(RegRBP, rbp)
+					st.saved[RegRBP] = sp
 				}
 				return finish(sp+16, sp+8)
 			}
@@ -619,5 +628,6 @@ func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unw
 		return st, false
 	}
 	st.caller.Set(RegRBP, saved)
+	st.saved[RegRBP] = rbp
 	return finish(rbp+16, rbp+8)
 }

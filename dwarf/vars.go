@@ -194,10 +194,14 @@ func atCall(frames []Frame, level int, caller *Frame) *Frame {
 // entryOf is the value parameter e had at its function's entry: its
 // location there is a general register, whose value at the call the
 // caller's call-site information gives (the resolver of DW_OP_entry_value).
-// nil when any of it is unknown, or in an inlined call (no call there).
+// nil when any of it is unknown. In an inlined call it is, as gdb takes it,
+// the register's value at the entry of the function the call is inlined
+// into, where the parameter is in that register where the inlined code
+// starts: gdb shows it only where it equals the value now (NAME@entry), as
+// for a parameter of an inlined call at the start of its caller.
 func (sc *frameScope) entryOf(e *dwarf.Entry, typ *Type) *Value {
 	f := sc.frames[sc.level]
-	if sc.ctx.EntryValue == nil || f.Inlined || f.Function == nil || typ == nil || typ.Size <= 0 || typ.Size > 8 {
+	if sc.ctx.EntryValue == nil || f.Function == nil || typ == nil || typ.Size <= 0 || typ.Size > 8 {
 		return nil
 	}
 	fld := e.AttrField(dwarf.AttrLocation)
@@ -333,7 +337,7 @@ func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, loc
 				byDepth[depth-1] = append(byDepth[depth-1], v)
 			}
 		case dwarf.TagLexDwarfBlock:
-			rs, _ := sc.dw.Ranges(e)
+			rs, _ := codeRanges(sc.dw, e)
 			in := len(rs) == 0
 			for _, rg := range rs {
 				if lpc >= rg[0] && lpc < rg[1] {

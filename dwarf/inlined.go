@@ -1,0 +1,162 @@
+package dwarf
+
+import (
+	"debug/dwarf"
+	"sort"
+)
+
+// The inlined instances of functions, by name: where `break FUNC` stops
+// besides the out-of-line copy, as gdb sets one location on each (a
+// function that exists only inlined has no other). Built on the first
+// lookup: it walks every entry of the image, which the sessions that never
+// ask should not pay for.
+
+// inlinedRef is one DW_TAG_inlined_subroutine.
+type inlinedRef struct {
+	off, cu dwarf.Offset
+}
+
+// inlinedIndex maps a function's names (as funcIndex.byName) to its
+// inlined instances.
+type inlinedIndex struct {
+	byName map[string][]inlinedRef
+}
+
+// inlinedIdx builds the index once.
+func (img *Image) inlinedIdx() *inlinedIndex {
+	img.inlinedOnce.Do(func() { img.inlined = buildInlined(img) })
+	return img.inlined
+}
+
+func buildInlined(img *Image) *inlinedIndex {
+	ix := &inlinedIndex{byName: map[string][]inlinedRef{}}
+	dw, err := img.DWARF()
+	if err != nil {
+		return ix
+	}
+	// Every instance of a function points to the same abstract DIE: name
+	// each origin once.
+	names := map[dwarf.Offset]string{}
+	var cu dwarf.Offset
+	r := dw.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		switch e.Tag {
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			cu = e.Offset
+		case dwarf.TagInlinedSubroutine:
+			origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if !ok {
+				continue
+			}
+			name, ok := names[origin]
+			if !ok {
+				name = functionName(dw, e)
+				names[origin] = name
+			}
+			ref := inlinedRef{e.Offset, cu}
+			ix.byName[name] = append(ix.byName[name], ref)
+			if short := shortName(name); short != name {
+				ix.byName[short] = append(ix.byName[short], ref)
+			}
+		}
+	}
+	return ix
+}
+
+// newInlined makes the Function of an inlined instance e of unit cu, with
+// its call site.
+func (img *Image) newInlined(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64) *Function {
+	f := img.newFunction(dw, cu, cuOff, e, rs)
+	f.Inlined = true
+	if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && int(i) < len(cu.files) && i >= 0 {
+		f.CallFile = cu.files[i]
+	}
+	if i, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+		f.CallLine = int(i)
+	}
+	// gdb stops where the inlined code starts: it has no prologue.
+	f.Entry = f.Low
+	return f
+}
+
+// FindInlined returns the inlined instances of the functions named name
+// (as FindFunction names them), by address. Instances without code (in
+// code the compiler dropped) are left out.
+func (t *Table) FindInlined(name string) []*Function {
+	var out []*Function
+	for _, img := range t.Images {
+		refs := img.inlinedIdx().byName[name]
+		if len(refs) == 0 {
+			continue
+		}
+		dw, err := img.DWARF()
+		if err != nil {
+			continue
+		}
+		cus := img.funcIndex().cus
+		r := dw.Reader()
+		for _, ref := range refs {
+			cu := cus[ref.cu]
+			r.Seek(ref.off)
+			e, err := r.Next()
+			if err != nil || e == nil || cu == nil {
+				continue
+			}
+			rs, err := codeRanges(dw, e)
+			if err != nil || len(rs) == 0 || rs[0][0] == 0 {
+				continue
+			}
+			out = append(out, img.newInlined(dw, cu, ref.cu, e, rs))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
+}
+
+// InlinedStarts returns where the inlined calls in a concrete function
+// start (their entries), at any depth: the places a step out of one of
+// them may stop, at the call site of the next.
+func (t *Table) InlinedStarts(fn *Function) []uint64 {
+	if fn == nil || fn.image == nil || fn.Inlined {
+		return nil
+	}
+	img := fn.image
+	dw, err := img.DWARF()
+	if err != nil {
+		return nil
+	}
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	top, err := r.Next()
+	if err != nil || top == nil || !top.Children {
+		return nil
+	}
+	var out []uint64
+	for depth := 1; depth > 0; {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		if e.Tag == dwarf.TagInlinedSubroutine {
+			if rs, err := codeRanges(dw, e); err == nil && len(rs) > 0 {
+				low := rs[0][0]
+				if v, ok := e.Val(dwarf.AttrLowpc).(uint64); ok && v != 0 {
+					low = v
+				}
+				out = append(out, low+img.Bias)
+			}
+		}
+		if e.Children {
+			depth++
+		}
+	}
+	return out
+}
