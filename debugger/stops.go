@@ -498,6 +498,9 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 			item["syscall"] = true
 			where = "system call"
 		} else {
+			// Its place among the writes of its event, which orders it
+			// against the current moment (WatchpointInfo.EventWrites).
+			item["hits"] = wr.Moment.Hits
 			// The writer's place needs the replay at the write; the
 			// instruction just before pc is the writer unless a jump got
 			// there, which a store does not do.

@@ -11,6 +11,25 @@ import (
 // enum and anonymous-struct fields are written in a loop.
 var cursorTrace = testprog.Once(filepath.Join("..", "testdata", "source", "cursor.c"))
 
+// openCursor opens cursor.c's recording and runs lines in it, each of
+// which must succeed.
+func openCursor(t *testing.T, lines ...string) *Session {
+	t.Helper()
+	trace, err := cursorTrace()
+	if err != nil {
+		t.Skip(err)
+	}
+	s, err := Open(trace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, line := range lines {
+		mustRun(t, s, line)
+	}
+	return s
+}
+
 // mustRun runs a command that must succeed.
 func mustRun(t *testing.T, s *Session, line string) Result {
 	t.Helper()
@@ -40,10 +59,6 @@ func stopMoment(t *testing.T, r Result) string {
 // the session evaluated by reading the memory, and failed to reopen with
 // `No symbol "pCur" in current context` or `Cannot access memory`.
 func TestWatchLocationReopens(t *testing.T) {
-	trace, err := cursorTrace()
-	if err != nil {
-		t.Skip(err)
-	}
 	tests := []struct {
 		name, expr string
 		// reopen is where the second session restores the file ("": the
@@ -57,15 +72,9 @@ func TestWatchLocationReopens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Open(trace, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			mustRun(t, s, "break moveto")
-			mustRun(t, s, "continue")
-			call := mustRun(t, s, "continue").Stop.Moment // the second call
-			mustRun(t, s, "delete")
+			// In moveto's second call.
+			s := openCursor(t, "break moveto", "continue", "continue", "delete")
+			call := s.Snapshot().Moment
 			mustRun(t, s, "watch -l "+tt.expr)
 			first := stopMoment(t, mustRun(t, s, "continue"))
 			second := stopMoment(t, mustRun(t, s, "continue"))
@@ -85,13 +94,11 @@ func TestWatchLocationReopens(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			r, err := Open(trace, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			var r *Session
 			if tt.reopen != "" {
-				mustRun(t, r, tt.reopen)
+				r = openCursor(t, tt.reopen)
+			} else {
+				r = openCursor(t)
 			}
 			if n, _, problems := r.Restore(back); n != 1 || len(problems) > 0 {
 				t.Fatalf("restored %d of %+v: %v", n, back.Watchpoints, problems)
