@@ -75,10 +75,6 @@ type WatchInfo struct {
 	Access  string `json:"access,omitempty"`
 }
 
-// errNotRaw says a watch argument is not a raw `*(TYPE *)ADDR`: it is
-// then evaluated as an expression.
-var errNotRaw = errors.New("not a raw address")
-
 // Execute runs one command line and returns its result. Errors are results
 // with OK false; the session goes on.
 func (s *Session) Execute(line string) Result {
@@ -376,47 +372,6 @@ func (s *Session) cmdEnable(on bool, args string, res *Result) error {
 		return err
 	}
 	return s.syncBreakpoints()
-}
-
-// typeSizes are the C types a raw watch expression may cast to.
-var typeSizes = map[string]int{
-	"char": 1, "unsigned char": 1, "signed char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1, "_Bool": 1,
-	"short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
-	"int": 4, "unsigned": 4, "unsigned int": 4, "int32_t": 4, "uint32_t": 4, "float": 4,
-	"long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
-	"size_t": 8, "ssize_t": 8, "double": 8, "void*": 8, "uintptr_t": 8,
-}
-
-// parseLocation reads `*ADDR`, `*(TYPE*)ADDR` or `*(TYPE *)ADDR` into an
-// address and a size (8 without a cast).
-func (s *Session) parseLocation(expr string) (uint64, int, error) {
-	e := strings.TrimSpace(expr)
-	rest, ok := strings.CutPrefix(e, "*")
-	if !ok {
-		return 0, 0, errNotRaw
-	}
-	rest = strings.TrimSpace(rest)
-	size := 8
-	if strings.HasPrefix(rest, "(") {
-		end := strings.Index(rest, ")")
-		if end < 0 {
-			return 0, 0, fmt.Errorf("bad cast in %q", expr)
-		}
-		typ := strings.TrimSpace(rest[1:end])
-		typ = strings.TrimSpace(strings.TrimSuffix(typ, "*"))
-		n, ok := typeSizes[strings.Join(strings.Fields(typ), " ")]
-		if !ok {
-			if strings.HasSuffix(typ, "*") {
-				n = 8
-			} else {
-				return 0, 0, fmt.Errorf("unknown type %q (raw watches know the C scalar types)", typ)
-			}
-		}
-		size = n
-		rest = strings.TrimSpace(rest[end+1:])
-	}
-	addr, err := s.evalAddress(rest)
-	return addr, size, err
 }
 
 func (s *Session) cmdGoto(args string, res *Result) error {

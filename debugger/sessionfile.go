@@ -40,9 +40,10 @@ type SavedBreakpoint struct {
 // one (rwatch, awatch).
 type SavedWatch struct {
 	Expr string `json:"expr"`
-	// Location is the address a watch -l watches, as `*(TYPE *)ADDR`:
-	// reopened, it watches that, not Expr, whose variables may not
-	// exist at the start.
+	// Location is the address a watch -l watches, as `*(TYPE *)ADDR`
+	// (gdb's save breakpoints writes `watch -location EXPR`, which fails
+	// where EXPR's variables do not exist): reopened at any moment, it
+	// watches those bytes again, listed as Expr.
 	Location string `json:"location,omitempty"`
 	Access   bool   `json:"access,omitempty"`
 	Disabled bool   `json:"disabled,omitempty"`
@@ -168,19 +169,21 @@ func writeAtomic(path string, data []byte) error {
 // user may want them at another moment.
 func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, problems []string) {
 	kept = &SessionFile{}
-	try := func(line string, disabled bool) bool {
+	// try runs a line that makes a breakpoint or watchpoint, and returns
+	// its id.
+	try := func(line string, disabled bool) (int, bool) {
 		res := s.Execute(line)
 		if !res.OK {
 			problems = append(problems, "session: "+line+": "+res.Error)
-			return false
+			return 0, false
 		}
 		restored++
-		if m, ok := res.Value.(map[string]any); ok && disabled {
-			if id, ok := m["id"].(int); ok {
-				s.Execute(fmt.Sprintf("disable %d", id))
-			}
+		m, _ := res.Value.(map[string]any)
+		id, _ := m["id"].(int)
+		if disabled && id > 0 {
+			s.Execute(fmt.Sprintf("disable %d", id))
 		}
-		return true
+		return id, true
 	}
 	for _, b := range f.Breakpoints {
 		c := "break "
@@ -191,7 +194,7 @@ func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, prob
 		if b.Condition != "" {
 			c += " if " + b.Condition
 		}
-		if !try(c, b.Disabled) {
+		if _, ok := try(c, b.Disabled); !ok {
 			kept.Breakpoints = append(kept.Breakpoints, b)
 		}
 	}
@@ -204,8 +207,12 @@ func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, prob
 		if w.Location != "" {
 			what = "-l " + w.Location
 		}
-		if !try(c+what, w.Disabled) {
+		id, ok := try(c+what, w.Disabled)
+		switch {
+		case !ok:
 			kept.Watchpoints = append(kept.Watchpoints, w)
+		case w.Location != "":
+			s.relabelWatch(id, w.Expr, w.Location)
 		}
 	}
 	return restored, kept, problems

@@ -105,6 +105,11 @@ type WatchpointInfo struct {
 	Access   bool
 	// Disabled ones are listed but not armed.
 	Disabled bool
+	// EventWrites is how many writes to the location the current event
+	// has made up to the current moment: the moment's place among the
+	// writes of history that share its event (their "hits"), -1 when
+	// the session does not know it (see Timeline.WritesSoFar).
+	EventWrites int
 }
 
 // densityBuckets is the resolution of the timeline's bar.
@@ -158,7 +163,11 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Breakpoints = append(sn.Breakpoints, bi)
 	}
 	for _, w := range s.watches {
-		sn.Watches = append(sn.Watches, WatchpointInfo{ID: w.id, Expr: w.expr, Location: w.location, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled})
+		wi := WatchpointInfo{ID: w.id, Expr: w.expr, Location: w.location, Addr: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len, Access: w.wp.ReadWrite, Disabled: w.disabled, EventWrites: -1}
+		if n, ok := s.tl.WritesSoFar(w.wp); ok {
+			wi.EventWrites = n
+		}
+		sn.Watches = append(sn.Watches, wi)
 	}
 	sn.Density = s.density()
 	sn.Process, sn.Processes = s.Process(), s.ProcessInfos()

@@ -409,8 +409,8 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 // watchTarget turns a watch or history argument into a watchpoint: a raw
 // `*(TYPE *)ADDR`, or any lvalue expression of 1, 2, 4 or 8 bytes.
 func (s *Session) watchTarget(args string, rw bool) (replay.Watchpoint, *dwarf.Type, error) {
-	if addr, size, err := s.parseLocation(args); err == nil {
-		return replay.Watchpoint{Addr: addr, Len: size, ReadWrite: rw}, nil, nil
+	if addr, size, typ, err := s.parseLocation(args); err == nil {
+		return replay.Watchpoint{Addr: addr, Len: size, ReadWrite: rw}, typ, nil
 	}
 	v, err := s.eval(args)
 	if err != nil {
@@ -447,12 +447,8 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 		return err
 	}
 	w := &watch{id: s.nextID, expr: args, wp: wp, typ: typ}
-	if location && typ != nil && typ.Name != "" {
-		// Kept only in a form that watches the same bytes again.
-		loc := fmt.Sprintf("*(%s *)%#x", typ.Name, wp.Addr)
-		if again, _, err := s.watchTarget(loc, name != "watch"); err == nil && again.Addr == wp.Addr && again.Len == wp.Len {
-			w.location = loc
-		}
+	if location {
+		w.location = s.locationOf(typ, wp.Addr, wp.Len)
 	}
 	s.watches = append(s.watches, w)
 	if err := s.syncWatches(); err != nil {
@@ -516,6 +512,9 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 			item["syscall"] = true
 			where = "system call"
 		} else {
+			// Its place among the writes of its event, which orders it
+			// against the current moment (WatchpointInfo.EventWrites).
+			item["hits"] = wr.Moment.Hits
 			// The writer's place needs the replay at the write; the
 			// instruction just before pc is the writer unless a jump got
 			// there, which a store does not do.

@@ -358,10 +358,11 @@ func TestWatchLocationInSessionFile(t *testing.T) {
 		t.Fatalf("%v: %s", err, r.Stdout)
 	}
 	// From the start, the first write to those bytes (main links the
-	// nodes) comes before the overflow the first session stopped at.
+	// nodes) comes before the overflow the first session stopped at. The
+	// watchpoint is listed as the user made it.
 	st := stopOf(t, got)
 	w, _ := st["watch"].(map[string]any)
-	if st["reason"] != "watchpoint" || w == nil || !strings.HasSuffix(fmt.Sprint(w["expr"]), v["address"].(string)) {
+	if st["reason"] != "watchpoint" || w == nil || w["expr"] != "n->next" || !strings.HasSuffix(fmt.Sprint(st["moment"]), v["address"].(string)) {
 		t.Errorf("reopened, continue stopped at %v, want a write to %v", st, v["address"])
 	}
 }

@@ -115,6 +115,7 @@ func (e *engine) history(req views.RequestHistory) tea.Cmd {
 		for _, it := range items {
 			w := views.WriteItem{Moment: fmt.Sprint(it["moment"]), Old: fmt.Sprint(it["old"]), New: fmt.Sprint(it["new"])}
 			w.Event, _ = it["event"].(int64)
+			w.Hits, _ = it["hits"].(int)
 			if f, ok := it["function"].(string); ok {
 				w.Function = f
 			}

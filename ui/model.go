@@ -78,6 +78,10 @@ type Model struct {
 	askCancel   func()
 	askSeq      int
 	pendingHist []views.RequestHistory
+	// histRunning says the operation under way is a watch history;
+	// afterHist are the commands that wait for it (pending.go).
+	histRunning bool
+	afterHist   []string
 	// jumps are the moments origin stops left, for JumpBack/JumpForward;
 	// jumpFrom is the moment a running origin command leaves.
 	jumps    jumpList
@@ -194,6 +198,9 @@ func (m *Model) run(line string) tea.Cmd {
 		m.layoutCommand(line, strings.TrimSpace(spec))
 		return nil
 	}
+	if m.queueAfterHistory(line) {
+		return nil
+	}
 	if m.busy {
 		m.console().Append(views.ConsoleEntry{Command: line, Output: "busy: " + m.busyCmd + " is running (Esc cancels it)", Error: true})
 		return nil
@@ -254,21 +261,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.pendingHist = append(m.pendingHist, msg)
 			return m, nil
 		}
-		m.busy, m.busyCmd = true, fmt.Sprintf("history watchpoint %d", msg.WatchID)
+		m.busy, m.busyCmd, m.histRunning = true, fmt.Sprintf("history watchpoint %d", msg.WatchID), true
 		m.eng.cancelled.Store(false)
 		return m, tea.Batch(m.eng.history(msg), tick())
 	case views.HistoryLoaded:
-		m.busy = false
+		m.busy, m.histRunning = false, false
 		cmds := []tea.Cmd{}
 		for _, p := range m.panes {
 			cmds = append(cmds, p.Update(msg))
 		}
-		if len(m.pendingHist) > 0 {
-			next := m.pendingHist[0]
-			m.pendingHist = m.pendingHist[1:]
-			cmds = append(cmds, func() tea.Msg { return next })
-		}
-		return m, tea.Batch(cmds...)
+		return m, tea.Batch(append(cmds, m.nextQueued())...)
 	case tea.MouseClickMsg:
 		for _, t := range m.tabHits {
 			if msg.Y == t.y && msg.X >= t.x && msg.X < t.x+t.w {
@@ -311,12 +313,6 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 	m.busy, m.confirmQuit = false, false
 	if r.res.OK && r.res.Quit {
 		return tea.Quit // quit and q at the prompt end the UI, as the q key
-	}
-	var pending tea.Cmd
-	if len(m.pendingHist) > 0 {
-		next := m.pendingHist[0]
-		m.pendingHist = m.pendingHist[1:]
-		pending = func() tea.Msg { return next }
 	}
 	if r.line != "" {
 		out := r.res.Text
@@ -370,7 +366,7 @@ func (m *Model) onResult(r resultMsg) tea.Cmd {
 		// Panes that load lazily ask for their data on the next message.
 		cmds = append(cmds, p.Update(snapshotMsg{}))
 	}
-	return tea.Batch(append(cmds, pending)...)
+	return tea.Batch(append(cmds, m.nextQueued())...)
 }
 
 // snapshotMsg tells panes a new snapshot was set (for lazy loading).
@@ -449,6 +445,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if ks.Matches(s, keymaps.Cancel) && m.busy {
 		m.eng.cancelled.Store(true)
+		m.dropQueued()
 		return nil
 	}
 	if ks.Matches(s, keymaps.Quit) {
@@ -725,9 +722,9 @@ func (m *Model) statusLine() string {
 		left = " an operation is running: q again quits, Esc cancels it "
 	case m.busy:
 		d, t := m.eng.done.Load(), m.eng.total.Load()
-		left = fmt.Sprintf(" %s… ", m.busyCmd)
+		left = fmt.Sprintf(" %s%s… ", m.busyCmd, m.queuedNote())
 		if t > 0 {
-			left = fmt.Sprintf(" %s: replaying %d/%d (%d%%) — Esc cancels ", m.busyCmd, d, t, d*100/t)
+			left = fmt.Sprintf(" %s%s: replaying %d/%d (%d%%) — Esc cancels ", m.busyCmd, m.queuedNote(), d, t, d*100/t)
 		}
 	case m.snap != nil:
 		pct := int64(0)

@@ -102,8 +102,11 @@ type EventItem struct {
 
 // WriteItem is one write to a watched location.
 type WriteItem struct {
-	Event    int64
-	Moment   string
+	Event  int64
+	Moment string
+	// Hits is its place among the writes of its event (the K of "#E
+	// write K to 0x…"); 0 for a system call's, made as the event began.
+	Hits     int
 	Old, New string
 	Function string
 	File     string

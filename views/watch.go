@@ -31,8 +31,10 @@ type Watch struct {
 
 	watches []debugger.WatchpointInfo
 	hist    map[int]*wtHist // by watchpoint id
-	event   int64
-	want    []RequestHistory // to ask on the next Update
+	// event is the current moment's event; each watchpoint's EventWrites
+	// places the moment among that event's writes.
+	event int64
+	want  []RequestHistory // to ask on the next Update
 
 	rows        []wtRow
 	cursor, top int
@@ -143,7 +145,7 @@ func (p *Watch) rebuild() {
 			p.rows = append(p.rows, wtRow{kind: wtInfo, watch: i})
 			continue
 		}
-		h.current = sort.Search(len(h.writes), func(j int) bool { return h.writes[j].Event > p.event }) - 1
+		h.current = currentWrite(h.writes, p.event, w.EventWrites)
 		for j := range h.writes {
 			p.rows = append(p.rows, wtRow{kind: wtWrite, watch: i, write: j})
 		}
@@ -158,6 +160,22 @@ func (p *Watch) rebuild() {
 		}
 	}
 	p.scroll()
+}
+
+// currentWrite is the index of the last write at or before the moment
+// that made done writes of event (-1 before the first write). Writes of
+// one event are ordered by their hits, not by the event number they
+// share: a loop writing a variable five times without a system call
+// makes five writes of one event. When done is not known (-1) the
+// event's writes all count as made.
+func currentWrite(ws []WriteItem, event int64, done int) int {
+	return sort.Search(len(ws), func(j int) bool {
+		w := ws[j]
+		if w.Event != event {
+			return w.Event > event
+		}
+		return done >= 0 && w.Hits > done
+	}) - 1
 }
 
 // moveTo puts the cursor on a write of a watchpoint.

@@ -194,3 +194,59 @@ func wtPanes(t *testing.T) map[string]Pane {
 	loading.Update(struct{}{})
 	return map[string]Pane{"watch empty": empty, "watch loading": loading, "watch loaded": wtLoaded(ctx, 80, 20)}
 }
+
+// TestWatchCurrentWriteInEvent: the "=>" write is the last one at or
+// before the current moment, compared by the moment's place among the
+// writes of its event, not by the event number alone: a loop writing a
+// variable five times with no system call between makes five writes of
+// one event, and between the 3rd and the 4th the 3rd is current.
+func TestWatchCurrentWriteInEvent(t *testing.T) {
+	writes := []WriteItem{
+		{Event: 12, Moment: "#12 write 1 to 0x404028", Hits: 1, Old: "0", New: "a", Function: "main"},
+		{Event: 41, Moment: "#41", Old: "a", New: "sys", Syscall: true},
+	}
+	for k := 1; k <= 5; k++ {
+		writes = append(writes, WriteItem{Event: 41, Moment: fmt.Sprintf("#41 write %d to 0x404028", k), Hits: k,
+			Old: "x", New: fmt.Sprintf("loop%d", k), Function: "loop"})
+	}
+	writes = append(writes, WriteItem{Event: 50, Moment: "#50 write 1 to 0x404028", Hits: 1, Old: "loop5", New: "b", Function: "main"})
+	tests := []struct {
+		name  string
+		event int64
+		done  int    // writes of the event made (-1: not known)
+		want  string // the New value of the marked write, "" for none
+	}{
+		{"between the 3rd and the 4th", 41, 3, "loop3"},
+		{"at the 1st", 41, 1, "loop1"},
+		{"after the last", 41, 5, "loop5"},
+		{"at the event's start, after its system call", 41, 0, "sys"},
+		{"in the event, place not known", 41, -1, "loop5"},
+		{"at an event's start before its write", 50, 0, "loop5"},
+		{"after an event's only write", 50, 1, "b"},
+		{"between events", 30, 0, "a"},
+		{"before every write", 5, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewWatch(tlCtx(t, false))
+			p.SetSize(80, 20)
+			w := wtCounter
+			w.EventWrites = tt.done
+			p.SetSnapshot(wtSnap(tt.event, w))
+			p.Update(struct{}{})
+			p.Update(HistoryLoaded{WatchID: 1, Writes: writes})
+			var marked []string
+			for _, l := range tlPlain(p.View()) {
+				if strings.Contains(l, "=>") {
+					marked = append(marked, l)
+				}
+			}
+			switch {
+			case tt.want == "" && len(marked) != 0:
+				t.Fatalf("marked %q, want none", marked)
+			case tt.want != "" && (len(marked) != 1 || !strings.Contains(marked[0], "-> "+tt.want+" ")):
+				t.Fatalf("marked %q, want the write of %s\n%s", marked, tt.want, wtPlain(p.View()))
+			}
+		})
+	}
+}
