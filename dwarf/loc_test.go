@@ -669,3 +669,6 @@ func TestReadLocationXMM(t *testing.T) {
 		t.Errorf("xmm5 without the SSE registers: % x, want an error", v.Bytes)
 	}
 }
+
+// calleeSaved are the registers the System V ABI preserves across calls.
+var calleeSaved = [NumRegs]bool{RegRBX: true, RegRBP: true, 12: true, 13: true, 14: true, RegR15: true}

@@ -392,10 +392,6 @@ type unwindStep struct {
 	saved [NumRegs]uint64
 }
 
-// calleeSaved are the registers the System V ABI preserves across calls:
-// without a rule they keep their value in the caller.
-var calleeSaved = [NumRegs]bool{RegRBX: true, RegRBP: true, 12: true, 13: true, 14: true, RegR15: true}
-
 func readU64(mem Memory, addr uint64) (uint64, error) {
 	var b [8]byte
 	if mem == nil {
@@ -455,7 +451,11 @@ func cfiStep(img *Image, fde *frame.FrameDescriptionEntry, cur *Regs, mem Memory
 			switch {
 			case r == RegRSP:
 				v = st.cfa // the caller's sp before the call is the CFA
-			case calleeSaved[r] && cur.Valid[r]:
+			case r != RegRIP && cur.Valid[r]:
+				// gdb takes a register without a rule for the same in
+				// the caller, the scratch ones too (a variable an outer
+				// frame keeps in %rdi shows the inner frame's %rdi), as
+				// it does the SSE registers.
 				v = cur.R[r]
 			default:
 				continue
@@ -571,8 +571,10 @@ func fallbackStep(img *Image, cur *Regs, mem Memory, pc uint64, exact bool) (unw
 	}
 	sp := cur.SP()
 	keep := func() {
-		for r := range calleeSaved {
-			if calleeSaved[r] && cur.Valid[r] {
+		// As with CFI: what the frame does not save is the same in the
+		// caller, for gdb.
+		for r := 0; r < NumRegs; r++ {
+			if r != RegRIP && r != RegRSP && cur.Valid[r] {
 				st.caller.Set(r, cur.R[r])
 			}
 		}

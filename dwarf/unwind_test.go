@@ -445,7 +445,8 @@ func TestUnwindLiveProcess(t *testing.T) {
 }
 
 // TestUnwindCallerSavedRegisters checks which registers a caller frame
-// has: the callee-saved ones the CFI describes, never the scratch ones.
+// has: the callee-saved ones as the CFI restores them, and, as gdb takes
+// them, the scratch ones no frame saves with the innermost frame's values.
 func TestUnwindCallerSavedRegisters(t *testing.T) {
 	bin := uwBuildC(t, "chain.c", "-g", "-O2", "-fomit-frame-pointer")
 	p := uwRunStopped(t, bin)
@@ -460,15 +461,19 @@ func TestUnwindCallerSavedRegisters(t *testing.T) {
 		t.Fatalf("no frame b in %q", uwSymbols(frames))
 	}
 	tests := []struct {
-		reg   int
-		valid bool
+		reg     int
+		inner   bool // the innermost frame's value
+		restore bool // restored by the CFI, valid
 	}{
-		{RegRIP, true}, {RegRSP, true}, {RegRBX, true}, {RegRBP, true}, {12, true}, {RegR15, true},
-		{RegRAX, false}, {RegRDI, false}, {RegRSI, false}, {RegRDX, false}, {RegRCX, false}, {8, false}, {11, false},
+		{RegRIP, false, true}, {RegRSP, false, true}, {RegRBX, false, true}, {RegRBP, false, true}, {12, false, true}, {RegR15, false, true},
+		{RegRAX, true, true}, {RegRDI, true, true}, {RegRSI, true, true}, {RegRDX, true, true}, {RegRCX, true, true}, {8, true, true}, {11, true, true},
 	}
 	for _, tc := range tests {
-		if b.Regs.Valid[tc.reg] != tc.valid {
-			t.Errorf("frame b: register %s valid=%v, want %v", regName(uint64(tc.reg)), b.Regs.Valid[tc.reg], tc.valid)
+		if b.Regs.Valid[tc.reg] != tc.restore {
+			t.Errorf("frame b: register %s valid=%v, want %v", regName(uint64(tc.reg)), b.Regs.Valid[tc.reg], tc.restore)
+		}
+		if tc.inner && b.Regs.R[tc.reg] != p.regs.R[tc.reg] {
+			t.Errorf("frame b: register %s = %#x, want the innermost frame's %#x", regName(uint64(tc.reg)), b.Regs.R[tc.reg], p.regs.R[tc.reg])
 		}
 	}
 	if b.Regs.FSBase != p.regs.FSBase {

@@ -49,7 +49,7 @@ func normalize(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
 		if strings.HasPrefix(l, "Run till exit from ") || strings.HasPrefix(l, "Run back to call of ") || strings.HasPrefix(l, "Will ignore next ") ||
-			strings.HasPrefix(l, "Not stopped at any breakpoint") {
+			strings.HasPrefix(l, "Not stopped at any breakpoint") || l == "(More stack frames follow...)" {
 			continue // gdb says these at a terminal only, not in batch mode
 		}
 		l = valueNumber.ReplaceAllString(l, "")
