@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The symmetry check (issue 22): from a stop, a motion made N times and
@@ -80,7 +81,9 @@ func checkSymmetry(t *testing.T, trace string, start []string, m symmetryMotion)
 	for i := 0; i < m.n; i++ {
 		cmds = append(cmds, m.rev, "print/x $sp")
 	}
-	rs := batch(t, trace, cmds...)
+	// Scaled up by hand (bench/symmetry.sh), one batch makes thousands
+	// of motions.
+	rs := batchWith(t, runOpts{Timeout: time.Duration(symmetryScale(t)) * cmdTimeout}, trace, cmds...)
 	rs = rs[len(start)-1:] // the last start command's stop first
 	key := func(i int) string {
 		k := stopKey(rs[i])

@@ -14,12 +14,18 @@ import (
 // result per command.
 func batch(t *testing.T, trace string, cmds ...string) []map[string]any {
 	t.Helper()
+	return batchWith(t, runOpts{}, trace, cmds...)
+}
+
+// batchWith is batch with options (a longer timeout for many motions).
+func batchWith(t *testing.T, opts runOpts, trace string, cmds ...string) []map[string]any {
+	t.Helper()
 	args := []string{"replay", "--batch", "--json"}
 	for _, c := range cmds {
 		args = append(args, "-ex", c)
 	}
 	args = append(args, trace)
-	r := run(t, runOpts{}, rewind(t), args...)
+	r := run(t, opts, rewind(t), args...)
 	var out []map[string]any
 	for _, l := range lines(r.Stdout) {
 		var m map[string]any
