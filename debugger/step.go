@@ -495,10 +495,10 @@ func blockStarts(t *dwarf.Table, fn *dwarf.Function) []uint64 {
 	return out
 }
 
-// callReturns returns the return addresses of the calls a function makes
-// into code that may have line information, for reverse-step to enter.
-func (s *Session) callReturns(t *dwarf.Table, fn *dwarf.Function) []uint64 {
-	var out []uint64
+// functionCode disassembles a function's ranges once for the reverse
+// motions' tables of its calls and jumps.
+func (s *Session) functionCode(t *dwarf.Table, fn *dwarf.Function) []dwarf.Instruction {
+	var out []dwarf.Instruction
 	for _, r := range fn.Ranges {
 		insts, err := t.Disassemble(s.mem(), r[0], int(r[1]-r[0]))
 		if err != nil {
@@ -508,16 +508,27 @@ func (s *Session) callReturns(t *dwarf.Table, fn *dwarf.Function) []uint64 {
 			if in.Addr >= r[1] {
 				break
 			}
-			if !strings.HasPrefix(in.Text, "call") {
-				continue
-			}
-			if in.Target != 0 {
-				if callee := t.FunctionAt(in.Target); callee == nil {
-					continue // a PLT stub or a library without line numbers
-				}
-			}
-			out = append(out, in.Addr+uint64(in.Len))
+			out = append(out, in)
 		}
+	}
+	return out
+}
+
+// callReturns returns the return addresses of the calls in a function's
+// code into code that may have line information, for reverse-step to
+// enter.
+func callReturns(t *dwarf.Table, code []dwarf.Instruction) []uint64 {
+	var out []uint64
+	for _, in := range code {
+		if !strings.HasPrefix(in.Text, "call") {
+			continue
+		}
+		if in.Target != 0 {
+			if callee := t.FunctionAt(in.Target); callee == nil {
+				continue // a PLT stub or a library without line numbers
+			}
+		}
+		out = append(out, in.Addr+uint64(in.Len))
 	}
 	return out
 }
@@ -565,9 +576,10 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		return nil, err
 	}
 	starts := blockStarts(t, fn)
+	code := s.functionCode(t, fn)
 	var rets []uint64
 	if into {
-		rets = s.callReturns(t, fn)
+		rets = callReturns(t, code)
 	}
 	isRet := map[uint64]bool{}
 	for _, r := range rets {
@@ -580,7 +592,7 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 	}
 	sameFrame := s.inFrame(tid, cfa)
 	same := s.sameRunner(tid)
-	joined := sameLineJumps(s, t, fn)
+	joined := sameLineJumps(t, fn, code)
 	targets := append(starts, rets...)
 	if fn.Entry > fn.Low && pc > fn.Entry {
 		// The first line starts after the prologue, where step stopped
@@ -655,22 +667,16 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 // from their own line reaches (a loop's condition at its end): reached
 // that way, step goes on through them, so whether one stops a reverse step
 // depends on the way it was reached (stepWentThrough).
-func sameLineJumps(s *Session, t *dwarf.Table, fn *dwarf.Function) map[uint64]bool {
+func sameLineJumps(t *dwarf.Table, fn *dwarf.Function, code []dwarf.Instruction) map[uint64]bool {
 	out := map[uint64]bool{}
-	for _, r := range fn.Ranges {
-		insts, err := t.Disassemble(s.mem(), r[0], int(r[1]-r[0]))
-		if err != nil {
+	for _, in := range code {
+		if !strings.HasPrefix(in.Text, "j") || !fn.Contains(in.Target) {
 			continue
 		}
-		for _, in := range insts {
-			if in.Addr >= r[1] || in.Target < r[0] || in.Target >= r[1] || !strings.HasPrefix(in.Text, "j") {
-				continue
-			}
-			from, ok1 := t.LineAt(in.Addr)
-			to, ok2 := t.LineAt(in.Target)
-			if ok1 && ok2 && to.Addr == in.Target && from.Line == to.Line && from.File == to.File {
-				out[in.Target] = true
-			}
+		from, ok1 := t.LineAt(in.Addr)
+		to, ok2 := t.LineAt(in.Target)
+		if ok1 && ok2 && to.Addr == in.Target && from.Line == to.Line && from.File == to.File {
+			out[in.Target] = true
 		}
 	}
 	return out
