@@ -139,6 +139,13 @@ func (sv *server) stopped(res debugger.Result, reason string, paused bool) {
 				body.HitBreakpointIds = []int{st.Watch.ID}
 				body.Description = fmt.Sprintf("%s: %s → %s", st.Watch.Expr, st.Watch.Old, st.Watch.New)
 			}
+		case "watchpoint-scope":
+			// The watchpoint is gone: its frame returned (or, backwards,
+			// was not called yet).
+			sv.output("console", res.Text)
+			if st.Watch != nil {
+				body.Description = fmt.Sprintf("Watchpoint %d (%s) deleted: its frame ended", st.Watch.ID, st.Watch.Expr)
+			}
 		case "signal":
 			body.Text, body.Description = st.Signal, "Signal "+st.Signal
 			sv.output("console", res.Text)

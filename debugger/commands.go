@@ -105,13 +105,13 @@ func (s *Session) Execute(line string) Result {
 	case "reverse-continue", "rc":
 		err = s.run(&res, s.continueBackward)
 	case "step", "s":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepInSelected(true) })
+		err = s.repeat(args, &res, s.scoped(false, s.lineStep(func() (*timeline.Stop, error) { return s.stepInSelected(true) })))
 	case "next", "n":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.stepInSelected(false) })
+		err = s.repeat(args, &res, s.scoped(false, s.lineStep(func() (*timeline.Stop, error) { return s.stepInSelected(false) })))
 	case "reverse-step", "rs":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.reverseLine(true) })
+		err = s.repeat(args, &res, s.scoped(true, s.lineStep(func() (*timeline.Stop, error) { return s.reverseLine(true) })))
 	case "reverse-next", "rn":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.reverseLine(false) })
+		err = s.repeat(args, &res, s.scoped(true, s.lineStep(func() (*timeline.Stop, error) { return s.reverseLine(false) })))
 	case "finish", "fin":
 		err = s.cmdFinish(&res, false)
 	case "reverse-finish":
@@ -119,7 +119,7 @@ func (s *Session) Execute(line string) Result {
 	case "until", "u", "advance":
 		err = s.cmdUntil(name, args, &res)
 	case "nexti", "ni":
-		err = s.repeat(args, &res, s.nextInstruction)
+		err = s.repeat(args, &res, s.scoped(false, s.nextInstruction))
 	case "backtrace", "bt", "where":
 		err = s.cmdBacktrace(args, &res)
 	case "frame", "f", "up", "down":
@@ -135,9 +135,9 @@ func (s *Session) Execute(line string) Result {
 	case "stepi", "si":
 		// In the thread selected (thread N), as gdb: the others run first
 		// when they come before it.
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.tl.StepThreadInstruction(s.currentThread()) })
+		err = s.repeat(args, &res, s.scoped(false, func() (*timeline.Stop, error) { return s.tl.StepThreadInstruction(s.currentThread()) }))
 	case "reverse-stepi", "rsi":
-		err = s.repeat(args, &res, func() (*timeline.Stop, error) { return s.tl.ReverseStepThreadInstruction(s.currentThread()) })
+		err = s.repeat(args, &res, s.scoped(true, func() (*timeline.Stop, error) { return s.tl.ReverseStepThreadInstruction(s.currentThread()) }))
 	case "info", "i":
 		err = s.cmdInfo(args, &res)
 	case "process", "inferior":
@@ -212,7 +212,15 @@ func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust f
 	s.frame, s.listLine = 0, 0
 	s.noteInline(st)
 	res.Stop = s.describeStop(st)
+	if st.Reason == reasonScope {
+		if err := s.endScope(res.Stop); err != nil {
+			return err
+		}
+	}
 	s.countHit(res.Stop.Breakpoint)
+	if res.Stop.Watch != nil && res.Stop.Reason == string(timeline.ReasonWatchpoint) {
+		s.countWatchHit(res.Stop.Watch.ID)
+	}
 	if res.Stop.Temporary {
 		s.deleteBreakpoint(res.Stop.Breakpoint) // a tbreak is spent by its stop
 	}
@@ -495,6 +503,10 @@ func (s *Session) cmdInfo(args string, res *Result) error {
 				kind = "acc watchpoint"
 			}
 			fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", enb, "", w.expr)
+			if w.hits > 0 {
+				list[len(list)-1]["hits"] = w.hits
+				fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", w.hits, map[bool]string{true: "", false: "s"}[w.hits == 1])
+			}
 		}
 		if len(s.bps)+len(s.watches) == 0 {
 			b.Reset()

@@ -56,6 +56,15 @@ func (s *Session) countHit(id int) {
 	}
 }
 
+// countWatchHit counts a stop of watchpoint id, for info breakpoints.
+func (s *Session) countWatchHit(id int) {
+	for _, w := range s.watches {
+		if w.id == id {
+			w.hits++
+		}
+	}
+}
+
 // watch is a user watchpoint.
 type watch struct {
 	id   int
@@ -68,21 +77,27 @@ type watch struct {
 	typ      *dwarf.Type // the watched expression's type, for old/new values
 	// disabled ones stay listed and are not armed.
 	disabled bool
+	hits     int // stops at it, as for breakpoints
+	// scope is the frame whose locals the expression reads (nil for
+	// globals and watch -l): the watch ends when that frame does.
+	scope *watchScope
 }
 
 // Session is one debugging session over a recording.
 type Session struct {
-	path    string
-	tl      *timeline.Timeline
-	budget  int64
-	procs   []*trace.Process
-	bps     []*breakpoint
-	armed   []*watch // the enabled watchpoints, in the engine's order
-	watches []*watch
-	nextID  int
-	thread  int32 // selected thread (0: the one that runs next)
-	syms    *dwarf.Table
-	symsAt  int // number of mappings the table was built from
+	path   string
+	tl     *timeline.Timeline
+	budget int64
+	procs  []*trace.Process
+	bps    []*breakpoint
+	armed  []*watch // the enabled watchpoints, in the engine's order
+	// scopeEnded is the watchpoint whose frame ended the motion under way.
+	scopeEnded *watch
+	watches    []*watch
+	nextID     int
+	thread     int32 // selected thread (0: the one that runs next)
+	syms       *dwarf.Table
+	symsAt     int // number of mappings the table was built from
 	// symsLive and symsEvent say where the table was last checked.
 	symsLive  *replay.Session
 	symsEvent int64

@@ -333,6 +333,9 @@ type scope struct {
 	loaded bool
 	vars   []dwarf.Variable // locals (innermost first), then args
 	regs   dwarf.Regs
+	// local is set once a name resolved to a frame's local or argument:
+	// a watch on such an expression lives as long as the frame.
+	local bool
 }
 
 func (s *Session) newScope() *scope {
@@ -356,6 +359,7 @@ func (sc *scope) Variable(name string) (dwarf.Value, bool, error) {
 	}
 	for _, v := range sc.vars {
 		if v.Name == name {
+			sc.local = true
 			return v.Value, true, v.Err
 		}
 	}

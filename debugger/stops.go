@@ -196,6 +196,8 @@ func (s *Session) stopText(info *StopInfo) string {
 			by += " by the instruction at " + info.Watch.Writer
 		}
 		fmt.Fprintf(&b, "Origin of %s: %s\n\nOld value = %s\nNew value = %s\n%s", info.Watch.Expr, by, info.Watch.Old, info.Watch.New, where)
+	case string(reasonScope):
+		fmt.Fprintf(&b, "Watchpoint %d deleted because the program has left the block in\nwhich its expression is valid.\n%s", info.Watch.ID, where)
 	case "signal":
 		sig := info.Signal
 		if d := syscalls.SignalDescription(sig); d != "" {
@@ -268,26 +270,39 @@ func asBreakpoint(st *timeline.Stop, err error) (*timeline.Stop, error) {
 	return st, err
 }
 
-// continueForward is continue, with conditional breakpoints.
+// continueForward is continue, with conditional breakpoints and the ends
+// of watchpoints' frames.
 func (s *Session) continueForward() (*timeline.Stop, error) {
-	return s.skipSameValue(func() (*timeline.Stop, error) {
-		addrs, f := s.condStops()
-		if len(addrs) == 0 {
-			return s.tl.Continue()
-		}
-		return asBreakpoint(s.tl.ContinueWith(addrs, f))
-	})
+	return s.continueDir(false)
 }
 
-// continueBackward is reverse-continue, with conditional breakpoints.
+// continueBackward is reverse-continue, with conditional breakpoints and
+// the ends of watchpoints' frames.
 func (s *Session) continueBackward() (*timeline.Stop, error) {
-	return s.skipSameValue(func() (*timeline.Stop, error) {
-		addrs, f := s.condStops()
-		if len(addrs) == 0 {
-			return s.tl.ReverseContinue()
-		}
-		return asBreakpoint(s.tl.ReverseContinueWith(addrs, f))
-	})
+	return s.continueDir(true)
+}
+
+func (s *Session) continueDir(reverse bool) (*timeline.Stop, error) {
+	return s.scoped(reverse, func() (*timeline.Stop, error) {
+		return s.skipSameValue(func() (*timeline.Stop, error) {
+			addrs, cond := s.condStops()
+			ends, atEnd := s.scopeStops(reverse)
+			if len(addrs)+len(ends) == 0 {
+				if reverse {
+					return s.tl.ReverseContinue()
+				}
+				return s.tl.Continue()
+			}
+			f := func(tt int32, pc uint64) bool {
+				return (slices.Contains(addrs, pc) && cond(tt, pc)) || (slices.Contains(ends, pc) && atEnd(tt, pc))
+			}
+			all := append(append([]uint64(nil), addrs...), ends...)
+			if reverse {
+				return asBreakpoint(s.tl.ReverseContinueWith(all, f))
+			}
+			return asBreakpoint(s.tl.ContinueWith(all, f))
+		})
+	})()
 }
 
 // skipSameValue repeats a continue while it stops at writes that leave a
@@ -301,6 +316,14 @@ func (s *Session) skipSameValue(op func() (*timeline.Stop, error)) (*timeline.St
 			return st, err
 		}
 	}
+}
+
+// lineStep is a source-line step that, like continue, goes on through
+// writes that leave a watchpoint's value unchanged: gdb reports changes
+// only. The step goes on from the write, which is in the line it was
+// leaving or in a call it was stepping over.
+func (s *Session) lineStep(op func() (*timeline.Stop, error)) func() (*timeline.Stop, error) {
+	return func() (*timeline.Stop, error) { return s.skipSameValue(op) }
 }
 
 // nextInstruction is nexti: stepi, over calls.
@@ -409,15 +432,23 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 // watchTarget turns a watch or history argument into a watchpoint: a raw
 // `*(TYPE *)ADDR`, or any lvalue expression of 1, 2, 4 or 8 bytes.
 func (s *Session) watchTarget(args string, rw bool) (replay.Watchpoint, *dwarf.Type, error) {
+	wp, typ, _, err := s.watchTargetScoped(args, rw)
+	return wp, typ, err
+}
+
+// watchTargetScoped is watchTarget that also tells whether the expression
+// names a local or argument of the selected frame.
+func (s *Session) watchTargetScoped(args string, rw bool) (replay.Watchpoint, *dwarf.Type, bool, error) {
 	if addr, size, typ, err := s.parseLocation(args); err == nil {
-		return replay.Watchpoint{Addr: addr, Len: size, ReadWrite: rw}, typ, nil
+		return replay.Watchpoint{Addr: addr, Len: size, ReadWrite: rw}, typ, false, nil
 	}
-	v, err := s.eval(args)
+	sc := s.newScope()
+	v, err := expr.Eval(args, sc)
 	if err != nil {
-		return replay.Watchpoint{}, nil, err
+		return replay.Watchpoint{}, nil, false, err
 	}
 	if !v.InMem {
-		return replay.Watchpoint{}, nil, errors.New("Cannot watch constant value `" + args + "'.")
+		return replay.Watchpoint{}, nil, false, errors.New("Cannot watch constant value `" + args + "'.")
 	}
 	size := int64(8)
 	if v.Type != nil {
@@ -426,12 +457,12 @@ func (s *Session) watchTarget(args string, rw bool) (replay.Watchpoint, *dwarf.T
 	switch size {
 	case 1, 2, 4, 8:
 	default:
-		return replay.Watchpoint{}, nil, fmt.Errorf("cannot watch %s: %d bytes (hardware watchpoints cover 1, 2, 4 or 8; watch a field or element)", args, size)
+		return replay.Watchpoint{}, nil, false, fmt.Errorf("cannot watch %s: %d bytes (hardware watchpoints cover 1, 2, 4 or 8; watch a field or element)", args, size)
 	}
 	if v.Addr%uint64(size) != 0 {
-		return replay.Watchpoint{}, nil, fmt.Errorf("cannot watch %s: address %#x is not aligned to its size %d", args, v.Addr, size)
+		return replay.Watchpoint{}, nil, false, fmt.Errorf("cannot watch %s: address %#x is not aligned to its size %d", args, v.Addr, size)
 	}
-	return replay.Watchpoint{Addr: v.Addr, Len: int(size), ReadWrite: rw}, v.Type, nil
+	return replay.Watchpoint{Addr: v.Addr, Len: int(size), ReadWrite: rw}, v.Type, sc.local, nil
 }
 
 func (s *Session) cmdWatch(name, args string, res *Result) error {
@@ -442,13 +473,15 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 			args, location = strings.TrimSpace(rest), true
 		}
 	}
-	wp, typ, err := s.watchTarget(args, name != "watch")
+	wp, typ, local, err := s.watchTargetScoped(args, name != "watch")
 	if err != nil {
 		return err
 	}
 	w := &watch{id: s.nextID, expr: args, wp: wp, typ: typ}
 	if location {
 		w.location = s.locationOf(typ, wp.Addr, wp.Len)
+	} else if local {
+		w.scope = s.frameScope()
 	}
 	s.watches = append(s.watches, w)
 	if err := s.syncWatches(); err != nil {
@@ -568,11 +601,11 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 		fn = nil
 		op = func() (*timeline.Stop, error) { return s.finishInline(frames, level, reverse) }
 	}
-	if err := s.run(res, op); err != nil {
+	if err := s.run(res, s.scoped(reverse, op)); err != nil {
 		return err
 	}
 	res.Text = header + "\n" + res.Text
-	if !reverse && fn != nil && res.Stop != nil && res.Stop.Reason == "step" {
+	if !reverse && fn != nil && res.Stop != nil && (res.Stop.Reason == "step" || res.Stop.Reason == string(reasonScope)) {
 		if v, ok := s.returnValue(fn); ok {
 			s.printCount++
 			res.Value = map[string]any{"returned": v}
@@ -630,13 +663,13 @@ func (s *Session) cmdUntil(name, args string, res *Result) error {
 		if name == "advance" {
 			return errors.New("advance needs a location")
 		}
-		return s.run(res, s.until)
+		return s.run(res, s.scoped(false, s.until))
 	}
 	addrs, err := s.resolve(strings.TrimSpace(args))
 	if err != nil {
 		return err
 	}
-	return s.run(res, func() (*timeline.Stop, error) { return s.advance(addrs) })
+	return s.run(res, s.scoped(false, func() (*timeline.Stop, error) { return s.advance(addrs) }))
 }
 
 // cmdDisassemble lists the instructions of the function around pc (or of

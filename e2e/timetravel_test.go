@@ -281,11 +281,13 @@ func TestAccessWatchpoint(t *testing.T) {
 // breakpoint after the prologue. The prologue's store to the parameter
 // traps with the thread on the breakpoint's address: the breakpoint is
 // still to be reached there (it was stepped over, and setting the watch at
-// the breakpoint failed with "the moment was not reached").
+// the breakpoint failed with "the moment was not reached"). The watch is
+// on the location (watch -l): a watch on the parameter itself would end
+// with the frame, at the first return (watchscope_test.go).
 func TestWatchParameterAtBreakpoint(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "counter.c", 0)
-	rs := batch(t, trace, "break bump", "continue", "watch by", "continue", "continue", "reverse-continue", "reverse-continue")
+	rs := batch(t, trace, "break bump", "continue", "watch -l by", "continue", "continue", "reverse-continue", "reverse-continue")
 	wantOK(t, rs[2])
 	w := stopOf(t, rs[3])
 	if w["reason"] != "watchpoint" {
