@@ -68,7 +68,7 @@ func (s *Session) outOfInline(callers []*dwarf.Function) (*timeline.Stop, error)
 		}
 		st, pc, now := r.st, r.pc, r.key
 		tid = r.tid
-		if !r.overCall && s.steppedOntoBreakpoint(st, pc) {
+		if !r.overCall && s.steppedOntoBreakpoint(st, tid, pc) {
 			return st, nil
 		}
 		if pc >= lo && pc < hi {

@@ -172,7 +172,7 @@ func (s *Session) breakpointsOf(gen int) []uint64 {
 				b.addrs = a
 			}
 		}
-		if b.cond == "" && !b.disabled {
+		if !b.disabled {
 			out = append(out, b.addrs...)
 		}
 	}
@@ -285,11 +285,11 @@ func functionEntries(t *dwarf.Table, name string) []uint64 {
 	return slices.Compact(out)
 }
 
-// syncBreakpoints gives the engine the addresses of unconditional
-// breakpoints, resolving pending ones against libraries loaded since.
-// Conditional ones are armed as filtered temporary breakpoints by the
-// motion commands (see condStops).
+// syncBreakpoints gives the engine the addresses of the enabled
+// breakpoints, resolving pending ones against libraries loaded since, and
+// the test of their conditions, which every motion applies.
 func (s *Session) syncBreakpoints() error {
+	s.tl.SetBreakpointFilter(s.breakpointStops)
 	return s.tl.SetBreakpoints(s.breakpointsOf(s.tl.Generation()))
 }
 

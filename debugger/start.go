@@ -70,17 +70,10 @@ func (s *Session) cmdStart(res *Result) error {
 	}
 	tid := s.currentThread()
 	hit := false
-	// Conditional breakpoints met before main stop too when they hold.
-	condAddrs, cond := s.condStops()
-	isMain := map[uint64]bool{}
-	for _, a := range addrs {
-		isMain[a] = true
-	}
+	// Breakpoints met before main stop too (conditional ones when they
+	// hold).
 	err = s.run(res, func() (*timeline.Stop, error) {
-		st, err := s.tl.ContinueWith(append(addrs, condAddrs...), func(tt int32, pc uint64) bool { return isMain[pc] || cond(tt, pc) })
-		if err == nil && st.Reason == timeline.ReasonStep && !isMain[st.Moment.PC] {
-			st.Reason = timeline.ReasonBreakpoint
-		}
+		st, err := s.tl.ContinueWith(addrs, nil)
 		hit = err == nil && st.Reason == timeline.ReasonStep
 		return st, err
 	})

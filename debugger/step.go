@@ -49,12 +49,25 @@ func (s *Session) cfaOf(tid int32) (int64, error) {
 // runOverCall runs a thread that has just entered a call back to the
 // return address in the frame of key cfa: how steps go over calls
 // without single-stepping through them.
+// A breakpoint in the call with hits left to ignore is passed, its count
+// spent, as gdb's next does.
 func (s *Session) runOverCall(tid int32, cfa int64) (*timeline.Stop, error) {
 	ret, err := s.returnAddress(tid)
 	if err != nil {
 		return nil, err
 	}
-	return s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
+	for {
+		st, err := s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
+		if err != nil || st.Reason != timeline.ReasonBreakpoint {
+			return st, err
+		}
+		id := s.breakpointAt(st)
+		if id == 0 || s.habits.ignore[id] <= 0 {
+			return st, nil
+		}
+		s.habits.ignore[id]--
+		s.countHit(id)
+	}
 }
 
 // inFrame is the filter of a temporary breakpoint that counts only when
@@ -211,7 +224,7 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 		case now < cfa:
 			// A call: into a function with line information for step,
 			// else over it to the return address in this frame.
-			if s.steppedOntoBreakpoint(st, pc) {
+			if s.steppedOntoBreakpoint(st, tid, pc) {
 				// A breakpoint on the callee's first instruction (no
 				// prologue, as at -O2): stepped onto, it is hit, as
 				// in gdb and as reverse-next finds it.
@@ -281,12 +294,18 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 }
 
 // steppedOntoBreakpoint says whether a single step st arrived at pc on an
-// enabled breakpoint that stops there (no condition, nothing to ignore),
+// enabled breakpoint that stops there (its condition holds, it has no
+// hits left to ignore: an ignored hit is counted and spent, as gdb does),
 // which is then hit, as gdb reports a step onto a breakpoint; st becomes
 // the breakpoint's stop.
-func (s *Session) steppedOntoBreakpoint(st *timeline.Stop, pc uint64) bool {
+func (s *Session) steppedOntoBreakpoint(st *timeline.Stop, tid int32, pc uint64) bool {
 	b := s.enabledBreakpointAt(pc)
-	if b == nil || b.cond != "" || s.habits.ignore[b.id] != 0 {
+	if b == nil || !s.breakpointStops(tid, pc) {
+		return false
+	}
+	if s.habits.ignore[b.id] > 0 {
+		s.habits.ignore[b.id]--
+		s.countHit(b.id)
 		return false
 	}
 	st.Reason = timeline.ReasonBreakpoint

@@ -225,49 +225,41 @@ func (s *Session) stopText(info *StopInfo) string {
 	return b.String()
 }
 
-// condStops returns the addresses of conditional breakpoints and the filter
-// that evaluates their conditions at a hit.
-func (s *Session) condStops() ([]uint64, timeline.Filter) {
-	var addrs []uint64
-	conds := map[uint64][]*breakpoint{}
+// breakpointStops is the timeline's test of a hit of the user's
+// breakpoints at pc (SetBreakpointFilter): it stops when an enabled
+// breakpoint there has no condition or one that holds for thread tid, or
+// one that cannot be evaluated (gdb stops then, and says why).
+func (s *Session) breakpointStops(tid int32, pc uint64) bool {
+	var conds []*breakpoint
 	for _, b := range s.bps {
-		if b.cond == "" || b.disabled {
+		if b.disabled || !slices.Contains(b.addrs, pc) {
 			continue
 		}
-		for _, a := range b.addrs {
-			addrs = append(addrs, a)
-			conds[a] = append(conds[a], b)
-		}
-	}
-	return addrs, func(tid int32, pc uint64) bool {
-		saved, savedFrame := s.thread, s.frame
-		s.thread, s.frame = tid, 0
-		defer func() { s.thread, s.frame = saved, savedFrame }()
-		for _, b := range conds[pc] {
-			v, err := s.eval(b.cond)
-			if err == nil {
-				var ok bool
-				if ok, err = expr.Truth(v, s.mem()); err == nil && !ok {
-					continue
-				}
-			}
-			if err != nil {
-				// gdb stops when a condition cannot be evaluated, and says why.
-				s.condErr = fmt.Sprintf("Error in testing condition for breakpoint %d: %v", b.id, err)
-			}
+		if b.cond == "" {
 			return true
 		}
-		return false
+		conds = append(conds, b)
 	}
-}
-
-// asBreakpoint turns a stop at a conditional breakpoint into a breakpoint
-// stop.
-func asBreakpoint(st *timeline.Stop, err error) (*timeline.Stop, error) {
-	if err == nil && st != nil && st.Reason == timeline.ReasonStep {
-		st.Reason = timeline.ReasonBreakpoint
+	if len(conds) == 0 {
+		return true
 	}
-	return st, err
+	saved, savedFrame := s.thread, s.frame
+	s.thread, s.frame = tid, 0
+	defer func() { s.thread, s.frame = saved, savedFrame }()
+	for _, b := range conds {
+		v, err := s.eval(b.cond)
+		if err == nil {
+			var ok bool
+			if ok, err = expr.Truth(v, s.mem()); err == nil && !ok {
+				continue
+			}
+		}
+		if err != nil {
+			s.condErr = fmt.Sprintf("Error in testing condition for breakpoint %d: %v", b.id, err)
+		}
+		return true
+	}
+	return false
 }
 
 // continueForward is continue, with conditional breakpoints and the ends
@@ -285,22 +277,16 @@ func (s *Session) continueBackward() (*timeline.Stop, error) {
 func (s *Session) continueDir(reverse bool) (*timeline.Stop, error) {
 	return s.scoped(reverse, func() (*timeline.Stop, error) {
 		return s.skipSameValue(func() (*timeline.Stop, error) {
-			addrs, cond := s.condStops()
 			ends, atEnd := s.scopeStops(reverse)
-			if len(addrs)+len(ends) == 0 {
-				if reverse {
-					return s.tl.ReverseContinue()
-				}
-				return s.tl.Continue()
+			switch {
+			case len(ends) > 0 && reverse:
+				return s.tl.ReverseContinueWith(ends, atEnd)
+			case len(ends) > 0:
+				return s.tl.ContinueWith(ends, atEnd)
+			case reverse:
+				return s.tl.ReverseContinue()
 			}
-			f := func(tt int32, pc uint64) bool {
-				return (slices.Contains(addrs, pc) && cond(tt, pc)) || (slices.Contains(ends, pc) && atEnd(tt, pc))
-			}
-			all := append(append([]uint64(nil), addrs...), ends...)
-			if reverse {
-				return asBreakpoint(s.tl.ReverseContinueWith(all, f))
-			}
-			return asBreakpoint(s.tl.ContinueWith(all, f))
+			return s.tl.Continue()
 		})
 	})()
 }
@@ -322,8 +308,36 @@ func (s *Session) skipSameValue(op func() (*timeline.Stop, error)) (*timeline.St
 // writes that leave a watchpoint's value unchanged: gdb reports changes
 // only. The step goes on from the write, which is in the line it was
 // leaving or in a call it was stepping over.
+//
+// A step that ends on a breakpoint whose condition holds is that
+// breakpoint's hit, as gdb reports it ("Breakpoint 1, main () at …") and
+// counts it, in both directions; one with hits left to ignore spends one.
 func (s *Session) lineStep(op func() (*timeline.Stop, error)) func() (*timeline.Stop, error) {
-	return func() (*timeline.Stop, error) { return s.skipSameValue(op) }
+	return func() (*timeline.Stop, error) {
+		before := s.tl.Now()
+		st, err := s.skipSameValue(op)
+		if err != nil || st.Reason != timeline.ReasonStep {
+			return st, err
+		}
+		if now := s.tl.Now(); now.Tid == before.Tid && now.String() == before.String() {
+			return st, nil // a step into an inlined call that starts here: nothing ran
+		}
+		tid := st.Moment.Tid
+		if tid == 0 {
+			tid = s.currentThread()
+		}
+		if pc, err := s.pcOf(tid); err == nil {
+			if b := s.enabledBreakpointAt(pc); b != nil && s.breakpointStops(tid, pc) {
+				if s.habits.ignore[b.id] > 0 {
+					s.habits.ignore[b.id]--
+					s.countHit(b.id)
+				} else {
+					st.Reason = timeline.ReasonBreakpoint
+				}
+			}
+		}
+		return st, nil
+	}
 }
 
 // nextInstruction is nexti: stepi, over calls.

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,7 @@ var (
 	atPath      = regexp.MustCompile(` at [^ ]*/([^/ :]+:\d+)`)
 	moment      = regexp.MustCompile(` \[#\d+, thread \d+\]`)
 	quotedPath  = regexp.MustCompile(`"[^" ]*/([^/" ]+)"`)
+	filePath    = regexp.MustCompile(`: file [^ ]*/([^/ ,]+),`)
 )
 
 // normalize removes what legitimately differs: $N numbering, directories
@@ -56,6 +58,7 @@ func normalize(s string) string {
 		l = atPath.ReplaceAllString(l, " at $1")
 		l = moment.ReplaceAllString(l, "") // rewind's own: where in the recording
 		l = quotedPath.ReplaceAllString(l, `"$1"`)
+		l = filePath.ReplaceAllString(l, ": file $1,") // break's answer
 		out = append(out, strings.TrimRight(l, " "))
 	}
 	return strings.Join(out, "\n")
@@ -196,6 +199,33 @@ func TestCompareWithGDBOptimized(t *testing.T) {
 	compareCBuilt(t, "source/inlinestart.c", []string{"-O2"}, []string{"break column_double"}, []string{
 		"bt", "info breakpoints", "up", "print argc",
 	})
+}
+
+// TestCompareWithGDBNextThroughBreakpoints: next over calls with
+// breakpoints in them, at -O0 and -O2 (where g's breakpoint is its first
+// instruction): a conditional breakpoint stops the next when it holds, a
+// breakpoint's ignore count is spent by the hits a next runs through, and
+// a next that ends on a breakpoint's line reports that breakpoint's hit
+// and counts it (issue 22).
+func TestCompareWithGDBNextThroughBreakpoints(t *testing.T) {
+	t.Parallel()
+	nexts := func(n int) []string { return slices.Repeat([]string{"next"}, n) }
+	for _, o := range []string{"-O0", "-O2"} {
+		for _, tc := range []struct {
+			name string
+			pre  []string
+			cmds []string
+		}{
+			{"condition", []string{"break main"}, append([]string{"break g if i == 3"}, append(nexts(10), "bt", "info breakpoints")...)},
+			{"ignore", []string{"break main"}, append([]string{"break g", "ignore 2 3"}, append(nexts(10), "bt", "info breakpoints")...)},
+			{"line", []string{"break 13"}, append([]string{"break h if i == 3", "break 14", "ignore 3 2"}, append(nexts(12), "bt", "info breakpoints")...)},
+		} {
+			t.Run(o+" "+tc.name, func(t *testing.T) {
+				t.Parallel()
+				compareCBuilt(t, "source/nextbreak.c", []string{o}, tc.pre, tc.cmds)
+			})
+		}
+	}
 }
 
 // TestCompareWithGDBNextOntoBreakpoint: at -O2 a breakpoint on a function

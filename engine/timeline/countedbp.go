@@ -368,9 +368,9 @@ func (tl *Timeline) viaProxy(proxy Moment, pc uint64) (Moment, bool) {
 
 // wantedAt says whether an arrival of thread tid at breakpoint address pc
 // stops the current operation, and as what: the user's breakpoints always
-// do, temporary ones when the filter agrees.
+// do when their filter agrees, temporary ones when theirs does.
 func (tl *Timeline) wantedAt(tid int32, pc uint64) (Reason, bool) {
-	if tl.isUserBP(pc) {
+	if tl.userStop(tid, pc) {
 		return ReasonBreakpoint, true
 	}
 	if tl.isTemp(pc) && (tl.accept == nil || tl.accept(tid, pc)) {

@@ -278,7 +278,7 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			}
 			tl.pos = tl.momentOf(st)
 			// The anchor itself is before the target when steps follow it.
-			keep := (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.isUserBP(st.PC) || (tl.isTemp(st.PC) && tl.wanted(st))
+			keep := (st.Kind == replay.StopWatchpoint && tl.wanted(st)) || tl.userStop(st.Tid, st.PC) || (tl.isTemp(st.PC) && tl.wanted(st))
 			if anchor {
 				if keep && target.Steps > 0 {
 					hit(*tl.stopFor(st))

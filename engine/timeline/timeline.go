@@ -94,9 +94,12 @@ type Timeline struct {
 	live  *replay.Session
 	pos   Moment
 
-	bps    []uint64
-	temp   []uint64 // temporary breakpoints of a source-level step
-	accept Filter
+	bps []uint64
+	// bpFilter decides whether a hit of a user breakpoint stops (its
+	// condition); nil: every hit does.
+	bpFilter Filter
+	temp     []uint64 // temporary breakpoints of a source-level step
+	accept   Filter
 	// quiet makes watchpoint hits not stop the current operation (finish
 	// and reverse-finish run through the writes of the frame they leave).
 	quiet   bool
@@ -557,6 +560,18 @@ func (tl *Timeline) SetBreakpoints(addrs []uint64) error {
 	return tl.recount()
 }
 
+// SetBreakpointFilter sets the test a hit of a user breakpoint must pass
+// to stop an operation (the user's conditions): every motion, forwards or
+// backwards, goes on through the hits it rejects. It is called at hits
+// with the live replay there, as a temporary breakpoint's filter.
+func (tl *Timeline) SetBreakpointFilter(f Filter) { tl.bpFilter = f }
+
+// userStop says whether a hit of thread tid at pc is a user breakpoint
+// that stops.
+func (tl *Timeline) userStop(tid int32, pc uint64) bool {
+	return tl.isUserBP(pc) && (tl.bpFilter == nil || tl.bpFilter(tid, pc))
+}
+
 // SetWatchpoints replaces the watchpoints (at most 4).
 func (tl *Timeline) SetWatchpoints(ws []replay.Watchpoint) error {
 	if err := tl.live.SetWatchpoints(ws); err != nil {
@@ -631,11 +646,15 @@ func (tl *Timeline) wanted(st *replay.Stop) bool {
 		tl.refreshValues()
 		return false
 	}
-	if st.Kind != replay.StopBreakpoint || tl.isUserBP(st.PC) {
+	if st.Kind != replay.StopBreakpoint {
+		return true
+	}
+	user := tl.isUserBP(st.PC)
+	if user && (tl.bpFilter == nil || tl.bpFilter(st.Tid, st.PC)) {
 		return true
 	}
 	if !tl.isTemp(st.PC) {
-		return true
+		return !user
 	}
 	return tl.accept == nil || tl.accept(st.Tid, st.PC)
 }
@@ -720,7 +739,7 @@ func (tl *Timeline) stopFor(st *replay.Stop) *Stop {
 	switch st.Kind {
 	case replay.StopBreakpoint:
 		out.Reason = ReasonBreakpoint
-		if !tl.isUserBP(st.PC) {
+		if !tl.userStop(st.Tid, st.PC) {
 			out.Reason = ReasonStep
 		}
 	case replay.StopWatchpoint:
