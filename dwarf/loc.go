@@ -1588,9 +1588,12 @@ func cuAddrBase(cu *dwarf.Entry) uint64 {
 // LocationExpr returns the location expression of a DIE attribute valid
 // at run-time pc: the exprloc itself, or the matching entry of a location
 // list (.debug_loc for DWARF 2-4, .debug_loclists for DWARF 5, including
-// DW_FORM_loclistx through the CU's DW_AT_loclists_base). It returns
-// ErrOptimizedOut when no entry holds at pc; an empty expression means the
-// same for the caller of EvalLocation.
+// DW_FORM_loclistx through the CU's DW_AT_loclists_base), chosen as gdb
+// chooses it (see locListReader.find): an entry with an empty range at pc
+// holds where pc is the entry of the function it is in, as the arguments
+// of a call inlined there have. It returns ErrOptimizedOut when no entry
+// holds at pc; an empty expression means the same for the caller of
+// EvalLocation.
 func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) ([]byte, error) {
 	if field == nil {
 		return nil, fmt.Errorf("no location attribute: %w", ErrOptimizedOut)
@@ -1648,7 +1651,14 @@ func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (
 		addrBase := cuAddrBase(cu)
 		lr.addr = func(idx uint64) (uint64, error) { return img.debugAddr(addrBase, idx) }
 	}
-	expr, found, err := lr.find(off, pc-img.Bias, nil)
+	// gdb's rule for an empty range at pc: it holds where pc is the entry
+	// of the function pc is in (block_linkage_function of block_for_pc:
+	// the concrete function, also inside inlined calls).
+	atEntry := func() bool {
+		fn := img.concreteAt(pc)
+		return fn != nil && fn.Low == pc
+	}
+	expr, found, err := lr.find(off, pc-img.Bias, atEntry)
 	if err != nil {
 		return nil, fmt.Errorf("location list of %v in %s: %w", field.Attr, img.DebugPath, err)
 	}

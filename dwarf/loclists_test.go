@@ -1,9 +1,11 @@
 package dwarf
 
 import (
+	"debug/dwarf"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 )
 
@@ -276,4 +278,82 @@ func TestLoclistxOffset(t *testing.T) {
 	if _, err := loclistxOffset(data, ^uint64(0)-2, 1); err == nil {
 		t.Error("a base at the end of the address space: no error")
 	}
+}
+
+// TestLocEmptyRangeAtEntry: gcc -O2 inlines locviews.c's probe at the first
+// instruction of lookup, and binds probe's arguments there only, in empty
+// ranges of their location lists (told apart by location views): they
+// hold at lookup's entry, as gdb takes them, and not an instruction later,
+// in .debug_loc (DWARF 4) and .debug_loclists (DWARF 5).
+func TestLocEmptyRangeAtEntry(t *testing.T) {
+	for _, version := range []string{"-gdwarf-4", "-gdwarf-5"} {
+		t.Run(version, func(t *testing.T) {
+			bin := compileTest(t, "gcc", filepath.Join("..", "testdata", "source", "locviews.c"), "-g", version, "-O2")
+			img, err := LoadImage(bin, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer img.Close()
+			fn := uwFindFunc(t, img, "lookup")
+			low, _ := fn.fn.Val(dwarf.AttrLowpc).(uint64)
+			params := inlinedParams(t, img, fn.fn, low)
+			if len(params) != 2 {
+				t.Fatalf("%d parameters of a call inlined at lookup's entry %#x, want probe's 2", len(params), low)
+			}
+			for _, p := range params {
+				field := p.AttrField(dwarf.AttrLocation)
+				if field == nil || (field.Class != dwarf.ClassLocListPtr && field.Class != dwarf.ClassLocList) {
+					t.Fatalf("parameter at %#x has no location list: %v", p.Offset, field)
+				}
+				expr, err := img.LocationExpr(field, fn.cu, low)
+				if err != nil || len(expr) != 1 || (expr[0] != opReg0+RegRDI && expr[0] != opReg0+RegRSI) {
+					t.Errorf("parameter at %#x at lookup's entry: % x, %v; want rdi or rsi", p.Offset, expr, err)
+				}
+				if expr, err := img.LocationExpr(field, fn.cu, low+1); !errors.Is(err, ErrOptimizedOut) {
+					t.Errorf("parameter at %#x after lookup's entry: % x, %v; want optimized out", p.Offset, expr, err)
+				}
+			}
+		})
+	}
+}
+
+// inlinedParams returns the parameters of the call inlined in fn whose
+// DW_AT_entry_pc is pc.
+func inlinedParams(t *testing.T, img *Image, fn *dwarf.Entry, pc uint64) []*dwarf.Entry {
+	t.Helper()
+	dw, err := img.DWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dw.Reader()
+	r.Seek(fn.Offset)
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	var params []*dwarf.Entry
+	inCall := false
+	for depth := 1; depth > 0; {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			t.Fatalf("children of the function at %#x: %v", fn.Offset, err)
+		}
+		if e.Tag == 0 {
+			if depth == 2 {
+				inCall = false
+			}
+			depth--
+			continue
+		}
+		switch {
+		case depth == 1 && e.Tag == dwarf.TagInlinedSubroutine:
+			v, _ := e.Val(dwarf.AttrEntrypc).(uint64)
+			inCall = v == pc && len(params) == 0
+		case depth == 2 && inCall && e.Tag == dwarf.TagFormalParameter:
+			params = append(params, e)
+		}
+		if e.Children {
+			depth++
+		}
+	}
+	return params
 }
