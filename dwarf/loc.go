@@ -13,7 +13,6 @@ import (
 	"math"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/go-delve/delve/pkg/dwarf/loclist"
 	"github.com/go-delve/delve/pkg/dwarf/regnum"
 )
 
@@ -1589,10 +1588,13 @@ func cuAddrBase(cu *dwarf.Entry) uint64 {
 // LocationExpr returns the location expression of a DIE attribute valid
 // at run-time pc: the exprloc itself, or the matching entry of a location
 // list (.debug_loc for DWARF 2-4, .debug_loclists for DWARF 5, including
-// DW_FORM_loclistx through the CU's DW_AT_loclists_base). It returns
-// ErrOptimizedOut when no entry covers pc; an empty expression means the
-// same for the caller of EvalLocation.
-func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (expr []byte, err error) {
+// DW_FORM_loclistx through the CU's DW_AT_loclists_base), chosen as gdb
+// chooses it (see locListReader.find): an entry with an empty range at pc
+// holds where pc is the entry of the function it is in, as the arguments
+// of a call inlined there have. It returns ErrOptimizedOut when no entry
+// holds at pc; an empty expression means the same for the caller of
+// EvalLocation.
+func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) ([]byte, error) {
 	if field == nil {
 		return nil, fmt.Errorf("no location attribute: %w", ErrOptimizedOut)
 	}
@@ -1607,20 +1609,16 @@ func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (
 	if cu == nil {
 		return nil, errors.New("location list without its compilation unit")
 	}
-	// delve's readers index slices without checks; malformed lists must not
-	// bring the debugger down.
-	defer func() {
-		if r := recover(); r != nil {
-			expr, err = nil, fmt.Errorf("malformed location list in %s: %v", img.DebugPath, r)
-		}
-	}()
 	// Offsets come as int64, DW_FORM_loclistx indexes as uint64.
-	var val int64
+	var off uint64
 	switch v := field.Val.(type) {
 	case int64:
-		val = v
+		if v < 0 {
+			return nil, fmt.Errorf("%v has a negative offset %d in %s", field.Attr, v, img.DebugPath)
+		}
+		off = uint64(v)
 	case uint64:
-		val = int64(v)
+		off = v
 	default:
 		return nil, fmt.Errorf("%v has an unexpected value %T", field.Attr, field.Val)
 	}
@@ -1628,50 +1626,46 @@ func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) (
 	if err != nil {
 		return nil, err
 	}
-	link := pc - img.Bias
 	base, _ := cu.Val(dwarf.AttrLowpc).(uint64)
-	var ent *loclist.Entry
+	lr := &locListReader{version: version, addrSize: 8, base: base}
 	if version < 5 && field.Class == dwarf.ClassLocListPtr {
-		data := img.Section(".debug_loc")
-		if data == nil || val < 0 || val >= int64(len(data)) {
-			return nil, fmt.Errorf("location list %#x outside .debug_loc of %s", val, img.DebugPath)
+		lr.data = img.Section(".debug_loc")
+		if lr.data == nil {
+			return nil, fmt.Errorf("%s has no .debug_loc", img.DebugPath)
 		}
-		ent, err = loclist.NewDwarf2Reader(data, 8).Find(int(val), 0, base, link, nil)
 	} else {
-		data := img.Section(".debug_loclists")
-		if data == nil {
+		lr.version = 5
+		lr.data = img.Section(".debug_loclists")
+		if lr.data == nil {
 			return nil, fmt.Errorf("%s has no .debug_loclists", img.DebugPath)
 		}
-		off := uint64(val)
 		if field.Class == dwarf.ClassLocList {
-			// DW_FORM_loclistx indexes the offsets table that starts at
-			// DW_AT_loclists_base; the offsets are relative to it.
-			lb := uint64(12)
-			if v, ok := cu.Val(dwarf.AttrLoclistsBase).(int64); ok {
+			lb := uint64(12) // after the header of the first unit's table
+			if v, ok := cu.Val(dwarf.AttrLoclistsBase).(int64); ok && v >= 0 {
 				lb = uint64(v)
 			}
-			at := lb + 4*off
-			if at+4 > uint64(len(data)) {
-				return nil, fmt.Errorf("loclistx %d beyond .debug_loclists of %s", off, img.DebugPath)
+			if off, err = loclistxOffset(lr.data, lb, off); err != nil {
+				return nil, fmt.Errorf("location list of %v in %s: %w", field.Attr, img.DebugPath, err)
 			}
-			off = lb + uint64(binary.LittleEndian.Uint32(data[at:]))
 		}
-		if off >= uint64(len(data)) {
-			return nil, fmt.Errorf("location list %#x outside .debug_loclists of %s", off, img.DebugPath)
-		}
-		var addrs *godwarf.DebugAddr
-		if sec := godwarf.ParseAddr(img.Section(".debug_addr")); sec != nil {
-			addrs = sec.GetSubsection(cuAddrBase(cu))
-		}
-		ent, err = loclist.NewDwarf5Reader(data).Find(int(off), 0, base, link, addrs)
+		addrBase := cuAddrBase(cu)
+		lr.addr = func(idx uint64) (uint64, error) { return img.debugAddr(addrBase, idx) }
 	}
+	// gdb's rule for an empty range at pc: it holds where pc is the entry
+	// of the function pc is in (block_linkage_function of block_for_pc:
+	// the concrete function, also inside inlined calls).
+	atEntry := func() bool {
+		fn := img.concreteAt(pc)
+		return fn != nil && fn.Low == pc
+	}
+	expr, found, err := lr.find(off, pc-img.Bias, atEntry)
 	if err != nil {
 		return nil, fmt.Errorf("location list of %v in %s: %w", field.Attr, img.DebugPath, err)
 	}
-	if ent == nil {
+	if !found {
 		return nil, fmt.Errorf("no location at pc %#x: %w", pc, ErrOptimizedOut)
 	}
-	return ent.Instr, nil
+	return expr, nil
 }
 
 // EntryValueResolver returns a function resolving DW_OP_entry_value for

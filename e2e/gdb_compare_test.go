@@ -191,13 +191,14 @@ func TestCompareWithGDBFinishPointers(t *testing.T) {
 
 // TestCompareWithGDBOptimized: at -O2, a breakpoint on a function whose
 // code starts with inlined calls, its arguments with their entry values
-// (r=r@entry=…, read from the caller's call site), main's argument kept in
-// an SSE register (issue 22). Not yet as gdb: the arguments of the inlined
-// call step enters (gdb reads their location views, see the README).
+// (r=r@entry=…, read from the caller's call site), the arguments of the
+// inlined call step enters (bound only in an empty range of their
+// location lists, see TestCompareWithGDBLocationViews), main's argument
+// kept in an SSE register (issue 22).
 func TestCompareWithGDBOptimized(t *testing.T) {
 	t.Parallel()
 	compareCBuilt(t, "source/inlinestart.c", []string{"-O2"}, []string{"break column_double"}, []string{
-		"bt", "info breakpoints", "up", "print argc",
+		"bt", "info breakpoints", "step", "bt", "info args", "up 2", "print argc",
 	})
 }
 
@@ -225,6 +226,46 @@ func TestCompareWithGDBNextThroughBreakpoints(t *testing.T) {
 				compareCBuilt(t, "source/nextbreak.c", []string{o}, tc.pre, tc.cmds)
 			})
 		}
+	}
+}
+
+// TestCompareWithGDBLocationViews: at -O2 the arguments of a call inlined
+// at its caller's first instruction have there only location list entries
+// with an empty address range (gcc's location views): gdb takes such an
+// entry as valid at the entry pc of the function it is in, so a
+// breakpoint on the inlined function, or a step into it from its caller's
+// entry, shows their values, in info args, bt, print and their entry
+// values (key=key@entry=1), where an empty range holds nowhere else; from
+// .debug_loclists (DWARF 5) and .debug_loc (DWARF 4).
+func TestCompareWithGDBLocationViews(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	tests := []struct {
+		name              string
+		gdbPre, rewindPre []string
+		cmds              []string
+	}{
+		{"breakpoint", []string{"break probe", "run"}, []string{"break probe", "continue"}, []string{
+			"info args", "bt", "print key", "print t", "print t->slot[key & 15]", "print *t",
+			"up", "info args", "down", "continue", "info args", "bt 1",
+		}},
+		{"step", []string{"break lookup", "run"}, []string{"break lookup", "continue"}, []string{
+			"bt", "step", "bt", "info args", "print key", "info frame", "up", "info args",
+			"continue", "step", "info args", "print key * 2",
+		}},
+	}
+	for _, version := range []string{"-gdwarf-5", "-gdwarf-4"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			prog := buildC(t, "source/locviews.c", "-O2", version)
+			trace := filepath.Join(t.TempDir(), "t.rwd")
+			record(t, trace, prog)
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) { compareWithGDB(t, prog, trace, tc.gdbPre, tc.rewindPre, tc.cmds) })
+			}
+		})
 	}
 }
 
