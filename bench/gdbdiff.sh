@@ -17,6 +17,15 @@ set -u
 [ $# -ge 2 ] || { echo "usage: $0 SCRIPT PROG [ARGS...]" >&2; exit 2; }
 script=$1
 shift
+# gdb runs PROG by its absolute path: so does the recording, or argv[0]'s
+# length moves the stack and every stack address differs.
+prog=$1
+case $prog in
+*/*) prog=$(realpath "$prog") ;;
+*) prog=$(command -v "$prog") ;;
+esac
+shift
+set -- "$prog" "$@"
 bench=gdbdiff
 . "$(dirname "$0")/setup.sh"
 

@@ -200,8 +200,8 @@ func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust f
 	if err := s.syncBreakpoints(); err != nil {
 		return err
 	}
-	before := s.frameID()
-	s.condErr = ""
+	before, beforeFn := s.frameID(), s.physicalFunction()
+	s.condErr, s.stepFrame = "", ""
 	st, err := op()
 	if err != nil {
 		if errors.Is(err, timeline.ErrAtStart) {
@@ -232,8 +232,13 @@ func (s *Session) runAs(res *Result, op func() (*timeline.Stop, error), adjust f
 	if s.condErr != "" {
 		res.Text = s.condErr + "\n" + res.Text
 	}
-	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && res.Stop.FullName != "" {
-		// gdb shows only the new line when a step stays in its frame,
+	if s.stepFrame != "" {
+		before = s.stepFrame // the frame the step ended up stepping
+	}
+	if st.Reason == timeline.ReasonStep && before != "" && before == s.frameID() && beforeFn == s.physicalFunction() && res.Stop.FullName != "" {
+		// gdb shows only the new line when a step stays in its frame
+		// (the one it was stepping when it stopped: it moves to a
+		// caller or an inlined call's caller on the way) and function,
 		// after the address when that is in the middle of the line.
 		if src := s.sourceLine(res.Stop.FullName, res.Stop.Line); src != "" {
 			res.Text = src
@@ -263,6 +268,19 @@ func (s *Session) frameID() string {
 		fns = fns[n:]
 	}
 	return fmt.Sprintf("%s@%#x", fns[0].Name, cfa)
+}
+
+// physicalFunction names the function, not an inlined call, the current
+// thread is in: gdb's step_start_function.
+func (s *Session) physicalFunction() string {
+	pc, err := s.pcOf(s.currentThread())
+	if err != nil {
+		return ""
+	}
+	if fns := s.symbols().FunctionsAt(pc); len(fns) > 0 {
+		return fns[len(fns)-1].Name
+	}
+	return ""
 }
 
 // repeat runs a step command N times (default 1).

@@ -40,12 +40,21 @@ func (s *Session) hiddenAt(tid int32, pc uint64) int {
 func inlineStarts(chain []*dwarf.Function, pc uint64) int {
 	n := 0
 	for _, fn := range chain {
-		if !fn.Inlined || fn.Low != pc {
+		if !startsAt(fn, pc) {
 			break
 		}
 		n++
 	}
 	return n
+}
+
+// startsAt says whether an inlined call's code starts at pc, as gdb's
+// skip_inline_frames tells it: its entry, or the start of one of its
+// address ranges that the code before does not belong to (-O2 splits an
+// inlined call into pieces; execution entering a later piece from other
+// code enters the call again).
+func startsAt(fn *dwarf.Function, pc uint64) bool {
+	return fn.Inlined && (fn.Low == pc || (fn.Contains(pc) && !fn.Contains(pc-1)))
 }
 
 // sameInline says whether a and b are the same inlined call.

@@ -91,6 +91,9 @@ type Session struct {
 	procs  []*trace.Process
 	bps    []*breakpoint
 	armed  []*watch // the enabled watchpoints, in the engine's order
+	// stepFrame is the frame a line step was stepping when it stopped
+	// (frameID's form), where it moved on the way; "" for other motions.
+	stepFrame string
 	// scopeEnded is the watchpoint whose frame ended the motion under way.
 	scopeEnded *watch
 	watches    []*watch

@@ -198,7 +198,11 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := t.FunctionsAt(pc)
+	// The frame being stepped, as gdb's step_frame_id: the physical
+	// frame (cfa) and the function shown in it (an inlined call, unless
+	// hidden at its start).
+	chain := t.FunctionsAt(pc)
+	shown := shownFrame(chain[min(s.hiddenAt(tid, pc), len(chain)):])
 	same := s.sameRunner(tid)
 	for n := 0; n < maxLineSteps; n++ {
 		st, err := s.tl.StepInstruction()
@@ -248,38 +252,57 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 			if pc >= lo && pc < hi {
 				continue
 			}
+			now = cfa // back at the return address, in the frame stepped
 		case now > cfa:
 			// Returned into the caller. gdb stops there only at the
 			// start of a line (below: the call ended its line's row);
 			// in the middle of the line of the call it steps on with
 			// that line's range, in the caller's frame, into a later
 			// call of the line for step.
-			cfa, start = now, t.FunctionsAt(pc)
-		case now == cfa:
-			if fn := enteredInline(t.FunctionsAt(pc), start, pc); fn != nil {
-				if into {
-					// step stops where an inlined call starts, in it.
-					s.inlineNext = &inlineHide{tid: tid, pc: pc}
-					return st, nil
-				}
-				// next runs over it.
-				if st, err = s.stepOutOf(fn); err != nil || st.Reason != timeline.ReasonStep {
-					return st, err
-				}
-				if pc, err = s.pcOf(tid); err != nil {
-					return st, nil
-				}
-				if pc >= lo && pc < hi {
-					continue
-				}
+			cfa = now
+		}
+		// gdb's checks of inlined calls (infrun.c, "calls to inlined
+		// functions"), in the physical frame being stepped.
+		chain := t.FunctionsAt(pc)
+		skip := inlineStarts(chain, pc)
+		cur := shownFrame(chain[skip:])
+		sameFrame := now == cfa && cur.same(shown)
+		if sameFrame && skip > 0 {
+			// Into inlined calls that start here, from the frame being
+			// stepped: made on the line being stepped, step goes into
+			// the outermost and next runs over it; made on another
+			// line, both stop at the call site, the calls hidden.
+			call := chain[skip-1]
+			if call.CallLine != line.Line || call.CallFile != line.File {
+				return st, nil
 			}
+			if into {
+				s.inlineNext = &inlineHide{tid: tid, pc: pc, n: skip - 1}
+				return st, nil
+			}
+			continue
+		}
+		if now == cfa && !sameFrame && cur.fn != nil && cur.fn.Inlined && steppedInFrom(chain[skip:], shown) {
+			// Inside an inlined call made from the frame being stepped:
+			// step stops in it, next runs through it.
+			if into {
+				return st, nil
+			}
+			continue
 		}
 		l, ok := t.LineAt(pc)
 		if !ok {
 			return st, nil
 		}
-		if rowStart(t, pc) && (l.Line != line.Line || l.File != line.File) {
-			return st, nil
+		if l.Addr == pc && (l.Line != line.Line || l.File != line.File) {
+			if l.Stmt && l.Line != 0 {
+				return st, nil
+			}
+			if sameFrame {
+				// Not a statement, in the same frame: gdb ignores the
+				// row and steps on with the range it had.
+				continue
+			}
 		}
 		// The same line again, or the middle of another line: gdb keeps
 		// stepping with the range of the line we are in.
@@ -289,6 +312,10 @@ func (s *Session) stepLine(into bool) (*timeline.Stop, error) {
 				line = l
 			}
 		}
+		if !cur.same(shown) && cur.fn != nil {
+			s.stepFrame = fmt.Sprintf("%s@%#x", cur.fn.Name, cfa)
+		}
+		shown = cur
 	}
 	return nil, fmt.Errorf("step: gave up after %d instructions in one line", maxLineSteps)
 }
@@ -569,14 +596,20 @@ func (s *Session) reverseLine(into bool) (*timeline.Stop, error) {
 		}
 		return st, nil
 	}
-	if into && (pc == fn.Low || pc == fn.Entry) {
-		// Entered by a call where inlined calls start: step stopped
-		// here showing the caller, then entered them one by one without
-		// running; reverse-step leaves them one by one, then goes back
-		// to the caller.
-		if n := s.hiddenAt(tid, pc); n < inlineStarts(t.FunctionsAt(pc), pc) {
-			s.inlineNext = &inlineHide{tid: tid, pc: pc, n: n + 1}
-			return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
+	if into {
+		// Where inlined calls start, step stopped arriving with some of
+		// them hidden, then entered them one by one without running;
+		// reverse-step leaves them one by one, back to that arrival.
+		chain := t.FunctionsAt(pc)
+		if n := s.hiddenAt(tid, pc); n < inlineStarts(chain, pc) {
+			arrived, err := s.arrivalHidden(tid, pc, fn, chain)
+			if err != nil {
+				return nil, err
+			}
+			if n < arrived {
+				s.inlineNext = &inlineHide{tid: tid, pc: pc, n: n + 1}
+				return &timeline.Stop{Reason: timeline.ReasonStep, Moment: s.tl.Now()}, nil
+			}
 		}
 	}
 	if pc == fn.Low || (pc == fn.Entry && s.straightTo(fn.Low, pc)) {
@@ -861,16 +894,79 @@ func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
 	return s.tl.ReverseStepInstruction()
 }
 
-// enteredInline returns the inlined call whose code starts at pc and that
-// was not in the chain a step started in (start), if pc is such a start.
-func enteredInline(chain, start []*dwarf.Function, pc uint64) *dwarf.Function {
-	if len(chain) == 0 || !chain[0].Inlined || chain[0].Low != pc {
-		return nil
+// arrivalHidden is how many of the inlined calls starting at pc a forward
+// step arriving there hid (stepLine): all of them, unless it came from
+// the code of their caller, stepping the line they are called on, where it
+// entered the outermost. fn is the function pc is in. The instruction
+// the thread ran before pc is looked at, and the timeline comes back.
+func (s *Session) arrivalHidden(tid int32, pc uint64, fn *dwarf.Function, chain []*dwarf.Function) (int, error) {
+	skip := inlineStarts(chain, pc)
+	if pc == fn.Low || pc == fn.Entry || skip == 0 {
+		return skip, nil // entered by a call
 	}
-	for _, fn := range start {
-		if sameInline(fn, chain[0]) {
-			return nil
+	t := s.symbols()
+	cfa, err := s.cfaOf(tid)
+	if err != nil {
+		return skip, nil
+	}
+	here := s.tl.Now()
+	st, err := s.tl.ReverseStepThreadInstruction(tid)
+	if err != nil || st.Reason != timeline.ReasonStep {
+		return skip, s.tl.Goto(here)
+	}
+	q, qerr := s.pcOf(tid)
+	qcfa, cerr := s.cfaOf(tid)
+	if err := s.tl.Goto(here); err != nil {
+		return 0, err
+	}
+	if qerr != nil || cerr != nil || qcfa != cfa {
+		return skip, nil
+	}
+	qchain := t.FunctionsAt(q)
+	l, ok := t.LineAt(q)
+	call := chain[skip-1]
+	if ok && shownFrame(qchain[inlineStarts(qchain, q):]).same(shownFrame(chain[skip:])) && call.CallLine == l.Line && call.CallFile == l.File {
+		return skip - 1, nil
+	}
+	return skip, nil
+}
+
+// frameShown identifies a frame as gdb's frame ids do inside one physical
+// frame: the innermost function shown (an inlined call, or the function
+// itself) and its depth.
+type frameShown struct {
+	fn    *dwarf.Function
+	depth int
+}
+
+// shownFrame is the frame shown for a chain of functions (innermost
+// first), hidden inlined calls taken out.
+func shownFrame(chain []*dwarf.Function) frameShown {
+	if len(chain) == 0 {
+		return frameShown{}
+	}
+	return frameShown{chain[0], len(chain)}
+}
+
+// same says whether two frames of one physical frame are the same.
+func (a frameShown) same(b frameShown) bool {
+	if a.depth != b.depth || (a.fn == nil) != (b.fn == nil) {
+		return false
+	}
+	return a.fn == b.fn || sameInline(a.fn, b.fn)
+}
+
+// steppedInFrom says whether the frame shown for chain is an inlined call
+// made, directly or through other inlined calls, from the frame from: gdb's
+// stepped_in_from.
+func steppedInFrom(chain []*dwarf.Function, from frameShown) bool {
+	for i := 1; i < len(chain); i++ {
+		if shownFrame(chain[i:]).same(from) {
+			return true
+		}
+		if !chain[i].Inlined {
+			break
 		}
 	}
-	return chain[0]
+	return false
 }

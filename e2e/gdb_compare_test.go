@@ -255,6 +255,14 @@ func TestCompareWithGDBLocationViews(t *testing.T) {
 			"bt", "step", "bt", "info args", "print key", "info frame", "up", "info args",
 			"continue", "step", "info args", "print key * 2",
 		}},
+		// probe's code is in two pieces: stepping out of the first into
+		// lookup's own code and then into the second enters probe again
+		// (stopping first at its call site, on another line than the
+		// one stepped), and settle's second piece is entered from
+		// lookup's frame, which the step moved to on the way.
+		{"split inlined calls", []string{"break lookup", "run"}, []string{"break lookup", "continue"}, []string{
+			"step", "step", "bt", "step", "bt", "step", "bt", "step", "bt", "step", "bt",
+		}},
 	}
 	for _, version := range []string{"-gdwarf-5", "-gdwarf-4"} {
 		t.Run(version, func(t *testing.T) {
