@@ -210,6 +210,19 @@ func BenchmarkForkHeavy(b *testing.B) {
 	b.ReportMetric(float64(events), "events")
 }
 
+// BenchmarkPingPong: two processes exchange 4 bytes over loopback TCP
+// 5000 times, each blocked in read until the other writes.
+func BenchmarkPingPong(b *testing.B) {
+	prog := build(b, "pingpong")
+	args := []string{"5000"}
+	out := filepath.Join(b.TempDir(), "pingpong.rwd")
+	nat, rec, rep, events := roundTrips(b, prog, args, out)
+	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+	b.ReportMetric(float64(events)/5000, "events/round-trip")
+}
+
 // BenchmarkYieldHandoff: two threads pass a token 200 times, each waiting
 // in a sched_yield loop. The recorder switches threads at a sched_yield when
 // another is ready, instead of letting the yielding thread spin out its

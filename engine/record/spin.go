@@ -135,6 +135,24 @@ func (r *Recorder) busyDeadline(t *thread) time.Time {
 	return dl
 }
 
+// preemptInCall gives the CPU to a ready thread while t, the current
+// thread, runs in the kernel a system call that may block (one that
+// started while no one else was ready; a call that blocks by nature,
+// sigsuspend or pause, re-executed in replay): its entry is logged as a
+// split call's and its exit waits for its next turn. It reports whether it
+// switched.
+func (r *Recorder) preemptInCall(t *thread) (bool, error) {
+	spec, known := syscalls.Lookup(t.nr)
+	c := t.effective(t.call())
+	if len(r.ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
+		return false, nil
+	}
+	if err := r.logEntry(t); err != nil {
+		return true, err
+	}
+	return true, r.leaveInKernel(t)
+}
+
 func (r *Recorder) sliceOf(t *thread) time.Duration {
 	if t.spin.slice > 0 {
 		return t.spin.slice
@@ -171,18 +189,8 @@ func (r *Recorder) deadline() error {
 				t.spin.heldBlocked = true
 			}
 		}
-		spec, known := syscalls.Lookup(t.nr)
-		c := t.effective(t.call())
-		// A call that blocks by nature (sigsuspend, pause: re-executed in
-		// replay) may have started while no one else was ready.
-		if len(r.ready) > 0 && !t.split && t.state == running && known && (spec.Policy == syscalls.Emulate || syscalls.MayBlock(&c)) {
-			// Already running in the kernel: log the entry and switch.
-			if err := r.logEntry(t); err != nil {
-				return err
-			}
-			return r.leaveInKernel(t)
-		}
-		return nil
+		_, err := r.preemptInCall(t)
+		return err
 	}
 	if t.state != running || (!signal && len(r.ready) == 0) {
 		return nil
