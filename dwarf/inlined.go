@@ -34,10 +34,12 @@ func buildInlined(img *Image) *inlinedIndex {
 	if err != nil {
 		return ix
 	}
+	cus := img.funcIndex().cus
 	// Every instance of a function points to the same abstract DIE: name
 	// each origin once.
 	names := map[dwarf.Offset]string{}
 	var cu dwarf.Offset
+	rust := false
 	r := dw.Reader()
 	for {
 		e, err := r.Next()
@@ -47,6 +49,7 @@ func buildInlined(img *Image) *inlinedIndex {
 		switch e.Tag {
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
 			cu = e.Offset
+			rust = cus[cu] != nil && cus[cu].lang == LangRust
 		case dwarf.TagInlinedSubroutine:
 			origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			if !ok {
@@ -54,12 +57,12 @@ func buildInlined(img *Image) *inlinedIndex {
 			}
 			name, ok := names[origin]
 			if !ok {
-				name = functionName(dw, e)
+				name = img.calleeName(dw, cus[cu], e)
 				names[origin] = name
 			}
 			ref := inlinedRef{e.Offset, cu}
 			ix.byName[name] = append(ix.byName[name], ref)
-			if short := shortName(name); short != name {
+			if short := shortName(name); short != name && !rust {
 				ix.byName[short] = append(ix.byName[short], ref)
 			}
 		}
@@ -70,7 +73,7 @@ func buildInlined(img *Image) *inlinedIndex {
 // newInlined makes the Function of an inlined instance e of unit cu, with
 // its call site.
 func (img *Image) newInlined(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64) *Function {
-	f := img.newFunction(dw, cu, cuOff, e, rs)
+	f := img.newFunction(dw, cu, cuOff, e, rs, img.calleeName(dw, cu, e))
 	f.Inlined = true
 	if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && int(i) < len(cu.files) && i >= 0 {
 		f.CallFile = cu.files[i]
@@ -89,31 +92,38 @@ func (img *Image) newInlined(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *
 func (t *Table) FindInlined(name string) []*Function {
 	var out []*Function
 	for _, img := range t.Images {
-		refs := img.inlinedIdx().byName[name]
-		if len(refs) == 0 {
-			continue
-		}
-		dw, err := img.DWARF()
-		if err != nil {
-			continue
-		}
-		cus := img.funcIndex().cus
-		r := dw.Reader()
-		for _, ref := range refs {
-			cu := cus[ref.cu]
-			r.Seek(ref.off)
-			e, err := r.Next()
-			if err != nil || e == nil || cu == nil {
-				continue
-			}
-			rs, err := codeRanges(dw, e)
-			if err != nil || len(rs) == 0 || rs[0][0] == 0 {
-				continue
-			}
-			out = append(out, img.newInlined(dw, cu, ref.cu, e, rs))
-		}
+		out = append(out, img.inlinedFuncs(img.inlinedIdx().byName[name])...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
+}
+
+// inlinedFuncs makes the Functions of inlined instances, leaving out
+// those without code.
+func (img *Image) inlinedFuncs(refs []inlinedRef) []*Function {
+	if len(refs) == 0 {
+		return nil
+	}
+	dw, err := img.DWARF()
+	if err != nil {
+		return nil
+	}
+	cus := img.funcIndex().cus
+	r := dw.Reader()
+	var out []*Function
+	for _, ref := range refs {
+		cu := cus[ref.cu]
+		r.Seek(ref.off)
+		e, err := r.Next()
+		if err != nil || e == nil || cu == nil {
+			continue
+		}
+		rs, err := codeRanges(dw, e)
+		if err != nil || len(rs) == 0 || rs[0][0] == 0 {
+			continue
+		}
+		out = append(out, img.newInlined(dw, cu, ref.cu, e, rs))
+	}
 	return out
 }
 
