@@ -96,7 +96,7 @@ func (s *Session) breakpointPlace(addr uint64, spec string) string {
 	if n := inlineStarts(chain, addr); n > 0 {
 		info.Function = chain[n].Name
 		for _, fn := range chain[:n] {
-			if fn.Name == spec {
+			if fn.NamedBy(spec) {
 				info.Function = fn.Name
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // cuInfo is what later lookups need to know about a compilation unit.
@@ -35,8 +36,11 @@ type funcIndex struct {
 	// concrete functions and inlined calls point to. In DIE order (by
 	// offset), which the walk appends in.
 	scopes []declScope
-	// rust is the concrete functions of Rust units.
-	rust []*Function
+	// rust is the concrete functions of Rust units, for the names gdb
+	// does not know them by (FindRustAlias, FindRustSuffix).
+	rust      []*Function
+	aliasOnce sync.Once
+	aliases   map[string][]*Function
 }
 
 // langOf maps DW_AT_language to a Lang.
@@ -253,7 +257,8 @@ func attrVia(dw *dwarf.Data, e *dwarf.Entry, a dwarf.Attr) (any, *dwarf.Entry) {
 
 // functionName is the name gdb shows for C, C++ and Go: C++ demangled
 // from the linkage name (with the parameter list), else DW_AT_name. Rust
-// names come from DWARF's scopes (rustnames.go).
+// names come from DWARF's scopes (rustnames.go); this is their symbol's
+// demangled form, which rewind's `break` also accepts.
 func functionName(dw *dwarf.Data, e *dwarf.Entry) string {
 	for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, 0x2007 /* DW_AT_MIPS_linkage_name */} {
 		if v, _ := attrVia(dw, e, a); v != nil {

@@ -3,6 +3,7 @@ package dwarf
 import (
 	"debug/dwarf"
 	"sort"
+	"sync"
 )
 
 // The inlined instances of functions, by name: where `break FUNC` stops
@@ -20,6 +21,13 @@ type inlinedRef struct {
 // inlined instances.
 type inlinedIndex struct {
 	byName map[string][]inlinedRef
+	// rust is the names of Rust functions in byName.
+	rust map[string]bool
+	// aliases are the instances of Rust functions by their symbol's
+	// demangled name ("<u64>::wrapping_mul") where it is not gdb's:
+	// made on the first name that needs them.
+	aliasOnce sync.Once
+	aliases   map[string][]inlinedRef
 }
 
 // inlinedIdx builds the index once.
@@ -29,7 +37,7 @@ func (img *Image) inlinedIdx() *inlinedIndex {
 }
 
 func buildInlined(img *Image) *inlinedIndex {
-	ix := &inlinedIndex{byName: map[string][]inlinedRef{}}
+	ix := &inlinedIndex{byName: map[string][]inlinedRef{}, rust: map[string]bool{}}
 	dw, err := img.DWARF()
 	if err != nil {
 		return ix
@@ -62,12 +70,40 @@ func buildInlined(img *Image) *inlinedIndex {
 			}
 			ref := inlinedRef{e.Offset, cu}
 			ix.byName[name] = append(ix.byName[name], ref)
-			if short := shortName(name); short != name && !rust {
+			if rust {
+				ix.rust[name] = true
+			} else if short := shortName(name); short != name {
 				ix.byName[short] = append(ix.byName[short], ref)
 			}
 		}
 	}
 	return ix
+}
+
+// inlinedAliases maps the demangled symbol names of inlined Rust
+// functions that differ from gdb's names to their instances.
+func (img *Image) inlinedAliases() map[string][]inlinedRef {
+	ix := img.inlinedIdx()
+	ix.aliasOnce.Do(func() {
+		ix.aliases = map[string][]inlinedRef{}
+		dw, err := img.DWARF()
+		if err != nil {
+			return
+		}
+		r := dw.Reader()
+		for name := range ix.rust {
+			refs := ix.byName[name]
+			r.Seek(refs[0].off)
+			e, err := r.Next()
+			if err != nil || e == nil {
+				continue
+			}
+			if alias := functionName(dw, e); alias != name && alias != "??" {
+				ix.aliases[alias] = append(ix.aliases[alias], refs...)
+			}
+		}
+	})
+	return ix.aliases
 }
 
 // newInlined makes the Function of an inlined instance e of unit cu, with

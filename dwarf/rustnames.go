@@ -125,3 +125,132 @@ func (img *Image) calleeName(dw *dwarf.Data, cu *cuInfo, e *dwarf.Entry) string 
 	}
 	return own
 }
+
+// The names rewind's `break` takes for a Rust function besides gdb's
+// (which needs the whole path, generic arguments included): the
+// demangled symbol name rewind showed before it took DWARF's names, and
+// the end of the path.
+
+// rustAliases maps the demangled symbol names of Rust functions that
+// differ from gdb's names ("symm::main::{{closure}}" for
+// "symm::main::{closure#0}") to the functions. Built on the first name
+// that needs it.
+func (img *Image) rustAliases() map[string][]*Function {
+	fi := img.funcIndex()
+	fi.aliasOnce.Do(func() {
+		fi.aliases = map[string][]*Function{}
+		dw, err := img.DWARF()
+		if err != nil {
+			return
+		}
+		r := dw.Reader()
+		for _, fn := range fi.rust {
+			r.Seek(dwarf.Offset(fn.offset))
+			e, err := r.Next()
+			if err != nil || e == nil {
+				continue
+			}
+			if alias := functionName(dw, e); alias != fn.Name && alias != "??" {
+				fi.aliases[alias] = append(fi.aliases[alias], fn)
+			}
+		}
+	})
+	return fi.aliases
+}
+
+// FindRustAlias returns the Rust functions, out-of-line copies and
+// inlined instances by address, whose symbol demangles to name where gdb
+// names them otherwise: "symm::main::{{closure}}", "<u64>::wrapping_mul".
+func (t *Table) FindRustAlias(name string) []*Function {
+	var out []*Function
+	for _, img := range t.Images {
+		out = append(out, img.rustAliases()[name]...)
+		out = append(out, img.inlinedFuncs(img.inlinedAliases()[name])...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
+}
+
+// FindRustSuffix returns the Rust functions, out-of-line copies and
+// inlined instances by address, whose gdb name ends with name after a
+// "::" (gdb's wild matching of C++ names, which it does not do for
+// Rust's): "add" and "Acc::add" for "symm::Acc::add", "wrapping_mul" for
+// "core::num::{impl#9}::wrapping_mul"; generic arguments may be left out
+// ("largest" for "names::largest<u32>").
+func (t *Table) FindRustSuffix(name string) []*Function {
+	if name == "" {
+		return nil
+	}
+	var out []*Function
+	for _, img := range t.Images {
+		for _, fn := range img.funcIndex().rust {
+			if rustSuffixMatch(fn.Name, name) {
+				out = append(out, fn)
+			}
+		}
+		ix := img.inlinedIdx()
+		var refs []inlinedRef
+		for full := range ix.rust {
+			if rustSuffixMatch(full, name) {
+				refs = append(refs, ix.byName[full]...)
+			}
+		}
+		out = append(out, img.inlinedFuncs(refs)...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
+}
+
+// rustSuffixMatch says whether spec names the end of the path full, with
+// or without its generic arguments.
+func rustSuffixMatch(full, spec string) bool {
+	for _, name := range []string{full, stripGenerics(full)} {
+		if name == spec || strings.HasSuffix(name, spec) && strings.HasSuffix(name[:len(name)-len(spec)], "::") {
+			return true
+		}
+	}
+	return false
+}
+
+// stripGenerics drops the generic arguments of every component of a path:
+// "core::iter::range::{impl#6}::next<u64>" is "core::iter::range::{impl#6}::next".
+func stripGenerics(name string) string {
+	if !strings.Contains(name, "<") {
+		return name
+	}
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '<':
+			depth++
+		case c == '>' && depth > 0 && name[i-1] != '-': // not fn() -> T
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// NamedBy says whether `break spec` names the function: its name, or for
+// Rust the other names FindRustAlias and FindRustSuffix take.
+func (fn *Function) NamedBy(spec string) bool {
+	if fn.Name == spec {
+		return true
+	}
+	if fn.Lang() != LangRust {
+		return false
+	}
+	if rustSuffixMatch(fn.Name, spec) {
+		return true
+	}
+	dw, err := fn.image.DWARF()
+	if err != nil {
+		return false
+	}
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(fn.offset))
+	e, err := r.Next()
+	return err == nil && e != nil && functionName(dw, e) == spec
+}

@@ -97,3 +97,34 @@ func gdbFunctionNames(out string) map[string]bool {
 	}
 	return names
 }
+
+// TestRustSuffixMatch: `break` takes the end of a Rust path, after a "::",
+// with or without generic arguments.
+func TestRustSuffixMatch(t *testing.T) {
+	for _, c := range []struct {
+		full, spec string
+		want       bool
+	}{
+		{"symm::Acc::add", "add", true},
+		{"symm::Acc::add", "Acc::add", true},
+		{"symm::Acc::add", "symm::Acc::add", true},
+		{"symm::Acc::add", "cc::add", false},
+		{"symm::Acc::add", "ad", false},
+		{"names::largest<u32>", "largest", true},
+		{"names::largest<u32>", "largest<u32>", true},
+		{"names::largest<u32>", "largest<u64>", false},
+		{"core::iter::range::{impl#6}::next<u64>", "next", true},
+		{"core::iter::range::{impl#6}::next<u64>", "range::{impl#6}::next", true},
+		{"core::ops::function::FnOnce::call_once<fn() -> i32, ()>", "call_once", true},
+		{"names::main::{closure#0}", "{closure#0}", true},
+		{"names::main::{closure#0}", "main::{closure#0}", true},
+		{"names::main", "main::{closure#0}", false},
+	} {
+		if got := rustSuffixMatch(c.full, c.spec); got != c.want {
+			t.Errorf("rustSuffixMatch(%q, %q) = %v, want %v", c.full, c.spec, got, c.want)
+		}
+	}
+	if got := stripGenerics("core::ops::function::FnOnce::call_once<fn() -> i32, ()>"); got != "core::ops::function::FnOnce::call_once" {
+		t.Errorf("stripGenerics = %q", got)
+	}
+}
