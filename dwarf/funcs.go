@@ -576,6 +576,9 @@ func (t *Table) FunctionType(fn *Function) (*Type, error) {
 	}
 	ft.Variadic = variadic
 	ft.Name = funcName(ft, "", variadic, proto || ft.Lang != LangC)
+	if ft.Lang == LangRust && !variadic {
+		ft.Name = rustFuncName(ft)
+	}
 	return ft, nil
 }
 
