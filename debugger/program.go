@@ -128,6 +128,8 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 	}
 	t := s.symbols()
 	phys := t.Unwind(s.frameRegs(tid, regs), s.mem(), maxFrames)
+	main := t.MainSubprogram()
+	rustMain := main != nil && main.Lang() == dwarf.LangRust
 	var out []dwarf.Frame
 	for i, f := range phys {
 		// A caller's pc is a return address: look up the call instruction.
@@ -147,7 +149,7 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			}
 			f.Level = len(out)
 			out = append(out, f)
-			if f.Symbol == "main" {
+			if f.Symbol == "main" && !rustMain {
 				break
 			}
 			continue
@@ -179,8 +181,10 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			file, line = fn.CallFile, fn.CallLine
 		}
 		// gdb's default "backtrace past-main off": the C runtime's frames
-		// before main are noise.
-		if n := len(out); n > 0 && (out[n-1].Symbol == "main" || (out[n-1].Function != nil && out[n-1].Function.Name == "main")) {
+		// before main are noise. Not in a Rust program, where gdb 13
+		// looks the main DWARF marks up by its qualified name in C's
+		// terms, finds nothing, and goes on to _start.
+		if n := len(out); n > 0 && !rustMain && (out[n-1].Symbol == "main" || (out[n-1].Function != nil && out[n-1].Function.Name == "main")) {
 			break
 		}
 	}

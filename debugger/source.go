@@ -144,8 +144,12 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 	}
 	if fi.File != "" {
 		fmt.Fprintf(&b, " at %s:%d", dwarf.ShortFile(fi.File), fi.Line)
-	} else if img := s.symbols().ImageAt(f.PC); img != nil {
-		fmt.Fprintf(&b, " from %s", img.Path)
+	} else if t := s.symbols(); len(t.Images) > 0 {
+		// gdb names the library of code without lines, not the
+		// executable (solib_name_from_address).
+		if img := t.ImageAt(f.PC); img != nil && img != t.Images[0] {
+			fmt.Fprintf(&b, " from %s", img.Path)
+		}
 	}
 	return b.String()
 }

@@ -38,7 +38,10 @@ type funcIndex struct {
 	scopes []declScope
 	// rust is the concrete functions of Rust units, for the names gdb
 	// does not know them by (FindRustAlias, FindRustSuffix).
-	rust      []*Function
+	rust []*Function
+	// main is the function marked DW_AT_main_subprogram (a Rust crate's
+	// fn main), if any.
+	main      *Function
 	aliasOnce sync.Once
 	aliases   map[string][]*Function
 }
@@ -163,6 +166,9 @@ func (img *Image) funcIndex() *funcIndex {
 					fi.ranges = append(fi.ranges, fnRange{rg[0], rg[1], fn})
 				}
 				fns = append(fns, fn)
+				if m, _ := e.Val(dwarf.AttrMainSubprogram).(bool); m && fi.main == nil {
+					fi.main = fn
+				}
 				if rust {
 					fi.rust = append(fi.rust, fn)
 				}
@@ -458,6 +464,16 @@ func (t *Table) FindFunction(name string) []*Function {
 		out = append(out, img.funcIndex().byName[name]...)
 	}
 	return out
+}
+
+// MainSubprogram returns the function the executable's debug information
+// marks as the program's main (DW_AT_main_subprogram, which rustc sets on
+// a crate's fn main), nil when none is.
+func (t *Table) MainSubprogram() *Function {
+	if len(t.Images) == 0 {
+		return nil
+	}
+	return t.Images[0].funcIndex().main
 }
 
 // Lang returns the source language of a function's compilation unit.
