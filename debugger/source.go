@@ -178,16 +178,20 @@ func (s *Session) showAddress(frames []dwarf.Frame, level int) bool {
 }
 
 func (s *Session) cmdBacktrace(args string, res *Result) error {
-	frames, err := s.stack(s.currentThread())
+	n := 0
+	if args != "" {
+		var err error
+		n, err = strconv.Atoi(strings.Fields(args)[0])
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad frame count %q", args)
+		}
+	}
+	frames, err := s.backtraceStack(s.currentThread(), n)
 	if err != nil {
 		return err
 	}
 	limit := len(frames)
-	if args != "" {
-		n, err := strconv.Atoi(strings.Fields(args)[0])
-		if err != nil || n < 1 {
-			return fmt.Errorf("bad frame count %q", args)
-		}
+	if n > 0 {
 		limit = min(n, limit)
 	}
 	var infos []FrameInfo
