@@ -227,11 +227,11 @@ func (s *Session) cmdBacktraceFull(args string, res *Result) error {
 	if err := s.cmdBacktrace(args, res); err != nil {
 		return err
 	}
-	frames, err := s.stack(s.currentThread())
+	infos, _ := res.Value.([]FrameInfo)
+	frames, err := s.backtraceStack(s.currentThread(), len(infos))
 	if err != nil {
 		return err
 	}
-	infos, _ := res.Value.([]FrameInfo)
 	lines := strings.Split(res.Text, "\n")
 	var out []string
 	var vals []map[string]any

@@ -90,7 +90,7 @@ func (s *Session) noteInline(st *timeline.Stop) {
 				n = 0
 			}
 			for i := 0; i < n; i++ {
-				if chain[i].Name == b.spec {
+				if chain[i].NamedBy(b.spec) {
 					n = i
 					break
 				}

@@ -120,8 +120,36 @@ func (s *Session) frameRegs(tid int32, r trace.Regs) dwarf.Regs {
 const maxFrames = 256
 
 // stack returns the call stack of a thread now, inlined calls as frames
-// of their own, innermost first.
+// of their own, innermost first, down to main: gdb's default "backtrace
+// past-main off", the C runtime's frames before main are noise.
 func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
+	return s.unwindStack(tid, false)
+}
+
+// backtraceStack is the stack backtrace shows: in a Rust program it goes
+// on past main to _start, as gdb 13's does (it looks the main DWARF marks
+// up by its qualified name in C's terms, finds nothing, and never sees
+// main). Only when the frames past main are asked for: naming them reads
+// the C library's debug information.
+func (s *Session) backtraceStack(tid int32, limit int) ([]dwarf.Frame, error) {
+	frames, err := s.stack(tid)
+	if err != nil || (limit > 0 && limit <= len(frames)) || !atMain(frames) {
+		return frames, err
+	}
+	if main := s.symbols().MainSubprogram(); main == nil || main.Lang() != dwarf.LangRust {
+		return frames, nil
+	}
+	return s.unwindStack(tid, true)
+}
+
+// atMain says whether the outermost of frames is main.
+func atMain(frames []dwarf.Frame) bool {
+	n := len(frames)
+	return n > 0 && (frames[n-1].Symbol == "main" || (frames[n-1].Function != nil && frames[n-1].Function.Name == "main"))
+}
+
+// unwindStack is stack, down to _start when pastMain.
+func (s *Session) unwindStack(tid int32, pastMain bool) ([]dwarf.Frame, error) {
 	regs, err := s.tl.Session().Regs(tid)
 	if err != nil {
 		return nil, err
@@ -147,7 +175,7 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			}
 			f.Level = len(out)
 			out = append(out, f)
-			if f.Symbol == "main" {
+			if f.Symbol == "main" && !pastMain {
 				break
 			}
 			continue
@@ -178,9 +206,7 @@ func (s *Session) stack(tid int32) ([]dwarf.Frame, error) {
 			// The frame that contains an inlined call is at its call site.
 			file, line = fn.CallFile, fn.CallLine
 		}
-		// gdb's default "backtrace past-main off": the C runtime's frames
-		// before main are noise.
-		if n := len(out); n > 0 && (out[n-1].Symbol == "main" || (out[n-1].Function != nil && out[n-1].Function.Name == "main")) {
+		if !pastMain && atMain(out) {
 			break
 		}
 	}

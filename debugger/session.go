@@ -267,25 +267,38 @@ func (s *Session) resolve(loc string) ([]uint64, error) {
 	if out := functionEntries(t, loc); len(out) > 0 {
 		return out, nil
 	}
+	// A Rust function by the name its symbol demangles to, as rewind
+	// named them before it took gdb's: "symm::main::{{closure}}".
+	if out := entries(t.FindRustAlias(loc)); len(out) > 0 {
+		return out, nil
+	}
 	if sym, ok := t.Lookup(loc); ok {
 		return []uint64{sym.Addr}, nil
 	}
+	// The end of a Rust path ("add" for "symm::Acc::add"), which gdb
+	// does not take: only when nothing else has the name (`break main`
+	// is C's main, which std's runtime calls).
+	if out := entries(t.FindRustSuffix(loc)); len(out) > 0 {
+		return out, nil
+	}
 	return nil, fmt.Errorf("Function %q not defined in the program or its loaded libraries", loc)
+}
+
+// entries returns where `break` stops in functions, in address order.
+func entries(fns []*dwarf.Function) []uint64 {
+	var out []uint64
+	for _, fn := range fns {
+		out = append(out, fn.Entry)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // functionEntries returns where `break FUNC` stops, in address order: the
 // entry of each out-of-line copy and the start of each inlined instance,
 // as gdb sets a location on each.
 func functionEntries(t *dwarf.Table, name string) []uint64 {
-	var out []uint64
-	for _, fn := range t.FindFunction(name) {
-		out = append(out, fn.Entry)
-	}
-	for _, fn := range t.FindInlined(name) {
-		out = append(out, fn.Entry)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return entries(append(t.FindFunction(name), t.FindInlined(name)...))
 }
 
 // syncBreakpoints gives the engine the addresses of the enabled

@@ -144,8 +144,12 @@ func (s *Session) frameLine(frames []dwarf.Frame, level int, fi FrameInfo) strin
 	}
 	if fi.File != "" {
 		fmt.Fprintf(&b, " at %s:%d", dwarf.ShortFile(fi.File), fi.Line)
-	} else if img := s.symbols().ImageAt(f.PC); img != nil {
-		fmt.Fprintf(&b, " from %s", img.Path)
+	} else if t := s.symbols(); len(t.Images) > 0 {
+		// gdb names the library of code without lines, not the
+		// executable (solib_name_from_address).
+		if img := t.ImageAt(f.PC); img != nil && img != t.Images[0] {
+			fmt.Fprintf(&b, " from %s", img.Path)
+		}
 	}
 	return b.String()
 }
@@ -174,16 +178,20 @@ func (s *Session) showAddress(frames []dwarf.Frame, level int) bool {
 }
 
 func (s *Session) cmdBacktrace(args string, res *Result) error {
-	frames, err := s.stack(s.currentThread())
+	n := 0
+	if args != "" {
+		var err error
+		n, err = strconv.Atoi(strings.Fields(args)[0])
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad frame count %q", args)
+		}
+	}
+	frames, err := s.backtraceStack(s.currentThread(), n)
 	if err != nil {
 		return err
 	}
 	limit := len(frames)
-	if args != "" {
-		n, err := strconv.Atoi(strings.Fields(args)[0])
-		if err != nil || n < 1 {
-			return fmt.Errorf("bad frame count %q", args)
-		}
+	if n > 0 {
 		limit = min(n, limit)
 	}
 	var infos []FrameInfo

@@ -86,22 +86,9 @@ func (s *Session) placeText(addr uint64) string {
 }
 
 // breakpointPlace is placeText for the location of a breakpoint set as
-// spec: at the start of inlined calls it names the function the
-// breakpoint was set on, else the caller they are hidden in (inline.go),
-// as gdb's info breakpoints does.
+// spec (breakpointInfo).
 func (s *Session) breakpointPlace(addr uint64, spec string) string {
-	info := &StopInfo{}
-	s.placeInfo(info, addr)
-	chain := s.symbols().FunctionsAt(addr)
-	if n := inlineStarts(chain, addr); n > 0 {
-		info.Function = chain[n].Name
-		for _, fn := range chain[:n] {
-			if fn.Name == spec {
-				info.Function = fn.Name
-				break
-			}
-		}
-	}
+	info := s.breakpointInfo(addr, spec)
 	out := ""
 	if info.Function != "" {
 		out = "in " + info.Function
@@ -110,6 +97,33 @@ func (s *Session) breakpointPlace(addr uint64, spec string) string {
 		out += fmt.Sprintf(" at %s:%d", info.File, info.Line)
 	}
 	return strings.TrimSpace(out)
+}
+
+// breakpointInfo is the function, file and line of the location of a
+// breakpoint set as spec: at the start of inlined calls it names the
+// function the breakpoint was set on, else the caller they are hidden in
+// (inline.go), as gdb's info breakpoints does. A breakpoint on that
+// caller past its prologue is at the line of the outermost call, where
+// gdb's skip_prologue_sal moves it (at the entry of a function without
+// prologue, as gcc's at -O2, gdb leaves the line the code's).
+func (s *Session) breakpointInfo(addr uint64, spec string) *StopInfo {
+	info := &StopInfo{}
+	s.placeInfo(info, addr)
+	chain := s.symbols().FunctionsAt(addr)
+	if n := inlineStarts(chain, addr); n > 0 {
+		info.Function = chain[n].Name
+		for _, fn := range chain[:n] {
+			if fn.NamedBy(spec) {
+				info.Function = fn.Name
+				return info
+			}
+		}
+		outer, fn := chain[n-1], chain[n]
+		if isFunctionSpec(spec) && fn.NamedBy(spec) && addr > fn.Low && outer.CallLine > 0 {
+			info.File, info.Line, info.FullName = dwarf.ShortFile(outer.CallFile), outer.CallLine, outer.CallFile
+		}
+	}
+	return info
 }
 
 // watchValue renders a watched value with the expression's type.
@@ -402,8 +416,7 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 	var locs []map[string]any
 	for _, a := range b.addrs {
 		loc := map[string]any{"address": fmt.Sprintf("%#x", a)}
-		info := &StopInfo{}
-		s.placeInfo(info, a)
+		info := s.breakpointInfo(a, spec)
 		if info.Function != "" {
 			loc["function"] = info.Function
 		}

@@ -281,6 +281,14 @@ func (t *Table) Format(v Value, mem Memory, opts FormatOptions) string {
 	case LangGo:
 		return f.goValue(v, goFlags{top: true, withType: true}, 0)
 	case LangRust:
+		// As gdb's print: a pointer with its type, a function as C's.
+		switch r := stripType(v.Type); {
+		case v.Err != nil || v.Optimized:
+		case (r.Kind == KindPointer || r.Kind == KindReference) && f.opts.TypePrefix && f.opts.Format == 0:
+			return "(" + v.Type.Name + ") " + f.rustValue(v, 0)
+		case r.Kind == KindFunc && v.InMem:
+			return f.cTop(v)
+		}
 		return f.rustValue(v, 0)
 	}
 	return f.cTop(v)
@@ -1092,18 +1100,21 @@ func (f *formatter) rustValue(v Value, depth int) string {
 		}
 		return strconv.FormatInt(x, 10)
 	case KindPointer, KindReference:
+		// References, boxes and raw pointers alike are addresses, as gdb
+		// prints them (`print *self` shows what a &mut self points to).
 		addr, err := uintValue(v, f.mem)
 		if err != nil {
 			return errText(err)
 		}
-		// References and boxes print as what they point to, as Debug
-		// does; raw pointers as addresses.
-		name := r.Name
-		transparent := strings.HasPrefix(name, "&") || strings.HasPrefix(name, "alloc::boxed::Box<") || r.Kind == KindReference
-		if !transparent || addr == 0 || depth >= f.maxDepth() || stripType(r.Elem).Kind == KindVoid {
-			return fmt.Sprintf("%#x", addr)
+		if f.opts.Format != 0 && f.opts.Format != 'a' && f.opts.Format != 's' {
+			b, _ := v.Contents(f.mem)
+			return f.intText(b, false, f.opts.Format)
 		}
-		return f.rustValue(atAddr("", r.Elem, addr), depth+1)
+		s := fmt.Sprintf("%#x", addr)
+		if sym := f.symbolize(addr); sym != "" {
+			s += " <" + sym + ">"
+		}
+		return s
 	case KindArray:
 		if r.Count < 0 || r.Elem.Size <= 0 {
 			return "[]"

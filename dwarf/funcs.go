@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // cuInfo is what later lookups need to know about a compilation unit.
@@ -29,6 +30,20 @@ type funcIndex struct {
 	ranges []fnRange
 	byName map[string][]*Function
 	cus    map[dwarf.Offset]*cuInfo
+	// scopes is, in Rust units, the scope gdb qualifies a name with
+	// ("core::num::{impl#9}", "names::Counter") of each subprogram
+	// without code: the declarations and abstract instances that
+	// concrete functions and inlined calls point to. In DIE order (by
+	// offset), which the walk appends in.
+	scopes []declScope
+	// rust is the concrete functions of Rust units, for the names gdb
+	// does not know them by (FindRustAlias, FindRustSuffix).
+	rust []*Function
+	// main is the function marked DW_AT_main_subprogram (a Rust crate's
+	// fn main), if any.
+	main      *Function
+	aliasOnce sync.Once
+	aliases   map[string][]*Function
 }
 
 // langOf maps DW_AT_language to a Lang.
@@ -49,7 +64,9 @@ func langOf(v int64) Lang {
 	return LangOther
 }
 
-// funcIndex reads every subprogram with code once.
+// funcIndex reads every subprogram with code once. Function bodies are
+// skipped; the scopes around them (namespaces, structures) are followed
+// for the qualified names of Rust functions.
 func (img *Image) funcIndex() *funcIndex {
 	img.funcsOnce.Do(func() {
 		fi := &funcIndex{byName: map[string][]*Function{}, cus: map[dwarf.Offset]*cuInfo{}}
@@ -61,13 +78,41 @@ func (img *Image) funcIndex() *funcIndex {
 		r := dw.Reader()
 		var cu *cuInfo
 		var cuOff dwarf.Offset
+		// scopes is the qualified name of each entry being read the
+		// children of (Rust units; "" elsewhere).
+		var scopes []string
+		top := func() string {
+			if n := len(scopes); n > 0 {
+				return scopes[n-1]
+			}
+			return ""
+		}
+		// A Rust function declared elsewhere (a method, in its
+		// structure) is named once every declaration has been seen.
+		type pendingName struct {
+			fn   *Function
+			decl dwarf.Offset
+			own  string
+		}
+		var pending []pendingName
+		var fns []*Function
 		for {
 			e, err := r.Next()
 			if err != nil || e == nil {
 				break
 			}
+			if e.Tag == 0 {
+				if n := len(scopes); n > 0 {
+					scopes = scopes[:n-1]
+				}
+				continue
+			}
 			switch e.Tag {
 			case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+				scopes = scopes[:0]
+				if e.Children {
+					scopes = append(scopes, "")
+				}
 				cu = &cuInfo{entry: e}
 				cuOff = e.Offset
 				if v, ok := e.Val(dwarf.AttrLanguage).(int64); ok {
@@ -87,28 +132,71 @@ func (img *Image) funcIndex() *funcIndex {
 				}
 				fi.cus[e.Offset] = cu
 			case dwarf.TagSubprogram:
+				// Nested subprograms (Go closures are top level; C has
+				// none; Rust's closures are in a namespace named after
+				// their function): inlined calls are read on demand.
+				if e.Children {
+					r.SkipChildren()
+				}
 				if cu == nil {
 					continue
 				}
+				rust := cu.lang == LangRust
 				rs, err := codeRanges(dw, e)
 				if err != nil || len(rs) == 0 || rs[0][0] == 0 {
-					if e.Children {
-						r.SkipChildren()
+					if rust {
+						fi.scopes = append(fi.scopes, declScope{e.Offset, top()})
 					}
 					continue
 				}
-				fn := img.newFunction(dw, cu, cuOff, e, rs)
+				name, own, decl, later := "", "", dwarf.Offset(0), false
+				if rust {
+					own, decl, later = rustDecl(dw, e)
+					switch {
+					case own == "":
+						name, later = functionName(dw, e), false
+					case !later:
+						name = joinScope(top(), own)
+					}
+				} else {
+					name = functionName(dw, e)
+				}
+				fn := img.newFunction(dw, cu, cuOff, e, rs, name)
 				for _, rg := range rs {
 					fi.ranges = append(fi.ranges, fnRange{rg[0], rg[1], fn})
 				}
-				fi.byName[fn.Name] = append(fi.byName[fn.Name], fn)
+				fns = append(fns, fn)
+				if m, _ := e.Val(dwarf.AttrMainSubprogram).(bool); m && fi.main == nil {
+					fi.main = fn
+				}
+				if rust {
+					fi.rust = append(fi.rust, fn)
+				}
+				if later {
+					pending = append(pending, pendingName{fn, decl, own})
+				}
+			default:
+				if e.Children {
+					scope := top()
+					if cu != nil && cu.lang == LangRust {
+						scope = rustScope(e, scope)
+					}
+					scopes = append(scopes, scope)
+				}
+			}
+		}
+		for _, p := range pending {
+			if scope, ok := fi.scopeOf(p.decl); ok {
+				p.fn.Name = joinScope(scope, p.own)
+			} else {
+				p.fn.Name = p.own // declared out of every unit read
+			}
+		}
+		for _, fn := range fns {
+			fi.byName[fn.Name] = append(fi.byName[fn.Name], fn)
+			if fi.cus[dwarf.Offset(fn.cu)].lang != LangRust {
 				if short := shortName(fn.Name); short != fn.Name {
 					fi.byName[short] = append(fi.byName[short], fn)
-				}
-				// Nested subprograms (Go closures are top level; C has
-				// none): inlined calls are read on demand.
-				if e.Children {
-					r.SkipChildren()
 				}
 			}
 		}
@@ -173,8 +261,10 @@ func attrVia(dw *dwarf.Data, e *dwarf.Entry, a dwarf.Attr) (any, *dwarf.Entry) {
 	return nil, nil
 }
 
-// functionName is the name gdb shows: C++ and Rust demangled from the
-// linkage name (with the parameter list of C++), else DW_AT_name.
+// functionName is the name gdb shows for C, C++ and Go: C++ demangled
+// from the linkage name (with the parameter list), else DW_AT_name. Rust
+// names come from DWARF's scopes (rustnames.go); this is their symbol's
+// demangled form, which rewind's `break` also accepts.
 func functionName(dw *dwarf.Data, e *dwarf.Entry) string {
 	for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, 0x2007 /* DW_AT_MIPS_linkage_name */} {
 		if v, _ := attrVia(dw, e, a); v != nil {
@@ -183,16 +273,24 @@ func functionName(dw *dwarf.Data, e *dwarf.Entry) string {
 			}
 		}
 	}
+	if s := ownName(dw, e); s != "" {
+		return s
+	}
+	return "??"
+}
+
+// ownName is DW_AT_name of e or of the entry it completes.
+func ownName(dw *dwarf.Data, e *dwarf.Entry) string {
 	if v, _ := attrVia(dw, e, dwarf.AttrName); v != nil {
 		if s, ok := v.(string); ok {
 			return s
 		}
 	}
-	return "??"
+	return ""
 }
 
-func (img *Image) newFunction(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64) *Function {
-	fn := &Function{Name: functionName(dw, e), image: img, offset: uint64(e.Offset), cu: uint64(cuOff), optimized: cu.optimized}
+func (img *Image) newFunction(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64, name string) *Function {
+	fn := &Function{Name: name, image: img, offset: uint64(e.Offset), cu: uint64(cuOff), optimized: cu.optimized}
 	for _, rg := range rs {
 		fn.Ranges = append(fn.Ranges, [2]uint64{rg[0] + img.Bias, rg[1] + img.Bias})
 	}
@@ -368,6 +466,16 @@ func (t *Table) FindFunction(name string) []*Function {
 	return out
 }
 
+// MainSubprogram returns the function the executable's debug information
+// marks as the program's main (DW_AT_main_subprogram, which rustc sets on
+// a crate's fn main), nil when none is.
+func (t *Table) MainSubprogram() *Function {
+	if len(t.Images) == 0 {
+		return nil
+	}
+	return t.Images[0].funcIndex().main
+}
+
 // Lang returns the source language of a function's compilation unit.
 func (fn *Function) Lang() Lang {
 	if fn == nil || fn.image == nil {
@@ -484,6 +592,9 @@ func (t *Table) FunctionType(fn *Function) (*Type, error) {
 	}
 	ft.Variadic = variadic
 	ft.Name = funcName(ft, "", variadic, proto || ft.Lang != LangC)
+	if ft.Lang == LangRust && !variadic {
+		ft.Name = rustFuncName(ft)
+	}
 	return ft, nil
 }
 

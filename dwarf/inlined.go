@@ -3,6 +3,7 @@ package dwarf
 import (
 	"debug/dwarf"
 	"sort"
+	"sync"
 )
 
 // The inlined instances of functions, by name: where `break FUNC` stops
@@ -20,6 +21,13 @@ type inlinedRef struct {
 // inlined instances.
 type inlinedIndex struct {
 	byName map[string][]inlinedRef
+	// rust is the names of Rust functions in byName.
+	rust map[string]bool
+	// aliases are the instances of Rust functions by their symbol's
+	// demangled name ("<u64>::wrapping_mul") where it is not gdb's:
+	// made on the first name that needs them.
+	aliasOnce sync.Once
+	aliases   map[string][]inlinedRef
 }
 
 // inlinedIdx builds the index once.
@@ -29,15 +37,17 @@ func (img *Image) inlinedIdx() *inlinedIndex {
 }
 
 func buildInlined(img *Image) *inlinedIndex {
-	ix := &inlinedIndex{byName: map[string][]inlinedRef{}}
+	ix := &inlinedIndex{byName: map[string][]inlinedRef{}, rust: map[string]bool{}}
 	dw, err := img.DWARF()
 	if err != nil {
 		return ix
 	}
+	cus := img.funcIndex().cus
 	// Every instance of a function points to the same abstract DIE: name
 	// each origin once.
 	names := map[dwarf.Offset]string{}
 	var cu dwarf.Offset
+	rust := false
 	r := dw.Reader()
 	for {
 		e, err := r.Next()
@@ -47,6 +57,7 @@ func buildInlined(img *Image) *inlinedIndex {
 		switch e.Tag {
 		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
 			cu = e.Offset
+			rust = cus[cu] != nil && cus[cu].lang == LangRust
 		case dwarf.TagInlinedSubroutine:
 			origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			if !ok {
@@ -54,12 +65,14 @@ func buildInlined(img *Image) *inlinedIndex {
 			}
 			name, ok := names[origin]
 			if !ok {
-				name = functionName(dw, e)
+				name = img.calleeName(dw, cus[cu], e)
 				names[origin] = name
 			}
 			ref := inlinedRef{e.Offset, cu}
 			ix.byName[name] = append(ix.byName[name], ref)
-			if short := shortName(name); short != name {
+			if rust {
+				ix.rust[name] = true
+			} else if short := shortName(name); short != name {
 				ix.byName[short] = append(ix.byName[short], ref)
 			}
 		}
@@ -67,10 +80,36 @@ func buildInlined(img *Image) *inlinedIndex {
 	return ix
 }
 
+// inlinedAliases maps the demangled symbol names of inlined Rust
+// functions that differ from gdb's names to their instances.
+func (img *Image) inlinedAliases() map[string][]inlinedRef {
+	ix := img.inlinedIdx()
+	ix.aliasOnce.Do(func() {
+		ix.aliases = map[string][]inlinedRef{}
+		dw, err := img.DWARF()
+		if err != nil {
+			return
+		}
+		r := dw.Reader()
+		for name := range ix.rust {
+			refs := ix.byName[name]
+			r.Seek(refs[0].off)
+			e, err := r.Next()
+			if err != nil || e == nil {
+				continue
+			}
+			if alias := functionName(dw, e); alias != name && alias != "??" {
+				ix.aliases[alias] = append(ix.aliases[alias], refs...)
+			}
+		}
+	})
+	return ix.aliases
+}
+
 // newInlined makes the Function of an inlined instance e of unit cu, with
 // its call site.
 func (img *Image) newInlined(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *dwarf.Entry, rs [][2]uint64) *Function {
-	f := img.newFunction(dw, cu, cuOff, e, rs)
+	f := img.newFunction(dw, cu, cuOff, e, rs, img.calleeName(dw, cu, e))
 	f.Inlined = true
 	if i, ok := e.Val(dwarf.AttrCallFile).(int64); ok && int(i) < len(cu.files) && i >= 0 {
 		f.CallFile = cu.files[i]
@@ -89,31 +128,38 @@ func (img *Image) newInlined(dw *dwarf.Data, cu *cuInfo, cuOff dwarf.Offset, e *
 func (t *Table) FindInlined(name string) []*Function {
 	var out []*Function
 	for _, img := range t.Images {
-		refs := img.inlinedIdx().byName[name]
-		if len(refs) == 0 {
-			continue
-		}
-		dw, err := img.DWARF()
-		if err != nil {
-			continue
-		}
-		cus := img.funcIndex().cus
-		r := dw.Reader()
-		for _, ref := range refs {
-			cu := cus[ref.cu]
-			r.Seek(ref.off)
-			e, err := r.Next()
-			if err != nil || e == nil || cu == nil {
-				continue
-			}
-			rs, err := codeRanges(dw, e)
-			if err != nil || len(rs) == 0 || rs[0][0] == 0 {
-				continue
-			}
-			out = append(out, img.newInlined(dw, cu, ref.cu, e, rs))
-		}
+		out = append(out, img.inlinedFuncs(img.inlinedIdx().byName[name])...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Low < out[j].Low })
+	return out
+}
+
+// inlinedFuncs makes the Functions of inlined instances, leaving out
+// those without code.
+func (img *Image) inlinedFuncs(refs []inlinedRef) []*Function {
+	if len(refs) == 0 {
+		return nil
+	}
+	dw, err := img.DWARF()
+	if err != nil {
+		return nil
+	}
+	cus := img.funcIndex().cus
+	r := dw.Reader()
+	var out []*Function
+	for _, ref := range refs {
+		cu := cus[ref.cu]
+		r.Seek(ref.off)
+		e, err := r.Next()
+		if err != nil || e == nil || cu == nil {
+			continue
+		}
+		rs, err := codeRanges(dw, e)
+		if err != nil || len(rs) == 0 || rs[0][0] == 0 {
+			continue
+		}
+		out = append(out, img.newInlined(dw, cu, ref.cu, e, rs))
+	}
 	return out
 }
 

@@ -501,12 +501,14 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		}
 		t.Elem = el
 		switch {
+		case lang == LangRust:
+			// gdb names every Rust pointer so, references and boxes
+			// too, whatever name rustc gives it ("&mut T").
+			t.Name = "*mut " + el.Name
 		case name != "":
 			t.Name = name
 		case lang == LangGo:
 			t.Name = "*" + el.Name
-		case lang == LangRust:
-			t.Name = "*mut " + el.Name
 		default:
 			sym := "*"
 			if e.Tag == dwarf.TagReferenceType {
@@ -674,9 +676,12 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		if t.Size < 0 {
 			t.Size = 1 // gdb's sizeof of a function, as GNU C's
 		}
-		if name != "" {
+		switch {
+		case name != "":
 			t.Name = name
-		} else {
+		case lang == LangRust && !variadic:
+			t.Name = rustFuncName(t)
+		default:
 			proto, _ := e.Val(dwarf.AttrPrototyped).(bool)
 			t.Variadic = variadic
 			t.Name = funcName(t, "", variadic, proto || lang != LangC)
@@ -1002,6 +1007,20 @@ func funcName(t *Type, inner string, variadic, proto bool) string {
 		res = voidType
 	}
 	return declName(res, d, "")
+}
+
+// rustFuncName is a Rust function type as gdb's Rust printer writes it:
+// "fn ()", "fn (u64) -> u64".
+func rustFuncName(t *Type) string {
+	var ps []string
+	for _, p := range t.Params {
+		ps = append(ps, p.Name)
+	}
+	s := "fn (" + strings.Join(ps, ", ") + ")"
+	if t.Result != nil && stripType(t.Result).Kind != KindVoid {
+		s += " -> " + t.Result.Name
+	}
+	return s
 }
 
 // stripType removes typedefs and qualifiers, which change neither the

@@ -370,3 +370,59 @@ func TestCompareWithGDBFinishInlined(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { compareWithGDB(t, prog, trace, tc.gdbPre, tc.rewindPre, tc.cmds) })
 	}
 }
+
+// recordedRust builds testdata's Rust program src with debug information
+// and records it, for a comparison with gdb (skipped without gdb).
+func recordedRust(t *testing.T, src string) (prog, trace string) {
+	t.Helper()
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Skip("gdb not installed")
+	}
+	prog = buildRust(t, src)
+	trace = filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	return prog, trace
+}
+
+// TestCompareWithGDBRustNames: Rust functions are named as gdb names them
+// from DWARF, the scopes of a function joined with "::" and its own name
+// with its generic arguments: a closure names::main::{closure#0}, a
+// method names::Counter::bump, a trait method names::{impl#1}::area, a
+// generic names::largest<u32>, core's functions the iterators run
+// (core::iter::adapters::map::map_fold::{closure#0}<u64, …>), in stops,
+// bt, info frame, info breakpoints, finish and step; `break` takes these
+// names. A &mut self (any Rust reference or pointer) is an address in
+// frame lines and info args, (*mut T) 0x… to print, and self.total
+// reaches through it.
+func TestCompareWithGDBRustNames(t *testing.T) {
+	t.Parallel()
+	prog, trace := recordedRust(t, "rust/names.rs")
+	tests := []struct {
+		name string
+		pre  []string
+		cmds []string
+	}{
+		{"closure and method", []string{"break names::main::{closure#0}", "break names::Counter::bump"}, []string{
+			"bt", "bt 2", "info args", "print x", "info frame", "finish",
+			"continue", "bt 2", "info args", "print self", "print self.total", "print self.steps + 1", "print/x self",
+			"whatis self", "ptype self", "output self", "print &self", "print *&self", "info frame", "up", "print &c",
+			"print c.total", "down", "print names::Counter::bump", "whatis names::Counter::bump",
+			"print &names::Counter::bump", "finish", "info breakpoints",
+		}},
+		{"step into them", []string{"break names.rs:50"}, []string{
+			"step", "bt 2", "finish", "step", "info args", "print self.total", "finish",
+		}},
+		{"through core's iterators", []string{"break names::main::{closure#1}"}, []string{
+			"bt 6", "info args", "print v", "info frame", "info breakpoints",
+		}},
+		{"generic and trait method", []string{"break names::largest<u32>", "break names::{impl#1}::area"}, []string{
+			"bt 1", "print items[1]", "whatis items", "finish", "continue", "bt 1", "info args", "print self",
+			"print self.w * self.h", "finish", "info breakpoints",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			compareWithGDB(t, prog, trace, append(tc.pre, "run"), append(tc.pre, "continue"), tc.cmds)
+		})
+	}
+}

@@ -284,6 +284,51 @@ func TestRustPanicBacktrace(t *testing.T) {
 	wantValue(t, rs[4], "usize")
 }
 
+// TestRustBreakNames: besides gdb's names of Rust functions
+// (TestCompareWithGDBRustNames), `break` takes the names their symbols
+// demangle to, which rewind showed before it took gdb's (a closure
+// names::main::{{closure}}, with rustc's default legacy mangling, is both
+// closures of main; core's <u64>::wrapping_mul), and, where nothing else
+// has the name, the end of a path with or without generic arguments
+// (bump, Counter::bump, largest, area), which gdb refuses; `break main`
+// is still C's main that std's runtime calls, as gdb's.
+func TestRustBreakNames(t *testing.T) {
+	t.Parallel()
+	prog := buildRust(t, "rust/names.rs")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	for _, c := range []struct {
+		spec, stop      string
+		line, locations int // 0: not checked (in std, as built)
+	}{
+		{"names::main::{{closure}}", "names::main::{closure#0}", 47, 2},
+		{"<u64>::wrapping_mul", "core::num::{impl#9}::wrapping_mul", 0, 0},
+		{"wrapping_mul", "core::num::{impl#9}::wrapping_mul", 0, 0},
+		{"bump", "names::Counter::bump", 13, 1},
+		{"Counter::bump", "names::Counter::bump", 13, 1},
+		{"largest", "names::largest<u32>", 35, 1},
+		{"area", "names::{impl#1}::area", 30, 1},
+	} {
+		rs := batch(t, trace, "break "+c.spec, "continue")
+		wantOK(t, rs[0])
+		locs, _ := rs[0]["value"].(map[string]any)["locations"].([]any)
+		if c.locations > 0 && len(locs) != c.locations {
+			t.Errorf("break %s: %d locations, want %d: %v", c.spec, len(locs), c.locations, locs)
+		}
+		wantStop(t, rs[1], "breakpoint", c.stop, c.line)
+	}
+	rs := batch(t, trace, "break main", "break nosuch", "break names::nosuch")
+	locs, _ := rs[0]["value"].(map[string]any)["locations"].([]any)
+	if len(locs) != 1 || locs[0].(map[string]any)["function"] != "main" || locs[0].(map[string]any)["file"] != nil {
+		t.Errorf("break main: %v, want C's main alone", rs[0])
+	}
+	for _, r := range rs[1:] {
+		if r["ok"] == true && !strings.Contains(field(r, "text"), "pending") {
+			t.Errorf("%v: %v, want no location", r["command"], r)
+		}
+	}
+}
+
 // TestConditionsAndHistory: a conditional breakpoint stops only where its
 // condition holds, in both directions; history lists every write with the
 // source line that made it.
