@@ -642,47 +642,6 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 	return nil
 }
 
-// returnValue reads a function's scalar return value from rax or xmm0, as
-// gdb's finish prints it.
-func (s *Session) returnValue(fn *dwarf.Function) (string, bool) {
-	typ, err := s.symbols().ReturnType(fn)
-	if err != nil || typ == nil {
-		return "", false
-	}
-	base := typ
-	for base != nil && (base.Kind == dwarf.KindTypedef || base.Kind == dwarf.KindQualified) {
-		base = base.Elem
-	}
-	if base == nil || base.Size <= 0 || base.Size > 8 {
-		return "", false
-	}
-	tid := s.currentThread()
-	b := make([]byte, 8)
-	if base.Kind == dwarf.KindBase && base.Encoding == dwarf.ATEFloat {
-		x, err := s.tl.Session().FPRegs(tid)
-		if err != nil {
-			return "", false
-		}
-		if len(x) < 168 {
-			return "", false
-		}
-		copy(b, x[160:168]) // xmm0 in user_fpregs_struct
-
-	} else {
-		regs, err := s.tl.Session().Regs(tid)
-		if err != nil {
-			return "", false
-		}
-		binary.LittleEndian.PutUint64(b, regs[trace.RAX])
-	}
-	v := dwarf.Value{Type: typ, Bytes: b[:base.Size]}
-	s.values = append(s.values, v) // it is $N, as gdb's
-	// As print: a pointer shows its type first ("(void *) 0x…"), as
-	// gdb's finish does.
-	o := formatOpts
-	o.TypePrefix = true
-	return s.symbols().Format(v, s.mem(), o), true
-}
 
 // cmdUntil implements until/advance [LOCATION].
 func (s *Session) cmdUntil(name, args string, res *Result) error {

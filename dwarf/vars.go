@@ -192,7 +192,7 @@ func atCall(frames []Frame, level int, caller *Frame) *Frame {
 }
 
 // entryOf is the value parameter e had at its function's entry: its
-// location there is a general register, whose value at the call the
+// location there is a general or SSE register, whose value at the call the
 // caller's call-site information gives (the resolver of DW_OP_entry_value).
 // nil when any of it is unknown. In an inlined call it is, as gdb takes it,
 // the register's value at the entry of the function the call is inlined
@@ -209,8 +209,9 @@ func (sc *frameScope) entryOf(e *dwarf.Entry, typ *Type) *Value {
 		return nil
 	}
 	expr, err := sc.img.LocationExpr(fld, sc.cu, f.Function.Low)
-	if err != nil || len(expr) != 1 || expr[0] < opReg0 || expr[0] > opReg0+RegR15 {
-		return nil
+	if err != nil || len(expr) != 1 || expr[0] < opReg0 || expr[0] > opReg31 ||
+		(expr[0] > opReg0+RegR15 && expr[0] < opReg0+RegXMM0) {
+		return nil // a general register, or an SSE one (a float argument)
 	}
 	raw, err := sc.ctx.EntryValue(expr)
 	if err != nil {

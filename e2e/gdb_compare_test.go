@@ -277,6 +277,27 @@ func TestCompareWithGDBLocationViews(t *testing.T) {
 	}
 }
 
+// TestCompareWithGDBFinishValues: finish prints what a function returns
+// wherever the ABI puts it (two integer registers, SSE and integer ones
+// mixed, memory for a big struct), at -O0 and -O2, where a float
+// argument's entry value shows too (issue 22).
+func TestCompareWithGDBFinishValues(t *testing.T) {
+	t.Parallel()
+	var cmds []string
+	for i := 0; i < 6; i++ {
+		cmds = append(cmds, "finish")
+		if i < 5 {
+			cmds = append(cmds, "continue") // (the last would run to the exit)
+		}
+	}
+	for _, o := range []string{"-O0", "-O2"} {
+		t.Run(o, func(t *testing.T) {
+			t.Parallel()
+			compareCBuilt(t, "source/retval.c", []string{o}, []string{"break mk2", "break mkm", "break mkb", "break mkf", "break mks", "break dbl"}, cmds)
+		})
+	}
+}
+
 // TestCompareWithGDBNextOntoBreakpoint: at -O2 a breakpoint on a function
 // is on its first instruction (no prologue); next over a call of it
 // stops there, hit, as gdb says.

@@ -204,7 +204,7 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 			// The running thread is in a call that may be waiting for
 			// this one (a reply over a socket or a pipe): run this one
 			// now rather than at the end of the running one's slice.
-			if switched, err := r.preemptInCall(cur); switched || err != nil {
+			if switched, err := r.preemptInCall(cur, false); switched || err != nil {
 				return err
 			}
 		}
