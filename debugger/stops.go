@@ -642,7 +642,6 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 	return nil
 }
 
-
 // cmdUntil implements until/advance [LOCATION].
 func (s *Session) cmdUntil(name, args string, res *Result) error {
 	if strings.TrimSpace(args) == "" {
