@@ -64,6 +64,7 @@ normalize() {
 		-e '/^(Run till exit from |Run back to call of |Will ignore next |Not stopped at any breakpoint|\(More stack frames follow\.\.\.\))/d' \
 		-e '/^$/d' \
 		-e 's/^((Temporary b|B)reakpoint [0-9]+ at )0x[0-9a-f]+: file ([^,]*\/)?/\1ADDR: file /' \
+		-e 's/^((Temporary b|B)reakpoint [0-9]+ at )0x[0-9a-f]+: (.*\([0-9]+ locations\))$/\1ADDR: \3/' \
 		-e 's/^\$[0-9]+ = //' \
 		-e 's/ \[#[0-9]+, thread [0-9]+\]//' \
 		-e 's# at [^ ]*/([^/ :]+:[0-9]+)# at \1#g' \

@@ -87,7 +87,10 @@ func (s *Session) noteInline(st *timeline.Stop) {
 		// on an inlined function by name stops in it.
 		if b := s.enabledBreakpointAt(pc); b != nil {
 			if !isFunctionSpec(b.spec) {
-				n = 0
+				// The function the line is in: the innermost, or a
+				// caller whose line makes the call.
+				l, _ := s.symbols().LineAt(pc)
+				n = max(specLevel(chain, n, l.Line, b.spec), 0)
 			}
 			for i := 0; i < n; i++ {
 				if chain[i].NamedBy(b.spec) {

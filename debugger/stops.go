@@ -122,8 +122,39 @@ func (s *Session) breakpointInfo(addr uint64, spec string) *StopInfo {
 		if isFunctionSpec(spec) && fn.NamedBy(spec) && addr > fn.Low && outer.CallLine > 0 {
 			info.File, info.Line, info.FullName = dwarf.ShortFile(outer.CallFile), outer.CallLine, outer.CallFile
 		}
+		if i := specLevel(chain, n, info.Line, spec); i > 0 {
+			// A line of a caller where inlined calls start: gdb names the
+			// function the line is in, at that line.
+			info.Function = chain[i].Name
+			info.File, info.Line, info.FullName = dwarf.ShortFile(chain[i-1].CallFile), chain[i-1].CallLine, chain[i-1].CallFile
+		}
 	}
 	return info
+}
+
+// specLevel is, for a breakpoint set on a line (FILE:LINE or LINE) at an
+// address where n inlined calls start, the level of chain (innermost
+// first) whose code the line is: 0 for the innermost (whose line the line
+// table gives, pcLine), i for the function that makes the inlined call
+// chain[i-1] on that line; -1 for other breakpoints or no match.
+func specLevel(chain []*dwarf.Function, n, pcLine int, spec string) int {
+	if spec == "" || strings.HasPrefix(spec, "*") || isFunctionSpec(spec) {
+		return -1
+	}
+	line, err := strconv.Atoi(spec[strings.LastIndexByte(spec, ':')+1:])
+	if err != nil {
+		return -1
+	}
+	for i := 0; i <= n && i < len(chain); i++ {
+		l := pcLine
+		if i > 0 {
+			l = chain[i-1].CallLine
+		}
+		if l == line {
+			return i
+		}
+	}
+	return -1
 }
 
 // watchValue renders a watched value with the expression's type.

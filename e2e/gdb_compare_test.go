@@ -436,6 +436,12 @@ func TestCompareWithGDBRustNames(t *testing.T) {
 		{"through core's iterators", []string{"break names::main::{closure#1}"}, []string{
 			"bt 6", "info args", "print v", "info frame", "info breakpoints",
 		}},
+		// Line 52's second location is where an inlined wrapping_mul
+		// starts in the closure: named, and stopped in, as the closure
+		// at line 52.
+		{"line where an inlined call starts", []string{"break names.rs:52"}, []string{
+			"bt 2", "info breakpoints", "continue", "bt 2", "continue", "bt 2",
+		}},
 		{"generic and trait method", []string{"break names::largest<u32>", "break names::{impl#1}::area"}, []string{
 			"bt 1", "print items[1]", "whatis items", "finish", "continue", "bt 1", "info args", "print self",
 			"print self.w * self.h", "finish", "info breakpoints",
