@@ -313,6 +313,7 @@ func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, loc
 	}
 	lpc := sc.look - sc.img.Bias
 	var byDepth [][]Variable
+	seen := map[dwarf.Offset]bool{} // the abstract parameters the instance has
 	depth := 1
 	for depth > 0 {
 		e, err := r.Next()
@@ -326,6 +327,9 @@ func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, loc
 			// A parameter without a name (C's `int f(int)`, a Rust
 			// closure's environment) is no symbol to gdb: not shown.
 			if depth == 1 {
+				if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+					seen[o] = true
+				}
 				if v := sc.readVar(e); v.Name != "" {
 					args = append(args, v)
 				}
@@ -361,7 +365,41 @@ func (t *Table) FrameVariables(frames []Frame, level int, mem Memory) (args, loc
 	for d := len(byDepth) - 1; d >= 0; d-- {
 		locals = append(locals, byDepth[d]...)
 	}
-	return args, locals, nil
+	return append(args, sc.abstractOnly(top, seen)...), locals, nil
+}
+
+// abstractOnly returns the parameters of an instance's abstract function
+// (DW_AT_abstract_origin: an inlined call, or an out-of-line copy of a
+// function inlined elsewhere) that the instance does not list: optimized
+// out entirely. gdb adds them after the instance's own (its
+// inherit_abstract_dies), as <optimized out>.
+func (sc *frameScope) abstractOnly(top *dwarf.Entry, seen map[dwarf.Offset]bool) []Variable {
+	o, ok := top.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	if !ok {
+		return nil
+	}
+	r := sc.dw.Reader()
+	r.Seek(o)
+	abs, err := r.Next()
+	if err != nil || abs == nil || !abs.Children {
+		return nil
+	}
+	var out []Variable
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil || e.Tag == 0 {
+			break
+		}
+		if e.Tag == dwarf.TagFormalParameter && !seen[e.Offset] {
+			if v := sc.readVar(e); v.Name != "" {
+				out = append(out, v) // no location: <optimized out>
+			}
+		}
+		if e.Children {
+			r.SkipChildren()
+		}
+	}
+	return out
 }
 
 // globalIndex maps names of variables with static storage to their DIEs.

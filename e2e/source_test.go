@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	gdwarf "debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rewind-debugger/rewind/dwarf"
 )
 
 // Source-level debugging scenarios (issue 4): each records a real program
@@ -292,18 +295,54 @@ func TestRustPanicBacktrace(t *testing.T) {
 // has the name, the end of a path with or without generic arguments
 // (bump, Counter::bump, largest, area), which gdb refuses; `break main`
 // is still C's main that std's runtime calls, as gdb's.
+// demangledLinkage returns the demangled DW_AT_linkage_name of a function
+// of prog's debug information named name whose demangled linkage name
+// holds part (a function inlined everywhere has no ELF symbol).
+func demangledLinkage(t *testing.T, prog, name, part string) string {
+	t.Helper()
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != gdwarf.TagSubprogram || e.Val(gdwarf.AttrName) != name {
+			continue
+		}
+		if l, ok := e.Val(gdwarf.AttrLinkageName).(string); ok && strings.Contains(dwarf.Demangle(l), part) {
+			return dwarf.Demangle(l)
+		}
+	}
+	t.Fatalf("%s has no function %s with %q in its linkage name", prog, name, part)
+	return ""
+}
+
 func TestRustBreakNames(t *testing.T) {
 	t.Parallel()
 	prog := buildRust(t, "rust/names.rs")
 	trace := filepath.Join(t.TempDir(), "t.rwd")
 	record(t, trace, prog)
+	// The name wrapping_mul's symbol demangles to depends on the rustc
+	// that built it (<u64>::wrapping_mul, core::num::<impl u64>::…), and
+	// core's impl numbers on its version: both are read from the binary.
+	mulSym := demangledLinkage(t, prog, "wrapping_mul", "u64")
+	mulImpl := regexp.MustCompile(`^core::num::\{impl#\d+\}::wrapping_mul$`)
 	for _, c := range []struct {
 		spec, stop      string
 		line, locations int // 0: not checked (in std, as built)
 	}{
 		{"names::main::{{closure}}", "names::main::{closure#0}", 47, 2},
-		{"<u64>::wrapping_mul", "core::num::{impl#9}::wrapping_mul", 0, 0},
-		{"wrapping_mul", "core::num::{impl#9}::wrapping_mul", 0, 0},
+		{mulSym, "", 0, 0},
+		{"wrapping_mul", "", 0, 0},
 		{"bump", "names::Counter::bump", 13, 1},
 		{"Counter::bump", "names::Counter::bump", 13, 1},
 		{"largest", "names::largest<u32>", 35, 1},
@@ -314,6 +353,12 @@ func TestRustBreakNames(t *testing.T) {
 		locs, _ := rs[0]["value"].(map[string]any)["locations"].([]any)
 		if c.locations > 0 && len(locs) != c.locations {
 			t.Errorf("break %s: %d locations, want %d: %v", c.spec, len(locs), c.locations, locs)
+		}
+		if c.stop == "" {
+			if st := stopOf(t, rs[1]); st["reason"] != "breakpoint" || !mulImpl.MatchString(field(st, "function")) {
+				t.Errorf("break %s, continue: %v, want a breakpoint stop in core::num::{impl#N}::wrapping_mul", c.spec, st)
+			}
+			continue
 		}
 		wantStop(t, rs[1], "breakpoint", c.stop, c.line)
 	}

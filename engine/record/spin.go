@@ -136,17 +136,14 @@ func (r *Recorder) busyDeadline(t *thread) time.Time {
 }
 
 // preemptInCall gives the CPU to a ready thread while t, the current
-// thread, runs in the kernel a system call that may block (one that
-// started while no one else was ready; a call that blocks by nature,
-// sigsuspend or pause, re-executed in replay): its entry is logged as a
-// split call's and its exit waits for its next turn. byNature lets calls
-// that block by nature in (emulated ones); without it only calls that may
-// block do (a call the program's seccomp filter kills its thread in must
-// not be split: replay expects it whole). It reports whether it switched.
-func (r *Recorder) preemptInCall(t *thread, byNature bool) (bool, error) {
+// thread, runs in the kernel a system call that may block or blocks by
+// nature (sigsuspend, pause: re-executed in replay) and that started while
+// no one else was ready: its entry is logged as a split call's and its
+// exit waits for its next turn. It reports whether it switched.
+func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 	spec, known := syscalls.Lookup(t.nr)
 	c := t.effective(t.call())
-	if len(r.ready) == 0 || t.split || t.state != running || !known || !(syscalls.MayBlock(&c) || byNature && spec.Policy == syscalls.Emulate) {
+	if len(r.ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
 		return false, nil
 	}
 	if err := r.logEntry(t); err != nil {
@@ -191,7 +188,7 @@ func (r *Recorder) deadline() error {
 				t.spin.heldBlocked = true
 			}
 		}
-		_, err := r.preemptInCall(t, true)
+		_, err := r.preemptInCall(t)
 		return err
 	}
 	if t.state != running || (!signal && len(r.ready) == 0) {

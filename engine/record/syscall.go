@@ -199,15 +199,6 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 		t.park = parkBlockedExit
 		t.state = parked
 		r.ready = append(r.ready, t)
-		if cur := r.current; cur != nil && cur != t && cur.inSyscall && len(cur.held) == 0 &&
-			!cur.spin.exiting && !cur.spin.starting && !cur.pt.waitRetry {
-			// The running thread is in a call that may be waiting for
-			// this one (a reply over a socket or a pipe): run this one
-			// now rather than at the end of the running one's slice.
-			if switched, err := r.preemptInCall(cur, false); switched || err != nil {
-				return err
-			}
-		}
 		return r.scheduleIfIdle()
 	}
 	return r.finishSyscall(t)
