@@ -753,18 +753,29 @@ func CString(mem Memory, addr uint64, limit int) (s []byte, more bool, err error
 	return s, err == nil && next[0] != 0, nil
 }
 
-func (f *formatter) cPointer(v Value, r *Type) string {
+// pointerText is a pointer as gdb prints it: its address with the symbol
+// there (<fn+4>), or its bits in a print/FMT format; text says it is the
+// address (true) rather than an error or the format's digits.
+func (f *formatter) pointerText(v Value) (s string, addr uint64, text bool) {
 	addr, err := uintValue(v, f.mem)
 	if err != nil {
-		return errText(err)
+		return errText(err), 0, false
 	}
 	if f.opts.Format != 0 && f.opts.Format != 'a' && f.opts.Format != 's' {
 		b, _ := v.Contents(f.mem)
-		return f.intText(b, false, f.opts.Format)
+		return f.intText(b, false, f.opts.Format), addr, false
 	}
-	s := fmt.Sprintf("%#x", addr)
+	s = fmt.Sprintf("%#x", addr)
 	if sym := f.symbolize(addr); sym != "" {
 		s += " <" + sym + ">"
+	}
+	return s, addr, true
+}
+
+func (f *formatter) cPointer(v Value, r *Type) string {
+	s, addr, text := f.pointerText(v)
+	if !text {
+		return s
 	}
 	if addr != 0 && isCharType(r.Elem) {
 		str, more, err := f.cString(addr, f.opts.stringLimit())
@@ -1102,18 +1113,7 @@ func (f *formatter) rustValue(v Value, depth int) string {
 	case KindPointer, KindReference:
 		// References, boxes and raw pointers alike are addresses, as gdb
 		// prints them (`print *self` shows what a &mut self points to).
-		addr, err := uintValue(v, f.mem)
-		if err != nil {
-			return errText(err)
-		}
-		if f.opts.Format != 0 && f.opts.Format != 'a' && f.opts.Format != 's' {
-			b, _ := v.Contents(f.mem)
-			return f.intText(b, false, f.opts.Format)
-		}
-		s := fmt.Sprintf("%#x", addr)
-		if sym := f.symbolize(addr); sym != "" {
-			s += " <" + sym + ">"
-		}
+		s, _, _ := f.pointerText(v)
 		return s
 	case KindArray:
 		if r.Count < 0 || r.Elem.Size <= 0 {
