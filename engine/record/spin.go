@@ -152,6 +152,27 @@ func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 	return true, r.leaveInKernel(t)
 }
 
+// yieldBlockedCall gives the CPU at once to a thread made ready while the
+// current one waits in the kernel in a call that may block and was not
+// split (no one was ready at its entry): a thread whose blocking call
+// returned, typically with what the current one waits for in turn (two
+// processes exchanging messages). Waiting for the slice's end instead
+// would make each message cost a slice. Calls that block by nature and are
+// re-executed in replay, and threads with held signals, are left to the
+// deadline, which handles them.
+func (r *Recorder) yieldBlockedCall() error {
+	t := r.current
+	if t == nil || !t.inSyscall || t.split || t.state != running || len(t.held) > 0 ||
+		t.spin.exiting || t.spin.starting || t.pt.waitRetry {
+		return nil
+	}
+	if c := t.effective(t.call()); !syscalls.MayBlock(&c) {
+		return nil
+	}
+	_, err := r.preemptInCall(t)
+	return err
+}
+
 func (r *Recorder) sliceOf(t *thread) time.Duration {
 	if t.spin.slice > 0 {
 		return t.spin.slice

@@ -199,6 +199,9 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 		t.park = parkBlockedExit
 		t.state = parked
 		r.ready = append(r.ready, t)
+		if err := r.yieldBlockedCall(); err != nil {
+			return err
+		}
 		return r.scheduleIfIdle()
 	}
 	return r.finishSyscall(t)
