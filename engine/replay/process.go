@@ -325,7 +325,8 @@ func (s *Session) RecordedFile(path string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not stored in the recording", path)
 	}
-	return s.blob(id)
+	data, err := s.blob(id)
+	return bytes.Clone(data), err // the cache's copy stays untouched
 }
 
 // peekThreadExit returns the exit event of the split system call thread tid

@@ -77,8 +77,7 @@ type Session struct {
 	done    bool
 	status  unix.WaitStatus
 
-	blobID   uint32
-	blobData []byte
+	blobs blobCache
 	// provided are the files provideExe wrote for an exec, to remove.
 	provided []string
 	// exeBlobs are the executables the recording stored (path to blob).
@@ -693,17 +692,18 @@ func (s *Session) killIfKilled(t *rthread) error {
 	return nil
 }
 
-// blob returns the contents of a stored file, keeping the last one because
-// a library is mapped several times in a row.
+// blob returns the contents of a stored file, read-only: the decompressed
+// files are kept (blobcache.go), since the processes of a tree map the same
+// libraries again and again.
 func (s *Session) blob(id uint32) ([]byte, error) {
-	if s.blobData != nil && s.blobID == id {
-		return s.blobData, nil
+	if data, ok := s.blobs.get(id); ok {
+		return data, nil
 	}
 	data, err := s.rd.Blob(id)
 	if err != nil {
 		return nil, err
 	}
-	s.blobID, s.blobData = id, data
+	s.blobs.put(id, data)
 	return data, nil
 }
 
