@@ -91,3 +91,68 @@ func reverseWatch(b *testing.B, n, k int) {
 	b.ReportMetric(float64(warm.Milliseconds()), "warm-back-ms")
 	b.ReportMetric(float64(fwd.Milliseconds()), "forward-ms")
 }
+
+// BenchmarkReverseWatchFromBreakpoint: where users stand. A loop writes a
+// counter 1M times without a system call (in main, or in a second
+// thread), then calls done(); the user stops at `break done`, sets `watch
+// counter` there and reverse-continues twice (with the breakpoints armed),
+// continues back to done, then goes back from the end of the recording to
+// done and the last write. It reports the worst time of each kind of
+// motion; `watch-ms` is setting the watchpoint at the breakpoint.
+func BenchmarkReverseWatchFromBreakpoint(b *testing.B) {
+	for _, mode := range []string{"main", "thread"} {
+		b.Run(mode, func(b *testing.B) { reverseWatchFromBP(b, 1000000, mode) })
+	}
+}
+
+func reverseWatchFromBP(b *testing.B, n int, mode string) {
+	prog := filepath.Join(b.TempDir(), "watchbp")
+	src := filepath.Join("..", "testdata", "watchbp.c")
+	if msg, err := exec.Command("gcc", "-O1", "-no-pie", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
+	}
+	out := filepath.Join(b.TempDir(), "watchbp.rwd")
+	recordRun(b, prog, []string{strconv.Itoa(n), mode}, out)
+	done := testprog.Symbol(b, prog, "done")
+	w := replay.Watchpoint{Addr: testprog.Symbol(b, prog, "counter"), Len: 8}
+	timed := func(worst *time.Duration, f func() (*timeline.Stop, error), want timeline.Reason, value uint64) {
+		t0 := time.Now()
+		st, err := f()
+		*worst = max(*worst, time.Since(t0))
+		if err != nil || st.Reason != want || (want == timeline.ReasonWatchpoint && st.New != value) {
+			b.Fatalf("%+v, %v; want a %s (value %d)", st, err, want, value)
+		}
+	}
+	var watch, back, fwd, fromEnd time.Duration
+	for i := 0; i < b.N; i++ {
+		tl, err := timeline.Open(out, 256<<20, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tl.SetBreakpoints([]uint64{done}); err != nil {
+			b.Fatal(err)
+		}
+		if st, err := tl.Continue(); err != nil || st.Reason != timeline.ReasonBreakpoint {
+			b.Fatalf("continue to done: %+v, %v", st, err)
+		}
+		t0 := time.Now()
+		if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
+			b.Fatal(err)
+		}
+		watch = max(watch, time.Since(t0))
+		timed(&back, tl.ReverseContinue, timeline.ReasonWatchpoint, uint64(n))
+		timed(&back, tl.ReverseContinue, timeline.ReasonWatchpoint, uint64(n-1))
+		timed(&fwd, tl.Continue, timeline.ReasonWatchpoint, uint64(n))
+		timed(&fwd, tl.Continue, timeline.ReasonBreakpoint, 0)
+		if err := tl.Goto(tl.End()); err != nil {
+			b.Fatal(err)
+		}
+		timed(&fromEnd, tl.ReverseContinue, timeline.ReasonBreakpoint, 0)
+		timed(&fromEnd, tl.ReverseContinue, timeline.ReasonWatchpoint, uint64(n))
+		tl.Close()
+	}
+	b.ReportMetric(float64(watch.Milliseconds()), "watch-ms")
+	b.ReportMetric(float64(back.Milliseconds()), "back-ms")
+	b.ReportMetric(float64(fwd.Milliseconds()), "forward-ms")
+	b.ReportMetric(float64(fromEnd.Milliseconds()), "from-end-ms")
+}

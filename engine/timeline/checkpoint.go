@@ -81,7 +81,22 @@ func (tl *Timeline) restore(n int64) error {
 // maybeCheckpoint saves the current position when enough replay work was
 // done since the last checkpoint and no checkpoint exists here yet.
 func (tl *Timeline) maybeCheckpoint() {
-	if tl.cps.budget <= 0 || time.Since(tl.cps.last) < checkpointEvery {
+	if time.Since(tl.cps.last) < checkpointEvery {
+		return
+	}
+	tl.saveCheckpoint()
+}
+
+// slowSeek is the time reaching a segment's start may take before it is
+// saved there: searches seek the same segment again and again (a counted
+// reverse search, five or six times), and a recording too short for the
+// time-driven checkpoints would restart from its beginning each time.
+const slowSeek = 20 * time.Millisecond
+
+// saveCheckpoint saves the current position, a segment's start, unless
+// one is saved there or the budget is spent.
+func (tl *Timeline) saveCheckpoint() {
+	if tl.cps.budget <= 0 {
 		return
 	}
 	n := tl.live.Next()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/insn"
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -303,7 +304,17 @@ func (tl *Timeline) nameHit(seg int64, site uint64, fromStart bool, h windowHit)
 // stepsToTrap returns how many instructions after moment m the k-th trap
 // of the watchpoints happens.
 func (tl *Timeline) stepsToTrap(m Moment, k int) (int, error) {
-	if err := tl.Goto(m); err != nil {
+	// With a counter even where breakpoints are armed (Goto would trap
+	// them, and every write, from the segment's start to name the counts
+	// the next motion forwards needs): this only looks.
+	err := replay.ErrNoCounter
+	if m.Watch == nil && m.Steps == 0 && m.Hits >= countedFrom {
+		err = tl.gotoCounted(m)
+	}
+	if errors.Is(err, replay.ErrNoCounter) {
+		err = tl.Goto(m)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
@@ -343,6 +354,11 @@ func (tl *Timeline) gotoCounted(m Moment) error {
 	if err := tl.live.CloseCounters(); err != nil {
 		return err
 	}
+	return tl.settleGuessed(m)
+}
+
+// settleGuessed names the live replay, at m's anchor, m, its counts unknown.
+func (tl *Timeline) settleGuessed(m Moment) error {
 	if err := tl.arm(); err != nil {
 		return err
 	}
@@ -350,6 +366,37 @@ func (tl *Timeline) gotoCounted(m Moment) error {
 	tl.counts, tl.wcounts = map[uint64]int{}, make([]int, len(tl.watches))
 	tl.countsAt, tl.guessed = m.Event, m.Event
 	return nil
+}
+
+// reachAnchor reaches an arrival anchor as gotoCounted does or, where no
+// counter can go at it and it has few arrivals, by trapping it alone: a
+// breakpoint at a function too short for a counter, which the user hit.
+func (tl *Timeline) reachAnchor(m Moment) error {
+	err := tl.gotoCounted(m)
+	if !errors.Is(err, replay.ErrNoCounter) || m.Hits > busyTraps {
+		return err
+	}
+	if err := tl.seek(m.Event); err != nil {
+		return err
+	}
+	tl.pos, tl.countsAt = Moment{Event: -1}, -1
+	tl.ownBPs(m.PC)
+	if err := tl.live.SetWatchpoints(nil); err != nil {
+		return err
+	}
+	for n := 0; n < m.Hits; {
+		st, err := tl.live.Continue(m.Event + 1)
+		if err != nil {
+			return err
+		}
+		if st == nil || tl.live.Next() != m.Event {
+			return fmt.Errorf("arrival %d at %#x in segment %d was not reached (stopped by %+v)", m.Hits, m.PC, m.Event, st)
+		}
+		if st.Kind == replay.StopBreakpoint && st.PC == m.PC {
+			n++
+		}
+	}
+	return tl.settleGuessed(m)
 }
 
 // ensureCounts makes the per-segment counts true before going forwards
@@ -366,7 +413,7 @@ func (tl *Timeline) ensureCounts() error {
 func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 	anchor := target
 	anchor.Steps = 0
-	if err := tl.gotoCounted(anchor); err != nil {
+	if err := tl.reachAnchor(anchor); err != nil {
 		return err
 	}
 	tl.refreshValues()
@@ -390,10 +437,16 @@ func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 // instead would trap every write before it again. done is false when it
 // does not apply (breakpoints armed, another kind of moment) or when the
 // segment ended without a write: the caller goes on from where the live
-// replay stands.
+// replay stands. The user's breakpoints trap on the way: when one is hit
+// before the next write, its arrival count is not known, and the caller
+// goes on from m with the counts trapped from the segment's start.
 func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	m := tl.pos
-	if !tl.onlyWatches() || m.Watch != nil || m.Hits == 0 || tl.guessed != m.Event || tl.live.Next() != m.Event {
+	if len(tl.temp) > 0 || len(tl.watches) == 0 || tl.quiet || m.Watch != nil || m.Hits == 0 || tl.guessed != m.Event || tl.live.Next() != m.Event {
+		return nil, false, nil
+	}
+	bps := tl.userBPs()
+	if slices.Contains(bps, m.PC) {
 		return nil, false, nil
 	}
 	seg, site := m.Event, m.PC
@@ -435,9 +488,39 @@ func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	for _, b := range bps {
+		if tl.live.CounterCovers(b) {
+			tl.live.CloseCounters()
+			return nil, false, tl.gotoTrapping(m)
+		}
+	}
+	tl.ownBPs(bps...)
 	st, err := tl.live.Continue(seg + 1)
 	if err != nil {
 		return nil, false, err
+	}
+	if st != nil && st.Kind == replay.StopBreakpoint && tl.live.Next() == seg {
+		// A breakpoint before the next write: named by the arrival at
+		// site before it and the steps from there, as a counted search
+		// names what it finds; where that cannot be, by its arrivals,
+		// trapped from the segment's start.
+		now, err := tl.live.CounterValue(site)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := tl.live.CloseCounters(); err != nil {
+			return nil, false, err
+		}
+		arrivals += now - base
+		if _, wanted := tl.wantedAt(st.Tid, st.PC); wanted && st.Tid == m.Tid && arrivals > 0 {
+			out := tl.stopFor(st)
+			if at, ok := tl.viaProxy(Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals}, st.PC); ok {
+				out.Moment = at
+				tl.counted++
+				return out, true, tl.arm()
+			}
+		}
+		return nil, false, tl.gotoTrapping(m)
 	}
 	if st == nil || st.Kind != replay.StopWatchpoint || tl.live.Next() != seg {
 		if err := tl.live.CloseCounters(); err != nil {

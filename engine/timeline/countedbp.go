@@ -229,6 +229,12 @@ func (tl *Timeline) lastCountedBP(target Moment) (last *Stop, ok bool, err error
 				clock, ticks = a, counts[a]
 			}
 		}
+		if none := tl.noArrivals(target, armed, counts); none {
+			// No armed breakpoint was reached before the anchor: no
+			// window to search (each would trap the clock's arrivals,
+			// the whole segment's in the end).
+			return nil, true, tl.settleAt(target, counts)
+		}
 		if clock == 0 {
 			// Nothing counted arrives before the anchor (one no counter
 			// can go at, as an exit_group's syscall instruction): the
@@ -249,18 +255,45 @@ func (tl *Timeline) lastCountedBP(target Moment) (last *Stop, ok bool, err error
 			return nil, false, err
 		}
 		if last != nil || start < 1 {
-			if err := tl.arm(); err != nil {
-				return nil, false, err
-			}
-			tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits}
-			tl.counts, tl.wcounts = counts, make([]int, len(tl.watches))
-			tl.countsAt, tl.guessed = target.Event, -1
-			return last, true, nil
+			return last, true, tl.settleAt(target, counts)
 		}
 		if tl.Progress != nil && !tl.Progress(target.Event, tl.index.Total()) {
 			return nil, false, ErrCancelled
 		}
 	}
+}
+
+// noArrivals says whether the counts up to target's anchor (countsTo's:
+// counted, covered or trapped; an address not mapped is not reached)
+// show that no armed breakpoint was reached before it, the anchor's own
+// arrival aside unless steps follow it.
+func (tl *Timeline) noArrivals(target Moment, armed []uint64, counts map[uint64]int) bool {
+	for _, a := range armed {
+		n := counts[a]
+		if a == target.PC && target.Steps == 0 {
+			n--
+		}
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// settleAt names the live replay, left at target's anchor by a counted
+// search, with the counts of the armed breakpoints there.
+func (tl *Timeline) settleAt(target Moment, counts map[uint64]int) error {
+	if err := tl.arm(); err != nil {
+		return err
+	}
+	tl.pos = Moment{Event: target.Event, Tid: target.Tid, PC: target.PC, Hits: target.Hits}
+	tl.counts, tl.wcounts = counts, make([]int, len(tl.watches))
+	tl.countsAt, tl.guessed = target.Event, -1
+	if len(tl.watches) > 0 {
+		// Their traps were not counted (a search that passes writes).
+		tl.guessed = target.Event
+	}
+	return nil
 }
 
 // bpWindow replays target's segment to target's anchor, counting the

@@ -67,8 +67,10 @@ func (tl *Timeline) ReverseContinue() (*Stop, error) {
 					return last, nil
 				}
 			}
-			if err := tl.Goto(last.Moment); err != nil {
-				return nil, err
+			if tl.pos != last.Moment || tl.live.Next() != last.Moment.Event {
+				if err := tl.Goto(last.Moment); err != nil {
+					return nil, err
+				}
 			}
 			return last, nil
 		}
@@ -168,9 +170,9 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			segTraps = 0
 		}
 		record(st)
-		if segTraps++; segTraps >= busyTraps && !st.Event && tl.live.Next() != trapped && tl.onlyWatches() {
+		if segTraps++; segTraps >= busyTraps && !st.Event && tl.live.Next() != trapped && tl.busyCountable() {
 			seg := tl.live.Next()
-			h, err := tl.lastCounted(seg, st.PC, 0, false, tl.returnAddresses(st.Tid)...)
+			h, err := tl.lastInBusySegment(seg, st.PC, tl.returnAddresses(st.Tid)...)
 			switch {
 			case err == nil:
 				if h != nil {
@@ -224,6 +226,25 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 		}
 		if !errors.Is(err, replay.ErrNoCounter) {
 			return nil, false, err
+		}
+	}
+	if target.Hits > 0 && target.Watch == nil && len(tl.watches) > 0 && !tl.quiet && len(tl.temp) == 0 {
+		// From a breakpoint's stop, say, with watchpoints armed
+		// (countedwatchbp.go).
+		h, ok, err := tl.lastWriteBeforeAnchor(target)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			if h != nil && target.Steps == 0 {
+				// The live replay stands at the write, where the caller
+				// goes: no steps after the anchor to look at.
+				return h, false, nil
+			}
+			if h != nil {
+				last = h
+			}
+			return last, false, tl.stepsBefore(target, hit)
 		}
 	}
 	if target.Hits > 0 && target.Watch == nil && tl.countingBPs() && len(tl.armedBPs()) > 0 {

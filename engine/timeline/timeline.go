@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -285,6 +286,7 @@ func (tl *Timeline) runTo(n int64) error {
 // seek puts the live replay at the start of segment n (events < n applied),
 // from a checkpoint when one is at or before n.
 func (tl *Timeline) seek(n int64) error {
+	start := time.Now()
 	if tl.live == nil || tl.live.Next() > n || (tl.live.Next() == n && !tl.atSegmentStart()) {
 		if err := tl.restore(n); err != nil {
 			return err
@@ -299,6 +301,9 @@ func (tl *Timeline) seek(n int64) error {
 	}
 	tl.resetCounts()
 	tl.pos = Moment{Event: n, Tid: tl.index.TidAt(n)}
+	if time.Since(start) > slowSeek {
+		tl.saveCheckpoint()
+	}
 	return nil
 }
 
@@ -318,13 +323,23 @@ func (tl *Timeline) Goto(m Moment) error {
 			return err
 		}
 	}
-	if m.Watch == nil && m.Hits >= countedFrom && len(tl.userBPs()) == 0 && len(tl.temp) == 0 {
-		// Many arrivals: counted in the program, not trapped. (With
-		// breakpoints armed, the next motion needs their counts from the
-		// segment's start: trapping now does that once.)
+	if m.Watch == nil && m.Hits > 0 && (m.Hits >= countedFrom || len(tl.watches) > 0) && len(tl.temp) == 0 {
+		if m.Hits < countedFrom || len(tl.userBPs()) > 0 || len(tl.watches) > 0 {
+			// Trapping, if the segment is quiet, keeps the counts known.
+			err := tl.gotoTrappingWithin(m, quickTraps)
+			if !errors.Is(err, errBusy) {
+				return err
+			}
+		}
+		// Many arrivals, or watchpoints whose writes trapping would
+		// stop at: counted in the program, not trapped (an anchor no
+		// counter can go at is trapped alone). The counts of the
+		// breakpoints and watchpoints there are then unknown; a motion
+		// forwards from there finds them (continueCounted, or trapping
+		// once: ensureCounts), a motion backwards does not need them.
 		anchor := m
 		anchor.Steps = 0
-		err := tl.gotoCounted(anchor)
+		err := tl.reachAnchor(anchor)
 		if err == nil {
 			return tl.stepTo(m)
 		}
@@ -338,6 +353,20 @@ func (tl *Timeline) Goto(m Moment) error {
 // gotoTrapping moves to moment m counting the traps of its anchor and of
 // the user's breakpoints and watchpoints from the start of its segment.
 func (tl *Timeline) gotoTrapping(m Moment) error {
+	return tl.gotoTrappingWithin(m, 0)
+}
+
+// errBusy says a segment traps more than a motion may spend trapping it.
+var errBusy = errors.New("too many traps")
+
+// quickTraps is what a motion spends trapping the writes and arrivals
+// before a moment to keep its counts known (a few tens of ms), before it reaches
+// the moment with a counter instead, the counts unknown.
+const quickTraps = busyTraps
+
+// gotoTrappingWithin is gotoTrapping with at most budget traps (0: no
+// limit): past that it fails with errBusy, the position unknown.
+func (tl *Timeline) gotoTrappingWithin(m Moment, budget int) error {
 	if m.Hits == 0 {
 		if err := tl.seek(m.Event); err != nil {
 			return err
@@ -380,6 +409,11 @@ func (tl *Timeline) gotoTrapping(m Moment) error {
 			}
 			tl.count(st, ws)
 			tl.maybeMid(ws, bps)
+			if budget > 0 && traps >= budget {
+				tl.wcounts = tl.wcounts[:len(tl.watches)]
+				tl.pos = Moment{Event: -1}
+				return errBusy
+			}
 			if traps++; traps%1024 == 0 && tl.Progress != nil && !tl.Progress(tl.live.Next(), tl.index.Total()) {
 				// Thousands of arrivals take seconds: let them be cancelled,
 				// at the start of the segment (a moment).
@@ -582,13 +616,39 @@ func (tl *Timeline) SetWatchpoints(ws []replay.Watchpoint) error {
 	return tl.recount()
 }
 
-// recount re-establishes the counters for the current segment.
+// recount re-establishes the counters for the current segment after the
+// breakpoints or watchpoints changed.
+//
+// A moment named by arrivals at an instruction keeps its name whatever
+// else is armed. Its counts are trapped again from the segment's start
+// when that is quick; else it is reached with a counter and its counts
+// are marked unknown (guessed), to be found only if a motion forwards
+// needs them. Trapping them all would stop at every write and arrival
+// since the segment's start: a million writes of a loop before the
+// breakpoint the user stands at, minutes, for a watchpoint set there to
+// go back with.
 func (tl *Timeline) recount() error {
 	if tl.atSegmentStart() || tl.live.Done() {
 		tl.resetCounts()
 		return nil
 	}
-	return tl.Goto(tl.pos)
+	m := tl.pos
+	if m.Watch != nil || m.Hits == 0 || m.Event != tl.live.Next() {
+		return tl.Goto(m)
+	}
+	err := tl.gotoTrappingWithin(m, quickTraps)
+	if !errors.Is(err, errBusy) {
+		return err
+	}
+	anchor := m
+	anchor.Steps = 0
+	if err := tl.reachAnchor(anchor); err != nil {
+		if errors.Is(err, replay.ErrNoCounter) {
+			return tl.gotoTrapping(m)
+		}
+		return err
+	}
+	return tl.stepTo(m)
 }
 
 // Filter decides, at a hit of a temporary breakpoint, whether it ends the
