@@ -1,6 +1,6 @@
 // watchbp.c: a global counter written N times (argv[1]) in one loop without
-// a system call, in main or (argv[2] = "thread") in a second thread, then a
-// call to done(), where a user stops to go back through the writes with a
+// a system call, in main or (argv[2] = "thread") in a second thread, then calls to
+// done() and after(), where a user stops to go back through the writes with a
 // watchpoint on counter: a breakpoint stop after the busy loop, in its
 // segment, with breakpoints armed.
 #include <pthread.h>
@@ -13,6 +13,9 @@ static long n = 5000;
 
 __attribute__((noinline)) void done(void) { __asm__ volatile("" ::: "memory"); }
 
+// after is where a step's temporary breakpoint goes after done.
+__attribute__((noinline)) void after(void) { __asm__ volatile("" ::: "memory"); }
+
 // never is not called: a breakpoint armed that no search meets.
 __attribute__((noinline, used)) void never(void) { counter = -1; }
 
@@ -20,6 +23,7 @@ static void *loop(void *arg) {
 	for (long i = 0; i < n; i++)
 		counter++;
 	done();
+	after();
 	return arg;
 }
 

@@ -16,7 +16,8 @@ import (
 // the right write, with the state a replay trapping its way there has, and
 // the searches count the loop in the program (counted.go) instead of
 // trapping every write since the segment's start, with the breakpoints
-// armed (one on a function too short for a counter, one never reached).
+// armed (one on a function too short for a counter, one never reached),
+// forwards too (a step's temporary breakpoint).
 func TestReverseWatchFromBreakpoint(t *testing.T) {
 	const n = 5000
 	for _, mode := range []string{"main", "thread"} {
@@ -74,7 +75,16 @@ func TestReverseWatchFromBreakpoint(t *testing.T) {
 			if rip(t, tl) != done {
 				t.Fatalf("continue to done: at %#x, want %#x", rip(t, tl), done)
 			}
+			// A step's temporary breakpoint, the watchpoint armed: the
+			// stop is named by counting, not by trapping the loop's writes.
 			counted := tl.CountedSearches()
+			after := testprog.Symbol(t, prog, "after")
+			st, err = tl.ContinueWith([]uint64{after}, nil)
+			check("continue to a temporary breakpoint at after", st, err, timeline.ReasonStep, 0, n)
+			if rip(t, tl) != after || tl.CountedSearches() == counted {
+				t.Fatalf("continue to after: at %#x, want %#x, counted (%d searches before, %d after)", rip(t, tl), after, counted, tl.CountedSearches())
+			}
+			counted = tl.CountedSearches()
 			if err := tl.Goto(tl.End()); err != nil {
 				t.Fatal(err)
 			}

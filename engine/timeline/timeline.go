@@ -742,6 +742,9 @@ func (tl *Timeline) Continue() (*Stop, error) {
 		// Where continuing would go: no replay of the end's segment again.
 		return tl.endStop(), nil
 	}
+	if st, done, err := tl.continueCountingAll(); done || err != nil {
+		return st, err
+	}
 	if st, done, err := tl.continueCounted(); done || err != nil {
 		return st, err
 	}
