@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -372,5 +373,49 @@ func TestWatchLocationInSessionFile(t *testing.T) {
 	w, _ := st["watch"].(map[string]any)
 	if st["reason"] != "watchpoint" || w == nil || w["expr"] != "n->next" || !strings.HasSuffix(fmt.Sprint(st["moment"]), v["address"].(string)) {
 		t.Errorf("reopened, continue stopped at %v, want a write to %v", st, v["address"])
+	}
+}
+
+// TestStepsWithWatchAfterBusyLoop: at a breakpoint after a loop that wrote
+// a watched counter without a system call, source-level steps both ways
+// with the watchpoint armed stop where they stop after a short loop: the
+// same lines, the counter at the same distance from its last value. A
+// loop of 5000 writes is counted in the program (timeline/counted.go), one
+// of 100 is trapped write by write, so the two take different routes.
+func TestStepsWithWatchAfterBusyLoop(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "watchbp.c", "-O0")
+	cmds := []string{"break done", "continue", "watch counter", "reverse-next", "reverse-next", "reverse-step",
+		"reverse-continue", "next", "step", "next", "continue", "continue"}
+	type stop struct {
+		line  float64
+		back  int64 // n - counter
+		watch bool
+	}
+	stops := func(n int) []stop {
+		trace := filepath.Join(t.TempDir(), "t.rwd")
+		if _, stderr, code := record(t, trace, prog, strconv.Itoa(n)); code != 0 {
+			t.Fatalf("record: exit %d: %s", code, stderr)
+		}
+		var line []string
+		for _, c := range cmds {
+			line = append(line, c, "print counter")
+		}
+		rs := batch(t, trace, line...)
+		var out []stop
+		for i := 3; i < len(cmds); i++ {
+			st, p := stopOf(t, rs[2*i]), rs[2*i+1]
+			v, err := strconv.ParseInt(fmt.Sprint(p["value"]), 10, 64)
+			if err != nil {
+				t.Fatalf("print counter after %q: %v", cmds[i], p)
+			}
+			l, _ := st["line"].(float64)
+			out = append(out, stop{line: l, back: int64(n) - v, watch: st["reason"] == "watchpoint"})
+		}
+		return out
+	}
+	short, busy := stops(100), stops(5000)
+	if !reflect.DeepEqual(short, busy) {
+		t.Fatalf("after %v:\n 100 writes:  %+v\n 5000 writes: %+v", cmds[3:], short, busy)
 	}
 }

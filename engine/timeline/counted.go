@@ -286,7 +286,7 @@ func (tl *Timeline) nameHit(seg int64, site uint64, fromStart bool, h windowHit)
 		// canonical ones.
 		w := tl.watches[st.Watch]
 		st.Moment = Moment{Event: seg, Tid: tid, PC: h.pc, Hits: h.hits, Watch: &w}
-	case h.pc == site:
+	case h.pc == site && tl.arrivalNamesWrite(site):
 		st.Moment = Moment{Event: seg, Tid: tid, PC: site, Hits: h.c + 1}
 	default:
 		// After the c-th arrival at site: step from there to the trap.
@@ -543,10 +543,13 @@ func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	out := tl.stopFor(st)
 	arrivals += now - base
 	tl.counted++
-	if st.PC == site {
+	if st.PC == site && tl.arrivalNamesWrite(site) {
 		out.Moment = Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals + 1}
 		tl.pos, tl.guessed = out.Moment, seg
 		return out, true, tl.arm()
+	}
+	if arrivals == 0 {
+		return nil, false, tl.gotoTrapping(m) // no arrival to name it from
 	}
 	// After the last arrival at site: this trap is the first after it, or
 	// comes after the traps the steps made since it.

@@ -35,6 +35,7 @@ import (
 // this does not apply, the live replay then back at the segment's start.
 func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, err error) {
 	seg := target.Event
+	var after *Moment // the last breakpoint stop before target
 	if bps := tl.armedBPs(); len(bps) > 0 && !firstArrivalOnly(bps, target) {
 		quiet := tl.quiet
 		tl.quiet = true // breakpoints alone: the writes are searched below
@@ -43,11 +44,27 @@ func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, e
 		if err != nil {
 			return nil, false, err
 		}
-		if !ok || b != nil {
+		if !ok || b != nil && (b.proxy != nil || b.Moment.Steps > 0 || b.Moment.Hits == 0) {
 			return nil, false, tl.seek(seg)
 		}
+		if b != nil {
+			// The answer unless a write follows it (a `reverse-next`'s
+			// line start in a loop, say: the write of the line is after).
+			write, err := tl.firstWriteBetween(&b.Moment, target)
+			if errors.Is(err, replay.ErrNoCounter) {
+				return nil, false, tl.seek(seg)
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if write == 0 {
+				tl.counted++
+				return b, true, nil
+			}
+			after = &b.Moment
+		}
 	}
-	write, err := tl.firstWriteBefore(target)
+	write, err := tl.firstWriteBetween(after, target)
 	if err != nil || write == 0 {
 		if errors.Is(err, replay.ErrNoCounter) {
 			return nil, false, tl.seek(seg)
@@ -122,8 +139,9 @@ type anchorArrivals struct {
 }
 
 // armAnchor follows target's anchor among the counters opened at sites
-// (those of the search's OpenCountersWhere): a trap at it when it has no
-// counter and no counted run covers it. ok is false when neither can.
+// (those of the search's OpenCountersWhere): counted, or to be trapped
+// (the caller arms the traps) when it has no counter and no counted run
+// covers it. ok is false when neither can.
 func (tl *Timeline) armAnchor(target Moment, sites []uint64) (a *anchorArrivals, ok bool) {
 	a = &anchorArrivals{pc: target.PC, hits: target.Hits}
 	switch {
@@ -131,8 +149,6 @@ func (tl *Timeline) armAnchor(target Moment, sites []uint64) (a *anchorArrivals,
 		a.counted = true
 	case tl.live.CounterCovers(target.PC):
 		return nil, false
-	default:
-		tl.ownBPs(target.PC)
 	}
 	return a, true
 }
@@ -162,11 +178,22 @@ func (a *anchorArrivals) reached(st *replay.Stop) bool {
 	return a.trapped >= a.hits
 }
 
+// arrivalNamesWrite says whether a write that leaves a thread at site,
+// about to run it, is named as that arrival at site: not where a
+// breakpoint is armed, whose stop at the same arrival comes after the
+// write's (a parameter's store in a prologue, before a breakpoint after
+// it): the two would share one name, and going back from the breakpoint
+// would not see the write. Such a write is named from the arrival before
+// and the steps from there.
+func (tl *Timeline) arrivalNamesWrite(site uint64) bool {
+	return !slices.Contains(tl.armedBPs(), site)
+}
+
 // isAnchor says whether st, a watchpoint's trap, leaves the thread at the
 // anchor's arrival itself: the moment the search goes back from when no
 // steps follow the anchor, so not a write before it.
 func (tl *Timeline) isAnchor(a *anchorArrivals, target Moment, st *replay.Stop) (bool, error) {
-	if st.PC != a.pc || target.Steps > 0 {
+	if st.PC != a.pc || target.Steps > 0 || !tl.arrivalNamesWrite(a.pc) {
 		return false, nil
 	}
 	if !a.counted {
@@ -180,6 +207,14 @@ func (tl *Timeline) isAnchor(a *anchorArrivals, target Moment, st *replay.Stop) 
 // watchpoints trapping and target's anchor followed, and returns where the
 // first write before the anchor trapped (0: none).
 func (tl *Timeline) firstWriteBefore(target Moment) (uint64, error) {
+	return tl.firstWriteBetween(nil, target)
+}
+
+// firstWriteBetween is firstWriteBefore for the writes after moment after
+// (an arrival anchor of target's segment, no steps; nil: the segment's
+// start): the replay runs to it with counters, the watchpoints armed from
+// there.
+func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, error) {
 	seg := target.Event
 	if err := tl.seek(seg); err != nil {
 		return 0, err
@@ -189,7 +224,11 @@ func (tl *Timeline) firstWriteBefore(target Moment) (uint64, error) {
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return 0, err
 	}
-	sites, err := tl.live.OpenCountersWhere([]uint64{target.PC}, []uint64{target.PC})
+	pcs := []uint64{target.PC}
+	if after != nil && after.PC != target.PC {
+		pcs = append(pcs, after.PC)
+	}
+	sites, err := tl.live.OpenCountersWhere(pcs, pcs)
 	if err != nil {
 		return 0, err
 	}
@@ -198,6 +237,44 @@ func (tl *Timeline) firstWriteBefore(target Moment) (uint64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, target.PC)
 	}
+	traps := []uint64{}
+	if !anchor.counted {
+		traps = append(traps, anchor.pc)
+	}
+	if after != nil {
+		// First to after (the target's own counter or trap when they
+		// share their address), then the writes.
+		from := anchor
+		if after.PC != target.PC {
+			if from, ok = tl.armAnchor(*after, sites); !ok {
+				return 0, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, after.PC)
+			}
+			if !from.counted {
+				traps = append(traps, from.pc)
+			}
+		}
+		hits := from.hits
+		from.hits = after.Hits
+		tl.ownBPs(traps...)
+		if err := tl.stopAtAnchor(from); err != nil {
+			return 0, err
+		}
+		for reached := false; !reached; {
+			st, err := tl.live.Continue(seg + 1)
+			if err != nil {
+				return 0, err
+			}
+			if st == nil || tl.live.Next() != seg {
+				return 0, fmt.Errorf("%w: %v not reached before the segment's end", replay.ErrNoCounter, *after)
+			}
+			reached = from.reached(st)
+			if !reached && st.PC == anchor.pc && from != anchor {
+				anchor.reached(st) // an arrival at the target's trap before after
+			}
+		}
+		from.hits = hits
+	}
+	tl.ownBPs(traps...)
 	if err := tl.stopAtAnchor(anchor); err != nil {
 		return 0, err
 	}
@@ -243,6 +320,9 @@ func (tl *Timeline) trapWindowTo(target Moment, clock uint64, start int) (*windo
 	anchor, ok := tl.armAnchor(target, sites)
 	if !slices.Contains(sites, clock) || !ok {
 		return nil, fmt.Errorf("%w: %#x and %#x cannot be followed together", replay.ErrNoCounter, clock, target.PC)
+	}
+	if !anchor.counted {
+		tl.ownBPs(anchor.pc)
 	}
 	if start >= 1 {
 		if err := tl.live.SetCounterStop(clock, start); err != nil {
@@ -633,7 +713,7 @@ func (tl *Timeline) continueCountingAll() (*Stop, bool, error) {
 			}
 			out := tl.stopFor(st)
 			tl.counted++
-			if st.PC == site {
+			if st.PC == site && tl.arrivalNamesWrite(site) {
 				out.Moment = Moment{Event: seg, Tid: st.Tid, PC: site, Hits: c + 1}
 				tl.pos, tl.guessed = out.Moment, seg
 				return out, true, tl.arm()

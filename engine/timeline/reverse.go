@@ -228,9 +228,9 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 			return nil, false, err
 		}
 	}
-	if target.Hits > 0 && target.Watch == nil && len(tl.watches) > 0 && !tl.quiet && len(tl.temp) == 0 {
-		// From a breakpoint's stop, say, with watchpoints armed
-		// (countedwatchbp.go).
+	if target.Hits > 0 && target.Watch == nil && len(tl.watches) > 0 && !tl.quiet {
+		// From a breakpoint's stop, say, with watchpoints armed, a
+		// step's temporary breakpoints too (countedwatchbp.go).
 		h, ok, err := tl.lastWriteBeforeAnchor(target)
 		if err != nil {
 			return nil, false, err

@@ -246,8 +246,9 @@ func TestCheckpointsSharedMemory(t *testing.T) {
 // stops at is the one a replay without checkpoints reaches at that moment,
 // with the same registers and value.
 func TestCheckpointsInsideSegment(t *testing.T) {
-	prog, trace := recordC(t, "bench/watchcount.c", []string{"-O1", "-no-pie"}, "10000", "0")
+	prog, trace := recordC(t, "watchbp.c", []string{"-O1", "-no-pie"}, "10000")
 	w := replay.Watchpoint{Addr: testprog.Symbol(t, prog, "counter"), Len: 8}
+	done, after := testprog.Symbol(t, prog, "done"), testprog.Symbol(t, prog, "after")
 	open := func(budget int64) *timeline.Timeline {
 		tl, err := timeline.Open(trace, budget, 0)
 		if err != nil {
@@ -257,9 +258,10 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 		if err := tl.SetWatchpoints([]replay.Watchpoint{w}); err != nil {
 			t.Fatal(err)
 		}
-		// A breakpoint too (at main, before the loop): arrival counting
-		// serves searches for watchpoints only, so this one traps.
-		if err := tl.SetBreakpoints([]uint64{testprog.Symbol(t, prog, "main")}); err != nil {
+		// Breakpoints at two functions the segment reaches after the
+		// loop: arrival counting does not order their hits and the
+		// writes, so this search traps.
+		if err := tl.SetBreakpoints([]uint64{done, after}); err != nil {
 			t.Fatal(err)
 		}
 		return tl
@@ -267,6 +269,11 @@ func TestCheckpointsInsideSegment(t *testing.T) {
 	tl, fresh := open(64<<20), open(0)
 	if err := tl.Goto(tl.End()); err != nil {
 		t.Fatal(err)
+	}
+	for _, want := range []uint64{after, done} {
+		if st, err := tl.ReverseContinue(); err != nil || st.Reason != timeline.ReasonBreakpoint || rip(t, tl) != want {
+			t.Fatalf("back to %+v (%v), want the breakpoint at %#x", st, err, want)
+		}
 	}
 	for want := uint64(10000); want > 9997; want-- {
 		st, err := tl.ReverseContinue()
