@@ -324,7 +324,7 @@ func (tl *Timeline) Goto(m Moment) error {
 		}
 	}
 	if m.Watch == nil && m.Hits > 0 && (m.Hits >= countedFrom || len(tl.watches) > 0) && (len(tl.temp) == 0 || len(tl.watches) > 0) {
-		if m.Hits < countedFrom || len(tl.armedBPs()) > 0 || len(tl.watches) > 0 {
+		if m.Hits < countedFrom || len(tl.armedBPs()) > 0 {
 			// Trapping, if the segment is quiet, keeps the counts known.
 			err := tl.gotoTrappingWithin(m, quickTraps)
 			if !errors.Is(err, errBusy) {
