@@ -540,8 +540,25 @@ func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	if err := tl.live.CloseCounters(); err != nil {
 		return nil, false, err
 	}
-	out := tl.stopFor(st)
 	arrivals += now - base
+	// After the last arrival at site: this trap is the first after it, or
+	// comes after the traps the steps made since it.
+	k := 1
+	if now == base {
+		k += since
+	}
+	return tl.nameWrite(st, m, site, arrivals, k)
+}
+
+// nameWrite names st, a write found going forwards from m (its counts
+// unknown) with arrivals arrivals at site counted before it, k the traps
+// since the last one (this one included), and stops there: as the
+// arrival at site it leaves the thread at, or from the last arrival and
+// the steps to it. done is false where no arrival names it: the live
+// replay is then back at m, its counts trapped.
+func (tl *Timeline) nameWrite(st *replay.Stop, m Moment, site uint64, arrivals, k int) (*Stop, bool, error) {
+	seg := m.Event
+	out := tl.stopFor(st)
 	tl.counted++
 	if st.PC == site && tl.arrivalNamesWrite(site) {
 		out.Moment = Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals + 1}
@@ -550,12 +567,6 @@ func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	}
 	if arrivals == 0 {
 		return nil, false, tl.gotoTrapping(m) // no arrival to name it from
-	}
-	// After the last arrival at site: this trap is the first after it, or
-	// comes after the traps the steps made since it.
-	k := 1
-	if now == base {
-		k += since
 	}
 	anchor := Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals}
 	n, err := tl.stepsToTrap(anchor, k)

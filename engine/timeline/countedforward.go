@@ -216,24 +216,7 @@ func (tl *Timeline) continueCountingAll() (*Stop, bool, error) {
 			if err := tl.live.CloseCounters(); err != nil {
 				return nil, false, err
 			}
-			out := tl.stopFor(st)
-			tl.counted++
-			if st.PC == site && tl.arrivalNamesWrite(site) {
-				out.Moment = Moment{Event: seg, Tid: st.Tid, PC: site, Hits: c + 1}
-				tl.pos, tl.guessed = out.Moment, seg
-				return out, true, tl.arm()
-			}
-			if c == 0 {
-				return nil, false, tl.gotoTrapping(m)
-			}
-			anchor := Moment{Event: seg, Tid: m.Tid, PC: site, Hits: c}
-			n, err := tl.stepsToTrap(anchor, 1)
-			if err != nil {
-				return nil, false, err
-			}
-			anchor.Steps = n
-			out.Moment = anchor
-			return out, true, tl.arm()
+			return tl.nameWrite(st, m, site, c, 1)
 		default:
 			return fallback()
 		}
