@@ -384,9 +384,24 @@ func TestWatchLocationInSessionFile(t *testing.T) {
 // of 100 is trapped write by write, so the two take different routes.
 func TestStepsWithWatchAfterBusyLoop(t *testing.T) {
 	t.Parallel()
-	prog := buildC(t, "watchbp.c", "-O0")
-	cmds := []string{"break done", "continue", "watch counter", "reverse-next", "reverse-next", "reverse-step",
-		"reverse-continue", "next", "step", "next", "continue", "continue"}
+	for _, tc := range []struct {
+		src, opt, bp string
+		args         []string
+	}{
+		{"watchbp.c", "-O0", "done", nil},
+		{"watchbp.c", "-O1", "done", nil},
+		// The loop's write leaves the thread on the next line's start:
+		// a reverse-next from the write goes back to its own line.
+		{"bench/watchcount.c", "-O1", "watchcount.c:20", []string{"0"}},
+	} {
+		t.Run(tc.src+tc.opt, func(t *testing.T) { stepsWithWatchAfterBusyLoop(t, tc.src, tc.opt, tc.bp, tc.args...) })
+	}
+}
+
+func stepsWithWatchAfterBusyLoop(t *testing.T, src, opt, bp string, args ...string) {
+	prog := buildC(t, src, opt)
+	cmds := []string{"break " + bp, "continue", "watch counter", "reverse-next", "reverse-next", "reverse-step",
+		"reverse-continue", "reverse-next", "reverse-next", "next", "step", "next", "continue", "continue"}
 	type stop struct {
 		line  float64
 		back  int64 // n - counter
@@ -394,7 +409,7 @@ func TestStepsWithWatchAfterBusyLoop(t *testing.T) {
 	}
 	stops := func(n int) []stop {
 		trace := filepath.Join(t.TempDir(), "t.rwd")
-		if _, stderr, code := record(t, trace, prog, strconv.Itoa(n)); code != 0 {
+		if _, stderr, code := record(t, trace, prog, append([]string{strconv.Itoa(n)}, args...)...); code != 0 {
 			t.Fatalf("record: exit %d: %s", code, stderr)
 		}
 		var line []string
@@ -417,5 +432,28 @@ func TestStepsWithWatchAfterBusyLoop(t *testing.T) {
 	short, busy := stops(100), stops(5000)
 	if !reflect.DeepEqual(short, busy) {
 		t.Fatalf("after %v:\n 100 writes:  %+v\n 5000 writes: %+v", cmds[3:], short, busy)
+	}
+}
+
+// TestReverseNextFromCountedWrite: going back to a write in a busy loop
+// (named by the loop's arrivals and steps after one), `reverse-next` then
+// `next` come back to the write's place. The line start between that
+// arrival and the write was passed over by the reverse step, which went
+// back a whole line too far.
+func TestReverseNextFromCountedWrite(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "bench/watchcount.c", "-O1")
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	if _, stderr, code := record(t, trace, prog, "5000", "0"); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	rs := batch(t, trace, "break watchcount.c:20", "continue", "watch counter", "reverse-continue", "reverse-next", "next")
+	write, back, again := stopOf(t, rs[3]), stopOf(t, rs[4]), stopOf(t, rs[5])
+	if write["reason"] != "watchpoint" {
+		t.Fatalf("reverse-continue: %v, want the last write", write)
+	}
+	if back["line"] == write["line"] || again["pc"] != write["pc"] {
+		t.Errorf("reverse-next from the write at %v (line %v) went to line %v, and next from there to %v (line %v)",
+			write["pc"], write["line"], back["line"], again["pc"], again["line"])
 	}
 }

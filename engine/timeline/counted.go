@@ -409,7 +409,8 @@ func (tl *Timeline) ensureCounts() error {
 }
 
 // stepsBefore goes to target's arrival anchor with a counter and steps to
-// target, passing each trap of the watchpoints on the way to hit.
+// target, passing each trap of the watchpoints and each wanted breakpoint
+// arrival on the way to hit.
 func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 	anchor := target
 	anchor.Steps = 0
@@ -423,8 +424,19 @@ func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 			return err
 		}
 		tl.pos.Steps = i
-		if i < target.Steps && st.Kind == replay.StopWatchpoint && !st.Event {
+		if i == target.Steps {
+			break
+		}
+		if st.Kind == replay.StopWatchpoint && !st.Event {
 			hit(*tl.stopFor(st))
+		}
+		// A breakpoint reached by a step (a reverse step's line start
+		// between the anchor and the target): its stop comes after the
+		// write the same instruction made.
+		if regs, err := tl.live.Regs(tl.pos.Tid); err == nil {
+			if reason, ok := tl.wantedAt(tl.pos.Tid, regs[trace.RIP]); ok {
+				hit(Stop{Reason: reason, Moment: tl.pos})
+			}
 		}
 	}
 	return nil
