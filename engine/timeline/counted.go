@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/insn"
 	"github.com/rewind-debugger/rewind/engine/replay"
@@ -449,17 +448,11 @@ func (tl *Timeline) stepsBefore(target Moment, hit func(Stop)) error {
 // instead would trap every write before it again. done is false when it
 // does not apply (breakpoints armed, another kind of moment) or when the
 // segment ended without a write: the caller goes on from where the live
-// replay stands. The user's breakpoints trap on the way: when one is hit
-// before the next write, its arrival count is not known, and the caller
-// goes on from m with the counts trapped from the segment's start.
+// replay stands.
 func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	m := tl.pos
-	if len(tl.temp) > 0 || len(tl.watches) == 0 || tl.quiet || m.Watch != nil || m.Hits == 0 || tl.guessed != m.Event || tl.live.Next() != m.Event {
-		return nil, false, nil
-	}
-	bps := tl.userBPs()
-	if slices.Contains(bps, m.PC) {
-		return nil, false, nil
+	if !tl.onlyWatches() || m.Watch != nil || m.Hits == 0 || tl.guessed != m.Event || tl.live.Next() != m.Event {
+		return nil, false, nil // with breakpoints: continueCountingAll
 	}
 	seg, site := m.Event, m.PC
 	if err := tl.seek(seg); err != nil {
@@ -500,39 +493,9 @@ func (tl *Timeline) continueCounted() (*Stop, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	for _, b := range bps {
-		if tl.live.CounterCovers(b) {
-			tl.live.CloseCounters()
-			return nil, false, tl.gotoTrapping(m)
-		}
-	}
-	tl.ownBPs(bps...)
 	st, err := tl.live.Continue(seg + 1)
 	if err != nil {
 		return nil, false, err
-	}
-	if st != nil && st.Kind == replay.StopBreakpoint && tl.live.Next() == seg {
-		// A breakpoint before the next write: named by the arrival at
-		// site before it and the steps from there, as a counted search
-		// names what it finds; where that cannot be, by its arrivals,
-		// trapped from the segment's start.
-		now, err := tl.live.CounterValue(site)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := tl.live.CloseCounters(); err != nil {
-			return nil, false, err
-		}
-		arrivals += now - base
-		if _, wanted := tl.wantedAt(st.Tid, st.PC); wanted && st.Tid == m.Tid && arrivals > 0 {
-			out := tl.stopFor(st)
-			if at, ok := tl.viaProxy(Moment{Event: seg, Tid: m.Tid, PC: site, Hits: arrivals}, st.PC); ok {
-				out.Moment = at
-				tl.counted++
-				return out, true, tl.arm()
-			}
-		}
-		return nil, false, tl.gotoTrapping(m)
 	}
 	if st == nil || st.Kind != replay.StopWatchpoint || tl.live.Next() != seg {
 		if err := tl.live.CloseCounters(); err != nil {

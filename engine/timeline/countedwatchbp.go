@@ -49,7 +49,7 @@ func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, e
 		if b != nil {
 			// The answer unless a write follows it (a `reverse-next`'s
 			// line start in a loop, say: the write of the line is after).
-			write, err := tl.firstWriteBetween(&b.Moment, target)
+			write, _, err := tl.firstWriteBetween(&b.Moment, target)
 			if errors.Is(err, replay.ErrNoCounter) {
 				return nil, false, tl.seek(seg)
 			}
@@ -63,7 +63,7 @@ func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, e
 			after = &b.Moment
 		}
 	}
-	write, err := tl.firstWriteBetween(after, target)
+	write, rets, err := tl.firstWriteBetween(after, target)
 	if err != nil || write == 0 {
 		if errors.Is(err, replay.ErrNoCounter) {
 			return nil, false, tl.seek(seg)
@@ -75,8 +75,7 @@ func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, e
 	if err := tl.seek(seg); err != nil {
 		return nil, false, err
 	}
-	near := tl.live.CounterSites([]uint64{write}, 6)
-	near = slices.DeleteFunc(near, func(a uint64) bool { return a == target.PC })
+	near := tl.live.CounterSites(append([]uint64{write}, rets...), 6)
 	if len(near) == 0 {
 		return nil, false, tl.seek(seg)
 	}
@@ -89,7 +88,10 @@ func (tl *Timeline) lastWriteBeforeAnchor(target Moment) (last *Stop, ok bool, e
 	}
 	clock, ticks := uint64(0), 0
 	for _, a := range sites {
-		if a != target.PC && counts[a] > ticks {
+		// The anchor's own address may be the clock (a write found
+		// from the loop's head, gone back from): one counter then
+		// stops at the window's start, then at the anchor.
+		if counts[a] > ticks {
 			clock, ticks = a, counts[a]
 		}
 	}
@@ -202,26 +204,21 @@ func (tl *Timeline) isAnchor(a *anchorArrivals, target Moment, st *replay.Stop) 
 	return c == a.hits-1, err
 }
 
-// firstWriteBefore runs target's segment from its start with the
-// watchpoints trapping and target's anchor followed, and returns where the
-// first write before the anchor trapped (0: none).
-func (tl *Timeline) firstWriteBefore(target Moment) (uint64, error) {
-	return tl.firstWriteBetween(nil, target)
-}
-
-// firstWriteBetween is firstWriteBefore for the writes after moment after
-// (an arrival anchor of target's segment, no steps; nil: the segment's
-// start): the replay runs to it with counters, the watchpoints armed from
-// there.
-func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, error) {
+// firstWriteBetween runs target's segment with target's anchor followed
+// and the watchpoints trapping from moment after (an arrival anchor of the
+// segment, no steps, reached with counters; nil: the segment's start), and
+// returns where the first write before the anchor trapped (0: none) with
+// the likely return addresses of its frame there (a write in a function
+// called from a loop is counted at the loop).
+func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, []uint64, error) {
 	seg := target.Event
 	if err := tl.seek(seg); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	tl.pos, tl.countsAt = Moment{Event: -1}, -1
 	tl.ownBPs()
 	if err := tl.live.SetWatchpoints(nil); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	pcs := []uint64{target.PC}
 	if after != nil && after.PC != target.PC {
@@ -229,12 +226,12 @@ func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, err
 	}
 	sites, err := tl.live.OpenCountersWhere(pcs, pcs)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer tl.live.CloseCounters()
 	anchor, ok := tl.armAnchor(target, sites)
 	if !ok {
-		return 0, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, target.PC)
+		return 0, nil, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, target.PC)
 	}
 	traps := []uint64{}
 	if !anchor.counted {
@@ -246,7 +243,7 @@ func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, err
 		from := anchor
 		if after.PC != target.PC {
 			if from, ok = tl.armAnchor(*after, sites); !ok {
-				return 0, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, after.PC)
+				return 0, nil, fmt.Errorf("%w: %#x can be neither counted nor trapped", replay.ErrNoCounter, after.PC)
 			}
 			if !from.counted {
 				traps = append(traps, from.pc)
@@ -256,15 +253,15 @@ func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, err
 		from.hits = after.Hits
 		tl.ownBPs(traps...)
 		if err := tl.stopAtAnchor(from); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		for reached := false; !reached; {
 			st, err := tl.live.Continue(seg + 1)
 			if err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			if st == nil || tl.live.Next() != seg {
-				return 0, fmt.Errorf("%w: %v not reached before the segment's end", replay.ErrNoCounter, *after)
+				return 0, nil, fmt.Errorf("%w: %v not reached before the segment's end", replay.ErrNoCounter, *after)
 			}
 			reached = from.reached(st)
 			if !reached && st.PC == anchor.pc && from != anchor {
@@ -275,24 +272,24 @@ func (tl *Timeline) firstWriteBetween(after *Moment, target Moment) (uint64, err
 	}
 	tl.ownBPs(traps...)
 	if err := tl.stopAtAnchor(anchor); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := tl.live.SetWatchpoints(tl.watches); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	for {
 		st, err := tl.live.Continue(seg + 1)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		switch {
 		case st == nil || tl.live.Next() != seg || anchor.reached(st):
-			return 0, nil
+			return 0, nil, nil
 		case st.Kind == replay.StopWatchpoint && !st.Event:
 			if at, err := tl.isAnchor(anchor, target, st); at || err != nil {
-				return 0, err
+				return 0, nil, err
 			}
-			return st.PC, nil
+			return st.PC, tl.returnAddresses(st.Tid), nil
 		}
 	}
 }
@@ -311,7 +308,7 @@ func (tl *Timeline) trapWindowTo(target Moment, clock uint64, start int) (*windo
 	if err := tl.live.SetWatchpoints(nil); err != nil {
 		return nil, err
 	}
-	sites, err := tl.live.OpenCountersWhere([]uint64{clock, target.PC}, []uint64{target.PC})
+	sites, err := tl.live.OpenCountersWhere(slices.Compact([]uint64{clock, target.PC}), []uint64{target.PC})
 	if err != nil {
 		return nil, err
 	}
