@@ -856,8 +856,40 @@ func (tl *Timeline) StepInstruction() (*Stop, error) {
 // StepThreadInstruction executes one instruction of thread tid (gdb's
 // stepi in a thread it selected): when another thread runs next, the
 // replay first goes, without stopping, to where tid runs again.
+//
+// A thread waiting in a system call steps as gdb's would: the call
+// returns, through any restart of it (the recorder may have interrupted
+// the wait and the kernel re-entered it), and one instruction after it
+// runs, so that its pc moves and reverse-stepi comes back to the call's
+// return.
 func (tl *Timeline) StepThreadInstruction(tid int32) (*Stop, error) {
-	if tid <= 0 || tid == tl.live.NextThread() {
+	if tid <= 0 {
+		tid = tl.live.NextThread()
+	}
+	inCall := tl.inCall(tid)
+	st, err := tl.stepThreadOnce(tid)
+	for i := 0; inCall && err == nil && i < maxCallSteps && st.Reason == ReasonStep && tl.pos.Steps == 0 && tl.pos.Tid == tid; i++ {
+		st, err = tl.stepThreadOnce(tid)
+	}
+	return st, err
+}
+
+// maxCallSteps bounds the steps StepThreadInstruction takes to leave a
+// system call: a restart and its return, with room for a signal between.
+const maxCallSteps = 4
+
+// inCall says whether thread tid waits in a system call where the
+// timeline stands: its last event reached by running code is the entry of
+// a split call.
+func (tl *Timeline) inCall(tid int32) bool {
+	n := tl.index.prevCodeEvent(tl.live.Next(), tid)
+	return n >= 0 && tl.index.events[n].kind == trace.KindSyscallEntry
+}
+
+// stepThreadOnce executes one instruction of thread tid (a system call's
+// entry or return counts as one).
+func (tl *Timeline) stepThreadOnce(tid int32) (*Stop, error) {
+	if tid == tl.live.NextThread() {
 		return tl.StepInstruction()
 	}
 	n := tl.index.nextCodeEvent(tl.live.Next(), tid)
