@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,6 +81,19 @@ func fifos(t *testing.T) (req, ans string) {
 // in it). The trace replays to its end.
 func TestDaemon(t *testing.T) {
 	t.Parallel()
+	testDaemon(t, nil)
+}
+
+// TestDaemonUnderFilter: under the recorder's seccomp filter
+// (REWIND_RECORD_FILTER=1), which stays with the daemon and fails its
+// calls with ENOSYS if nothing traces it, the daemon is handed over to a
+// shepherd that rewind names, and it answers, traced by it.
+func TestDaemonUnderFilter(t *testing.T) {
+	t.Parallel()
+	testDaemon(t, []string{"REWIND_RECORD_FILTER=1"})
+}
+
+func testDaemon(t *testing.T, env []string) {
 	prog := buildC(t, "daemon.c")
 
 	req, ans := fifos(t)
@@ -93,17 +107,22 @@ func TestDaemon(t *testing.T) {
 
 	req, ans = fifos(t)
 	trace := filepath.Join(t.TempDir(), "daemon.rwd")
-	rec := recordOpts(t, runOpts{}, trace, prog, req, ans)
+	rec := recordOpts(t, runOpts{Env: env}, trace, prog, req, ans)
 	if rec.Code != native.Code || string(rec.Stdout) != string(native.Stdout) {
 		t.Fatalf("record: exit %d, stdout %q, want %d, %q\nstderr:\n%s", rec.Code, rec.Stdout, native.Code, native.Stdout, tail(rec.Stderr))
 	}
-	checkDetached(t, rec.Stderr)
+	shepherd := checkDetached(t, rec.Stderr)
+	if (shepherd != 0) != (env != nil) {
+		t.Errorf("record named shepherd %d; want one only under the filter:\n%s", shepherd, rec.Stderr)
+	}
 	// The process detached may be the daemon or, detached before its
-	// last fork, its parent: either way the daemon runs untraced.
-	var pid int
+	// last fork, its parent: either way the daemon runs unrecorded, traced
+	// by nothing or, under the recorder's seccomp filter, by the shepherd
+	// rewind named.
+	var pid, tracer int
 	got := serveDaemon(t, req, ans)
-	if _, err := fmt.Sscanf(got, "pid %d tracer 0 rdtsc ok\n", &pid); err != nil || pid == 0 {
-		t.Errorf("the detached daemon answered %q, want \"pid N tracer 0 rdtsc ok\" (%v)", got, err)
+	if _, err := fmt.Sscanf(got, "pid %d tracer %d rdtsc ok\n", &pid, &tracer); err != nil || pid == 0 || tracer != shepherd {
+		t.Errorf("the detached daemon answered %q, want \"pid N tracer %d rdtsc ok\" (%v)", got, shepherd, err)
 	}
 
 	out, errOut, code := replayCheck(t, trace)
@@ -115,15 +134,18 @@ func TestDaemon(t *testing.T) {
 // detachedRE matches rewind's word that it detached a daemon: one that left
 // the program's session, or one whose parent (the intermediate fork) was
 // already gone when rewind looked.
-var detachedRE = regexp.MustCompile(`(?m)^rewind: process \d+ (left the session|outlived its parent) \(a daemon\); detached, it runs on unrecorded$`)
+var detachedRE = regexp.MustCompile(`(?m)^rewind: process \d+ (left the session|outlived its parent) \(a daemon\); detached, it runs on unrecorded( under shepherd (\d+) \(a tracer the recorder's seccomp filter needs\))?$`)
 
-// checkDetached checks that a recording's stderr says it detached a daemon.
-func checkDetached(t *testing.T, stderr []byte) {
+// checkDetached checks that a recording's stderr says it detached a daemon,
+// and returns the pid of the shepherd it named, or 0.
+func checkDetached(t *testing.T, stderr []byte) int {
 	t.Helper()
-	if detachedRE.Match(stderr) {
-		return
+	m := detachedRE.FindSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("record did not say it detached the daemon:\n%s", stderr)
 	}
-	t.Fatalf("record did not say it detached the daemon:\n%s", stderr)
+	pid, _ := strconv.Atoi(string(m[3]))
+	return pid
 }
 
 // TestDaemonSessionZero records the daemon with rewind as the first

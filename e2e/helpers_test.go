@@ -136,6 +136,8 @@ type runOpts struct {
 	// Timeout replaces cmdTimeout for a command known to be long (a whole
 	// go build recorded: minutes on a loaded machine).
 	Timeout time.Duration
+	// Env is added to the test's environment.
+	Env []string
 }
 
 // slowWriter is where a slow reader puts what it read: each write (one
@@ -169,6 +171,9 @@ func run(t testing.TB, opts runOpts, name string, args ...string) result {
 
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = opts.Dir
+	if opts.Env != nil {
+		cmd.Env = append(os.Environ(), opts.Env...)
+	}
 	if opts.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(opts.Stdin)
 	}

@@ -40,6 +40,9 @@ const (
 	SyscallNone  = 0 // not a system call stop
 	SyscallEntry = syscallInfoEntry
 	SyscallExit  = syscallInfoExit
+	// SyscallSeccomp is a PTRACE_EVENT_SECCOMP stop: a call's entry under
+	// a filter that traces it, before the kernel runs it.
+	SyscallSeccomp = 3
 )
 
 // SyscallStop says whether the stopped thread is at a system call's entry

@@ -25,7 +25,7 @@ func init() {
 	// The helper must exec from the main thread: only the thread that was
 	// seized is traced, and an exec from it keeps the tracee's pid. Locking
 	// in init keeps main() on the main thread.
-	if len(os.Args) > 1 && os.Args[1] == helperArg {
+	if len(os.Args) > 1 && (os.Args[1] == helperArg || os.Args[1] == shepherdArg) {
 		runtime.LockOSThread()
 	}
 }
@@ -49,7 +49,11 @@ type Spec struct {
 	// alone. cpuid answers (the APIC id of leaf 1, leaves 0xb and 0x1f) name
 	// the CPU that runs the instruction: where cpuid cannot be trapped,
 	// record and replay agree only when both run on the same CPU.
-	CPU    int
+	CPU int
+	// Filter installs the seccomp filter of traceFilter right before the
+	// exec: the recorder then sees system calls as PTRACE_EVENT_SECCOMP
+	// stops and lets the hook page's own calls run untraced.
+	Filter bool
 	Stdin  *os.File
 	Stdout *os.File
 	Stderr *os.File
@@ -68,6 +72,10 @@ func MaybeRunHelper() {
 	if len(os.Args) == 2 && os.Args[1] == wakerArg {
 		runWaker()
 	}
+	if len(os.Args) > 1 && os.Args[1] == shepherdArg {
+		runShepherd(os.Args[2:])
+		os.Exit(0)
+	}
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
 		return
 	}
@@ -77,9 +85,11 @@ func MaybeRunHelper() {
 }
 
 func runHelper(args []string) error {
-	if len(args) < 4 {
+	if len(args) < 5 {
 		return errors.New("exec helper: bad arguments")
 	}
+	filter := args[0] == "filter"
+	args = args[1:]
 	stack, err := strconv.ParseUint(args[0], 10, 64)
 	if err != nil {
 		return fmt.Errorf("exec helper: %w", err)
@@ -125,6 +135,11 @@ func runHelper(args []string) error {
 	if ignored >= 0 {
 		setDispositions(uint64(ignored))
 	}
+	if filter {
+		if err := installTraceFilter(); err != nil {
+			return fmt.Errorf("exec helper: %w", err)
+		}
+	}
 	err = unix.Exec(path, argv, env)
 	return fmt.Errorf("exec %s: %w", path, err)
 }
@@ -148,7 +163,11 @@ func Start(s *Spec) (pid int, err error) {
 	}
 	defer readyR.Close()
 	defer readyW.Close()
-	cmd := exec.Command(self, append([]string{helperArg, strconv.FormatUint(s.StackLimit, 10),
+	filter, seize := "nofilter", OptTraceExec|OptExitKill
+	if s.Filter {
+		filter, seize = "filter", seize|OptTraceSeccomp
+	}
+	cmd := exec.Command(self, append([]string{helperArg, filter, strconv.FormatUint(s.StackLimit, 10),
 		strconv.FormatInt(s.Ignored, 10), s.Path}, s.Args...)...)
 	cmd.Env = []string{"GODEBUG=asyncpreemptoff=1"}
 	cmd.Dir = s.Dir
@@ -177,7 +196,7 @@ func Start(s *Spec) (pid int, err error) {
 	}
 	// Only exec is followed until the program starts: the helper's own
 	// runtime threads must not be attached.
-	if err := Seize(pid, OptTraceExec|OptExitKill); err != nil {
+	if err := Seize(pid, seize); err != nil {
 		kill()
 		if errors.Is(err, unix.EPERM) {
 			return 0, fmt.Errorf("ptrace is not permitted here (%w): run as root, or allow it with `sysctl kernel.yama.ptrace_scope=0` or the CAP_SYS_PTRACE capability", unix.EPERM)
@@ -206,7 +225,11 @@ func Start(s *Spec) (pid int, err error) {
 					kill()
 					return 0, fmt.Errorf("launch: %w", err)
 				}
-				if err := SetOptions(pid, Options); err != nil {
+				opts := Options
+				if s.Filter {
+					opts |= OptTraceSeccomp
+				}
+				if err := SetOptions(pid, opts); err != nil {
 					kill()
 					return 0, fmt.Errorf("launch: %w", err)
 				}

@@ -128,7 +128,11 @@ func (r *Recorder) releaseDaemons(ds []daemon) error {
 	r.done = true
 	err := r.detach()
 	for _, d := range ds {
-		fmt.Fprintf(r.opts.Warn, "rewind: process %d %s (a daemon); detached, it runs on unrecorded\n", d.pid, d.why)
+		under := ""
+		if r.shepherd != 0 {
+			under = fmt.Sprintf(" under shepherd %d (a tracer the recorder's seccomp filter needs)", r.shepherd)
+		}
+		fmt.Fprintf(r.opts.Warn, "rewind: process %d %s (a daemon); detached, it runs on unrecorded%s\n", d.pid, d.why, under)
 	}
 	if err != nil {
 		return fmt.Errorf("daemons: %w", err)

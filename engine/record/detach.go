@@ -47,10 +47,29 @@ func (r *Recorder) detach() error {
 				errs = append(errs, err)
 			}
 		}
+		if r.filtered {
+			// Stopped before it runs anything untraced: the shepherd
+			// takes it over (ptrace/shepherd.go).
+			if err := unix.Tgkill(t.proc.pid, t.tid, unix.SIGSTOP); err != nil && !errors.Is(err, unix.ESRCH) {
+				errs = append(errs, err)
+			}
+		}
 		if err := ptrace.Detach(t.tid, 0); err != nil && !errors.Is(err, unix.ESRCH) {
 			errs = append(errs, err)
 		}
 		t.state = gone
+	}
+	if r.filtered {
+		var pids []int
+		for pid := range r.procs {
+			pids = append(pids, pid)
+		}
+		if len(pids) > 0 {
+			var err error
+			if r.shepherd, err = ptrace.StartShepherd(pids); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	if r.att != nil && r.att.guard != nil {
 		r.att.guard.Release()
@@ -179,7 +198,7 @@ func (r *Recorder) settleStop(t *thread, held map[int][][]byte, logging bool) er
 		return err
 	}
 	switch op {
-	case ptrace.SyscallEntry:
+	case ptrace.SyscallEntry, ptrace.SyscallSeccomp:
 		t.inSyscall = false
 		return r.undoEntry(t)
 	case ptrace.SyscallExit:
@@ -229,17 +248,24 @@ func runSkipped(tid int, regs trace.Regs) error {
 	if err := ptrace.SetRegs(tid, &regs); err != nil {
 		return err
 	}
-	if err := ptrace.Syscall(tid, 0); err != nil {
-		return err
+	for {
+		if err := ptrace.Syscall(tid, 0); err != nil {
+			return err
+		}
+		st, _, err := ptrace.Wait(tid, false)
+		if err != nil {
+			return err
+		}
+		if st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_SECCOMP {
+			// The recorder's filter judges the call -1 after its
+			// syscall-entry stop: its exit stop comes next.
+			continue
+		}
+		if st.Kind != ptrace.StopSyscall {
+			return fmt.Errorf("thread %d: %v while skipping its system call", tid, st)
+		}
+		return nil
 	}
-	st, _, err := ptrace.Wait(tid, false)
-	if err != nil {
-		return err
-	}
-	if st.Kind != ptrace.StopSyscall {
-		return fmt.Errorf("thread %d: %v while skipping its system call", tid, st)
-	}
-	return nil
 }
 
 // undoAttach puts back what the recorder changed in the threads tids and

@@ -80,7 +80,7 @@ func (r *Recorder) jobControl(t *thread, sig int) (bool, error) {
 		if t.injecting != nil && t.injecting.sig == sig {
 			t.injecting = nil
 		}
-		return true, ptrace.Syscall(t.tid, 0)
+		return true, r.let(t, 0)
 	}
 	r.jobSignal(t, sig)
 	return false, nil

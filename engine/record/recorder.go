@@ -150,6 +150,12 @@ type thread struct {
 	refusedRet int64
 	// tscSigsegv: the program asked for PR_TSC_SIGSEGV (see tsc.go).
 	tscSigsegv bool
+	// ownFilter: the thread runs under a seccomp filter of the program's
+	// own (seccomp.go), inherited by the threads and children it makes.
+	ownFilter bool
+	// seenEntry: its last stop was a syscall-entry stop, so that a
+	// seccomp stop next is the same call's (onSeccompStop).
+	seenEntry bool
 
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
@@ -181,6 +187,12 @@ type Recorder struct {
 	start  time.Time
 	status unix.WaitStatus
 	done   bool
+	// filtered says the program runs under the recorder's seccomp filter
+	// (ptrace.Spec.Filter): its threads run with PTRACE_CONT (let).
+	filtered bool
+	// shepherd is the pid of the process that traces the daemons left
+	// running under the filter (ptrace/shepherd.go), or 0.
+	shepherd int
 
 	// procs are the live processes of the tree; rootDone is set once the
 	// first one has ended (status holds its wait status).
@@ -428,6 +440,11 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	opts := r.opts
 	spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 		StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
+	// The seccomp filter is the base of system call buffering (DESIGN.md
+	// §6); until the hook page it lets through exists it only changes how
+	// calls stop, and is off unless REWIND_RECORD_FILTER=1 asks for it.
+	spec.Filter = os.Getenv("REWIND_RECORD_FILTER") == "1"
+	r.filtered = spec.Filter
 	var err error
 	if r.pid, err = ptrace.Start(spec); err != nil {
 		return err
@@ -685,6 +702,27 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	case ptrace.Exited, ptrace.Killed:
 		return r.onDeath(t, st)
 	case ptrace.StopSyscall:
+		// Under the recorder's filter, a syscall-entry stop (a thread
+		// resumed with PTRACE_SYSCALL) is followed by the filter's
+		// seccomp stop for the same call (onSeccompStop).
+		t.seenEntry = r.filtered && !t.inSyscall
+		return r.onSyscallStop(t)
+	case ptrace.StopSignal:
+		return r.onSignal(t, st.Sig)
+	case ptrace.StopEvent:
+		return r.onEvent(t, st)
+	case ptrace.StopGroup:
+		t.groupSig = st.Sig
+		return r.onGroupStop(t)
+	}
+	return fmt.Errorf("unexpected %v", st)
+}
+
+// onSyscallStop handles the entry or exit of a system call: a
+// syscall-stop, or the PTRACE_EVENT_SECCOMP stop that is the entry of a
+// call under the recorder's filter.
+func (r *Recorder) onSyscallStop(t *thread) error {
+	{
 		if t.spin.active() {
 			r.cancelSpin(t)
 		}
@@ -706,15 +744,7 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 			return r.onSyscallExit(t)
 		}
 		return r.onSyscallEntry(t)
-	case ptrace.StopSignal:
-		return r.onSignal(t, st.Sig)
-	case ptrace.StopEvent:
-		return r.onEvent(t, st)
-	case ptrace.StopGroup:
-		t.groupSig = st.Sig
-		return r.onGroupStop(t)
 	}
-	return fmt.Errorf("unexpected %v", st)
 }
 
 // handleStranger deals with a task we have not registered: a new thread or
@@ -745,7 +775,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			t.forked = child
 		}
 		t.child = child
-		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv}
+		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv, ownFilter: t.ownFilter}
 		r.threads[child] = nt
 		if err := r.followFork(t, nt, st.Event); err != nil {
 			return err
@@ -759,9 +789,11 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			nt.state = running // until its first stop arrives
 			nt.spin.starting = true
 		}
-		return ptrace.Syscall(t.tid, 0)
+		return r.let(t, 0)
 	case unix.PTRACE_EVENT_EXEC:
 		return r.onExecEvent(t)
+	case unix.PTRACE_EVENT_SECCOMP:
+		return r.onSeccompStop(t)
 	case unix.PTRACE_EVENT_STOP:
 		if r.ptraceContinued(t) {
 			return nil // it stays in its emulated stop
@@ -774,7 +806,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 		}
 		return r.onInterrupt(t)
 	}
-	return ptrace.Syscall(t.tid, 0)
+	return r.let(t, 0)
 }
 
 // newThreadStop parks a new thread at its first stop until it is scheduled.
@@ -881,6 +913,22 @@ func (r *Recorder) resume(t *thread, sig int) error {
 		return nil
 	}
 	t.state = running
+	return r.let(t, sig)
+}
+
+// let resumes t until its next stop, delivering sig, without changing
+// its scheduling state. Under the recorder's seccomp filter a thread out
+// of a system call runs with PTRACE_CONT (its next call stops it as a
+// PTRACE_EVENT_SECCOMP stop); one in a call, or a new thread whose first
+// stop is the end of the clone that made it, with PTRACE_SYSCALL, which
+// stops it at the call's exit. So does a thread under a filter of the
+// program's own, whose verdicts (an errno, a kill) the kernel gives
+// before any seccomp stop: the recorder sees its calls at their
+// syscall-entry stops, as without its filter.
+func (r *Recorder) let(t *thread, sig int) error {
+	if r.filtered && !t.inSyscall && !t.birth && !t.ownFilter {
+		return ptrace.Cont(t.tid, sig)
+	}
 	return ptrace.Syscall(t.tid, sig)
 }
 

@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +50,7 @@ var argRegs = [...]int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, tra
 // rejects before doing anything, so that the filter judges the call the
 // program made. completeSkipped gives the program the chosen result.
 func (r *Recorder) skipForm(t *thread, c *syscalls.Call, regs *trace.Regs) {
-	if !t.i386 && hasSeccompFilter(t.tid) {
+	if !t.i386 && r.hasSeccompFilter(t) {
 		if arg, v, ok := failingArg(c); ok {
 			regs[argRegs[arg]] = v
 			return
@@ -87,9 +88,74 @@ func failingArg(c *syscalls.Call) (arg int, v uint64, ok bool) {
 	return 0, 0, false
 }
 
-// hasSeccompFilter tells whether thread tid runs under a seccomp filter
-// (/proc's Seccomp: 2, SECCOMP_MODE_FILTER).
-func hasSeccompFilter(tid int) bool {
+// onSeccompStop handles a PTRACE_EVENT_SECCOMP stop. Under the recorder's
+// filter it is the entry of a call. A thread resumed with PTRACE_SYSCALL
+// (in a call, or under a filter of the program's own) saw the entry as a
+// syscall-stop already: the seccomp stop that follows is the filters'
+// SECCOMP_RET_TRACE, the recorder's own (nothing to do) or a filter of
+// the program's (its data differs: the kernel reports the most recent
+// filter's), which with no tracer of the program's fails the call with
+// ENOSYS, as it does natively: the recorder makes the kernel skip it.
+func (r *Recorder) onSeccompStop(t *thread) error {
+	if !t.inSyscall && !t.seenEntry {
+		return r.onSyscallStop(t)
+	}
+	t.seenEntry = false
+	data, err := ptrace.EventMsg(t.tid)
+	if err != nil {
+		return err
+	}
+	if uint16(data) != ptrace.FilterData {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+			return err
+		}
+		regs[trace.OrigRAX] = ^uint64(0)
+		if err := ptrace.SetRegs(t.tid, &regs); err != nil {
+			return err
+		}
+	}
+	return ptrace.Syscall(t.tid, 0)
+}
+
+// noteOwnFilter marks the threads that now run under a seccomp filter of
+// the program's own, after c, t's call, returned.
+func (r *Recorder) noteOwnFilter(t *thread, c *syscalls.Call) {
+	switch {
+	case c.Nr == unix.SYS_SECCOMP && c.Args[0] == unix.SECCOMP_SET_MODE_FILTER:
+		// A listener's fd, or 0.
+		if c.Ret < 0 || c.Ret > 0 && c.Args[1]&unix.SECCOMP_FILTER_FLAG_NEW_LISTENER == 0 {
+			return
+		}
+	case c.Nr == unix.SYS_PRCTL && c.Args[0] == unix.PR_SET_SECCOMP && c.Args[1] == unix.SECCOMP_MODE_FILTER:
+		if c.Ret != 0 {
+			return
+		}
+	default:
+		return
+	}
+	t.ownFilter = true
+	if c.Nr == unix.SYS_SECCOMP && c.Args[1]&unix.SECCOMP_FILTER_FLAG_TSYNC != 0 {
+		for _, u := range r.threads {
+			if u.proc == t.proc {
+				u.ownFilter = true
+			}
+		}
+	}
+}
+
+// hasSeccompFilter tells whether thread t runs under a seccomp filter of
+// the program's own. Without the recorder's filter, /proc says (Seccomp:
+// 2, SECCOMP_MODE_FILTER).
+func (r *Recorder) hasSeccompFilter(t *thread) bool {
+	if r.filtered {
+		return t.ownFilter
+	}
+	return procSeccompFilter(t.tid)
+}
+
+// procSeccompFilter tells whether thread tid runs under a seccomp filter.
+func procSeccompFilter(tid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
 	if err != nil {
 		return false
@@ -100,4 +166,66 @@ func hasSeccompFilter(tid int) bool {
 		}
 	}
 	return false
+}
+
+// logUretprobe logs the uretprobe call a SIGILL comes from under the
+// recorder's filter: seccomp does not judge that call (the kernel's uprobe
+// trampolines make it), so no stop reported it, and outside a trampoline
+// it fails with a SIGILL. Replay, which stops at every call, meets it
+// before the signal, as a recording without the filter logs it.
+func (r *Recorder) logUretprobe(t *thread, sig int, info []byte, regs *trace.Regs) error {
+	if !r.filtered || t.ownFilter || sig != int(unix.SIGILL) || regs[trace.OrigRAX] != unix.SYS_URETPROBE || ptrace.SiCode(info) != siKernel {
+		return nil
+	}
+	var code [2]byte
+	if _, err := t.proc.mem.ReadAt(code[:], regs[trace.RIP]-2); err != nil || code != [2]byte{0x0f, 0x05} {
+		return nil
+	}
+	entry := *regs
+	entry[trace.RAX] = ^uint64(unix.ENOSYS - 1) // -ENOSYS
+	return r.log(&trace.Event{Kind: trace.KindSyscall, Tid: int32(t.tid), Syscall: unix.SYS_URETPROBE, Regs: entry, ExitRegs: *regs})
+}
+
+// settleDying handles the deaths under way in t's process before t's
+// futex call is logged. A thread a seccomp filter kills in a call
+// (SECCOMP_RET_KILL_THREAD) clears its tid and wakes its joiner on the way
+// out, before its death reaches the recorder: logged after the join's
+// return, the death would come too late in replay, where the joiner would
+// find the tid still set and wait again. A dying thread is one in a call
+// that /proc says is exiting (PF_EXITING).
+func (r *Recorder) settleDying(t *thread) error {
+	for _, u := range r.threads {
+		if u == t || u.proc != t.proc || u.state == gone || !u.inSyscall || !exiting(u.tid) {
+			continue
+		}
+		for i := 0; i < 4 && u.state != gone; i++ {
+			st, _, err := ptrace.Wait(u.tid, false)
+			if err != nil {
+				return nil // reaped meanwhile
+			}
+			if err := r.dispatch(st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pfExiting is the kernel's PF_EXITING task flag.
+const pfExiting = 0x4
+
+// exiting tells whether task tid has begun to exit: /proc's stat flags
+// (the ninth field) hold PF_EXITING.
+func exiting(tid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&pfExiting != 0
 }

@@ -40,6 +40,9 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace) {
 		return r.spinTrap(t, &regs)
 	}
+	if err := r.logUretprobe(t, sig, info, &regs); err != nil {
+		return err
+	}
 	if t.injecting != nil && t.injecting.sig == sig && !isSyncSignal(sig, info) {
 		// The signal we re-sent ourselves: it is that signal again, with
 		// its original siginfo, whatever happens to it next (delivered,
@@ -101,7 +104,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	// Arrived in the middle of user code: hold it for the next system call
 	// exit (or spin preemption) of this thread.
 	r.hold(t, sig, info)
-	return ptrace.Syscall(t.tid, 0)
+	return r.let(t, 0)
 }
 
 func (r *Recorder) hold(t *thread, sig int, info []byte) {

@@ -256,7 +256,7 @@ func (r *Recorder) onInterrupt(t *thread) error {
 		// A late stop from an interrupt the detector no longer wants (the
 		// thread reached a system call meanwhile): the thread may be blocked
 		// in the kernel, so only let it go on, keeping its scheduling state.
-		return ptrace.Syscall(t.tid, 0)
+		return r.let(t, 0)
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {

@@ -210,6 +210,11 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 // finishSyscall logs the exit of t's current system call (t is at its exit
 // stop and is the running thread) and lets it go on.
 func (r *Recorder) finishSyscall(t *thread) error {
+	if t.nr == unix.SYS_FUTEX {
+		if err := r.settleDying(t); err != nil {
+			return err
+		}
+	}
 	c, err := r.logExit(t)
 	if err != nil {
 		return err
@@ -262,6 +267,7 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	if c.Nr == unix.SYS_SET_ROBUST_LIST && c.Ret == 0 {
 		t.robust = c.Args[0]
 	}
+	r.noteOwnFilter(t, &c)
 	if err := r.tscExit(t, &c); err != nil {
 		return c, err
 	}
