@@ -1,0 +1,115 @@
+// Package hook is the page rewind maps into every process it records under
+// its seccomp filter: a freestanding image at a fixed address through which
+// patched system call sites make their calls. The filter lets the image's
+// own syscall instruction (Untraced) through, so that a call the hook
+// records itself costs no ptrace stop: in record mode it appends a record
+// (number, arguments, result, bytes written) to a buffer in the page that
+// the recorder turns into events at the thread's next stop (DESIGN.md §6).
+// In replay mode every call is made through the traced instruction, and
+// replay answers it from its event.
+//
+// The image is built from src/entry.S and src/hook.c by src/build.sh (go generate)
+// and committed as hook.bin.
+package hook
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+)
+
+//go:generate sh src/build.sh
+
+// Image is the hook's code, mapped at Base.
+//
+//go:embed hook.bin
+var Image []byte
+
+// The page's layout: layout.h's, which TestLayout checks.
+const (
+	Base         = 0x70000000 // the code
+	Untraced     = 0x70000000 // syscall; ret — let through by the filter
+	Traced       = 0x70000003 // syscall; ret — stops in the recorder
+	Entry        = 0x70000010 // where a patched site's stub jumps
+	Ctl          = 0x70002000 // the control page
+	StackTop     = 0x70004000 // the hook's stack, below the buffer
+	Buf          = 0x70004000 // the records
+	BufSize      = 0x40000
+	Size         = 0x44000 // the whole mapping
+	CodeSize     = Ctl - Base
+	ctlMode      = 0
+	ctlLen       = 8
+	ctlUserRSP   = 16
+	ctlCalls     = 24
+	CtlModeAddr  = Ctl + ctlMode
+	CtlLenAddr   = Ctl + ctlLen
+	CtlCallsAddr = Ctl + ctlCalls
+)
+
+// UntracedIP is the instruction pointer the kernel (and the filter) sees
+// for a call made at Untraced: the address after the instruction.
+const UntracedIP = Untraced + 2
+
+// Mode is what the hook does with the calls it gets.
+type Mode uint32
+
+// The modes (CTL_MODE).
+const (
+	ModeTraced Mode = 0 // every call traced (the page is mapped, unused)
+	ModeRecord Mode = 1 // calls it knows recorded in the buffer
+	ModeReplay Mode = 2 // every call traced, answered by replay
+)
+
+// Record is one call the hook made and recorded.
+type Record struct {
+	Nr      uint64
+	Args    [6]uint64
+	Ret     int64
+	Site    uint64 // the address after the patched site: the call's rip
+	Outputs []Output
+}
+
+// Output is memory a call wrote.
+type Output struct {
+	Addr uint64
+	Data []byte
+}
+
+// recHeader is the size of a record's fixed part (struct rec).
+const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8
+
+// ParseRecords reads the records of buf, the buffer's committed bytes.
+func ParseRecords(buf []byte) ([]Record, error) {
+	var out []Record
+	le := binary.LittleEndian
+	for off := 0; off < len(buf); {
+		if len(buf)-off < recHeader {
+			return out, fmt.Errorf("hook buffer: a record at %d of %d bytes is cut", off, len(buf))
+		}
+		b := buf[off:]
+		size, nout := int(le.Uint32(b)), int(le.Uint32(b[4:]))
+		if size < recHeader || size > len(b) {
+			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
+		}
+		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:])}
+		for i := range r.Args {
+			r.Args[i] = le.Uint64(b[16+8*i:])
+		}
+		p := recHeader
+		for i := 0; i < nout; i++ {
+			if p+16 > size {
+				return out, fmt.Errorf("hook buffer: output %d of the record at %d is cut", i, off)
+			}
+			addr, n := le.Uint64(b[p:]), int(le.Uint64(b[p+8:]))
+			p += 16
+			if n < 0 || p+n > size {
+				return out, fmt.Errorf("hook buffer: output %d of the record at %d is cut", i, off)
+			}
+			r.Outputs = append(r.Outputs, Output{Addr: addr, Data: append([]byte(nil), b[p:p+n]...)})
+			p += (n + 7) &^ 7
+		}
+		out = append(out, r)
+		off += size
+	}
+	return out, nil
+}

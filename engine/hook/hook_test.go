@@ -1,0 +1,169 @@
+package hook
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLayout checks the Go constants against src/layout.h, which the
+// image is built with.
+func TestLayout(t *testing.T) {
+	h, err := os.ReadFile("src/layout.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_ENTRY": Entry,
+		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
+		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls,
+		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}
+	re := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-fA-F]+|\d+)`)
+	seen := 0
+	for _, m := range re.FindAllStringSubmatch(string(h), -1) {
+		v, _ := strconv.ParseUint(m[2], 0, 64)
+		w, ok := want[m[1]]
+		if !ok {
+			t.Errorf("layout.h defines %s, which hook.go does not", m[1])
+			continue
+		}
+		seen++
+		if v != w {
+			t.Errorf("%s: layout.h says %#x, hook.go %#x", m[1], v, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("layout.h defines %d of the %d constants", seen, len(want))
+	}
+	if len(Image) > CodeSize || !bytes.Equal(Image[:6], []byte{0x0f, 0x05, 0xc3, 0x0f, 0x05, 0xc3}) {
+		t.Errorf("hook.bin: %d bytes, starting % x: want the two syscall; ret first, under %d bytes", len(Image), Image[:6], CodeSize)
+	}
+}
+
+// TestImage rebuilds the image and compares it with hook.bin, when the
+// compiler is the one it was built with (another may lay it out otherwise).
+func TestImage(t *testing.T) {
+	ver, err := exec.Command("gcc", "--version").Output()
+	if err != nil {
+		t.Skipf("no gcc: %v", err)
+	}
+	built, _ := os.ReadFile("hook.bin.gcc")
+	if first, _, _ := strings.Cut(string(ver), "\n"); first != strings.TrimSpace(string(built)) {
+		t.Skipf("hook.bin was built with %q, this gcc is %q", strings.TrimSpace(string(built)), first)
+	}
+	out := filepath.Join(t.TempDir(), "hook.bin")
+	if b, err := exec.Command("sh", "src/build.sh", out).CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, b)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, Image) {
+		t.Errorf("hook.bin is not what src/ builds (%d bytes, built %d): run go generate ./engine/hook", len(Image), len(got))
+	}
+}
+
+// TestRecordMode runs the hook in a program of its own, its sites patched
+// as the recorder patches them: calls it knows are recorded with their
+// results and outputs, others are made and not recorded, every register a
+// system call keeps is kept, and each call returns where it came from.
+func TestRecordMode(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "harness")
+	if b, err := exec.Command("gcc", "-O1", "-no-pie", "-mno-red-zone", "-o", prog, "testdata/harness.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := f.Symbols()
+	f.Close()
+	sites := map[string]uint64{}
+	for _, s := range syms {
+		if strings.HasPrefix(s.Name, "site_") {
+			sites[s.Name] = s.Value + SiteLen + 2 // the rip after the syscall
+		}
+	}
+	var patches []byte
+	add := func(addr uint64, b []byte) {
+		patches = binary.LittleEndian.AppendUint64(patches, addr)
+		patches = binary.LittleEndian.AppendUint32(patches, uint32(len(b)))
+		patches = append(patches, b...)
+	}
+	stub := uint64(0x10000000)
+	for _, name := range []string{"site_getppid", "site_clock_gettime", "site_write"} {
+		rip := sites[name]
+		code := make([]byte, SiteLen+2)
+		copy(code, []byte{0xb8})
+		nr, _ := map[string]uint32{"site_getppid": 110, "site_clock_gettime": 228, "site_write": 1}[name]
+		binary.LittleEndian.PutUint32(code[1:], nr)
+		copy(code[5:], []byte{0x0f, 0x05})
+		if got, ok := MatchSite(code); !ok || got != nr {
+			t.Fatalf("MatchSite(% x) = %d, %v", code, got, ok)
+		}
+		jmp, err := SiteJump(rip, stub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(stub, Stub(rip, nr))
+		add(rip-SiteLen-2, jmp)
+		stub += StubLen
+	}
+	img := filepath.Join(dir, "hook.bin")
+	os.WriteFile(img, Image, 0o644)
+	os.WriteFile(filepath.Join(dir, "patches"), patches, 0o644)
+	recs := filepath.Join(dir, "records")
+	out, err := exec.Command(prog, img, filepath.Join(dir, "patches"), recs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("harness: %v\n%s", err, out)
+	}
+	text := string(out)
+	var ppid, wantPPID, cr, sec, nsec, calls int64
+	var wr int
+	var bad uint64
+	lines := strings.Split(text, "\n")
+	if len(lines) < 6 {
+		t.Fatalf("harness printed:\n%s", text)
+	}
+	parse := func(i int, format string, args ...any) {
+		if _, err := fmt.Sscanf(lines[i], format, args...); err != nil {
+			t.Fatalf("harness line %q: %v\n%s", lines[i], err, text)
+		}
+	}
+	if lines[0] != "written" {
+		t.Errorf("the write through the hook: %q, want \"written\"", lines[0])
+	}
+	parse(1, "getppid %d want %d", &ppid, &wantPPID)
+	parse(2, "clock_gettime %d %d.%d", &cr, &sec, &nsec)
+	parse(3, "write %d", &wr)
+	parse(4, "regs changed %v", &bad)
+	parse(5, "calls %d", &calls)
+	if ppid != wantPPID || cr != 0 || wr != 8 || bad != 0 || calls != 4 {
+		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, write %d, registers changed %#x, calls %d (want 4)", ppid, wantPPID, cr, wr, bad, calls)
+	}
+	buf, _ := os.ReadFile(recs)
+	rs, err := ParseRecords(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("%d records, want 3 (getppid, clock_gettime, getppid; the write is not recorded): %+v", len(rs), rs)
+	}
+	if r := rs[0]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_getppid"] || len(r.Outputs) != 0 {
+		t.Errorf("getppid's record: %+v, want ret %d at %#x", r, ppid, sites["site_getppid"])
+	}
+	r := rs[1]
+	var ts [16]byte
+	binary.LittleEndian.PutUint64(ts[:], uint64(sec))
+	binary.LittleEndian.PutUint64(ts[8:], uint64(nsec))
+	if r.Nr != 228 || r.Ret != 0 || r.Args[0] != 1 || r.Site != sites["site_clock_gettime"] || len(r.Outputs) != 1 ||
+		r.Outputs[0].Addr != r.Args[1] || !bytes.Equal(r.Outputs[0].Data, ts[:]) {
+		t.Errorf("clock_gettime's record: %+v, want CLOCK_MONOTONIC and the bytes % x at args[1]", r, ts)
+	}
+}

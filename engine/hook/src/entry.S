@@ -1,0 +1,73 @@
+/* The hook page's fixed entry points (engine/hook). A patched system call
+   site jumps to a stub that saves the program's rsp in the control page,
+   switches to the hook's stack, sets eax to the call number and rcx to
+   the address after the site (as the kernel's syscall does) and jumps to
+   hook_entry with the call's registers otherwise untouched. */
+#include "layout.h"
+
+	.section .text.entry, "ax"
+	.globl untraced_syscall, traced_syscall, hook_entry
+untraced_syscall:		/* HOOK_UNTRACED: the filter allows this one */
+	syscall
+	ret
+traced_syscall:			/* HOOK_TRACED */
+	syscall
+	ret
+	.org HOOK_ENTRY - HOOK_BASE, 0xcc
+hook_entry:
+	pushfq
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %rbx
+	push %rbp
+	push %r12
+	push %r13
+	push %r14
+	push %r15
+	mov %rsp, %rdi		/* struct frame * */
+	mov %rax, %rsi		/* the call number */
+	call hook_call
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbp
+	pop %rbx
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	popfq
+	pushfq			/* r11 = rflags, as after syscall */
+	pop %r11
+	mov (HOOK_CTL + CTL_USER_RSP), %rsp
+	jmp *%rcx
+
+/* do_syscall(nr, args[6], insn): the call with the registers of a syscall
+   instruction, made at insn (HOOK_UNTRACED or HOOK_TRACED), so that both
+   ways the kernel (or replay) sees the same registers but rip and rcx. */
+	.text
+	.globl do_syscall
+do_syscall:
+	push %rbx
+	mov %rdx, %rbx
+	mov %rdi, %rax
+	mov 0(%rsi), %rdi
+	mov 16(%rsi), %rdx
+	mov 24(%rsi), %r10
+	mov 32(%rsi), %r8
+	mov 40(%rsi), %r9
+	mov 8(%rsi), %rsi
+	call *%rbx
+	pop %rbx
+	ret
+
+	.section .note.GNU-stack, "", @progbits

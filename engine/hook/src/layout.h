@@ -1,0 +1,21 @@
+/* Fixed addresses of the hook page (engine/hook): shared by its code and
+   the Go constants in layout.go, which a test checks against this file. */
+#define HOOK_BASE 0x70000000     /* code: the two syscall instructions first */
+#define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
+#define HOOK_TRACED 0x70000003   /* syscall; ret — stops in the recorder */
+#define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
+#define HOOK_CTL 0x70002000      /* control page */
+#define HOOK_STACK_TOP 0x70004000
+#define HOOK_BUF 0x70004000
+#define HOOK_BUF_SIZE 0x40000
+#define HOOK_SIZE 0x44000 /* the whole mapping */
+
+/* Control page fields (offsets). */
+#define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
+#define CTL_LEN 8       /* u64: bytes of committed records */
+#define CTL_USER_RSP 16 /* u64: the program's rsp during a call */
+#define CTL_CALLS 24    /* u64: calls made through the hook */
+
+#define MODE_TRACED 0
+#define MODE_RECORD 1
+#define MODE_REPLAY 2
