@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // TestLayout checks the Go constants against src/layout.h, which the
@@ -41,6 +43,9 @@ func TestLayout(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("layout.h defines %d of the %d constants", seen, len(want))
+	}
+	if UntracedIP != ptrace.UntracedIP {
+		t.Errorf("the filter lets calls from %#x through, the hook makes them at %#x", ptrace.UntracedIP, UntracedIP)
 	}
 	if len(Image) > CodeSize || !bytes.Equal(Image[:6], []byte{0x0f, 0x05, 0xc3, 0x0f, 0x05, 0xc3}) {
 		t.Errorf("hook.bin: %d bytes, starting % x: want the two syscall; ret first, under %d bytes", len(Image), Image[:6], CodeSize)

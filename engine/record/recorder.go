@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -455,6 +456,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 		h.Chaos, h.ChaosSeed = true, r.chaos.seed
 	}
 	h.Pid = r.pid
+	if r.filtered {
+		h.Hook = hook.ID()
+	}
 	h.CPU = &cpu
 	h.Ignored = &ignored
 	h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -224,6 +225,13 @@ func (r *Recorder) finishSyscall(t *thread) error {
 		if c.Ret == 0 {
 			if err := ptrace.TrapInstructions(t.tid, t.proc.mem, r.cpuidFaulting); err != nil {
 				return fmt.Errorf("trap rdtsc/cpuid: %w", err)
+			}
+			if r.filtered {
+				// At the exit, not the exec stop: a call injected
+				// there would run as the end of the execve.
+				if err := hook.Install(t.tid, t.proc.mem, hook.ModeRecord); err != nil {
+					return fmt.Errorf("exec: %w", err)
+				}
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -156,6 +157,10 @@ func Open(path string, opts Options) (*Session, error) {
 	if err := s.checkProgram(); err != nil {
 		rd.Close()
 		return nil, err
+	}
+	if h := s.hdr.Hook; h != "" && h != hook.ID() {
+		rd.Close()
+		return nil, fmt.Errorf("replay: %s was recorded with hook page %s, and this rewind has %s: replay it with the rewind that recorded it", path, h, hook.ID())
 	}
 	if opts.Process != 0 {
 		if s.chain, err = followChain(path, opts.Tree, opts.Process); err != nil {

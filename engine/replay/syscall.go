@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -122,8 +123,15 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if err := s.compareRegs(e, "after execve", &e.ExitRegs, &regs); err != nil {
 			return err
 		}
-		if !isErr(regs[trace.RAX]) {
-			return ptrace.TrapInstructions(t.real, t.proc.mem, s.hdr.CPUIDFaulting)
+		if isErr(regs[trace.RAX]) {
+			return nil
+		}
+		if err := ptrace.TrapInstructions(t.real, t.proc.mem, s.hdr.CPUIDFaulting); err != nil {
+			return err
+		}
+		if s.hdr.Hook != "" {
+			// Where the recorder mapped it.
+			return hook.Install(t.real, t.proc.mem, hook.ModeReplay)
 		}
 		return nil
 	case t.inKernel:

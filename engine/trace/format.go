@@ -191,6 +191,9 @@ type Header struct {
 	// the recorder used: replay patches the same sites only with the same
 	// algorithm. 0: a trace from before rdrand and the vDSO were patched.
 	Patch int `json:"patch,omitempty"`
+	// Hook names the hook page image (engine/hook) the recorder mapped
+	// into every process it recorded under its seccomp filter; empty: none.
+	Hook string `json:"hook,omitempty"`
 	// VDSO describes the recording kernel's vDSO, so that a replay on a
 	// kernel whose vDSO differs can warn.
 	VDSO *VDSO `json:"vdso,omitempty"`
