@@ -50,6 +50,7 @@ func runInfo(w io.Writer, path string) error {
 		calls    = map[int32]int64{}
 		threads  = map[int32]bool{}
 		approx   int64
+		buffered int64
 		exitStat *int32
 		duration int64
 		procs    = trace.NewProcesses()
@@ -71,6 +72,9 @@ func runInfo(w io.Writer, path string) error {
 		}
 		if e.Kind == trace.KindPreempt && e.Flags&trace.FlagApprox != 0 {
 			approx++
+		}
+		if e.Flags&trace.FlagBuffered != 0 {
+			buffered++
 		}
 		if e.Kind == trace.KindExit && e.Tid == int32(h.Pid) && exitStat == nil {
 			s := e.Status // the first process's: the status rewind record exited with
@@ -118,6 +122,9 @@ func runInfo(w io.Writer, path string) error {
 	}
 	if approx > 0 {
 		fmt.Fprintf(w, "  (%d preemptions are approximate: matched by fingerprint in replay)\n", approx)
+	}
+	if h.Hook != "" {
+		fmt.Fprintf(w, "buffered:  %d system calls made by the hook page with no stop (image %s)\n", buffered, h.Hook)
 	}
 	fmt.Fprintf(w, "files:     %d mapped files stored\n", rd.Blobs())
 	if len(calls) > 0 {

@@ -106,6 +106,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
+	p.hooks = nil
 	maps, err := patch.ExecMappings(p.pid, r.code.Path)
 	if err != nil {
 		return st, 0, err

@@ -27,6 +27,10 @@ type process struct {
 	// of its parent's after a fork, the parent's own when they share memory
 	// (vfork), a new one at each exec.
 	code *patch.Space
+	// hooks are the hook stubs of its address space and the sites patched
+	// to use them (hook.go): as code, a copy of its parent's after a fork,
+	// the parent's own under vfork, a new one at each exec.
+	hooks *hookSpace
 	// vdso is its vDSO before it was patched, for the detach of a
 	// process rewind attached to (a fork's copy is its parent's; nil
 	// otherwise).
@@ -43,6 +47,10 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 	p.code = r.inheritCode(r.procs[parent], pid)
 	if pp := r.procs[parent]; pp != nil {
 		p.vdso = pp.vdso
+		p.hooks = pp.hooks.clone()
+		if pp.code == p.code {
+			p.hooks = pp.hooks // the same memory (vfork)
+		}
 	}
 	r.procs[pid] = p
 	r.guardDirty = true

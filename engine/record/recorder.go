@@ -157,6 +157,9 @@ type thread struct {
 	// seenEntry: its last stop was a syscall-entry stop, so that a
 	// seccomp stop next is the same call's (onSeccompStop).
 	seenEntry bool
+	// hookSite: the rip of its current call, whose site is patched to go
+	// through the hook page when the call returns (hook.go); 0: none.
+	hookSite uint64
 
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
@@ -702,6 +705,11 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	if t == nil {
 		return r.handleStranger(st)
 	}
+	if t == r.current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
+		if err := r.flushHook(t); err != nil {
+			return err
+		}
+	}
 	switch st.Kind {
 	case ptrace.Exited, ptrace.Killed:
 		return r.onDeath(t, st)
@@ -1009,7 +1017,7 @@ func (r *Recorder) resumeLogged(t *thread) error {
 // yield ends t's turn at a point where its last event is logged, if others
 // wait and its slice is used up. It reports whether it switched.
 func (r *Recorder) yield(t *thread) (bool, error) {
-	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) {
+	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) || r.inHookNow(t) {
 		return false, nil
 	}
 	r.parkReady(t, parkResume)

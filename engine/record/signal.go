@@ -124,7 +124,7 @@ func (r *Recorder) hold(t *thread, sig int, info []byte) {
 // injectHeld re-sends the first held signal the thread does not block, so
 // that it is delivered as soon as the thread resumes.
 func (r *Recorder) injectHeld(t *thread) error {
-	if t.injecting != nil || len(t.held) == 0 {
+	if t.injecting != nil || len(t.held) == 0 || r.inHookNow(t) {
 		return nil
 	}
 	r.dropDiscarded(t)

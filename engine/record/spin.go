@@ -146,6 +146,10 @@ func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 	if len(r.ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
 		return false, nil
 	}
+	if r.inHook(t.proc, t.entry[trace.RIP]) {
+		// Made from the hook page, whose stack the others would use.
+		return false, nil
+	}
 	if err := r.logEntry(t); err != nil {
 		return true, err
 	}
@@ -339,6 +343,11 @@ func (r *Recorder) seekFrom(t *thread, regs *trace.Regs) error {
 // seekStep is one step of the seek: stop here if replay can patch this
 // instruction (or if looking further costs too much), else single-step it.
 func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
+	if r.inHook(t.proc, regs[trace.RIP]) {
+		// On the hook's stack, in code that runs otherwise in replay:
+		// no point to preempt at. The next deadline tries again.
+		return r.abandonSeek(t)
+	}
 	code := r.codeAt(t, regs[trace.RIP])
 	if insn.RepString(code) {
 		// Perhaps in the middle of it, where replay cannot stop: try

@@ -66,6 +66,7 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	t.nr = raw.Nr
 	c := t.effective(raw)
 	r.noteKill(&c)
+	r.hookSiteAt(t, &c)
 	if _, known := syscalls.Lookup(c.Nr); known {
 		handled, done, err := r.emulateEntry(t, &c)
 		if err != nil || done {
@@ -295,6 +296,9 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	}
 	chk, key, err := r.sharedSyscall(t, &c, e)
 	if err != nil {
+		return c, err
+	}
+	if err := r.patchHookSite(t, e); err != nil {
 		return c, err
 	}
 	if err := r.log(e); err != nil {

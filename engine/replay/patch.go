@@ -5,8 +5,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -111,4 +113,52 @@ func (s *Session) applyRand(t *rthread, e *trace.Event) error {
 		return fmt.Errorf("complete %s at %#x: %w", what, site.Addr, err)
 	}
 	return nil
+}
+
+// fromHook says whether e is a call the hook page made through its traced
+// instruction: buffered when recorded, or made traced then too.
+func (s *Session) fromHook(e *trace.Event) bool {
+	return s.hdr.Hook != "" && e.Regs[trace.RIP] == hook.Traced+2
+}
+
+// compareBuffered checks, at the entry of a call the hook page made, the
+// registers the recorder knows of it (hook.go of engine/record).
+func (s *Session) compareBuffered(e *trace.Event, regs *trace.Regs) error {
+	for _, i := range []int{trace.OrigRAX, trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9, trace.RIP} {
+		if e.Regs[i] != regs[i] {
+			return s.diverge(e, "at %s (made by the hook page): expected %s=%#x, got %#x (rip %#x)",
+				syscalls.Name(int(e.Syscall)), trace.RegNames[i], e.Regs[i], regs[i], regs[trace.RIP])
+		}
+	}
+	return nil
+}
+
+// patchHookSite patches the site of the call of e, which has just
+// returned, as the recorder did (FlagHookSite): a stub page mapped where
+// it mapped one, the stub, and the jump over the site's mov.
+func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
+	if e.Flags&trace.FlagHookSite == 0 || t.dead {
+		return nil
+	}
+	m := t.proc.mem
+	if page := e.Value; page != 0 {
+		got, err := ptrace.InjectSyscall(t.real, m, unix.SYS_MMAP, page, 4096, unix.PROT_READ|unix.PROT_EXEC,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+		if err != nil {
+			return err
+		}
+		if uint64(got) != page {
+			return s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", page, got)
+		}
+	}
+	rip := e.Regs[trace.RIP]
+	jmp, err := hook.SiteJump(rip, e.Aux)
+	if err != nil {
+		return s.diverge(e, "%v", err)
+	}
+	if _, err := m.WriteAt(hook.Stub(rip, uint32(e.Syscall)), e.Aux); err != nil {
+		return err
+	}
+	_, err = m.WriteAt(jmp, rip-hook.SiteLen-2)
+	return err
 }

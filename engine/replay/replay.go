@@ -440,6 +440,9 @@ func (s *Session) apply(e *trace.Event) error {
 			return err
 		}
 		s.patchAfterSyscall(t, e)
+		if err := s.patchHookSite(t, e); err != nil {
+			return err
+		}
 		return s.ptraceEffects(t, e)
 	case trace.KindSyscallExit:
 		if err := s.applySyscallExit(t, e); err != nil {

@@ -51,6 +51,12 @@ func (s *Session) toEntry(t *rthread, e *trace.Event) error {
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return err
 	}
+	if s.fromHook(e) {
+		// Made by the hook page: the number, the arguments and where
+		// (the hook's traced call) are what the record says; the other
+		// registers are the hook's, which differ between its modes.
+		return s.compareBuffered(e, &regs)
+	}
 	return s.compareRegs(e, "at "+syscalls.Name(int(e.Syscall)), &e.Regs, &regs)
 }
 
@@ -69,7 +75,7 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		return s.setResult(t, e)
 	}
 	policy, noFailure := syscalls.Emulate, false
-	if spec, ok := syscalls.Lookup(c.Nr); ok {
+	if spec, ok := syscalls.Lookup(c.Nr); ok && e.Flags&trace.FlagBuffered == 0 {
 		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
 	}
 	if verdict, ok := s.seccompKill(t, e, &e.Regs); ok {
@@ -183,6 +189,14 @@ func (s *Session) finishEmulated(t *rthread, e *trace.Event, entry *trace.Regs) 
 // setResult gives t the registers its call returned with when recorded.
 func (s *Session) setResult(t *rthread, e *trace.Event) error {
 	regs := e.ExitRegs
+	if s.fromHook(e) {
+		// Only the result is known (and all that differs): the rest
+		// are the hook's registers, as they are.
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		regs[trace.RAX] = e.ExitRegs[trace.RAX]
+	}
 	s.restartIfNoSignal(t, &regs, e.Flags&trace.FlagI386 != 0)
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("set the result of %s: %w", syscalls.Name(int(e.Syscall)), err)

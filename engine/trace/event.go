@@ -129,6 +129,16 @@ const (
 	// PTRACE_SINGLESTEP of the tracer: replay single-steps the thread, which
 	// stops with Signo (SIGTRAP, or the fault of the instruction) at Regs.
 	FlagSingleStep
+	// FlagBuffered marks a system call the hook page made and recorded in
+	// the program (engine/hook), with no stop: Regs are those replay sees
+	// when the hook makes it traced (rip after the hook's traced syscall
+	// instruction, the call's number and arguments; the other registers are
+	// the hook's own), ExitRegs the same with the result.
+	FlagBuffered
+	// FlagHookSite marks a system call after which the recorder patched its
+	// site to go through the hook page: Aux is the stub's address, Value the
+	// page mapped for it first (0: a page mapped before).
+	FlagHookSite
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).

@@ -55,6 +55,11 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[1], o[0].len = 144;
 		return 1;
+	case 262: /* newfstatat */
+		if (ret != 0)
+			return 0;
+		o[0].addr = a[2], o[0].len = 144;
+		return 1;
 	}
 	return -1;
 }

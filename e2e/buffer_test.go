@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// filterEnv records under the recorder's seccomp filter, where system calls
+// go through the hook page (off by default until it is complete).
+var filterEnv = []string{"REWIND_RECORD_FILTER=1"}
+
+// TestBufferedCalls records a loop of calls the hook page records in the
+// program (clock_gettime through the vDSO, getppid and fstat through
+// glibc): every call is still an event of its own, the recording replays
+// with --check, and a debugger stops in the loop, reads the values the
+// calls returned, watches a global and goes back over buffered calls.
+func TestBufferedCalls(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "buffered.c", "-O0")
+	const n = 2000
+	trace := filepath.Join(t.TempDir(), "buffered.rwd")
+	rec := recordOpts(t, runOpts{Env: filterEnv}, trace, prog, strconv.Itoa(n))
+	want := fmt.Sprintf("rounds %d total %d\n", n, 3*n)
+	if rec.Code != 0 || string(rec.Stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", rec.Code, rec.Stdout, want, tail(rec.Stderr))
+	}
+	info := run(t, runOpts{}, rewind(t), "info", trace)
+	for _, call := range []string{"getppid", "newfstatat", "clock_gettime"} {
+		m := regexp.MustCompile(`(?m)^\s+` + call + `\s+(\d+)$`).FindSubmatch(info.Stdout)
+		if m == nil {
+			t.Errorf("rewind info lists no %s:\n%s", call, info.Stdout)
+			continue
+		}
+		if got, _ := strconv.Atoi(string(m[1])); got < n {
+			t.Errorf("%d %s events, want at least %d (one a call):\n%s", got, call, n, info.Stdout)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^buffered:\s+(\d+) system calls`).FindSubmatch(info.Stdout); m == nil {
+		t.Errorf("rewind info does not count buffered calls:\n%s", info.Stdout)
+	} else if got, _ := strconv.Atoi(string(m[1])); got < 3*n-10 {
+		t.Errorf("%d buffered calls, want nearly all the %d the loop made:\n%s", got, 3*n, info.Stdout)
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != want {
+		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
+	}
+
+	rs := batch(t, trace, "break round_ if i == 1500", "continue", "finish", "print total", "delete 1",
+		"watch total", "reverse-continue", "reverse-continue", "print i", "continue", "print total")
+	for _, r := range rs {
+		wantOK(t, r)
+	}
+	if v := rs[3]["value"]; v != "4503" {
+		t.Errorf("total after round 1500: %v, want 4503", v)
+	}
+	for i, want := range map[int]string{6: "4503", 7: "4500", 9: "4503"} {
+		st := stopOf(t, rs[i])
+		if w, _ := st["watch"].(map[string]any); st["reason"] != "watchpoint" || fmt.Sprint(w["new"]) != want {
+			t.Errorf("%v: %v, want the write of %s", rs[i]["command"], st, want)
+		}
+	}
+	if v := rs[8]["value"]; v != "1499" {
+		t.Errorf("i at the write before: %v, want 1499", v)
+	}
+	if v := rs[10]["value"]; v != "4503" {
+		t.Errorf("total after going back and forth: %v, want 4503", v)
+	}
+}

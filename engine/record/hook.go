@@ -1,0 +1,225 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// System call buffering, the recorder's side (engine/hook, DESIGN.md §6).
+// Under the filter, a call the hook records itself made at a site of the
+// usual shape (mov $nr,%eax; syscall) gets its site patched after it: the
+// next calls there go through the hook, which makes them with no stop and
+// appends them to its buffer; the recorder turns the buffer into events at
+// the next stop of the thread that runs (flushHook). Only one thread runs
+// code at a time, so the buffer holds the current thread's calls.
+
+// stubPage is a page of stubs near patched sites (a jump reaches ±2 GiB).
+type stubPage struct {
+	addr uint64
+	used int
+}
+
+// hookSpace is what the hook added to an address space: stub pages and
+// the sites patched to jump to them.
+type hookSpace struct {
+	pages []stubPage
+	sites map[uint64]bool
+}
+
+// clone returns a copy for a forked address space (nil stays nil).
+func (h *hookSpace) clone() *hookSpace {
+	if h == nil {
+		return nil
+	}
+	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites)}
+}
+
+// hookSiteAt decides, at the entry of t's call c, whether its site is
+// patched once the call returns (t.hookSite, the call's rip).
+func (r *Recorder) hookSiteAt(t *thread, c *syscalls.Call) {
+	t.hookSite = 0
+	if !r.filtered || t.ownFilter || t.i386 || t.proc.mem == nil || !hook.Bufferable(uint64(c.Nr)) {
+		return
+	}
+	rip := t.entry[trace.RIP]
+	if r.inHook(t.proc, rip) || t.proc.hooks != nil && t.proc.hooks.sites[rip] {
+		return
+	}
+	code := make([]byte, hook.SiteLen+2)
+	if _, err := t.proc.mem.ReadAt(code, rip-uint64(len(code))); err != nil {
+		return
+	}
+	if nr, ok := hook.MatchSite(code); ok && uint64(nr) == uint64(c.Nr) {
+		t.hookSite = rip
+	}
+}
+
+// inHook says whether pc is in the hook page's code or in a stub of p:
+// there the thread runs on the hook's stack, which one thread at a time
+// may use, and no signal, preemption or flush may come.
+func (r *Recorder) inHook(p *process, pc uint64) bool {
+	if !r.filtered {
+		return false
+	}
+	if pc >= hook.Base && pc < hook.Base+hook.CodeSize {
+		return true
+	}
+	if p.hooks == nil {
+		return false
+	}
+	for _, sp := range p.hooks.pages {
+		if pc >= sp.addr && pc < sp.addr+pageSize {
+			return true
+		}
+	}
+	return false
+}
+
+// inHookNow says whether t, stopped, stands in the hook's code or stubs.
+func (r *Recorder) inHookNow(t *thread) bool {
+	if !r.filtered {
+		return false
+	}
+	var regs trace.Regs
+	return ptrace.GetRegs(t.tid, &regs) == nil && r.inHook(t.proc, regs[trace.RIP])
+}
+
+// patchHookSite patches the site of t's call, which has just returned,
+// to jump to a new stub, and marks e, the call's event, for replay to do
+// the same there.
+func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
+	rip := t.hookSite
+	t.hookSite = 0
+	if rip == 0 || t.split || e.Kind != trace.KindSyscall {
+		return nil
+	}
+	p := t.proc
+	stub, fresh, err := r.stubFor(t, rip)
+	if err != nil || stub == 0 {
+		return err
+	}
+	jmp, err := hook.SiteJump(rip, stub)
+	if err != nil {
+		return err
+	}
+	if _, err := p.mem.WriteAt(hook.Stub(rip, uint32(t.nr)), stub); err != nil {
+		return fmt.Errorf("hook stub: %w", err)
+	}
+	if _, err := p.mem.WriteAt(jmp, rip-hook.SiteLen-2); err != nil {
+		return fmt.Errorf("hook site: %w", err)
+	}
+	p.hooks.sites[rip] = true
+	e.Flags |= trace.FlagHookSite
+	e.Aux, e.Value = stub, fresh
+	return nil
+}
+
+// stubFor returns the address of a free stub within a jump of rip, and
+// the page it mapped for it (0 if it used one mapped before); 0 when no
+// page could be had.
+func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error) {
+	p := t.proc
+	if p.hooks == nil {
+		p.hooks = &hookSpace{sites: map[uint64]bool{}}
+	}
+	reach := func(a uint64) bool { d := int64(a - rip); return d > -(1<<31)+pageSize && d < (1<<31)-pageSize }
+	for i := range p.hooks.pages {
+		sp := &p.hooks.pages[i]
+		if sp.used+hook.StubLen <= pageSize && reach(sp.addr) {
+			stub = sp.addr + uint64(sp.used)
+			sp.used += hook.StubLen
+			return stub, 0, nil
+		}
+	}
+	// Below the site, in free address space the kernel would not hand out
+	// soon: mmap allocates from the top down.
+	for off := uint64(1 << 28); off < 1<<31-(1<<24); off += 1 << 24 {
+		addr := (rip &^ (pageSize - 1)) - off
+		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, pageSize, unix.PROT_READ|unix.PROT_EXEC,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+		if err != nil {
+			return 0, 0, fmt.Errorf("map a hook stub page: %w", err)
+		}
+		if uint64(got) == addr {
+			p.hooks.pages = append(p.hooks.pages, stubPage{addr: addr, used: hook.StubLen})
+			return addr, addr, nil
+		}
+		if got >= 0 {
+			// Mapped elsewhere (an old kernel ignoring the flag): give it back.
+			ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MUNMAP, uint64(got), pageSize)
+		}
+	}
+	return 0, 0, nil
+}
+
+// flushHook turns the records the hook buffered for t, the running thread
+// now stopped, into events, and empties the buffer. Not while t is inside
+// the hook, where a record may be half written, except at its traced call.
+func (r *Recorder) flushHook(t *thread) error {
+	if !r.filtered || t.proc.mem == nil || t.ownFilter {
+		return nil
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return nil
+	}
+	if pc := regs[trace.RIP]; r.inHook(t.proc, pc) && pc != hook.Traced+2 {
+		return nil
+	}
+	var lb [8]byte
+	if _, err := t.proc.mem.ReadAt(lb[:], hook.CtlLenAddr); err != nil {
+		return nil // no hook page (a process from before its exec)
+	}
+	n := binary.LittleEndian.Uint64(lb[:])
+	if n == 0 {
+		return nil
+	}
+	if n > hook.BufSize {
+		return fmt.Errorf("hook buffer of thread %d: %d bytes, more than it holds", t.tid, n)
+	}
+	buf := make([]byte, n)
+	if _, err := t.proc.mem.ReadAt(buf, hook.Buf); err != nil {
+		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
+	}
+	if _, err := t.proc.mem.WriteAt(make([]byte, 8), hook.CtlLenAddr); err != nil {
+		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
+	}
+	recs, err := hook.ParseRecords(buf)
+	if err != nil {
+		return fmt.Errorf("thread %d: %w", t.tid, err)
+	}
+	for _, rec := range recs {
+		if err := r.log(bufferedEvent(int32(t.tid), &rec)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bufferedEvent is the event of a call the hook recorded: the registers
+// replay sees when the hook makes the call traced there.
+func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
+	var regs trace.Regs
+	regs[trace.OrigRAX] = rec.Nr
+	regs[trace.RAX] = ^uint64(unix.ENOSYS - 1) // -ENOSYS
+	for i, a := range argRegs {
+		regs[a] = rec.Args[i]
+	}
+	regs[trace.RIP] = hook.Traced + 2
+	exit := regs
+	exit[trace.RAX] = uint64(rec.Ret)
+	e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit}
+	for _, o := range rec.Outputs {
+		e.Mem = append(e.Mem, trace.Mem{Addr: o.Addr, Data: o.Data})
+	}
+	return e
+}
