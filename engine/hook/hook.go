@@ -116,11 +116,16 @@ func ParseRecords(buf []byte) ([]Record, error) {
 
 // Bufferable says whether the hook records call nr itself (hook.c's
 // outputs): calls that never block, whose outputs are fixed.
+//
+// The hook decides on the arguments too (fcntl's command); Bufferable
+// says whether a site may be patched for it.
 func Bufferable(nr uint64) bool {
 	switch nr {
 	case 39, 102, 104, 107, 108, 110, 186, // getpid, getuid, getgid, geteuid, getegid, getppid, gettid
 		228,    // clock_gettime
-		5, 262: // fstat, newfstatat
+		5, 262, // fstat, newfstatat
+		3, 8, 72, 217, // close, lseek, fcntl, getdents64
+		0, 17: // read, pread64 (of regular files)
 		return true
 	}
 	return false

@@ -165,7 +165,7 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 // now stopped, into events, and empties the buffer. Not while t is inside
 // the hook, where a record may be half written, except at its traced call.
 func (r *Recorder) flushHook(t *thread) error {
-	if !r.filtered || t.proc.mem == nil || t.ownFilter {
+	if !r.filtered || t.proc.mem == nil {
 		return nil
 	}
 	var regs trace.Regs
@@ -198,6 +198,9 @@ func (r *Recorder) flushHook(t *thread) error {
 		return fmt.Errorf("thread %d: %w", t.tid, err)
 	}
 	for _, rec := range recs {
+		// What the recorder notes of a call it sees (logExit) that
+		// matters for these: the descriptors of the standard streams.
+		r.forgetStreams(int(rec.Nr))
 		if err := r.log(bufferedEvent(int32(t.tid), &rec)); err != nil {
 			return err
 		}
@@ -222,4 +225,23 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 		e.Mem = append(e.Mem, trace.Mem{Addr: o.Addr, Data: o.Data})
 	}
 	return e
+}
+
+// hookCallEntry lets a call the hook makes through its untraced
+// instruction go on unseen when a thread resumed with PTRACE_SYSCALL (under
+// a filter of the program's own, or for its first stop) stops at its
+// entry: the hook records it in its buffer, or made it for itself.
+func (r *Recorder) hookCallEntry(t *thread) (bool, error) {
+	if !r.filtered {
+		return false, nil
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return false, err
+	}
+	if regs[trace.RIP] != hook.UntracedIP {
+		return false, nil
+	}
+	t.seenEntry = false
+	return true, ptrace.Cont(t.tid, 0)
 }

@@ -734,29 +734,30 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 // syscall-stop, or the PTRACE_EVENT_SECCOMP stop that is the entry of a
 // call under the recorder's filter.
 func (r *Recorder) onSyscallStop(t *thread) error {
-	{
-		if t.spin.active() {
-			r.cancelSpin(t)
-		}
-		t.spin.heldBlocked = false // the mask may change in the call
-		if t.birth {
-			// A new thread's first syscall stop is the exit of the clone
-			// that made it (reported from ret_from_fork): not an event.
-			t.birth = false
-			var regs trace.Regs
-			if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-				return err
-			}
-			if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3 || nr == unix.SYS_FORK || nr == unix.SYS_VFORK) {
-				t.resumeRegs, t.haveRegs = regs, true
-				return r.resume(t, 0)
-			}
-		}
-		if t.inSyscall {
-			return r.onSyscallExit(t)
-		}
-		return r.onSyscallEntry(t)
+	if t.spin.active() {
+		r.cancelSpin(t)
 	}
+	t.spin.heldBlocked = false // the mask may change in the call
+	if t.birth {
+		// A new thread's first syscall stop is the exit of the clone
+		// that made it (reported from ret_from_fork): not an event.
+		t.birth = false
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+			return err
+		}
+		if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3 || nr == unix.SYS_FORK || nr == unix.SYS_VFORK) {
+			t.resumeRegs, t.haveRegs = regs, true
+			return r.resume(t, 0)
+		}
+	}
+	if t.inSyscall {
+		return r.onSyscallExit(t)
+	}
+	if untraced, err := r.hookCallEntry(t); untraced || err != nil {
+		return err
+	}
+	return r.onSyscallEntry(t)
 }
 
 // handleStranger deals with a task we have not registered: a new thread or

@@ -45,6 +45,22 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 	case 110: /* getppid */
 	case 186: /* gettid */
 		return 0;
+	case 0:  /* read */
+	case 17: /* pread64 */
+		if (ret <= 0)
+			return 0;
+		o[0].addr = a[1], o[0].len = ret;
+		return 1;
+	case 3: /* close */
+	case 8: /* lseek */
+		return 0;
+	case 72: /* fcntl: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC */
+		return a[1] <= 3 || a[1] == 1030 ? 0 : -1;
+	case 217: /* getdents64: a directory never blocks */
+		if (ret <= 0)
+			return 0;
+		o[0].addr = a[1], o[0].len = ret;
+		return 1;
 	case 228: /* clock_gettime */
 		if (ret != 0 || a[1] == 0)
 			return 0;
@@ -64,11 +80,33 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 	return -1;
 }
 
-/* bufferable says whether nr is a call the hook records itself. */
-static int bufferable(u64 nr) {
+/* regular says whether fd is a regular file, which a read never waits
+   on (a pipe, a socket or a terminal may): asked with an untraced fstat. */
+static int regular(u64 fd) {
+	u64 st[18];
+	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
+		return 0;
+	return (((u32 *)st)[6] & 0170000) == 0100000; /* st_mode, S_IFREG */
+}
+
+/* room says how many bytes the record of call nr with arguments a may
+   take, or 0 for a call the hook does not record itself. */
+static u64 room(u64 nr, const u64 *a) {
 	struct out o[2];
-	u64 a[6] = {0, 0, 0, 0, 0, 0};
-	return outputs(nr, a, -1, o) >= 0;
+	if (outputs(nr, a, -1, o) < 0)
+		return 0;
+	u64 n = sizeof(struct rec) + 2 * (sizeof(struct out) + 160);
+	switch (nr) {
+	case 0:
+	case 17:
+		if (!regular(a[0]))
+			return 0;
+		/* fall through */
+	case 217: /* up to the count */
+		n += sizeof(struct out) + ((a[2] + 7) & ~7UL);
+	}
+	return n;
 }
 
 static void copy(char *dst, const char *src, u64 n) {
@@ -76,15 +114,14 @@ static void copy(char *dst, const char *src, u64 n) {
 		*dst++ = *src++;
 }
 
-/* maxRecord bounds a record's size before the call: its outputs are
-   small and fixed here. */
-#define MAX_RECORD (sizeof(struct rec) + 2 * (sizeof(struct out) + 160))
-
 long hook_call(struct frame *f, u64 nr) {
 	u64 a[6] = {f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9};
 	CTL(CTL_CALLS, u64)++;
-	u64 len = CTL(CTL_LEN, u64);
-	if (CTL(CTL_MODE, u32) != MODE_RECORD || !bufferable(nr) || len + MAX_RECORD > HOOK_BUF_SIZE)
+	if (CTL(CTL_MODE, u32) != MODE_RECORD)
+		return do_syscall(nr, a, HOOK_TRACED);
+	/* Only in record mode: room may make calls of its own. */
+	u64 len = CTL(CTL_LEN, u64), need = room(nr, a);
+	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return do_syscall(nr, a, HOOK_TRACED);
 	long ret = do_syscall(nr, a, HOOK_UNTRACED);
 	struct rec *r = (struct rec *)(HOOK_BUF + len);
