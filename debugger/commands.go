@@ -135,9 +135,9 @@ func (s *Session) Execute(line string) Result {
 	case "stepi", "si":
 		// In the thread selected (thread N), as gdb: the others run first
 		// when they come before it.
-		err = s.repeat(args, &res, s.scoped(false, func() (*timeline.Stop, error) { return s.tl.StepThreadInstruction(s.currentThread()) }))
+		err = s.repeat(args, &res, s.scoped(false, func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }))
 	case "reverse-stepi", "rsi":
-		err = s.repeat(args, &res, s.scoped(true, func() (*timeline.Stop, error) { return s.tl.ReverseStepThreadInstruction(s.currentThread()) }))
+		err = s.repeat(args, &res, s.scoped(true, func() (*timeline.Stop, error) { return s.reverseStepiOverHook(s.currentThread()) }))
 	case "info", "i":
 		err = s.cmdInfo(args, &res)
 	case "process", "inferior":

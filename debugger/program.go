@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -153,6 +154,11 @@ func (s *Session) unwindStack(tid int32, pastMain bool) ([]dwarf.Frame, error) {
 	regs, err := s.tl.Session().Regs(tid)
 	if err != nil {
 		return nil, err
+	}
+	if s.tl.Session().Header().Hook != "" {
+		// In the hook page or a stub: the program is in the call of
+		// the patched site, and its frames start there.
+		hook.UserView(&regs, s.mem())
 	}
 	t := s.symbols()
 	phys := t.Unwind(s.frameRegs(tid, regs), s.mem(), maxFrames)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,27 @@ func TestBufferedCalls(t *testing.T) {
 	}
 	if v := rs[10]["value"]; v != "4503" {
 		t.Errorf("total after going back and forth: %v, want 4503", v)
+	}
+
+	// At a patched site: the jump into the hook is one instruction, the
+	// system call, both ways, and the stack never shows the hook.
+	rs = batch(t, trace, "break round_ if i == 1500", "continue", "break *getppid", "continue", "stepi", "bt", "reverse-stepi", "bt", "x/i $pc")
+	at := stopOf(t, rs[3])
+	after, back := stopOf(t, rs[4]), stopOf(t, rs[6])
+	if after["function"] != at["function"] || after["pc"] == at["pc"] || back["pc"] != at["pc"] {
+		t.Errorf("stepi over the patched getppid from %v: %v, then reverse-stepi: %v", at, after, back)
+	}
+	if text, _ := rs[8]["text"].(string); !strings.Contains(text, "mov") || !strings.Contains(text, "$0x6e") {
+		t.Errorf("x/i at the patched site: %q, want the program's own mov $0x6e (getppid), not the jump", text)
+	}
+	for _, i := range []int{5, 7} {
+		frames, _ := rs[i]["value"].([]any)
+		if len(frames) < 2 {
+			t.Fatalf("bt: %v", rs[i])
+		}
+		f0, f1 := frames[0].(map[string]any), frames[1].(map[string]any)
+		if f0["function"] != at["function"] || f1["function"] != "round_" {
+			t.Errorf("bt at a patched site: %v, want %v then round_", frames, at["function"])
+		}
 	}
 }

@@ -31,9 +31,17 @@ const (
 	Rdseed Op = 2
 )
 
+// HookSite marks a system call site patched to jump to the hook page
+// (engine/hook): not trapped, only remembered, so that the program's code
+// reads as it was.
+const HookSite Op = 3
+
 func (o Op) String() string {
-	if o == Rdseed {
+	switch o {
+	case Rdseed:
 		return "rdseed"
+	case HookSite:
+		return "hook site"
 	}
 	return "rdrand"
 }

@@ -42,6 +42,18 @@ type Space struct {
 	regions []region
 }
 
+// Remember notes code patched outside this package (a hook site), whose
+// original bytes Original gives back, forgotten as the mapping goes.
+func (s *Space) Remember(addr uint64, orig []byte) {
+	if s == nil {
+		return
+	}
+	if site, ok := s.Site(addr); ok && site.Op == HookSite {
+		return
+	}
+	s.addSite(&Site{Addr: addr, Orig: append([]byte(nil), orig...), Op: HookSite})
+}
+
 // Reset forgets everything: a new program image (exec).
 func (s *Space) Reset() {
 	s.sites, s.regions = nil, nil

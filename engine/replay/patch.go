@@ -156,6 +156,11 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 	if err != nil {
 		return s.diverge(e, "%v", err)
 	}
+	// The debugger reads the mov the jump replaces.
+	orig := make([]byte, hook.SiteLen)
+	if _, err := m.ReadAt(orig, rip-hook.SiteLen-2); err == nil {
+		t.proc.code.Remember(rip-hook.SiteLen-2, orig)
+	}
 	if _, err := m.WriteAt(hook.Stub(rip, uint32(e.Syscall)), e.Aux); err != nil {
 		return err
 	}

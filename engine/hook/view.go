@@ -1,0 +1,89 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Where a thread stopped inside the hook stands for the program: in the
+// system call of the patched site, its registers those of the site. A
+// debugger shows that (UserView), never the hook's own frames: the hook
+// runs on its own stack, which no unwinder could walk back to the program.
+
+// Memory is the memory of the thread's process.
+type Memory interface {
+	ReadAt(p []byte, addr uint64) (int, error)
+}
+
+// entryPushed is the offset after hook_entry's pushes (mov %rsp,%rdi),
+// entryJump that of its last instruction (jmp *%rcx), found in Image.
+var entryPushed, entryJump = func() (uint64, uint64) {
+	e := Entry - Base
+	p := bytes.Index(Image[e:], []byte{0x48, 0x89, 0xe7})
+	j := bytes.Index(Image[e:], []byte{0xff, 0xe1})
+	if p < 0 || j < 0 {
+		panic("hook: hook.bin has no hook_entry")
+	}
+	return uint64(e + p), uint64(e + j)
+}()
+
+// savedRegs are the registers hook_entry pushes below StackTop, the first
+// at StackTop-8 (struct frame of hook.c, from its end).
+var savedRegs = [...]int{trace.EFLAGS, trace.RCX, trace.RDX, trace.RSI, trace.RDI, trace.R8, trace.R9, trace.R10,
+	trace.RBX, trace.RBP, trace.R12, trace.R13, trace.R14, trace.R15}
+
+// UserView turns regs, those of a thread of a recording made with the hook
+// page (trace header's Hook), into the program's registers at the site the
+// thread entered the hook from, when it stands in the hook's code or in a
+// stub: rip after the site's syscall instruction, the program's stack
+// pointer and the registers the call keeps. It reports whether it did.
+func UserView(regs *trace.Regs, mem Memory) bool {
+	pc := regs[trace.RIP]
+	le := binary.LittleEndian
+	var w [8]byte
+	userRSP := func() bool {
+		if _, err := mem.ReadAt(w[:], Ctl+ctlUserRSP); err != nil {
+			return false
+		}
+		regs[trace.RSP] = le.Uint64(w[:])
+		return true
+	}
+	if pc >= Base && pc < Base+CodeSize {
+		off := pc - Base
+		switch {
+		case off == entryJump:
+			// Everything is back but rip.
+		case off >= Entry-Base && off < entryPushed:
+			if !userRSP() {
+				return false
+			}
+		default:
+			var f [len(savedRegs) * 8]byte
+			if _, err := mem.ReadAt(f[:], StackTop-uint64(len(f))); err != nil || !userRSP() {
+				return false
+			}
+			for i, r := range savedRegs {
+				regs[r] = le.Uint64(f[len(f)-8*(i+1):])
+			}
+		}
+		regs[trace.RIP] = regs[trace.RCX]
+		return true
+	}
+	// A stub: its slot in a page of them, recognised by its first bytes.
+	page := pc &^ 0xfff
+	start := page + (pc-page)/StubLen*StubLen
+	var stub [StubLen]byte
+	if _, err := mem.ReadAt(stub[:], start); err != nil {
+		return false
+	}
+	if !bytes.Equal(stub[:4], []byte{0x48, 0x89, 0x24, 0x25}) || le.Uint32(stub[4:]) != Ctl+ctlUserRSP || stub[20] != 0x48 || stub[21] != 0xb9 {
+		return false
+	}
+	if pc-start >= 8 && !userRSP() {
+		return false
+	}
+	regs[trace.RIP] = le.Uint64(stub[22:])
+	return true
+}
