@@ -59,6 +59,9 @@ func TestImage(t *testing.T) {
 	if err != nil {
 		t.Skipf("no gcc: %v", err)
 	}
+	if _, err := exec.LookPath("objcopy"); err != nil {
+		t.Skipf("no objcopy (binutils): %v", err)
+	}
 	built, _ := os.ReadFile("hook.bin.gcc")
 	if first, _, _ := strings.Cut(string(ver), "\n"); first != strings.TrimSpace(string(built)) {
 		t.Skipf("hook.bin was built with %q, this gcc is %q", strings.TrimSpace(string(built)), first)
