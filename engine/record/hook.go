@@ -168,19 +168,21 @@ func (r *Recorder) flushHook(t *thread) error {
 	if !r.filtered || t.proc.mem == nil {
 		return nil
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-		return nil
-	}
-	if pc := regs[trace.RIP]; r.inHook(t.proc, pc) && pc != hook.Traced+2 {
-		return nil
-	}
+	// The length first: at most stops the buffer is empty, and one read
+	// is all the stop costs.
 	var lb [8]byte
 	if _, err := t.proc.mem.ReadAt(lb[:], hook.CtlLenAddr); err != nil {
 		return nil // no hook page (a process from before its exec)
 	}
 	n := binary.LittleEndian.Uint64(lb[:])
 	if n == 0 {
+		return nil
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		return nil
+	}
+	if pc := regs[trace.RIP]; r.inHook(t.proc, pc) && pc != hook.Traced+2 {
 		return nil
 	}
 	if n > hook.BufSize {

@@ -195,7 +195,9 @@ func (r *Recorder) logUretprobe(t *thread, sig int, info []byte, regs *trace.Reg
 // that /proc says is exiting (PF_EXITING).
 func (r *Recorder) settleDying(t *thread) error {
 	for _, u := range r.threads {
-		if u == t || u.proc != t.proc || u.state == gone || !u.inSyscall || !exiting(u.tid) {
+		// Only a thread under a filter of the program's own can be
+		// killed by one: the others cost no read of /proc.
+		if u == t || u.proc != t.proc || u.state == gone || !u.inSyscall || !u.ownFilter || !exiting(u.tid) {
 			continue
 		}
 		for i := 0; i < 4 && u.state != gone; i++ {
