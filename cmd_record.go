@@ -29,9 +29,10 @@ func newRecordCmd() *cobra.Command {
 	var chaos bool
 	var seed uint64
 	var pid int
+	var noBuffer bool
 	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--keep-last D] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
+		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -43,6 +44,11 @@ writable, the disk is full, an I/O error), rewind says why in one line and
 exits with status 125: before the program starts when it can tell, else by
 killing the program and keeping the trace up to its last good frame in
 TRACE.NNNN.partial.
+
+The simple system calls (reads of files, fstat, clock_gettime, getpid, close
+and the like) are made by the program itself, through a page rewind maps into
+it, and cost no stop; each is still an event of the recording. --no-buffer
+stops at every call instead.
 
 With -p PID, rewind records a process that already runs (as "rewind attach
 PID" does): it stops it for a snapshot of its state, records from there, and
@@ -67,7 +73,9 @@ after --duration. The process ending or crashing ends the recording too.`,
 			if keepLast < 0 {
 				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
 			}
-			setChaos := func(o *record.Options) { o.Chaos, o.Seed, o.KeepLast = chaos, seed, keepLast }
+			setChaos := func(o *record.Options) {
+				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer = chaos, seed, keepLast, noBuffer
+			}
 			if pid != 0 {
 				return runAttach(out, bindCPU, pid, duration, setChaos)
 			}
@@ -86,6 +94,7 @@ after --duration. The process ending or crashing ends the recording too.`,
 	cmd.Flags().IntVarP(&pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
 	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
+	cmd.Flags().BoolVar(&noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
 	return cmd
 }
 

@@ -9,10 +9,6 @@ import (
 	"testing"
 )
 
-// filterEnv records under the recorder's seccomp filter, where system calls
-// go through the hook page (off by default until it is complete).
-var filterEnv = []string{"REWIND_RECORD_FILTER=1"}
-
 // TestBufferedCalls records a loop of calls the hook page records in the
 // program (clock_gettime through the vDSO, getppid and fstat through
 // glibc): every call is still an event of its own, the recording replays
@@ -23,7 +19,7 @@ func TestBufferedCalls(t *testing.T) {
 	prog := buildC(t, "buffered.c", "-O0")
 	const n = 2000
 	trace := filepath.Join(t.TempDir(), "buffered.rwd")
-	rec := recordOpts(t, runOpts{Env: filterEnv}, trace, prog, strconv.Itoa(n))
+	rec := recordOpts(t, runOpts{}, trace, prog, strconv.Itoa(n))
 	want := fmt.Sprintf("rounds %d total %d\n", n, 3*n)
 	if rec.Code != 0 || string(rec.Stdout) != want {
 		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", rec.Code, rec.Stdout, want, tail(rec.Stderr))

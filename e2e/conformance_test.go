@@ -42,20 +42,19 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestConformanceUnderFilter records, under the recorder's seccomp filter
-// (the base of system call buffering, off by default until the hook page
-// exists: REWIND_RECORD_FILTER=1), the conformance programs whose calls
-// stop differently there: the program's own filters (their verdicts, a
-// thread killed in a call, unknown numbers), uretprobe (which seccomp does
-// not judge), the program's own tracers, threads, signals, exec, forks.
-func TestConformanceUnderFilter(t *testing.T) {
+// TestConformanceNoBuffer records with --no-buffer (no seccomp filter, no
+// hook page: every call stops) the conformance programs whose calls stop
+// differently there: the program's own filters (their verdicts, a thread
+// killed in a call, unknown numbers), uretprobe, the program's own
+// tracers, threads, signals, exec, forks.
+func TestConformanceNoBuffer(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"seccomp_verdicts", "seccomp_unknown", "seccomp_kill_thread", "seccomp_kill",
 		"failed", "ptrace_sysemu", "ptrace_seize", "ptrace_step_syscall", "exec_thread", "proctree",
 		"signal_syscall_threads", "signal_tempmask", "jobctl_threads", "vdso", "threads_exit_main"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			conform(t, filepath.Join(testdataDir, "conformance", name+".c"), []string{"REWIND_RECORD_FILTER=1"})
+			conform(t, filepath.Join(testdataDir, "conformance", name+".c"), []string{"--no-buffer"})
 		})
 	}
 }
@@ -108,9 +107,9 @@ func readDirectives(t *testing.T, src string) directives {
 	return d
 }
 
-// conform records and replays the conformance program src, rewind's
-// environment extended with env.
-func conform(t *testing.T, src string, env []string) {
+// conform records and replays the conformance program src, with flags
+// added to rewind record.
+func conform(t *testing.T, src string, flags []string) {
 	rewind(t)
 	d := readDirectives(t, src)
 	rel, _ := filepath.Rel(testdataDir, src)
@@ -123,7 +122,7 @@ func conform(t *testing.T, src string, env []string) {
 
 	opts := runOpts{Stdin: d.stdin, SlowReader: d.slow}
 	native := run(t, opts, prog, d.args...)
-	opts.Env = env
+	opts.RecordFlags = flags
 	if native.Code != d.code {
 		t.Fatalf("native run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", native.Code, d.code, tail(native.Stdout), tail(native.Stderr))
 	}

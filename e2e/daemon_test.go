@@ -77,23 +77,25 @@ func fifos(t *testing.T) (req, ans string) {
 // TestDaemon records a program that starts a daemon and returns: the
 // recording ends with the program, as the native run does, says on stderr
 // that the daemon was detached, and the daemon runs on unrecorded (it
-// answers a request after rewind has exited, with no tracer, rdtsc working
-// in it). The trace replays to its end.
+// answers a request after rewind has exited, traced only by the shepherd
+// rewind named, rdtsc working in it). The trace replays to its end.
 func TestDaemon(t *testing.T) {
 	t.Parallel()
 	testDaemon(t, nil)
 }
 
-// TestDaemonUnderFilter: under the recorder's seccomp filter
-// (REWIND_RECORD_FILTER=1), which stays with the daemon and fails its
-// calls with ENOSYS if nothing traces it, the daemon is handed over to a
-// shepherd that rewind names, and it answers, traced by it.
-func TestDaemonUnderFilter(t *testing.T) {
+// TestDaemonNoBuffer: with --no-buffer there is no seccomp filter to keep
+// the daemon traced, and no shepherd.
+func TestDaemonNoBuffer(t *testing.T) {
 	t.Parallel()
-	testDaemon(t, []string{"REWIND_RECORD_FILTER=1"})
+	testDaemon(t, []string{"--no-buffer"})
 }
 
-func testDaemon(t *testing.T, env []string) {
+// testDaemon records the daemon with flags. By default the recorder's
+// seccomp filter, which stays with the daemon and fails its calls with
+// ENOSYS if nothing traces it, makes rewind hand the daemon over to a
+// shepherd it names; the daemon answers, traced by it.
+func testDaemon(t *testing.T, flags []string) {
 	prog := buildC(t, "daemon.c")
 
 	req, ans := fifos(t)
@@ -107,13 +109,13 @@ func testDaemon(t *testing.T, env []string) {
 
 	req, ans = fifos(t)
 	trace := filepath.Join(t.TempDir(), "daemon.rwd")
-	rec := recordOpts(t, runOpts{Env: env}, trace, prog, req, ans)
+	rec := recordOpts(t, runOpts{RecordFlags: flags}, trace, prog, req, ans)
 	if rec.Code != native.Code || string(rec.Stdout) != string(native.Stdout) {
 		t.Fatalf("record: exit %d, stdout %q, want %d, %q\nstderr:\n%s", rec.Code, rec.Stdout, native.Code, native.Stdout, tail(rec.Stderr))
 	}
 	shepherd := checkDetached(t, rec.Stderr)
-	if (shepherd != 0) != (env != nil) {
-		t.Errorf("record named shepherd %d; want one only under the filter:\n%s", shepherd, rec.Stderr)
+	if (shepherd != 0) != (flags == nil) {
+		t.Errorf("record named shepherd %d; want one only without --no-buffer:\n%s", shepherd, rec.Stderr)
 	}
 	// The process detached may be the daemon or, detached before its
 	// last fork, its parent: either way the daemon runs unrecorded, traced

@@ -138,6 +138,8 @@ type runOpts struct {
 	Timeout time.Duration
 	// Env is added to the test's environment.
 	Env []string
+	// RecordFlags are flags recordOpts adds to `rewind record`.
+	RecordFlags []string
 }
 
 // slowWriter is where a slow reader puts what it read: each write (one
@@ -252,7 +254,7 @@ func record(t testing.TB, trace, prog string, args ...string) (stdout, stderr []
 // empty trace leaves out -o (the default name is used).
 func recordOpts(t testing.TB, opts runOpts, trace, prog string, args ...string) result {
 	t.Helper()
-	a := []string{"record"}
+	a := append([]string{"record"}, opts.RecordFlags...)
 	if trace != "" {
 		a = append(a, "-o", trace)
 	}

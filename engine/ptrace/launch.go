@@ -80,6 +80,9 @@ func MaybeRunHelper() {
 		return
 	}
 	err := runHelper(os.Args[2:])
+	if errors.Is(err, ErrNoFilter) {
+		os.Exit(helperNoFilter) // Start says so, and the recorder goes without
+	}
 	fmt.Fprintf(os.Stderr, "rewind: %v\n", err)
 	os.Exit(127)
 }
@@ -137,7 +140,7 @@ func runHelper(args []string) error {
 	}
 	if filter {
 		if err := installTraceFilter(); err != nil {
-			return fmt.Errorf("exec helper: %w", err)
+			return fmt.Errorf("exec helper: %w: %w", ErrNoFilter, err)
 		}
 	}
 	err = unix.Exec(path, argv, env)
@@ -242,6 +245,9 @@ func Start(s *Spec) (pid int, err error) {
 		case StopGroup, StopSyscall:
 			err = Cont(pid, 0)
 		case Exited:
+			if s.Filter && st.Code == helperNoFilter {
+				return 0, fmt.Errorf("launch %s: %w", s.Path, ErrNoFilter)
+			}
 			return 0, fmt.Errorf("could not start %s (exit status %d)", s.Path, st.Code)
 		case Killed:
 			return 0, fmt.Errorf("could not start %s (killed by signal %d)", s.Path, st.Sig)

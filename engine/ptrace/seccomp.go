@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -51,17 +52,35 @@ func traceFilter() []unix.SockFilter {
 	}
 }
 
-// installTraceFilter gives the calling thread the filter of traceFilter,
-// after PR_SET_NO_NEW_PRIVS (required without CAP_SYS_ADMIN; a traced
-// program gets no setuid privileges anyway). Its tracer must already
-// trace seccomp stops: a traced call with no tracer fails with ENOSYS.
+// ErrNoFilter reports that the seccomp filter could not be installed (a
+// kernel without seccomp filters, a sandbox that forbids them): Start
+// fails with it before the program runs, and the recorder starts the
+// program again without the filter, with no system call buffering.
+var ErrNoFilter = errors.New("the seccomp filter could not be installed")
+
+// helperNoFilter is the exec helper's exit status for ErrNoFilter.
+const helperNoFilter = 124
+
+// installTraceFilter gives the calling thread the filter of traceFilter.
+// PR_SET_NO_NEW_PRIVS is set only when the kernel asks for it (without
+// CAP_SYS_ADMIN): as root, a traced setuid program keeps its privileges,
+// as it does without the filter. Its tracer must already trace seccomp
+// stops: a traced call with no tracer fails with ENOSYS.
 func installTraceFilter() error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
 	f := traceFilter()
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
-	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
+	set := func() unix.Errno {
+		_, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+		return e
+	}
+	e := set()
+	if e == unix.EACCES {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+		}
+		e = set()
+	}
+	if e != 0 {
 		return fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER): %w", e)
 	}
 	return nil

@@ -65,6 +65,11 @@ type Options struct {
 	// by Seed (0: a random seed, recorded in the trace header).
 	Chaos bool
 	Seed  uint64
+	// NoBuffer records every system call with ptrace stops, without the
+	// seccomp filter and the hook page that let most calls run with none
+	// (rewind record --no-buffer). A recording of a running process
+	// (Attach) never buffers: the hook could not be removed at detach.
+	NoBuffer bool
 }
 
 // Result summarizes a finished recording.
@@ -445,14 +450,19 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 		StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
 	// The seccomp filter is the base of system call buffering (DESIGN.md
-	// §6); until the hook page it lets through exists it only changes how
-	// calls stop, and is off unless REWIND_RECORD_FILTER=1 asks for it.
-	spec.Filter = os.Getenv("REWIND_RECORD_FILTER") == "1"
-	r.filtered = spec.Filter
+	// §6): where it cannot be had, the program is started again without.
+	spec.Filter = !opts.NoBuffer
 	var err error
-	if r.pid, err = ptrace.Start(spec); err != nil {
+	r.pid, err = ptrace.Start(spec)
+	if errors.Is(err, ptrace.ErrNoFilter) {
+		r.warnOnce("no filter", "rewind: warning: system call buffering is off (%v): every call costs a stop\n", err)
+		spec.Filter = false
+		r.pid, err = ptrace.Start(spec)
+	}
+	if err != nil {
 		return err
 	}
+	r.filtered = spec.Filter
 	h := NewHeader(opts.Path, opts.Args, opts.Env, opts.Dir, stack)
 	if opts.Chaos {
 		r.chaos = newChaos(opts.Seed)

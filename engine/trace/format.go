@@ -105,8 +105,10 @@ import (
 // Version 2 added KindEnd and Header.CPU; version 3 KindSharedMem and
 // Event.Shared; version 4 the flags of the program's own ptrace, emulated
 // (FlagSkipped, FlagNoRedo, FlagPtraceStop, FlagSingleStep), which an older
-// replay would ignore and diverge on. Older traces read the same.
-const CurrentVersion = 4
+// replay would ignore and diverge on; version 5 the hook page of system
+// call buffering (Header.Hook, FlagBuffered, FlagHookSite). Older traces
+// read the same.
+const CurrentVersion = 5
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"
