@@ -5,8 +5,9 @@
 // records itself costs no ptrace stop: in record mode it appends a record
 // (number, arguments, result, bytes written) to a buffer in the page that
 // the recorder turns into events at the thread's next stop (DESIGN.md §6).
-// In replay mode every call is made through the traced instruction, and
-// replay answers it from its event.
+// In replay mode the hook answers a call from the records replay put in
+// the buffer when it is the next one recorded (AppendRecord), and makes
+// any other call through the traced instruction for replay to answer.
 //
 // The image is built from src/entry.S and src/hook.c by src/build.sh (go generate)
 // and committed as hook.bin.
@@ -41,9 +42,11 @@ const (
 	ctlLen       = 8
 	ctlUserRSP   = 16
 	ctlCalls     = 24
+	ctlPos       = 32
 	CtlModeAddr  = Ctl + ctlMode
 	CtlLenAddr   = Ctl + ctlLen
 	CtlCallsAddr = Ctl + ctlCalls
+	CtlPosAddr   = Ctl + ctlPos
 )
 
 // UntracedIP is the instruction pointer the kernel (and the filter) sees
@@ -57,7 +60,7 @@ type Mode uint32
 const (
 	ModeTraced Mode = 0 // every call traced (the page is mapped, unused)
 	ModeRecord Mode = 1 // calls it knows recorded in the buffer
-	ModeReplay Mode = 2 // every call traced, answered by replay
+	ModeReplay Mode = 2 // calls answered from the records replay gives, the rest traced
 )
 
 // Record is one call the hook made and recorded.
@@ -112,6 +115,37 @@ func ParseRecords(buf []byte) ([]Record, error) {
 		off += size
 	}
 	return out, nil
+}
+
+// AppendRecord appends r to buf as the hook lays records out (what
+// ParseRecords reads): replay gives the hook the records it answers
+// calls from this way.
+func AppendRecord(buf []byte, r *Record) []byte {
+	le := binary.LittleEndian
+	buf = le.AppendUint32(buf, uint32(RecordSize(r)))
+	buf = le.AppendUint32(buf, uint32(len(r.Outputs)))
+	buf = le.AppendUint64(buf, r.Nr)
+	for _, a := range r.Args {
+		buf = le.AppendUint64(buf, a)
+	}
+	buf = le.AppendUint64(buf, uint64(r.Ret))
+	buf = le.AppendUint64(buf, r.Site)
+	for _, o := range r.Outputs {
+		buf = le.AppendUint64(buf, o.Addr)
+		buf = le.AppendUint64(buf, uint64(len(o.Data)))
+		buf = append(buf, o.Data...)
+		buf = append(buf, make([]byte, (8-len(o.Data)%8)%8)...)
+	}
+	return buf
+}
+
+// RecordSize is the size of r laid out by AppendRecord.
+func RecordSize(r *Record) int {
+	size := recHeader
+	for _, o := range r.Outputs {
+		size += 16 + (len(o.Data)+7)&^7
+	}
+	return size
 }
 
 // Bufferable says whether the hook records call nr itself (hook.c's

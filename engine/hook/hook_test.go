@@ -25,7 +25,7 @@ func TestLayout(t *testing.T) {
 	}
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_ENTRY": Entry,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
-		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls,
+		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos,
 		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}
 	re := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-fA-F]+|\d+)`)
 	seen := 0
@@ -93,9 +93,13 @@ func TestRecordMode(t *testing.T) {
 	syms, _ := f.Symbols()
 	f.Close()
 	sites := map[string]uint64{}
+	var replayTS uint64
 	for _, s := range syms {
 		if strings.HasPrefix(s.Name, "site_") {
 			sites[s.Name] = s.Value + SiteLen + 2 // the rip after the syscall
+		}
+		if s.Name == "replay_ts" {
+			replayTS = s.Value
 		}
 	}
 	var patches []byte
@@ -127,7 +131,20 @@ func TestRecordMode(t *testing.T) {
 	os.WriteFile(img, Image, 0o644)
 	os.WriteFile(filepath.Join(dir, "patches"), patches, 0o644)
 	recs := filepath.Join(dir, "records")
-	out, err := exec.Command(prog, img, filepath.Join(dir, "patches"), recs).CombinedOutput()
+	// Replay's records: a getppid and a clock_gettime(CLOCK_MONOTONIC)
+	// with made-up answers, which only the hook can give.
+	var replay []byte
+	replay = AppendRecord(replay, &Record{Nr: 110, Ret: 12345})
+	fake := make([]byte, 16)
+	binary.LittleEndian.PutUint64(fake, 777)
+	binary.LittleEndian.PutUint64(fake[8:], 888)
+	replay = AppendRecord(replay, &Record{Nr: 228, Args: [6]uint64{1, replayTS}, Outputs: []Output{{Addr: replayTS, Data: fake}}})
+	if rs, err := ParseRecords(replay); err != nil || len(rs) != 2 || rs[1].Args[1] != replayTS || !bytes.Equal(rs[1].Outputs[0].Data, fake) {
+		t.Fatalf("ParseRecords(AppendRecord) = %+v, %v", rs, err)
+	}
+	replayFile := filepath.Join(dir, "replay")
+	os.WriteFile(replayFile, replay, 0o644)
+	out, err := exec.Command(prog, img, filepath.Join(dir, "patches"), recs, replayFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("harness: %v\n%s", err, out)
 	}
@@ -136,7 +153,7 @@ func TestRecordMode(t *testing.T) {
 	var wr int
 	var bad uint64
 	lines := strings.Split(text, "\n")
-	if len(lines) < 6 {
+	if len(lines) < 7 {
 		t.Fatalf("harness printed:\n%s", text)
 	}
 	parse := func(i int, format string, args ...any) {
@@ -155,6 +172,14 @@ func TestRecordMode(t *testing.T) {
 	if ppid != wantPPID || cr != 0 || wr != 8 || bad != 0 || calls != 4 {
 		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, write %d, registers changed %#x, calls %d (want 4)", ppid, wantPPID, cr, wr, bad, calls)
 	}
+	// Replay mode: the two records answered the calls that match them,
+	// and the others were made.
+	var rppid, rcr, rsec, rnsec, realtime, rppid2, pos int64
+	parse(6, "replay getppid %d clock_gettime %d %d.%d realtime %d getppid %d pos %d", &rppid, &rcr, &rsec, &rnsec, &realtime, &rppid2, &pos)
+	if rppid != 12345 || rcr != 0 || rsec != 777 || rnsec != 888 || realtime != 1 || rppid2 != wantPPID || pos != int64(len(replay)) {
+		t.Errorf("replay mode: %s\nwant getppid 12345, clock_gettime 0 777.000000888, realtime 1, getppid %d, pos %d", lines[6], wantPPID, len(replay))
+	}
+
 	buf, _ := os.ReadFile(recs)
 	rs, err := ParseRecords(buf)
 	if err != nil {
@@ -167,11 +192,40 @@ func TestRecordMode(t *testing.T) {
 		t.Errorf("getppid's record: %+v, want ret %d at %#x", r, ppid, sites["site_getppid"])
 	}
 	r := rs[1]
-	var ts [16]byte
+	var ts [16]byte //
 	binary.LittleEndian.PutUint64(ts[:], uint64(sec))
 	binary.LittleEndian.PutUint64(ts[8:], uint64(nsec))
 	if r.Nr != 228 || r.Ret != 0 || r.Args[0] != 1 || r.Site != sites["site_clock_gettime"] || len(r.Outputs) != 1 ||
 		r.Outputs[0].Addr != r.Args[1] || !bytes.Equal(r.Outputs[0].Data, ts[:]) {
 		t.Errorf("clock_gettime's record: %+v, want CLOCK_MONOTONIC and the bytes % x at args[1]", r, ts)
+	}
+}
+
+// TestBufferable checks Bufferable against the calls hook.c's outputs
+// knows: a call patched for but not recorded by the hook costs a stop
+// anyway, and one recorded but never patched for is never buffered.
+func TestBufferable(t *testing.T) {
+	src, err := os.ReadFile("src/hook.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	start := strings.Index(body, "static int outputs(")
+	end := strings.Index(body[start:], "\n}\n")
+	if start < 0 || end < 0 {
+		t.Fatal("no outputs function in src/hook.c")
+	}
+	known := map[uint64]bool{}
+	for _, m := range regexp.MustCompile(`case (\d+):`).FindAllStringSubmatch(body[start:start+end], -1) {
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		known[n] = true
+	}
+	if len(known) == 0 {
+		t.Fatal("no calls in hook.c's outputs")
+	}
+	for nr := uint64(0); nr < 512; nr++ {
+		if Bufferable(nr) != known[nr] {
+			t.Errorf("call %d: Bufferable says %v, hook.c's outputs %v", nr, Bufferable(nr), known[nr])
+		}
 	}
 }

@@ -7,8 +7,14 @@
    through the untraced syscall instruction and is appended to the buffer
    as a record (its number, arguments, result and the bytes it wrote);
    the recorder turns the records into events at the thread's next stop.
-   Any other call, or one that would not fit, is made traced. In replay
-   mode every call is made traced: replay answers it from its event. */
+   Any other call, or one that would not fit, is made traced.
+
+   In replay mode, replay may put in the buffer the records of the calls
+   the thread about to run made next; the hook answers a call from the
+   next record when its number and arguments are the recorded ones
+   (writing the bytes the call wrote), with no call, and makes any other
+   call traced: replay answers it from its event, or reports that it
+   differs from the recording. */
 #include "layout.h"
 
 typedef unsigned long u64;
@@ -114,11 +120,40 @@ static void copy(char *dst, const char *src, u64 n) {
 		*dst++ = *src++;
 }
 
+/* replayed answers call nr from the next record replay gave, if it is
+   that call: 1 with *ret set, else 0. */
+static int replayed(u64 nr, const u64 *a, long *ret) {
+	u64 pos = CTL(CTL_POS, u64), len = CTL(CTL_LEN, u64);
+	if (pos >= len)
+		return 0;
+	struct rec *r = (struct rec *)(HOOK_BUF + pos);
+	if (r->nr != nr)
+		return 0;
+	for (int i = 0; i < 6; i++)
+		if (r->args[i] != a[i])
+			return 0;
+	const char *p = (const char *)(r + 1);
+	for (u32 i = 0; i < r->nout; i++) {
+		struct out o;
+		copy((char *)&o, p, sizeof o);
+		p += sizeof o;
+		copy((char *)o.addr, p, o.len);
+		p += (o.len + 7) & ~7UL;
+	}
+	*ret = r->ret;
+	CTL(CTL_POS, u64) = pos + r->size;
+	return 1;
+}
+
 long hook_call(struct frame *f, u64 nr) {
 	u64 a[6] = {f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9};
 	CTL(CTL_CALLS, u64)++;
-	if (CTL(CTL_MODE, u32) != MODE_RECORD)
+	if (CTL(CTL_MODE, u32) != MODE_RECORD) {
+		long ret;
+		if (CTL(CTL_MODE, u32) == MODE_REPLAY && replayed(nr, a, &ret))
+			return ret;
 		return do_syscall(nr, a, HOOK_TRACED);
+	}
 	/* Only in record mode: room may make calls of its own. */
 	u64 len = CTL(CTL_LEN, u64), need = room(nr, a);
 	if (need == 0 || need > HOOK_BUF_SIZE - len)

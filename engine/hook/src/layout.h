@@ -15,6 +15,7 @@
 #define CTL_LEN 8       /* u64: bytes of committed records */
 #define CTL_USER_RSP 16 /* u64: the program's rsp during a call */
 #define CTL_CALLS 24    /* u64: calls made through the hook */
+#define CTL_POS 32      /* u64: replay: bytes of records consumed */
 
 #define MODE_TRACED 0
 #define MODE_RECORD 1

@@ -2,7 +2,8 @@
 // address, applies the patches of argv[2] (stubs at 0x10000000 and jumps
 // over this program's own system call sites, as the recorder would), makes
 // calls through the patched sites in record mode, and writes the records
-// to argv[3]. Built without PIE, so that the test knows the sites'
+// to argv[3]. Then, in replay mode, it makes calls answered from the
+// records of argv[4]. Built without PIE, so that the test knows the sites'
 // addresses from the symbol table.
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -25,6 +26,12 @@ __asm__(".text\n"
         ".p2align 4\nsite_clock_gettime: mov $228, %eax\nsyscall\nret\n"
         ".p2align 4\nsite_write: mov $1, %eax\nsyscall\nret\n");
 long site_getppid(void);
+
+// call2 calls fn(a0, a1) with the other argument registers zero: a
+// replayed call matches its record only if all six are the recorded ones.
+__asm__(".text\n.globl call2\ncall2:\nmov %rdi, %rax\nmov %rsi, %rdi\nmov %rdx, %rsi\n"
+        "xor %edx, %edx\nxor %r10d, %r10d\nxor %r8d, %r8d\nxor %r9d, %r9d\njmp *%rax\n");
+long call2(void *fn, long a0, long a1);
 long site_clock_gettime(long clock, struct timespec *ts);
 long site_write(long fd, const void *buf, long n);
 
@@ -58,6 +65,10 @@ static long regsKept(void) {
 	return bad;
 }
 
+// replay_ts is where the replayed clock_gettime writes: a global, whose
+// address the test reads from the symbol table.
+struct timespec replay_ts;
+
 static void *slurp(const char *path, long *n) {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
@@ -71,8 +82,8 @@ static void *slurp(const char *path, long *n) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 4) {
-		fprintf(stderr, "usage: harness HOOK.BIN PATCHES RECORDS\n");
+	if (argc != 5) {
+		fprintf(stderr, "usage: harness HOOK.BIN PATCHES RECORDS REPLAY\n");
 		return 2;
 	}
 	if (mmap((void *)HOOK_BASE, HOOK_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -112,5 +123,19 @@ int main(int argc, char **argv) {
 	FILE *f = fopen(argv[3], "wb");
 	fwrite((void *)HOOK_BUF, 1, *(volatile uint64_t *)(HOOK_CTL + 8), f);
 	fclose(f);
+
+	// Replay: the records of argv[4] answer the calls that match them.
+	char *recs = slurp(argv[4], &n);
+	memcpy((void *)HOOK_BUF, recs, n);
+	*(volatile uint64_t *)(HOOK_CTL + 8) = n;
+	*(volatile uint64_t *)(HOOK_CTL + 32) = 0;
+	*(volatile uint32_t *)HOOK_CTL = 2; // replay mode
+	long rppid = call2(site_getppid, 0, 0);
+	struct timespec rt;
+	call2(site_clock_gettime, CLOCK_REALTIME, (long)&rt); // not the recorded call: made
+	long rcr = call2(site_clock_gettime, CLOCK_MONOTONIC, (long)&replay_ts);
+	long rppid2 = call2(site_getppid, 0, 0); // no record left: made
+	printf("replay getppid %ld clock_gettime %ld %ld.%09ld realtime %d getppid %ld pos %lu\n", rppid, rcr,
+	       (long)replay_ts.tv_sec, replay_ts.tv_nsec, rt.tv_sec > 1000000000, rppid2, *(volatile uint64_t *)(HOOK_CTL + 32));
 	return 0;
 }
