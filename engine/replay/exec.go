@@ -286,6 +286,11 @@ func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 	if rerr := s.removeBPs(); err == nil && rerr != nil && !t.dead {
 		err = rerr
 	}
+	if s.batch != nil && s.batch.t == t {
+		if berr := s.endBatch(); err == nil {
+			err = berr
+		}
+	}
 	if err == nil && s.tramp != nil && !t.dead {
 		hit, intruded, terr := s.tramp.settle(t.real, st)
 		if terr != nil || hit {
@@ -536,6 +541,12 @@ func (s *Session) Continue(limit int64) (*Stop, error) {
 	var stop *Stop
 	var err error
 	s.th.Do(func() {
+		if limit > 0 {
+			s.batchUntil(limit)
+		} else {
+			s.batchUntil(-1)
+		}
+		defer s.batchUntil(0)
 		for limit <= 0 || s.next < limit {
 			if _, err = s.step(); err != nil {
 				if err == errStopped {

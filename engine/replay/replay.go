@@ -116,6 +116,10 @@ type Session struct {
 	// rebuilt.
 	fromSnapshot bool
 	snap         *trace.Snapshot
+	// batchTo and batch: the buffered calls given to the hook
+	// (buffered.go).
+	batchTo int64
+	batch   *batch
 }
 
 // rthread is one thread of the replaying process.
@@ -348,6 +352,8 @@ func (s *Session) Run() error {
 	// One trip to the ptrace thread for the whole run: a hop per event
 	// would cost as much as the event's ptrace stop.
 	s.th.Do(func() {
+		s.batchUntil(-1)
+		defer s.batchUntil(0)
 		for {
 			if _, err = s.step(); err != nil && err != errStopped {
 				return
@@ -384,6 +390,25 @@ func (s *Session) step() (*trace.Event, error) {
 		}
 		s.skip(e)
 		return e, nil
+	}
+	if t := s.threads[e.Tid]; t != nil {
+		ran, err := s.runBuffered(t)
+		if err != nil {
+			var d *Divergence
+			if errors.As(err, &d) || err == errStopped {
+				return e, err
+			}
+			return e, fmt.Errorf("replay: event %d (tid %d): %w", s.next, e.Tid, err)
+		}
+		if ran {
+			// The stop is the event's now at the head of the queue.
+			if e, err = s.peek(0); err != nil {
+				return e, err
+			}
+			if e == nil {
+				return nil, io.EOF
+			}
+		}
 	}
 	before := s.watchedValues()
 	if err := s.apply(e); err != nil {
