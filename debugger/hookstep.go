@@ -54,6 +54,6 @@ func (s *Session) reverseStepiOverHook(tid int32) (*timeline.Stop, error) {
 	if !in {
 		return st, nil
 	}
-	// The jump replaced the mov before the syscall (hook.SiteLen bytes).
-	return s.tl.ReverseContinueWith([]uint64{rip - 2 - hook.SiteLen}, nil)
+	// Back to the jump that replaced the site's code.
+	return s.tl.ReverseContinueWith([]uint64{hook.PatchedSite(s.mem(), rip)}, nil)
 }

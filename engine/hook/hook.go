@@ -17,6 +17,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 //go:generate sh src/build.sh
@@ -30,7 +31,7 @@ var Image []byte
 const (
 	Base         = 0x70000000 // the code
 	Untraced     = 0x70000000 // syscall; ret — let through by the filter
-	Traced       = 0x70000003 // syscall; ret — stops in the recorder
+	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
 	Entry        = 0x70000010 // where a patched site's stub jumps
 	Ctl          = 0x70002000 // the control page
 	StackTop     = 0x70004000 // the hook's stack, below the buffer
@@ -43,6 +44,8 @@ const (
 	ctlUserRSP   = 16
 	ctlCalls     = 24
 	ctlPos       = 32
+	ctlStub      = 40
+	ctlRet       = 48
 	CtlModeAddr  = Ctl + ctlMode
 	CtlLenAddr   = Ctl + ctlLen
 	CtlCallsAddr = Ctl + ctlCalls
@@ -68,11 +71,12 @@ type Record struct {
 	Nr      uint64
 	Args    [6]uint64
 	Ret     int64
-	Site    uint64 // the address after the patched site: the call's rip
+	Site    uint64   // the address after the patched site: the call's rip
+	Inputs  []Output // the path the call read, with its NUL
 	Outputs []Output
 }
 
-// Output is memory a call wrote.
+// Output is memory a call wrote (or, in Inputs, read).
 type Output struct {
 	Addr uint64
 	Data []byte
@@ -90,7 +94,7 @@ func ParseRecords(buf []byte) ([]Record, error) {
 			return out, fmt.Errorf("hook buffer: a record at %d of %d bytes is cut", off, len(buf))
 		}
 		b := buf[off:]
-		size, nout := int(le.Uint32(b)), int(le.Uint32(b[4:]))
+		size, nout, nin := int(le.Uint32(b)), int(le.Uint16(b[4:])), int(le.Uint16(b[6:]))
 		if size < recHeader || size > len(b) {
 			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
 		}
@@ -99,16 +103,21 @@ func ParseRecords(buf []byte) ([]Record, error) {
 			r.Args[i] = le.Uint64(b[16+8*i:])
 		}
 		p := recHeader
-		for i := 0; i < nout; i++ {
+		for i := 0; i < nin+nout; i++ {
 			if p+16 > size {
-				return out, fmt.Errorf("hook buffer: output %d of the record at %d is cut", i, off)
+				return out, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
 			}
 			addr, n := le.Uint64(b[p:]), int(le.Uint64(b[p+8:]))
 			p += 16
 			if n < 0 || p+n > size {
-				return out, fmt.Errorf("hook buffer: output %d of the record at %d is cut", i, off)
+				return out, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
 			}
-			r.Outputs = append(r.Outputs, Output{Addr: addr, Data: append([]byte(nil), b[p:p+n]...)})
+			m := Output{Addr: addr, Data: append([]byte(nil), b[p:p+n]...)}
+			if i < nin {
+				r.Inputs = append(r.Inputs, m)
+			} else {
+				r.Outputs = append(r.Outputs, m)
+			}
 			p += (n + 7) &^ 7
 		}
 		out = append(out, r)
@@ -123,14 +132,15 @@ func ParseRecords(buf []byte) ([]Record, error) {
 func AppendRecord(buf []byte, r *Record) []byte {
 	le := binary.LittleEndian
 	buf = le.AppendUint32(buf, uint32(RecordSize(r)))
-	buf = le.AppendUint32(buf, uint32(len(r.Outputs)))
+	buf = le.AppendUint16(buf, uint16(len(r.Outputs)))
+	buf = le.AppendUint16(buf, uint16(len(r.Inputs)))
 	buf = le.AppendUint64(buf, r.Nr)
 	for _, a := range r.Args {
 		buf = le.AppendUint64(buf, a)
 	}
 	buf = le.AppendUint64(buf, uint64(r.Ret))
 	buf = le.AppendUint64(buf, r.Site)
-	for _, o := range r.Outputs {
+	for _, o := range append(slices.Clip(r.Inputs), r.Outputs...) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))
 		buf = append(buf, o.Data...)
@@ -142,7 +152,7 @@ func AppendRecord(buf []byte, r *Record) []byte {
 // RecordSize is the size of r laid out by AppendRecord.
 func RecordSize(r *Record) int {
 	size := recHeader
-	for _, o := range r.Outputs {
+	for _, o := range append(slices.Clip(r.Inputs), r.Outputs...) {
 		size += 16 + (len(o.Data)+7)&^7
 	}
 	return size
@@ -159,7 +169,9 @@ func Bufferable(nr uint64) bool {
 		228,    // clock_gettime
 		5, 262, // fstat, newfstatat
 		3, 8, 72, 217, // close, lseek, fcntl, getdents64
-		0, 17: // read, pread64 (of regular files)
+		0, 17, // read, pread64 (of regular files)
+		257, 332, 21, 269, 439, // openat (of what never blocks), statx, access, faccessat, faccessat2
+		89, 267, 318, 79, 63: // readlink, readlinkat, getrandom, getcwd, uname
 		return true
 	}
 	return false

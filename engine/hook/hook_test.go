@@ -25,7 +25,7 @@ func TestLayout(t *testing.T) {
 	}
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_ENTRY": Entry,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
-		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos,
+		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos, "CTL_STUB": ctlStub, "STUB_RET": stubRet, "STUB_TAIL": stubTail, "STUB_LEN": StubLen, "CTL_RET": ctlRet, 
 		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}
 	re := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-fA-F]+|\d+)`)
 	seen := 0
@@ -91,12 +91,19 @@ func TestRecordMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	syms, _ := f.Symbols()
+	textSec := f.Section(".text")
+	textData, err := textSec.Data()
 	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rip after each site's syscall: site_generic's is after two movs.
+	ripOff := map[string]uint64{"site_getppid": 7, "site_clock_gettime": 7, "site_write": 7, "site_generic": 8}
 	sites := map[string]uint64{}
 	var replayTS uint64
 	for _, s := range syms {
-		if strings.HasPrefix(s.Name, "site_") {
-			sites[s.Name] = s.Value + SiteLen + 2 // the rip after the syscall
+		if off, ok := ripOff[s.Name]; ok {
+			sites[s.Name] = s.Value + off
 		}
 		if s.Name == "replay_ts" {
 			replayTS = s.Value
@@ -109,22 +116,32 @@ func TestRecordMode(t *testing.T) {
 		patches = append(patches, b...)
 	}
 	stub := uint64(0x10000000)
-	for _, name := range []string{"site_getppid", "site_clock_gettime", "site_write"} {
+	for _, name := range []string{"site_getppid", "site_clock_gettime", "site_write", "site_generic"} {
 		rip := sites[name]
-		code := make([]byte, SiteLen+2)
-		copy(code, []byte{0xb8})
-		nr, _ := map[string]uint32{"site_getppid": 110, "site_clock_gettime": 228, "site_write": 1}[name]
-		binary.LittleEndian.PutUint32(code[1:], nr)
-		copy(code[5:], []byte{0x0f, 0x05})
-		if got, ok := MatchSite(code); !ok || got != nr {
-			t.Fatalf("MatchSite(% x) = %d, %v", code, got, ok)
+		off := rip - textSec.Addr
+		code := textData[off-SiteBefore : off-SiteBefore+SiteCode]
+		nr := map[string]uint32{"site_getppid": 110, "site_clock_gettime": 228, "site_write": 1, "site_generic": 110}[name]
+		site, ok := FindSite(code, rip, nr)
+		want := ShapeMov
+		if name == "site_generic" {
+			want = ShapeCmp
 		}
-		jmp, err := SiteJump(rip, stub)
+		if !ok || site.Shape != want {
+			t.Fatalf("FindSite(% x) for %s = %+v, %v; want shape %d", code, name, site, ok, want)
+		}
+		code2, err := site.Stub(stub)
 		if err != nil {
 			t.Fatal(err)
 		}
-		add(stub, Stub(rip, nr))
-		add(rip-SiteLen-2, jmp)
+		jmp, err := site.Jump(stub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jmp) != site.Len() {
+			t.Fatalf("%s: a jump of %d bytes for %d", name, len(jmp), site.Len())
+		}
+		add(stub, code2)
+		add(site.Start(), jmp)
 		stub += StubLen
 	}
 	img := filepath.Join(dir, "hook.bin")
@@ -153,7 +170,7 @@ func TestRecordMode(t *testing.T) {
 	var wr int
 	var bad uint64
 	lines := strings.Split(text, "\n")
-	if len(lines) < 7 {
+	if len(lines) < 8 {
 		t.Fatalf("harness printed:\n%s", text)
 	}
 	parse := func(i int, format string, args ...any) {
@@ -168,16 +185,19 @@ func TestRecordMode(t *testing.T) {
 	parse(2, "clock_gettime %d %d.%d", &cr, &sec, &nsec)
 	parse(3, "write %d", &wr)
 	parse(4, "regs changed %v", &bad)
-	parse(5, "calls %d", &calls)
-	if ppid != wantPPID || cr != 0 || wr != 8 || bad != 0 || calls != 4 {
-		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, write %d, registers changed %#x, calls %d (want 4)", ppid, wantPPID, cr, wr, bad, calls)
+	var gen int64
+	parse(5, "generic %d", &gen)
+	parse(6, "calls %d", &calls)
+	if ppid != wantPPID || cr != 0 || wr != 8 || bad != 0 || gen != wantPPID || calls != 5 {
+		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, write %d, registers changed %#x, syscall(getppid) %d, calls %d (want 5)",
+			ppid, wantPPID, cr, wr, bad, gen, calls)
 	}
 	// Replay mode: the two records answered the calls that match them,
 	// and the others were made.
 	var rppid, rcr, rsec, rnsec, realtime, rppid2, pos int64
-	parse(6, "replay getppid %d clock_gettime %d %d.%d realtime %d getppid %d pos %d", &rppid, &rcr, &rsec, &rnsec, &realtime, &rppid2, &pos)
+	parse(7, "replay getppid %d clock_gettime %d %d.%d realtime %d getppid %d pos %d", &rppid, &rcr, &rsec, &rnsec, &realtime, &rppid2, &pos)
 	if rppid != 12345 || rcr != 0 || rsec != 777 || rnsec != 888 || realtime != 1 || rppid2 != wantPPID || pos != int64(len(replay)) {
-		t.Errorf("replay mode: %s\nwant getppid 12345, clock_gettime 0 777.000000888, realtime 1, getppid %d, pos %d", lines[6], wantPPID, len(replay))
+		t.Errorf("replay mode: %s\nwant getppid 12345, clock_gettime 0 777.000000888, realtime 1, getppid %d, pos %d", lines[7], wantPPID, len(replay))
 	}
 
 	buf, _ := os.ReadFile(recs)
@@ -185,8 +205,11 @@ func TestRecordMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 3 {
-		t.Fatalf("%d records, want 3 (getppid, clock_gettime, getppid; the write is not recorded): %+v", len(rs), rs)
+	if len(rs) != 4 {
+		t.Fatalf("%d records, want 4 (getppid, clock_gettime, getppid twice; the write is not recorded): %+v", len(rs), rs)
+	}
+	if r := rs[3]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_generic"] {
+		t.Errorf("syscall(getppid)'s record: %+v, want ret %d at %#x", r, ppid, sites["site_generic"])
 	}
 	if r := rs[0]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_getppid"] || len(r.Outputs) != 0 {
 		t.Errorf("getppid's record: %+v, want ret %d at %#x", r, ppid, sites["site_getppid"])

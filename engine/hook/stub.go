@@ -5,8 +5,10 @@ import (
 	"fmt"
 )
 
-// A site the hook serves is a call number loaded into eax right before the
-// syscall instruction, as glibc's wrappers do:
+// The sites the hook serves: system call instructions of two shapes.
+//
+// A call number loaded into eax right before the syscall, as most of
+// glibc's wrappers do (ShapeMov):
 //
 //	b8 NN NN NN NN   mov $nr, %eax
 //	0f 05            syscall
@@ -14,58 +16,211 @@ import (
 // Only the mov is replaced, by a jmp to the site's stub: the syscall
 // instruction stays, so that code jumping to it directly still makes the
 // call (traced).
+//
+// A syscall followed by the check of its result, where the number comes
+// in eax from code the site cannot see (read's xor %eax,%eax, the
+// syscall() function's mov %rdi,%rax) (ShapeCmp):
+//
+//	0f 05                  syscall
+//	48 3d NN NN NN NN      cmp $imm32, %rax
+//
+// Both instructions are replaced by a jmp to the stub and a 3-byte nop;
+// the stub makes the call through the hook, does the cmp (its flags are
+// what the code after reads) and jumps back after it. Nothing jumps
+// between the two (rr patches the same shapes, for the same reason).
 
-// SiteLen is the length of the instructions a patched site replaces.
-const SiteLen = 5
+// cmpGlibc is the immediate of glibc's (and its loader's) check of a
+// result, cmp $-4096,%rax. Go's syscall functions check with -4095 and
+// are not patched: their goroutine stacks and signal-driven preemption
+// are untried under the hook (glibc's syscall() uses -4095 too).
+const cmpGlibc = 0xfffff000
 
-// StubLen is the size of a stub; stubs are laid out StubLen apart.
-const StubLen = 48
+// Shape is the shape of a site.
+type Shape int
 
-// MatchSite says whether code, the bytes ending at rip (the address after
-// a syscall instruction), are a site the hook serves, and its call number.
-func MatchSite(code []byte) (nr uint32, ok bool) {
-	if len(code) < SiteLen+2 {
-		return 0, false
-	}
-	c := code[len(code)-SiteLen-2:]
-	if c[0] != 0xb8 || c[5] != 0x0f || c[6] != 0x05 {
-		return 0, false
-	}
-	return binary.LittleEndian.Uint32(c[1:]), true
+// The shapes.
+const (
+	ShapeMov Shape = iota + 1
+	ShapeCmp
+)
+
+// Site is a system call site the hook serves.
+type Site struct {
+	Shape Shape
+	RIP   uint64 // the address after the syscall instruction
+	Nr    uint32 // ShapeMov: the call number the mov loads
+	Cmp   uint32 // ShapeCmp: the cmp's immediate
 }
 
-// Stub returns the code of the stub at addr for the site whose syscall
-// ends at rip, call nr: it saves the program's rsp in the control page,
-// moves to the hook's stack, loads eax and rcx (the address after the
-// syscall, as the kernel leaves it) and jumps to Entry, which returns to
-// rip.
-func Stub(rip uint64, nr uint32) []byte {
+// The code FindSite reads around a site's rip: SiteBefore bytes before it
+// (the mov and the syscall), and the cmp after, SiteCode in all.
+const (
+	SiteBefore   = 7
+	SiteCode     = SiteBefore + cmpLen
+	movLen       = 5
+	cmpLen       = 6
+	cmpJumpBytes = 2 + cmpLen // syscall and cmp
+)
+
+// StubLen is the size of a stub; stubs are laid out StubLen apart.
+const StubLen = 96
+
+// FindSite says whether code, the SiteCode bytes from rip-SiteBefore
+// (rip the address after a syscall instruction made with call number nr),
+// is a site the hook serves, and which. A mov of another number than the
+// call's is not the call's number (a jump may land on the syscall).
+func FindSite(code []byte, rip uint64, nr uint32) (Site, bool) {
+	if len(code) < SiteCode || code[5] != 0x0f || code[6] != 0x05 {
+		return Site{}, false
+	}
+	le := binary.LittleEndian
+	if code[0] == 0xb8 && le.Uint32(code[1:]) == nr {
+		return Site{Shape: ShapeMov, RIP: rip, Nr: nr}, true
+	}
+	if code[7] == 0x48 && code[8] == 0x3d && le.Uint32(code[9:]) == cmpGlibc {
+		return Site{Shape: ShapeCmp, RIP: rip, Cmp: cmpGlibc}, true
+	}
+	return Site{}, false
+}
+
+// Start is where the jump to the stub goes, and Len how many bytes of
+// the program's code it replaces there.
+func (s Site) Start() uint64 {
+	if s.Shape == ShapeCmp {
+		return s.RIP - 2
+	}
+	return s.RIP - 2 - movLen
+}
+
+// Len is the length of the code the patch replaces at Start.
+func (s Site) Len() int {
+	if s.Shape == ShapeCmp {
+		return cmpJumpBytes
+	}
+	return movLen
+}
+
+// Stub returns the code of the site's stub at addr: it saves the
+// program's rsp in the control page, moves to the hook's stack, loads eax
+// (ShapeMov) and rcx (the address after the syscall, as the kernel leaves
+// it), says which stub the call came through and jumps to Entry. The hook
+// comes back to stubRet, the way back to the site (ShapeMov: a jump to
+// the site's rip; ShapeCmp: the cmp, then a jump past it), or, for a call
+// made traced, to stubTail: the stub's own syscall instruction, on the
+// program's stack, rcx set as the site's syscall would, then the way back.
+func (s Site) Stub(addr uint64) ([]byte, error) {
 	le := binary.LittleEndian
 	b := make([]byte, 0, StubLen)
 	b = append(b, 0x48, 0x89, 0x24, 0x25) // mov %rsp, abs32
 	b = le.AppendUint32(b, Ctl+ctlUserRSP)
 	b = append(b, 0x48, 0xc7, 0xc4) // mov $imm32, %rsp
 	b = le.AppendUint32(b, StackTop)
-	b = append(b, 0xb8) // mov $nr, %eax
-	b = le.AppendUint32(b, nr)
-	b = append(b, 0x48, 0xb9) // movabs $rip, %rcx
-	b = le.AppendUint64(b, rip)
+	if s.Shape == ShapeMov {
+		b = append(b, 0xb8) // mov $nr, %eax
+		b = le.AppendUint32(b, s.Nr)
+	} else {
+		b = append(b, 0x0f, 0x1f, 0x44, 0x00, 0x00) // nop: eax holds the number
+	}
+	b = append(b, 0x48, 0xb9) // movabs $rip, %rcx (stubRIP)
+	b = le.AppendUint64(b, s.RIP)
+	b = append(b, 0x49, 0xbb) // movabs $addr, %r11
+	b = le.AppendUint64(b, addr)
+	b = append(b, 0x4c, 0x89, 0x1c, 0x25) // mov %r11, abs32
+	b = le.AppendUint32(b, Ctl+ctlStub)
 	b = append(b, 0x49, 0xbb) // movabs $Entry, %r11
 	b = le.AppendUint64(b, Entry)
 	b = append(b, 0x41, 0xff, 0xe3) // jmp *%r11
+	if len(b) != stubRet {
+		panic("hook: stub layout")
+	}
+	back := s.RIP
+	if s.Shape == ShapeCmp {
+		b = append(b, 0x48, 0x3d) // cmp $imm32, %rax
+		b = le.AppendUint32(b, s.Cmp)
+		back += cmpLen
+	}
+	d := int64(back - (addr + uint64(len(b)) + 5))
+	if d != int64(int32(d)) {
+		return nil, fmt.Errorf("hook: the stub at %#x is out of a jump's reach of the site at %#x", addr, s.RIP)
+	}
+	b = append(b, 0xe9) // jmp back
+	b = le.AppendUint32(b, uint32(int32(d)))
+	for len(b) < stubTail {
+		b = append(b, 0xcc)
+	}
+	b = append(b, 0x0f, 0x05)                       // syscall
+	b = append(b, 0xeb, 0x100+stubRet-(stubTail+4)) // jmp stubRet (rel8, back)
 	for len(b) < StubLen {
 		b = append(b, 0xcc)
 	}
-	return b
+	return b, nil
 }
 
-// SiteJump returns the bytes replacing the site's mov, at rip-7: a jmp
-// to the stub at stub.
-func SiteJump(rip, stub uint64) ([]byte, error) {
-	from := rip - 2 // the end of the jmp, where the syscall starts
+// stubRIP is the offset of the site's rip in a stub (the movabs to rcx),
+// stubRet that of the way back to the site, stubTail that of the syscall
+// that makes a call traced (layout.h's STUB_RET and STUB_TAIL).
+const (
+	stubRIP  = 22
+	stubRet  = 61
+	stubTail = 72
+)
+
+// TracedRIP says whether rip is the address after a stub's own syscall
+// instruction: a call the hook had made traced.
+func TracedRIP(rip uint64) bool {
+	return (rip&0xfff)%StubLen == stubTail+2
+}
+
+// OnProgramStack says whether pc, in a stub, is where the thread runs
+// on the program's stack with its own registers: before the stub saved
+// its rsp, and from the way back on.
+func OnProgramStack(pc uint64) bool {
+	off := (pc & 0xfff) % StubLen
+	return off < 8 || off >= stubRet
+}
+
+// Resume is where a thread that stands at the site's rip (at the exit of
+// its syscall) goes on once the site is patched with its stub at stub:
+// the site's rip for ShapeMov, whose syscall stays, the stub's way back
+// (the cmp) for ShapeCmp, whose jump covers the rip.
+func (s Site) Resume(stub uint64) uint64 {
+	if s.Shape == ShapeCmp {
+		return stub + stubRet
+	}
+	return s.RIP
+}
+
+// Covers says whether the patch of the site covers rip, the rip of a
+// thread after a syscall there: one that cannot be patched until that
+// thread has left.
+func (s Site) Covers(rip uint64) bool {
+	return s.Shape == ShapeCmp && rip > s.Start() && rip < s.Start()+uint64(s.Len())
+}
+
+// Jump returns the bytes replacing the site's code at Start: a jmp to
+// the stub at stub (and, for ShapeCmp, a nop).
+func (s Site) Jump(stub uint64) ([]byte, error) {
+	from := s.Start() + 5
 	d := int64(stub - from)
 	if d != int64(int32(d)) {
-		return nil, fmt.Errorf("hook: the stub at %#x is out of a jump's reach of the site at %#x", stub, rip)
+		return nil, fmt.Errorf("hook: the stub at %#x is out of a jump's reach of the site at %#x", stub, s.RIP)
 	}
-	return binary.LittleEndian.AppendUint32([]byte{0xe9}, uint32(int32(d))), nil
+	b := binary.LittleEndian.AppendUint32([]byte{0xe9}, uint32(int32(d)))
+	if s.Shape == ShapeCmp {
+		b = append(b, 0x0f, 0x1f, 0x00) // nop
+	}
+	return b, nil
+}
+
+// PatchedSite returns where the jump of the patched site whose syscall
+// ends at rip starts, judged from the program's own code there (what a
+// debugger reads): a mov of the number before the syscall is a ShapeMov
+// site. (FindSite takes a mov of another number than the call's for
+// ShapeCmp when a cmp follows; no compiler makes such a site.)
+func PatchedSite(mem Memory, rip uint64) uint64 {
+	var b [SiteBefore]byte
+	if _, err := mem.ReadAt(b[:], rip-SiteBefore); err == nil && b[0] == 0xb8 {
+		return rip - 2 - movLen
+	}
+	return rip - 2
 }

@@ -18,11 +18,11 @@ type Memory interface {
 }
 
 // entryPushed is the offset after hook_entry's pushes (mov %rsp,%rdi),
-// entryJump that of its last instruction (jmp *%rcx), found in Image.
+// entryJump that of its return (jmp *CTL_RET into the stub), found in Image.
 var entryPushed, entryJump = func() (uint64, uint64) {
 	e := Entry - Base
 	p := bytes.Index(Image[e:], []byte{0x48, 0x89, 0xe7})
-	j := bytes.Index(Image[e:], []byte{0xff, 0xe1})
+	j := bytes.Index(Image[e:], binary.LittleEndian.AppendUint32([]byte{0xff, 0x24, 0x25}, Ctl+ctlRet)) // jmp *CTL_RET
 	if p < 0 || j < 0 {
 		panic("hook: hook.bin has no hook_entry")
 	}
@@ -78,12 +78,13 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 	if _, err := mem.ReadAt(stub[:], start); err != nil {
 		return false
 	}
-	if !bytes.Equal(stub[:4], []byte{0x48, 0x89, 0x24, 0x25}) || le.Uint32(stub[4:]) != Ctl+ctlUserRSP || stub[20] != 0x48 || stub[21] != 0xb9 {
+	if !bytes.Equal(stub[:4], []byte{0x48, 0x89, 0x24, 0x25}) || le.Uint32(stub[4:]) != Ctl+ctlUserRSP || stub[stubRIP-2] != 0x48 || stub[stubRIP-1] != 0xb9 {
 		return false
 	}
-	if pc-start >= 8 && !userRSP() {
+	// From its way back on, the thread runs on the program's stack again.
+	if !OnProgramStack(pc) && !userRSP() {
 		return false
 	}
-	regs[trace.RIP] = le.Uint64(stub[22:])
+	regs[trace.RIP] = le.Uint64(stub[stubRIP:])
 	return true
 }

@@ -44,28 +44,30 @@ func (h *hookSpace) clone() *hookSpace {
 }
 
 // hookSiteAt decides, at the entry of t's call c, whether its site is
-// patched once the call returns (t.hookSite, the call's rip).
+// patched once the call returns (t.hookSite).
 func (r *Recorder) hookSiteAt(t *thread, c *syscalls.Call) {
-	t.hookSite = 0
+	t.hookSite = hook.Site{}
 	if !r.filtered || t.ownFilter || t.i386 || t.proc.mem == nil || !hook.Bufferable(uint64(c.Nr)) {
 		return
 	}
 	rip := t.entry[trace.RIP]
-	if r.inHook(t.proc, rip) || t.proc.hooks != nil && t.proc.hooks.sites[rip] {
+	if r.inHook(t.proc, rip) || r.inStub(t.proc, rip) || t.proc.hooks != nil && t.proc.hooks.sites[rip] {
 		return
 	}
-	code := make([]byte, hook.SiteLen+2)
-	if _, err := t.proc.mem.ReadAt(code, rip-uint64(len(code))); err != nil {
+	code := make([]byte, hook.SiteCode)
+	if _, err := t.proc.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
 		return
 	}
-	if nr, ok := hook.MatchSite(code); ok && uint64(nr) == uint64(c.Nr) {
-		t.hookSite = rip
+	if site, ok := hook.FindSite(code, rip, uint32(c.Nr)); ok {
+		t.hookSite = site
 	}
 }
 
-// inHook says whether pc is in the hook page's code or in a stub of p:
-// there the thread runs on the hook's stack, which one thread at a time
-// may use, and no signal, preemption or flush may come.
+// inHook says whether pc is in the hook page's code or in a stub of p
+// where the thread runs on the hook's stack, which one thread at a time
+// may use, and no signal, preemption or flush may come. A call the hook
+// makes traced is made by the stub, on the program's stack: there the
+// thread may block, take signals and give the CPU to others.
 func (r *Recorder) inHook(p *process, pc uint64) bool {
 	if !r.filtered {
 		return false
@@ -73,6 +75,11 @@ func (r *Recorder) inHook(p *process, pc uint64) bool {
 	if pc >= hook.Base && pc < hook.Base+hook.CodeSize {
 		return true
 	}
+	return r.inStub(p, pc) && !hook.OnProgramStack(pc)
+}
+
+// inStub says whether pc is in a page of p's stubs.
+func (r *Recorder) inStub(p *process, pc uint64) bool {
 	if p.hooks == nil {
 		return false
 	}
@@ -97,29 +104,73 @@ func (r *Recorder) inHookNow(t *thread) bool {
 // to jump to a new stub, and marks e, the call's event, for replay to do
 // the same there.
 func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
-	rip := t.hookSite
-	t.hookSite = 0
-	if rip == 0 || t.split || e.Kind != trace.KindSyscall {
+	site := t.hookSite
+	t.hookSite = hook.Site{}
+	if site.Shape == 0 || t.split || e.Kind != trace.KindSyscall || ptrace.IsRestart(e.ExitRegs[trace.RAX]) {
+		// (A call the kernel restarts goes back to its syscall
+		// instruction, which a ShapeCmp patch covers.)
 		return nil
 	}
 	p := t.proc
-	stub, fresh, err := r.stubFor(t, rip)
+	if r.inSiteCall(t, site) {
+		return nil // another time
+	}
+	stub, fresh, err := r.stubFor(t, site.RIP)
 	if err != nil || stub == 0 {
 		return err
 	}
-	jmp, err := hook.SiteJump(rip, stub)
+	jmp, err := site.Jump(stub)
 	if err != nil {
 		return err
 	}
-	if _, err := p.mem.WriteAt(hook.Stub(rip, uint32(t.nr)), stub); err != nil {
+	code, err := site.Stub(stub)
+	if err != nil {
+		return err
+	}
+	if _, err := p.mem.WriteAt(code, stub); err != nil {
 		return fmt.Errorf("hook stub: %w", err)
 	}
-	if _, err := p.mem.WriteAt(jmp, rip-hook.SiteLen-2); err != nil {
+	if _, err := p.mem.WriteAt(jmp, site.Start()); err != nil {
 		return fmt.Errorf("hook site: %w", err)
 	}
-	p.hooks.sites[rip] = true
+	if resume := site.Resume(stub); resume != site.RIP {
+		if err := moveRIP(t.tid, resume); err != nil {
+			return err
+		}
+	}
+	p.hooks.sites[site.RIP] = true
 	e.Flags |= trace.FlagHookSite
 	e.Aux, e.Value = stub, fresh
+	return nil
+}
+
+// inSiteCall says whether a thread other than t, of t's address space,
+// made its last system call at site and may be in it still: the patch of
+// a ShapeCmp site covers the address it returns to. (A call of t itself
+// interrupted by a signal whose handler makes the call patching the site
+// would return there too; handlers seldom read files.)
+func (r *Recorder) inSiteCall(t *thread, site hook.Site) bool {
+	if site.Shape != hook.ShapeCmp {
+		return false
+	}
+	for _, u := range r.threads {
+		if u != t && u.proc.code == t.proc.code && site.Covers(u.entry[trace.RIP]) {
+			return true
+		}
+	}
+	return false
+}
+
+// moveRIP sets the rip of stopped thread tid.
+func moveRIP(tid int, rip uint64) error {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(tid, &regs); err != nil {
+		return fmt.Errorf("hook site: %w", err)
+	}
+	regs[trace.RIP] = rip
+	if err := ptrace.SetRegs(tid, &regs); err != nil {
+		return fmt.Errorf("hook site: %w", err)
+	}
 	return nil
 }
 
@@ -163,7 +214,7 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 
 // flushHook turns the records the hook buffered for t, the running thread
 // now stopped, into events, and empties the buffer. Not while t is inside
-// the hook, where a record may be half written, except at its traced call.
+// the hook, where a record may be half written.
 func (r *Recorder) flushHook(t *thread) error {
 	if !r.filtered || t.proc.mem == nil {
 		return nil
@@ -182,7 +233,7 @@ func (r *Recorder) flushHook(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return nil
 	}
-	if pc := regs[trace.RIP]; r.inHook(t.proc, pc) && pc != hook.Traced+2 {
+	if r.inHook(t.proc, regs[trace.RIP]) {
 		return nil
 	}
 	if n > hook.BufSize {
@@ -225,6 +276,9 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 	e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit}
 	for _, o := range rec.Outputs {
 		e.Mem = append(e.Mem, trace.Mem{Addr: o.Addr, Data: o.Data})
+	}
+	for _, in := range rec.Inputs {
+		e.In = append(e.In, trace.Mem{Addr: in.Addr, Data: in.Data})
 	}
 	return e
 }

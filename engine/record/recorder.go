@@ -162,9 +162,9 @@ type thread struct {
 	// seenEntry: its last stop was a syscall-entry stop, so that a
 	// seccomp stop next is the same call's (onSeccompStop).
 	seenEntry bool
-	// hookSite: the rip of its current call, whose site is patched to go
-	// through the hook page when the call returns (hook.go); 0: none.
-	hookSite uint64
+	// hookSite: the site of its current call, patched to go through the
+	// hook page when the call returns (hook.go); Shape 0: none.
+	hookSite hook.Site
 
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it

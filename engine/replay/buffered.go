@@ -168,5 +168,8 @@ func recordOf(e *trace.Event) *hook.Record {
 	for _, m := range e.Mem {
 		r.Outputs = append(r.Outputs, hook.Output{Addr: m.Addr, Data: m.Data})
 	}
+	for _, m := range e.In {
+		r.Inputs = append(r.Inputs, hook.Output{Addr: m.Addr, Data: m.Data})
+	}
 	return r
 }

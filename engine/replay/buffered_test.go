@@ -1,17 +1,18 @@
 package replay_test
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // TestBufferedRuns replays a loop of calls the hook recorded in the
@@ -43,7 +44,7 @@ func TestBufferedRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		round, total := symbols(t, prog, "round_", "total")
+		round, total := testprog.Symbol(t, prog, "round_"), testprog.Symbol(t, prog, "total")
 		base := loadBase(t, s, prog)
 		s.SetBreakpoints([]uint64{base + round})
 		stops := 0
@@ -96,6 +97,32 @@ func TestBufferedRuns(t *testing.T) {
 	})
 }
 
+// TestBufferedPathDiffers: a buffered call that reads another path than
+// the recorded one, in the middle of a run given to the hook, is reported
+// at its own event, naming both paths.
+func TestBufferedPathDiffers(t *testing.T) {
+	prog := buildC(t, "buffered_files")
+	path, printed, _ := recordProg(t, prog, t.TempDir(), "100")
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.rwd")
+	changed, seen := -1, 0
+	rewrite(t, path, bad, func(i int, e *trace.Event) {
+		if e.Flags&trace.FlagBuffered != 0 && e.Syscall == unix.SYS_OPENAT && len(e.In) == 1 {
+			if seen++; seen == 50 {
+				e.In[0].Data[len(e.In[0].Data)-2] ^= 1 // the last letter
+				changed = i
+			}
+		}
+	})
+	_, err := replayAll(t, bad)
+	var d *replay.Divergence
+	if !errors.As(err, &d) || d.Event != int64(changed) || !strings.Contains(d.Msg, "path") {
+		t.Fatalf("replay of a buffered openat of another path: %v, want a divergence at event %d about the path", err, changed)
+	}
+}
+
 // readEvents reads every event of a trace.
 func readEvents(t *testing.T, path string) []*trace.Event {
 	t.Helper()
@@ -115,31 +142,6 @@ func readEvents(t *testing.T, path string) []*trace.Event {
 		}
 		out = append(out, e)
 	}
-}
-
-// symbols returns the values of the named symbols of prog (offsets from
-// its load base: it is built as PIE).
-func symbols(t *testing.T, prog string, names ...string) (uint64, uint64) {
-	t.Helper()
-	f, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals := map[string]uint64{}
-	for _, s := range syms {
-		vals[s.Name] = s.Value
-	}
-	for _, n := range names {
-		if vals[n] == 0 {
-			t.Fatalf("%s has no symbol %s", prog, n)
-		}
-	}
-	return vals[names[0]], vals[names[1]]
 }
 
 // loadBase is where prog is mapped in the replay.

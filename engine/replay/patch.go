@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -122,12 +123,27 @@ func (s *Session) fromHook(e *trace.Event) bool {
 }
 
 // compareBuffered checks, at the entry of a call the hook page made, the
-// registers the recorder knows of it (hook.go of engine/record).
-func (s *Session) compareBuffered(e *trace.Event, regs *trace.Regs) error {
-	for _, i := range []int{trace.OrigRAX, trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9, trace.RIP} {
+// registers the recorder knows of it (hook.go of engine/record) and, for
+// a call the hook recorded, the paths it read: what the hook checks when
+// it answers the call itself (buffered.go).
+func (s *Session) compareBuffered(t *rthread, e *trace.Event, regs *trace.Regs) error {
+	if !hook.TracedRIP(regs[trace.RIP]) {
+		return s.diverge(e, "expected %s made by the hook page, got a call at rip %#x", syscalls.Name(int(e.Syscall)), regs[trace.RIP])
+	}
+	for _, i := range []int{trace.OrigRAX, trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9} {
 		if e.Regs[i] != regs[i] {
 			return s.diverge(e, "at %s (made by the hook page): expected %s=%#x, got %#x (rip %#x)",
 				syscalls.Name(int(e.Syscall)), trace.RegNames[i], e.Regs[i], regs[i], regs[trace.RIP])
+		}
+	}
+	if e.Flags&trace.FlagBuffered == 0 {
+		return nil
+	}
+	for _, in := range e.In {
+		got := make([]byte, len(in.Data))
+		if n, _ := t.proc.mem.ReadAt(got, in.Addr); n != len(got) || !bytes.Equal(got, in.Data) {
+			return s.diverge(e, "at %s (made by the hook page): expected the path %q, got %q",
+				syscalls.Name(int(e.Syscall)), bytes.TrimRight(in.Data, "\x00"), bytes.TrimRight(got[:n], "\x00"))
 		}
 	}
 	return nil
@@ -135,7 +151,7 @@ func (s *Session) compareBuffered(e *trace.Event, regs *trace.Regs) error {
 
 // patchHookSite patches the site of the call of e, which has just
 // returned, as the recorder did (FlagHookSite): a stub page mapped where
-// it mapped one, the stub, and the jump over the site's mov.
+// it mapped one, the stub, and the jump over the site's code.
 func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 	if e.Flags&trace.FlagHookSite == 0 || t.dead {
 		return nil
@@ -152,18 +168,38 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		}
 	}
 	rip := e.Regs[trace.RIP]
-	jmp, err := hook.SiteJump(rip, e.Aux)
+	code := make([]byte, hook.SiteCode)
+	if _, err := m.ReadAt(code, rip-hook.SiteBefore); err != nil {
+		return err
+	}
+	site, ok := hook.FindSite(code, rip, uint32(e.Syscall))
+	if !ok {
+		return s.diverge(e, "the recording patched the system call site at %#x, which is not one the hook serves here (% x)", rip, code)
+	}
+	jmp, err := site.Jump(e.Aux)
 	if err != nil {
 		return s.diverge(e, "%v", err)
 	}
-	// The debugger reads the mov the jump replaces.
-	orig := make([]byte, hook.SiteLen)
-	if _, err := m.ReadAt(orig, rip-hook.SiteLen-2); err == nil {
-		t.proc.code.Remember(rip-hook.SiteLen-2, orig)
+	stub, err := site.Stub(e.Aux)
+	if err != nil {
+		return s.diverge(e, "%v", err)
 	}
-	if _, err := m.WriteAt(hook.Stub(rip, uint32(e.Syscall)), e.Aux); err != nil {
+	// The debugger reads the code the jump replaces.
+	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(rip-site.Start()):][:site.Len()])
+	if _, err := m.WriteAt(stub, e.Aux); err != nil {
 		return err
 	}
-	_, err = m.WriteAt(jmp, rip-hook.SiteLen-2)
-	return err
+	if _, err = m.WriteAt(jmp, site.Start()); err != nil {
+		return err
+	}
+	if resume := site.Resume(e.Aux); resume != rip {
+		// Where the recorder moved the thread, off the covered code.
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		regs[trace.RIP] = resume
+		return ptrace.SetRegs(t.real, &regs)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/insn"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -138,6 +139,9 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			why := ""
 			if near > 0 {
 				why = fmt.Sprintf(" (%d passes had its registers and stack, but another FPU/SSE state or other global data)", near)
+			}
+			if st.Kind == ptrace.StopSyscall {
+				why += fmt.Sprintf(" (%s at rip %#x)", syscalls.Name(int(regs[trace.OrigRAX])), regs[trace.RIP])
 			}
 			return s.diverge(e, "expected to reach the preemption point %#x, got %s after %d passes%s", pc, describe(st), passes, why)
 		}

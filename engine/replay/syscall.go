@@ -55,7 +55,7 @@ func (s *Session) toEntry(t *rthread, e *trace.Event) error {
 		// Made by the hook page: the number, the arguments and where
 		// (the hook's traced call) are what the record says; the other
 		// registers are the hook's, which differ between its modes.
-		return s.compareBuffered(e, &regs)
+		return s.compareBuffered(t, e, &regs)
 	}
 	return s.compareRegs(e, "at "+syscalls.Name(int(e.Syscall)), &e.Regs, &regs)
 }

@@ -1,8 +1,10 @@
 /* The hook page's fixed entry points (engine/hook). A patched system call
    site jumps to a stub that saves the program's rsp in the control page,
-   switches to the hook's stack, sets eax to the call number and rcx to
-   the address after the site (as the kernel's syscall does) and jumps to
-   hook_entry with the call's registers otherwise untouched. */
+   switches to the hook's stack, sets eax to the call number (or leaves
+   it), rcx to the address after the site's syscall (as the kernel's
+   syscall does) and CTL_STUB to its own address, and jumps to hook_entry
+   with the call's registers otherwise untouched. hook_entry returns
+   through the stub (STUB_RET), or has the stub make the call (STUB_TAIL). */
 #include "layout.h"
 
 	.section .text.entry, "ax"
@@ -10,7 +12,7 @@
 untraced_syscall:		/* HOOK_UNTRACED: the filter allows this one */
 	syscall
 	ret
-traced_syscall:			/* HOOK_TRACED */
+traced_syscall:			/* HOOK_TRACED: kept for the layout */
 	syscall
 	ret
 	.org HOOK_ENTRY - HOOK_BASE, 0xcc
@@ -31,7 +33,7 @@ hook_entry:
 	push %r15
 	mov %rsp, %rdi		/* struct frame * */
 	mov %rax, %rsi		/* the call number */
-	call hook_call
+	call hook_call		/* the result, or for a call to make traced its number */
 	pop %r15
 	pop %r14
 	pop %r13
@@ -49,7 +51,7 @@ hook_entry:
 	pushfq			/* r11 = rflags, as after syscall */
 	pop %r11
 	mov (HOOK_CTL + CTL_USER_RSP), %rsp
-	jmp *%rcx
+	jmp *(HOOK_CTL + CTL_RET)	/* the stub's way back, or its syscall */
 
 /* do_syscall(nr, args[6], insn): the call with the registers of a syscall
    instruction, made at insn (HOOK_UNTRACED or HOOK_TRACED), so that both

@@ -2,7 +2,7 @@
    the Go constants in layout.go, which a test checks against this file. */
 #define HOOK_BASE 0x70000000     /* code: the two syscall instructions first */
 #define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
-#define HOOK_TRACED 0x70000003   /* syscall; ret — stops in the recorder */
+#define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
 #define HOOK_CTL 0x70002000      /* control page */
 #define HOOK_STACK_TOP 0x70004000
@@ -16,6 +16,14 @@
 #define CTL_USER_RSP 16 /* u64: the program's rsp during a call */
 #define CTL_CALLS 24    /* u64: calls made through the hook */
 #define CTL_POS 32      /* u64: replay: bytes of records consumed */
+#define CTL_STUB 40     /* u64: the stub the call came through */
+#define CTL_RET 48      /* u64: where hook_entry goes on (in the stub) */
+
+/* Offsets in a stub (stub.go): the way back to the site, and the
+   syscall instruction that makes a call traced. */
+#define STUB_RET 61
+#define STUB_TAIL 72
+#define STUB_LEN 96
 
 #define MODE_TRACED 0
 #define MODE_RECORD 1

@@ -21,10 +21,14 @@
 
 // The sites: a call number into eax, then syscall, as glibc's wrappers.
 __asm__(".text\n"
-        ".globl site_getppid, site_clock_gettime, site_write\n"
+        ".globl site_getppid, site_clock_gettime, site_write, site_generic\n"
         ".p2align 4\nsite_getppid: mov $110, %eax\nsyscall\nret\n"
         ".p2align 4\nsite_clock_gettime: mov $228, %eax\nsyscall\nret\n"
-        ".p2align 4\nsite_write: mov $1, %eax\nsyscall\nret\n");
+        ".p2align 4\nsite_write: mov $1, %eax\nsyscall\nret\n"
+        // The number from the caller (glibc's read loads it earlier); the cmp's
+        // flags decide the result.
+        ".p2align 4\nsite_generic: mov %rdi, %rax\nmov %rsi, %rdi\nsyscall\n"
+        "cmp $-4096, %rax\nja 1f\nret\n1: mov $-1, %rax\nret\n");
 long site_getppid(void);
 
 // call2 calls fn(a0, a1) with the other argument registers zero: a
@@ -34,6 +38,7 @@ __asm__(".text\n.globl call2\ncall2:\nmov %rdi, %rax\nmov %rsi, %rdi\nmov %rdx, 
 long call2(void *fn, long a0, long a1);
 long site_clock_gettime(long clock, struct timespec *ts);
 long site_write(long fd, const void *buf, long n);
+long site_generic(long nr, long a0);
 
 // regsKept calls the getppid site with every register the hook must keep
 // set to a pattern, and returns a bit for each one that changed.
@@ -115,10 +120,12 @@ int main(int argc, char **argv) {
 	long cr = site_clock_gettime(CLOCK_MONOTONIC, &ts);
 	long wr = site_write(1, "written\n", 8);
 	long bad = regsKept();
+	long gen = site_generic(110, 0);
 	printf("getppid %ld want %ld\n", ppid, (long)getppid());
 	printf("clock_gettime %ld %ld.%09ld\n", cr, (long)ts.tv_sec, ts.tv_nsec);
 	printf("write %ld\n", wr);
 	printf("regs changed %#lx\n", bad);
+	printf("generic %ld\n", gen);
 	printf("calls %lu\n", *(volatile uint64_t *)(HOOK_CTL + 24));
 	FILE *f = fopen(argv[3], "wb");
 	fwrite((void *)HOOK_BUF, 1, *(volatile uint64_t *)(HOOK_CTL + 8), f);
