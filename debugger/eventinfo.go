@@ -24,6 +24,9 @@ type EventInfo struct {
 	Errno    string   `json:"errno,omitempty"`
 	Blocking bool     `json:"blocking,omitempty"` // the entry of a call that blocked
 	Resumed  bool     `json:"resumed,omitempty"`  // the exit of a call that blocked
+	// Buffered: made by the program through the hook page, with no stop
+	// of the recorder (system call buffering).
+	Buffered bool `json:"buffered,omitempty"`
 	// ABI is "i386" for a call made with int $0x80 (Name is then its i386
 	// name), empty for the syscall instruction.
 	ABI string `json:"abi,omitempty"`
@@ -75,6 +78,7 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 			c.Ret = int64(e.ExitRegs[trace.RAX])
 		}
 		info.Args = syscalls.FormatArgs(&c, mem)
+		info.Buffered = e.Flags&trace.FlagBuffered != 0
 		switch {
 		case e.Kind == trace.KindSyscallEntry:
 			info.Blocking = true

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -40,6 +41,18 @@ func TestBufferedCalls(t *testing.T) {
 	} else if got, _ := strconv.Atoi(string(m[1])); got < 3*n-10 {
 		t.Errorf("%d buffered calls, want nearly all the %d the loop made:\n%s", got, 3*n, info.Stdout)
 	}
+	// events --json says which calls were buffered.
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	marked := 0
+	for _, line := range strings.Split(string(ev.Stdout), "\n") {
+		if strings.Contains(line, `"name":"getppid"`) && strings.Contains(line, `"buffered":true`) {
+			marked++
+		}
+	}
+	if marked < n-5 {
+		t.Errorf("events --json marks %d getppid calls buffered, want nearly %d", marked, n)
+	}
+
 	out, errOut, code := replayCheck(t, trace)
 	if code != 0 || string(out) != want {
 		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
@@ -86,5 +99,47 @@ func TestBufferedCalls(t *testing.T) {
 		if f0["function"] != at["function"] || f1["function"] != "round_" {
 			t.Errorf("bt at a patched site: %v, want %v then round_", frames, at["function"])
 		}
+	}
+}
+
+// TestBufferedFileCalls records the file system calls the hook records in
+// the program (openat, statx, access, faccessat2, readlink, getcwd, uname,
+// getrandom, read, close): most are buffered, the listing shows the paths
+// they read, and replay --check reproduces what the program printed, which
+// depends on every answer.
+func TestBufferedFileCalls(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "buffered_files.c", "-O0")
+	const n = 300
+	dir := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "files.rwd")
+	rec := recordOpts(t, runOpts{}, trace, prog, dir, strconv.Itoa(n))
+	if rec.Code != 0 || !strings.HasPrefix(string(rec.Stdout), fmt.Sprintf("rounds %d sum ", n)) {
+		t.Fatalf("record: exit %d, stdout %q\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(ev.Stdout), "\n") {
+		var e struct {
+			Name     string   `json:"name"`
+			Args     []string `json:"args"`
+			Buffered bool     `json:"buffered"`
+		}
+		if line == "" || json.Unmarshal([]byte(line), &e) != nil || !e.Buffered {
+			continue
+		}
+		counts[e.Name]++
+		if e.Name == "openat" && len(e.Args) > 1 && strings.HasPrefix(e.Args[1], `"`+dir+`/f`) {
+			counts["openat of the files"]++
+		}
+	}
+	for _, call := range []string{"openat of the files", "statx", "access", "readlink", "getcwd", "uname", "getrandom", "read", "close"} {
+		if counts[call] < n-5 {
+			t.Errorf("%d buffered %s calls, want nearly %d (all: %v)", counts[call], call, n, counts)
+		}
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != string(rec.Stdout) {
+		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
 	}
 }
