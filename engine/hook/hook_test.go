@@ -25,7 +25,7 @@ func TestLayout(t *testing.T) {
 	}
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_ENTRY": Entry,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
-		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos, "CTL_STUB": ctlStub, "STUB_RET": stubRet, "STUB_TAIL": stubTail, "STUB_LEN": StubLen, "CTL_RET": ctlRet, 
+		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos, "CTL_STUB": ctlStub, "STUB_RET": stubRet, "STUB_TAIL": stubTail, "STUB_LEN": StubLen, "CTL_RET": ctlRet,
 		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}
 	re := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-fA-F]+|\d+)`)
 	seen := 0
