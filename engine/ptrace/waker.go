@@ -61,10 +61,13 @@ func (w *Waker) Wake() {
 }
 
 // Close ends the waker and reaps it (on the tracer thread), unless Wait
-// already did (reaped).
+// already did (reaped). It is killed rather than waited for: one started
+// just before may still be starting its runtime, which short recordings
+// would wait out.
 func (w *Waker) Close(reaped bool) {
 	w.Wake()
 	if !reaped {
+		unix.Kill(w.pid, unix.SIGKILL)
 		unix.Wait4(w.pid, nil, 0, nil)
 	}
 }
