@@ -323,10 +323,14 @@ func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte
 }
 
 // newEncoder returns a zstd encoder for EncodeAll use by one goroutine.
+// The fastest level: the files a program maps are most of what a trace
+// compresses, and at the default level their compression took three
+// quarters of the recorder's CPU (python's imports), next to the program
+// on the same cores, for traces 5% smaller.
 func newEncoder() (*zstd.Encoder, error) {
 	return zstd.NewWriter(nil,
 		zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderLevel(zstd.SpeedDefault))
+		zstd.WithEncoderLevel(zstd.SpeedFastest))
 }
 
 // decoder is shared by all readers: DecodeAll is safe for concurrent use.
