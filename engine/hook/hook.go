@@ -140,7 +140,7 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	}
 	buf = le.AppendUint64(buf, uint64(r.Ret))
 	buf = le.AppendUint64(buf, r.Site)
-	for _, o := range append(slices.Clip(r.Inputs), r.Outputs...) {
+	for _, o := range slices.Concat(r.Inputs, r.Outputs) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))
 		buf = append(buf, o.Data...)
@@ -152,8 +152,10 @@ func AppendRecord(buf []byte, r *Record) []byte {
 // RecordSize is the size of r laid out by AppendRecord.
 func RecordSize(r *Record) int {
 	size := recHeader
-	for _, o := range append(slices.Clip(r.Inputs), r.Outputs...) {
-		size += 16 + (len(o.Data)+7)&^7
+	for _, m := range [2][]Output{r.Inputs, r.Outputs} {
+		for _, o := range m {
+			size += 16 + (len(o.Data)+7)&^7
+		}
 	}
 	return size
 }

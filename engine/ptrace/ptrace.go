@@ -118,6 +118,16 @@ func GetRegs(tid int, r *trace.Regs) error {
 	return wrap("getregs", tid, ptracePtr(unix.PTRACE_GETREGS, tid, 0, unsafe.Pointer(r)))
 }
 
+// SetRIP moves a stopped thread's instruction pointer to rip.
+func SetRIP(tid int, rip uint64) error {
+	var regs trace.Regs
+	if err := GetRegs(tid, &regs); err != nil {
+		return err
+	}
+	regs[trace.RIP] = rip
+	return SetRegs(tid, &regs)
+}
+
 // SetRegs writes the general registers. When the kernel refuses them, the
 // error names the register it cannot take.
 func SetRegs(tid int, r *trace.Regs) error {

@@ -134,8 +134,8 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 		return fmt.Errorf("hook site: %w", err)
 	}
 	if resume := site.Resume(stub); resume != site.RIP {
-		if err := moveRIP(t.tid, resume); err != nil {
-			return err
+		if err := ptrace.SetRIP(t.tid, resume); err != nil {
+			return fmt.Errorf("hook site: %w", err)
 		}
 	}
 	p.hooks.sites[site.RIP] = true
@@ -159,19 +159,6 @@ func (r *Recorder) inSiteCall(t *thread, site hook.Site) bool {
 		}
 	}
 	return false
-}
-
-// moveRIP sets the rip of stopped thread tid.
-func moveRIP(tid int, rip uint64) error {
-	var regs trace.Regs
-	if err := ptrace.GetRegs(tid, &regs); err != nil {
-		return fmt.Errorf("hook site: %w", err)
-	}
-	regs[trace.RIP] = rip
-	if err := ptrace.SetRegs(tid, &regs); err != nil {
-		return fmt.Errorf("hook site: %w", err)
-	}
-	return nil
 }
 
 // stubFor returns the address of a free stub within a jump of rip, and

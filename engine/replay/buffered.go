@@ -65,7 +65,7 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if e == nil || e.Tid != t.rec || !isBuffered(s, e) {
+		if e == nil || e.Tid != t.rec || !s.isBuffered(e) {
 			break
 		}
 		r := recordOf(e)
@@ -155,7 +155,7 @@ func (s *Session) endBatch() error {
 }
 
 // isBuffered says whether e is a call the hook recorded in the program.
-func isBuffered(s *Session, e *trace.Event) bool {
+func (s *Session) isBuffered(e *trace.Event) bool {
 	return e.Kind == trace.KindSyscall && e.Flags&trace.FlagBuffered != 0 && e.Flags&trace.FlagHookSite == 0 && s.fromHook(e)
 }
 

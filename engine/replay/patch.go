@@ -194,12 +194,7 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 	}
 	if resume := site.Resume(e.Aux); resume != rip {
 		// Where the recorder moved the thread, off the covered code.
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.real, &regs); err != nil {
-			return err
-		}
-		regs[trace.RIP] = resume
-		return ptrace.SetRegs(t.real, &regs)
+		return ptrace.SetRIP(t.real, resume)
 	}
 	return nil
 }
