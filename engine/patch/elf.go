@@ -114,6 +114,31 @@ type Image struct {
 	load   func() ([]byte, error)
 	once   sync.Once
 	layout *Layout
+
+	mu    sync.Mutex
+	scans map[scanKey][]Site
+}
+
+// scanKey names a fresh mapping of an image: its file offset and length.
+type scanKey struct{ offset, length uint64 }
+
+// scanned returns the sites found in a fresh mapping of the image (their
+// addresses relative to its start), if one was scanned.
+func (im *Image) scanned(k scanKey) ([]Site, bool) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	found, ok := im.scans[k]
+	return found, ok
+}
+
+// remember keeps what the scan of a fresh mapping found.
+func (im *Image) remember(k scanKey, found []Site) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.scans == nil {
+		im.scans = map[scanKey][]Site{}
+	}
+	im.scans[k] = found
 }
 
 // NewImage returns an image whose bytes load returns when first needed.

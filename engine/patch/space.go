@@ -22,6 +22,11 @@ type Mapping struct {
 	// offset of Addr.
 	Image  *Image
 	Offset uint64
+	// Fresh says the memory holds the file's bytes as the mmap put them
+	// there (a new mapping, not one a snapshot found), so what one scan of
+	// Image at Offset found serves every later fresh mapping of it: the
+	// libraries every process of a tree maps are read and searched once.
+	Fresh bool
 }
 
 // region is a mapping the patcher remembers: a file's (for its layout when
@@ -122,7 +127,27 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 	if mp.Prot&unix.PROT_EXEC == 0 {
 		return nil
 	}
-	return append(writableCode(mp.Addr, mp.Addr+mp.Len, mp.Prot), s.scan(m, mp.Addr, mp.Addr+mp.Len)...)
+	warns := writableCode(mp.Addr, mp.Addr+mp.Len, mp.Prot)
+	if mp.Fresh && mp.Image != nil {
+		key := scanKey{offset: mp.Offset, length: mp.Len}
+		found, ok := mp.Image.scanned(key)
+		if !ok {
+			r := s.regionAt(mp.Addr)
+			found = s.find(m, mp.Addr, mp.Addr+mp.Len, &r)
+			for i := range found {
+				found[i].Addr -= mp.Addr
+			}
+			mp.Image.remember(key, found)
+		}
+		return append(warns, s.patchFound(m, found, mp.Addr, mp.Shared)...)
+	}
+	return append(warns, s.scan(m, mp.Addr, mp.Addr+mp.Len)...)
+}
+
+// regionAt returns the region that starts at addr, which Map just added.
+func (s *Space) regionAt(addr uint64) region {
+	i := sort.Search(len(s.regions), func(i int) bool { return s.regions[i].start >= addr })
+	return s.regions[i]
 }
 
 // Protect follows an mprotect: memory made executable is patched.
@@ -256,8 +281,6 @@ func (s *Space) scan(m Memory, lo, hi uint64) []string {
 // scanPiece patches [lo, hi), which lies in region r (nil: anonymous
 // private memory).
 func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
-	// Decoding may have to start before lo, at a function's start: read
-	// the whole region.
 	rlo, rhi := lo, hi
 	if r != nil {
 		rlo, rhi = r.start, r.end
@@ -265,6 +288,21 @@ func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
 	if rhi-rlo > maxScan {
 		return []string{fmt.Sprintf("executable memory at %#x-%#x is too large to scan for rdrand and rdseed: "+
 			"if it has any, their replay diverges", lo, hi)}
+	}
+	return s.patchFound(m, s.find(m, lo, hi, r), 0, r != nil && r.shared)
+}
+
+// find returns the rdrand and rdseed instructions of [lo, hi), which lies
+// in region r (nil: anonymous private memory), by address.
+func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
+	// Decoding may have to start before lo, at a function's start: read
+	// the whole region.
+	rlo, rhi := lo, hi
+	if r != nil {
+		rlo, rhi = r.start, r.end
+	}
+	if rhi-rlo > maxScan {
+		return nil
 	}
 	code := make([]byte, rhi-rlo)
 	n, _ := m.ReadAt(code, rlo)
@@ -282,7 +320,7 @@ func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
 	}
 	var plan []span
 	var layout *Layout
-	if r != nil {
+	if r != nil && r.image != nil {
 		layout = r.image.Layout()
 	}
 	if layout != nil {
@@ -290,21 +328,27 @@ func (s *Space) scanPiece(m Memory, lo, hi uint64, r *region) []string {
 	} else {
 		plan = []span{{start: lo, end: rlo + uint64(len(code))}}
 	}
-	found := findSites(code, rlo, plan, cands)
-	addrs := make([]uint64, 0, len(found))
-	for a := range found {
+	var out []Site
+	for a, site := range findSites(code, rlo, plan, cands) {
 		if a >= lo && a < hi {
-			addrs = append(addrs, a)
+			out = append(out, site)
 		}
 	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
+	return out
+}
+
+// patchFound writes the traps of the sites found (their addresses offset
+// by base) not yet patched; in shared memory it only warns.
+func (s *Space) patchFound(m Memory, found []Site, base uint64, shared bool) []string {
 	var warns []string
-	for _, a := range addrs {
-		site := found[a]
+	for _, site := range found {
+		site.Addr += base
+		a := site.Addr
 		if _, ok := s.Site(a); ok {
 			continue
 		}
-		if r != nil && r.shared {
+		if shared {
 			warns = append(warns, fmt.Sprintf("%s at %#x is in shared memory, which cannot be patched: "+
 				"its results are not recorded, and its replay would diverge", site.Op, a))
 			continue
@@ -341,7 +385,7 @@ func (s *Space) AfterSyscall(m Memory, nr int, args [6]uint64, ret uint64, image
 		mp := Mapping{Addr: ret, Len: pageUp(args[1]), Prot: prot, Offset: args[5],
 			Shared: args[3]&unix.MAP_TYPE != unix.MAP_PRIVATE}
 		if prot&unix.PROT_EXEC != 0 && args[3]&unix.MAP_ANONYMOUS == 0 && image != nil {
-			mp.Image = image()
+			mp.Image, mp.Fresh = image(), true
 		}
 		return s.Map(m, mp)
 	case unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT:

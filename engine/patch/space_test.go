@@ -169,3 +169,57 @@ func TestSpaceSweepStopsAtUndecodableBytes(t *testing.T) {
 
 // errnoRet is how a system call returns the error e.
 func errnoRet(e unix.Errno) uint64 { return uint64(-int64(e)) }
+
+// countingMem counts the bytes read from it.
+type countingMem struct {
+	*fakeMem
+	read int
+}
+
+func (m *countingMem) ReadAt(p []byte, addr uint64) (int, error) {
+	n, err := m.fakeMem.ReadAt(p, addr)
+	m.read += n
+	return n, err
+}
+
+// TestFreshMappingsScannedOnce: the second fresh mapping of an image (the
+// next process's libc) is patched at the same offsets without being read
+// again; a mapping of another offset, or one not fresh, is read.
+func TestFreshMappingsScannedOnce(t *testing.T) {
+	const a, b, c = 0x10000, 0x20000, 0x30000
+	m := &countingMem{fakeMem: newFakeMem(0x40000)}
+	for _, base := range []int{a, b, c} {
+		copy(m.data[base:], sampleCode)
+	}
+	im := NewImage(func() ([]byte, error) { return nil, errors.New("no file") })
+	mapAt := func(s *Space, addr uint64, fresh bool) {
+		t.Helper()
+		if w := s.Map(m, Mapping{Addr: addr, Len: 0x1000, Prot: unix.PROT_READ | unix.PROT_EXEC, Image: im, Fresh: fresh}); len(w) != 0 {
+			t.Errorf("warnings %q", w)
+		}
+	}
+	var first, second, third Space
+	mapAt(&first, a, true)
+	if m.read == 0 {
+		t.Fatal("the first mapping was not read")
+	}
+	m.read = 0
+	mapAt(&second, b, true)
+	if m.read != 0 {
+		t.Errorf("the second fresh mapping read %d bytes, want 0", m.read)
+	}
+	for i, s := range []*Space{&first, &second} {
+		sites := s.Sites()
+		base := uint64([]int{a, b}[i])
+		if len(sites) != 2 || sites[0].Addr != base+8 || sites[1].Addr != base+19 {
+			t.Errorf("mapping %d: sites %+v, want +8 and +19 from %#x", i, sites, base)
+		}
+		if !bytes.Equal(m.data[base+8:base+10], []byte{0x0f, 0x0b}) {
+			t.Errorf("mapping %d not patched: % x", i, m.data[base+8:base+12])
+		}
+	}
+	mapAt(&third, c, false)
+	if m.read == 0 || third.Len() != 2 {
+		t.Errorf("a mapping that is not fresh: read %d bytes, %d sites; want it read and 2 sites", m.read, third.Len())
+	}
+}
