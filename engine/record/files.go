@@ -64,13 +64,18 @@ func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapF
 		if err != nil {
 			return nil, fmt.Errorf("read mapped file: %w", err)
 		}
-		data, err := io.ReadAll(f)
+		if st.Size > 0 {
+			id, err = s.w.ReadBlob(f, st.Size)
+		} else {
+			// A file that says it is empty may not be (procfs, sysfs).
+			var data []byte
+			if data, err = io.ReadAll(f); err == nil {
+				id, err = s.w.AddBlob(data)
+			}
+		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read mapped file: %w", err)
-		}
-		if id, err = s.w.AddBlob(data); err != nil {
-			return nil, err
 		}
 		s.blobs[key] = id
 	}

@@ -1,11 +1,11 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -59,9 +59,14 @@ type Writer struct {
 	lateMu   sync.Mutex
 	late     []job
 	lateWake chan struct{}
-	free     chan []byte // recycled event buffers
-	done     chan struct{}
-	err      atomic.Pointer[error] // first background error
+	// lateBytes is what the late blobs hold, which AddBlob keeps under
+	// maxLateBytes (lateDrained wakes it): a program that maps big files
+	// faster than they compress waits rather than filling memory.
+	lateBytes   int64
+	lateDrained *sync.Cond
+	free        chan []byte // recycled event buffers
+	done        chan struct{}
+	err         atomic.Pointer[error] // first background error
 }
 
 // job is one unit of work for the background goroutine: a frame to write
@@ -223,6 +228,7 @@ func (p *Pending) Start(h *Header) (*Writer, error) {
 		free:     make(chan []byte, queueLen+1),
 		done:     make(chan struct{}),
 	}
+	w.lateDrained = sync.NewCond(&w.lateMu)
 	p.f, p.reserved = nil, false
 	go w.background(enc, int64(preambleSize+len(start)))
 	return w, nil
@@ -303,6 +309,8 @@ func (w *Writer) takeLate() (job, bool) {
 	j := w.late[0]
 	w.late[0] = job{}
 	w.late = w.late[1:]
+	w.lateBytes -= int64(len(j.data))
+	w.lateDrained.Broadcast()
 	return j, true
 }
 
@@ -429,35 +437,60 @@ func (w *Writer) Flush() error {
 	return w.bgErr()
 }
 
+// maxLateBytes bounds the blobs waiting for compression.
+const maxLateBytes = 256 << 20
+
 // AddBlob stores data (typically the contents of a mapped file) in a blob
 // frame and returns its id: 0 for the first blob, then 1, 2, … The data is
-// copied. The blob frame is queued before any event appended afterwards, so
-// that events that refer to it come after it in the file.
+// copied. The blob frame is written before any event appended afterwards,
+// so that events that refer to it come after it in the file; the caller
+// does not wait for its compression.
 func (w *Writer) AddBlob(data []byte) (uint32, error) {
+	payload := make([]byte, 4+len(data))
+	copy(payload[4:], data)
+	return w.addPayload(payload)
+}
+
+// ReadBlob is AddBlob of the n bytes of r from its start (a mapped file),
+// read straight into the frame's buffer; fewer if r ends sooner.
+func (w *Writer) ReadBlob(r io.ReaderAt, n int64) (uint32, error) {
+	if n < 0 || uint64(n) > maxFrameLen-4 {
+		return 0, fmt.Errorf("trace: blob of %d bytes is too large", n)
+	}
+	payload := make([]byte, 4+n)
+	got, err := r.ReadAt(payload[4:], 0)
+	if err != nil && err != io.EOF {
+		return 0, fmt.Errorf("trace: reading a blob: %w", err)
+	}
+	return w.addPayload(payload[:4+got])
+}
+
+// addPayload queues a blob frame whose first 4 bytes are room for its id.
+func (w *Writer) addPayload(payload []byte) (uint32, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
-	if uint64(len(data)) > maxFrameLen-4 {
-		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(data))
+	if uint64(len(payload)) > maxFrameLen {
+		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(payload)-4)
+	}
+	w.lateMu.Lock()
+	for w.lateBytes > 0 && w.lateBytes+int64(len(payload)) > maxLateBytes && w.bgErr() == nil {
+		w.lateDrained.Wait()
 	}
 	if w.nBlobs == 1<<32-1 {
+		w.lateMu.Unlock()
 		return 0, errors.New("trace: too many blobs")
 	}
 	id := w.nBlobs
-	w.lateMu.Lock()
-	if len(w.late) > 0 {
-		// Behind the late blobs, without waiting for them.
-		w.late = append(w.late, job{typ: FrameBlob, data: bytes.Clone(data), blob: &id})
-		w.nBlobs++
-		w.lateMu.Unlock()
-		return id, nil
-	}
-	w.lateMu.Unlock()
-	payload := make([]byte, 4+len(data))
-	binary.LittleEndian.PutUint32(payload, id)
-	copy(payload[4:], data)
-	w.jobs <- job{typ: FrameBlob, data: payload}
 	w.nBlobs++
+	binary.LittleEndian.PutUint32(payload, id)
+	w.late = append(w.late, job{typ: FrameBlob, data: payload})
+	w.lateBytes += int64(len(payload))
+	w.lateMu.Unlock()
+	select {
+	case w.lateWake <- struct{}{}:
+	default:
+	}
 	return id, nil
 }
 
@@ -486,6 +519,7 @@ func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 		w.nBlobs++
 		ids[i] = id
 		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id})
+		w.lateBytes += int64(len(d))
 	}
 	w.lateMu.Unlock()
 	select {
