@@ -46,6 +46,10 @@ const (
 	ctlPos       = 32
 	ctlStub      = 40
 	ctlRet       = 48
+	ctlFlags     = 4
+	ctlStreams   = 56
+	ctlProcDev   = 88
+	flagShared   = 1
 	CtlModeAddr  = Ctl + ctlMode
 	CtlLenAddr   = Ctl + ctlLen
 	CtlCallsAddr = Ctl + ctlCalls
@@ -72,8 +76,11 @@ type Record struct {
 	Args    [6]uint64
 	Ret     int64
 	Site    uint64   // the address after the patched site: the call's rip
-	Inputs  []Output // the path the call read, with its NUL
+	Inputs  []Output // the path the call read, with its NUL; a write's first bytes
 	Outputs []Output
+	// Hash is a write's (FNV-1a 64 of the bytes written, low bit set, as
+	// trace.Event's), else 0: replay's hook checks it.
+	Hash uint64
 }
 
 // Output is memory a call wrote (or, in Inputs, read).
@@ -83,7 +90,7 @@ type Output struct {
 }
 
 // recHeader is the size of a record's fixed part (struct rec).
-const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8
+const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8
 
 // ParseRecords reads the records of buf, the buffer's committed bytes.
 func ParseRecords(buf []byte) ([]Record, error) {
@@ -98,7 +105,7 @@ func ParseRecords(buf []byte) ([]Record, error) {
 		if size < recHeader || size > len(b) {
 			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
 		}
-		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:])}
+		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:])}
 		for i := range r.Args {
 			r.Args[i] = le.Uint64(b[16+8*i:])
 		}
@@ -140,6 +147,7 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	}
 	buf = le.AppendUint64(buf, uint64(r.Ret))
 	buf = le.AppendUint64(buf, r.Site)
+	buf = le.AppendUint64(buf, r.Hash)
 	for _, o := range slices.Concat(r.Inputs, r.Outputs) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))
@@ -173,7 +181,24 @@ func Bufferable(nr uint64) bool {
 		3, 8, 72, 217, // close, lseek, fcntl, getdents64
 		0, 17, // read, pread64 (of regular files)
 		257, 332, 21, 269, 439, // openat (of what never blocks), statx, access, faccessat, faccessat2
-		89, 267, 318, 79, 63: // readlink, readlinkat, getrandom, getcwd, uname
+		89, 267, 318, 79, 63, // readlink, readlinkat, getrandom, getcwd, uname
+		1, 18, 20, // write, pwrite64, writev (to regular files and memory devices)
+		32, 33, 292, // dup, dup2, dup3
+		16,            // ioctl (TCGETS, TIOCGWINSZ)
+		9, 10, 11, 12, // mmap (private anonymous memory), mprotect, munmap, brk
+		13, 14: // rt_sigaction, rt_sigprocmask
+		return true
+	}
+	return false
+}
+
+// ReplayTraced says whether call nr, when the hook recorded it, is made
+// again in replay rather than answered from its record: the memory calls
+// and the signal dispositions and mask, which the kernel must hold for the
+// replay to go on as recorded (hook.c's replayTraced).
+func ReplayTraced(nr uint64) bool {
+	switch nr {
+	case 9, 10, 11, 12, 13, 14:
 		return true
 	}
 	return false

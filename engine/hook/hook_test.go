@@ -26,6 +26,7 @@ func TestLayout(t *testing.T) {
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_ENTRY": Entry,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
 		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos, "CTL_STUB": ctlStub, "STUB_RET": stubRet, "STUB_TAIL": stubTail, "STUB_LEN": StubLen, "CTL_RET": ctlRet,
+		"CTL_FLAGS": ctlFlags, "CTL_STREAMS": ctlStreams, "CTL_PROC_DEV": ctlProcDev, "FLAG_SHARED": flagShared,
 		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}
 	re := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-fA-F]+|\d+)`)
 	seen := 0
@@ -225,30 +226,40 @@ func TestRecordMode(t *testing.T) {
 }
 
 // TestBufferable checks Bufferable against the calls hook.c's outputs
-// knows: a call patched for but not recorded by the hook costs a stop
-// anyway, and one recorded but never patched for is never buffered.
+// knows (a call patched for but not recorded by the hook costs a stop
+// anyway, and one recorded but never patched for is never buffered), and
+// ReplayTraced against hook.c's replayTraced (replay must not wait for an
+// answer the hook will not give, nor make a call the hook answered).
 func TestBufferable(t *testing.T) {
 	src, err := os.ReadFile("src/hook.c")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := string(src)
-	start := strings.Index(body, "static int outputs(")
-	end := strings.Index(body[start:], "\n}\n")
-	if start < 0 || end < 0 {
-		t.Fatal("no outputs function in src/hook.c")
-	}
-	known := map[uint64]bool{}
-	for _, m := range regexp.MustCompile(`case (\d+):`).FindAllStringSubmatch(body[start:start+end], -1) {
-		n, _ := strconv.ParseUint(m[1], 10, 64)
-		known[n] = true
-	}
-	if len(known) == 0 {
-		t.Fatal("no calls in hook.c's outputs")
-	}
-	for nr := uint64(0); nr < 512; nr++ {
-		if Bufferable(nr) != known[nr] {
-			t.Errorf("call %d: Bufferable says %v, hook.c's outputs %v", nr, Bufferable(nr), known[nr])
+	for _, tc := range []struct {
+		fn   string
+		goes func(uint64) bool
+	}{
+		{"outputs", Bufferable},
+		{"replayTraced", ReplayTraced},
+	} {
+		start := strings.Index(body, "static int "+tc.fn+"(")
+		if start < 0 {
+			t.Fatalf("no %s function in src/hook.c", tc.fn)
+		}
+		end := strings.Index(body[start:], "\n}\n")
+		known := map[uint64]bool{}
+		for _, m := range regexp.MustCompile(`case (\d+):`).FindAllStringSubmatch(body[start:start+end], -1) {
+			n, _ := strconv.ParseUint(m[1], 10, 64)
+			known[n] = true
+		}
+		if len(known) == 0 {
+			t.Fatalf("no calls in hook.c's %s", tc.fn)
+		}
+		for nr := uint64(0); nr < 512; nr++ {
+			if tc.goes(nr) != known[nr] {
+				t.Errorf("call %d: the Go side says %v, hook.c's %s %v", nr, tc.goes(nr), tc.fn, known[nr])
+			}
 		}
 	}
 }

@@ -47,3 +47,44 @@ func Install(tid int, m *ptrace.Mem, mode Mode) error {
 	}
 	return nil
 }
+
+// Files tells the hook of a recorded process which files it leaves to the
+// recorder: a write to one of the standard streams rewind passed (out and
+// err, each a device and inode), whose bytes replay shows, or to procfs
+// (procDev), whose /proc/PID/mem writes memory, is made traced.
+func Files(m *ptrace.Mem, out, err [2]uint64, procDev uint64) error {
+	var b []byte
+	for _, v := range []uint64{out[0], out[1], err[0], err[1], procDev} {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	if _, werr := m.WriteAt(b, Ctl+ctlStreams); werr != nil {
+		return fmt.Errorf("write the hook page: %w", werr)
+	}
+	return nil
+}
+
+// MarkShared tells the hook of a recorded process that it maps memory
+// shared: its writes and truncations are made traced, for the recorder to
+// see what they change there.
+func MarkShared(m *ptrace.Mem) error {
+	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, flagShared), Ctl+ctlFlags); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	return nil
+}
+
+// Reset puts the hook page of a process rebuilt from a snapshot (a ring
+// buffer's segment) in mode, with an empty buffer: the snapshot holds the
+// page as the recorder left it, in record mode.
+func Reset(m *ptrace.Mem, mode Mode) error {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(mode))
+	if _, err := m.WriteAt(b, CtlModeAddr); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	for _, addr := range []uint64{CtlLenAddr, CtlPosAddr} {
+		if _, err := m.WriteAt(make([]byte, 8), addr); err != nil {
+			return fmt.Errorf("write the hook page: %w", err)
+		}
+	}
+	return nil
+}

@@ -148,8 +148,13 @@ func (s Site) Stub(addr uint64) ([]byte, error) {
 	for len(b) < stubTail {
 		b = append(b, 0xcc)
 	}
-	b = append(b, 0x0f, 0x05)                       // syscall
-	b = append(b, 0xeb, 0x100+stubRet-(stubTail+4)) // jmp stubRet (rel8, back)
+	b = append(b, 0x0f, 0x05) // syscall
+	// rcx as the hook's way back leaves it: the site's rip (the kernel
+	// left the stub's), so that a call the hook recorded and replay makes
+	// again (ReplayTraced) leaves the registers it left when recorded.
+	b = append(b, 0x48, 0xb9) // movabs $rip, %rcx
+	b = le.AppendUint64(b, s.RIP)
+	b = append(b, 0xeb, 0x100+stubRet-(stubTail+14)) // jmp stubRet (rel8, back)
 	for len(b) < StubLen {
 		b = append(b, 0xcc)
 	}

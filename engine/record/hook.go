@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -42,6 +43,25 @@ func (h *hookSpace) clone() *hookSpace {
 	}
 	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites)}
 }
+
+// installHook maps the hook page into the process of t, at the exit of
+// its exec, and tells the hook which files it leaves to the recorder.
+func (r *Recorder) installHook(t *thread) error {
+	if err := hook.Install(t.tid, t.proc.mem, hook.ModeRecord); err != nil {
+		return err
+	}
+	file := func(id fileID) [2]uint64 { return [2]uint64{id.dev, id.ino} }
+	return hook.Files(t.proc.mem, file(r.out.ids[1]), file(r.out.ids[2]), procDev())
+}
+
+// procDev is the device of procfs, whose files the hook leaves alone.
+var procDev = sync.OnceValue(func() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self", &st) != nil {
+		return 0
+	}
+	return st.Dev
+})
 
 // hookSiteAt decides, at the entry of t's call c, whether its site is
 // patched once the call returns (t.hookSite).
@@ -241,6 +261,11 @@ func (r *Recorder) flushHook(t *thread) error {
 		// What the recorder notes of a call it sees (logExit) that
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
+		if isMemoryCall(int(rec.Nr)) {
+			// Nothing the hook records changes code, but a mapping
+			// or an unmapping may drop patched sites.
+			r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, int(rec.Nr), rec.Args, uint64(rec.Ret), nil))
+		}
 		if err := r.log(bufferedEvent(int32(t.tid), &rec)); err != nil {
 			return err
 		}
@@ -260,7 +285,7 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 	regs[trace.RIP] = hook.Traced + 2
 	exit := regs
 	exit[trace.RAX] = uint64(rec.Ret)
-	e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit}
+	e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit, Hash: rec.Hash}
 	for _, o := range rec.Outputs {
 		e.Mem = append(e.Mem, trace.Mem{Addr: o.Addr, Data: o.Data})
 	}

@@ -32,6 +32,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -105,6 +106,9 @@ type sharedMem struct {
 	maps    map[int][]sharedMapping // by pid, sorted by start
 	buf     []byte
 	stats   sharedStats
+	// hooked: the processes have the hook page (buffering), which must
+	// leave the calls that change shared memory to the recorder.
+	hooked bool
 }
 
 func newSharedMem() *sharedMem {
@@ -117,6 +121,7 @@ func newSharedMem() *sharedMem {
 func (r *Recorder) sharedMem() *sharedMem {
 	if r.shared == nil {
 		r.shared = newSharedMem()
+		r.shared.hooked = r.filtered
 	}
 	return r.shared
 }
@@ -207,6 +212,11 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 		delete(sm.maps, p.pid)
 	} else {
 		sm.maps[p.pid] = ms
+		if sm.hooked && p.mem != nil {
+			// No page yet (before its exec's exit): the exec drops the
+			// mappings, and the flag with the old page.
+			hook.MarkShared(p.mem)
+		}
 	}
 	sm.release()
 	return nil

@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -230,7 +229,7 @@ func (r *Recorder) finishSyscall(t *thread) error {
 			if r.filtered {
 				// At the exit, not the exec stop: a call injected
 				// there would run as the end of the execve.
-				if err := hook.Install(t.tid, t.proc.mem, hook.ModeRecord); err != nil {
+				if err := r.installHook(t); err != nil {
 					return fmt.Errorf("exec: %w", err)
 				}
 			}

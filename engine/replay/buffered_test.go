@@ -159,3 +159,96 @@ func loadBase(t *testing.T, s *replay.Session, prog string) uint64 {
 	t.Fatalf("%s is not mapped in the replay", prog)
 	return 0
 }
+
+// TestBufferedWrites: the hook records writes to regular files and
+// /dev/null, dup2 and the like (testdata/buffered_writes.c), but leaves
+// to the recorder the writes to the file the program's stdout is (which
+// replay re-emits) and every write once the program maps memory shared;
+// a buffered write of other bytes than recorded is reported at its event.
+func TestBufferedWrites(t *testing.T) {
+	const rounds = 200
+	prog := buildC(t, "buffered_writes")
+	path, printed, _ := recordProg(t, prog, t.TempDir(), "200")
+	events := readEvents(t, path)
+	count := map[int32]int{}
+	mapped := false
+	for _, e := range events {
+		if e.Kind == trace.KindSyscall && e.Syscall == unix.SYS_MMAP && e.Regs[trace.R10]&unix.MAP_SHARED != 0 {
+			mapped = true
+		}
+		if e.Flags&trace.FlagBuffered == 0 {
+			continue
+		}
+		if mapped && (e.Syscall == unix.SYS_PWRITE64 || e.Syscall == unix.SYS_WRITE) {
+			t.Errorf("event %d: a buffered write after the file was mapped shared", e.Syscall)
+		}
+		count[e.Syscall]++
+	}
+	for _, nr := range []int32{unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_DUP, unix.SYS_DUP2, unix.SYS_DUP3, unix.SYS_OPENAT} {
+		if count[nr] < rounds-10 {
+			t.Errorf("%d buffered calls %d, want about %d", count[nr], nr, rounds)
+		}
+	}
+	if count[unix.SYS_WRITE] > 2*rounds {
+		t.Errorf("%d buffered writes: the writes to stdout were buffered too", count[unix.SYS_WRITE])
+	}
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+
+	for _, tc := range []struct {
+		what string
+		edit func(e *trace.Event)
+		msg  string
+	}{
+		{"hash", func(e *trace.Event) { e.Hash ^= 2 }, "different bytes"},
+		{"prefix", func(e *trace.Event) { e.In[0].Data[0] ^= 1 }, "bytes written"},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.rwd")
+			changed, seen := -1, 0
+			rewrite(t, path, bad, func(i int, e *trace.Event) {
+				if e.Flags&trace.FlagBuffered != 0 && e.Syscall == unix.SYS_WRITE && len(e.In) == 1 {
+					if seen++; seen == 50 {
+						tc.edit(e)
+						changed = i
+					}
+				}
+			})
+			_, err := replayAll(t, bad)
+			var d *replay.Divergence
+			if !errors.As(err, &d) || d.Event != int64(changed) || !strings.Contains(d.Msg, tc.msg) {
+				t.Fatalf("replay of a buffered write with another %s: %v, want a divergence at event %d about %q", tc.what, err, changed, tc.msg)
+			}
+		})
+	}
+}
+
+// TestBufferedReplayTraced: memory and signal calls the hook records in
+// the program (testdata/buffered_memory.c), which replay makes again
+// (hook.ReplayTraced), leave the replay with the mappings, handlers and
+// masks of the recording; a signal unblocked while pending is still
+// delivered before sigprocmask returns (that call is left to the
+// recorder).
+func TestBufferedReplayTraced(t *testing.T) {
+	const rounds = 100
+	prog := buildC(t, "buffered_memory")
+	path, printed, _ := recordProg(t, prog, "100")
+	if !strings.Contains(printed, "late 0") {
+		t.Fatalf("the program printed %q", printed)
+	}
+	count := map[int32]int{}
+	for _, e := range readEvents(t, path) {
+		if e.Flags&trace.FlagBuffered != 0 {
+			count[e.Syscall]++
+		}
+	}
+	for _, nr := range []int32{unix.SYS_MMAP, unix.SYS_MPROTECT, unix.SYS_MUNMAP, unix.SYS_BRK, unix.SYS_RT_SIGACTION, unix.SYS_RT_SIGPROCMASK, unix.SYS_IOCTL} {
+		if count[nr] < rounds-10 {
+			t.Errorf("%d buffered calls %d, want at least %d", count[nr], nr, rounds-10)
+		}
+	}
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+}

@@ -142,8 +142,12 @@ func (s *Session) compareBuffered(t *rthread, e *trace.Event, regs *trace.Regs) 
 	for _, in := range e.In {
 		got := make([]byte, len(in.Data))
 		if n, _ := t.proc.mem.ReadAt(got, in.Addr); n != len(got) || !bytes.Equal(got, in.Data) {
-			return s.diverge(e, "at %s (made by the hook page): expected the path %q, got %q",
-				syscalls.Name(int(e.Syscall)), bytes.TrimRight(in.Data, "\x00"), bytes.TrimRight(got[:n], "\x00"))
+			what := "the path"
+			if _, src := syscalls.WriteTarget(&syscalls.Call{Nr: int(e.Syscall)}); src == syscalls.FromMemory {
+				what = "the bytes written"
+			}
+			return s.diverge(e, "at %s (made by the hook page): expected %s %q, got %q",
+				syscalls.Name(int(e.Syscall)), what, bytes.TrimRight(in.Data, "\x00"), bytes.TrimRight(got[:n], "\x00"))
 		}
 	}
 	return nil

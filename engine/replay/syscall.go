@@ -75,7 +75,7 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		return s.setResult(t, e)
 	}
 	policy, noFailure := syscalls.Emulate, false
-	if spec, ok := syscalls.Lookup(c.Nr); ok && e.Flags&trace.FlagBuffered == 0 {
+	if spec, ok := syscalls.Lookup(c.Nr); ok && (e.Flags&trace.FlagBuffered == 0 || hook.ReplayTraced(uint64(c.Nr))) {
 		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
 	}
 	if verdict, ok := s.seccompKill(t, e, &e.Regs); ok {
@@ -261,6 +261,19 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 // mappings made anonymous and filled from the trace).
 func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	regs := e.Regs
+	var hookRegs *trace.Regs
+	if s.fromHook(e) {
+		// A call the hook recorded (hook.ReplayTraced): the trace holds
+		// only its number and arguments, which compareBuffered found in
+		// the registers the hook's traced call stopped with. Those are
+		// the program's too: what is changed below to make the call is
+		// put back after it.
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		orig := regs
+		hookRegs = &orig
+	}
 	var fill *trace.MapFile
 	switch c.Nr {
 	case unix.SYS_MMAP:
@@ -426,6 +439,14 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		}
 	} else if addressResult(c.Nr) && got[trace.RAX] != e.ExitRegs[trace.RAX] && e.Kind == trace.KindSyscall {
 		return s.diverge(e, "%s returned %#x, recorded %#x", syscalls.Name(c.Nr), got[trace.RAX], e.ExitRegs[trace.RAX])
+	}
+	if hookRegs != nil {
+		for _, i := range []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9} {
+			got[i] = hookRegs[i]
+		}
+		if err := ptrace.SetRegs(t.real, &got); err != nil {
+			return fmt.Errorf("after %s: %w", syscalls.Name(c.Nr), err)
+		}
 	}
 	if fill != nil {
 		if err := s.fillMapping(e, fill); err != nil {

@@ -36,6 +36,7 @@ struct rec {
 	u32 size;
 	u16 nout, nin;
 	u64 nr, args[6], ret, site;
+	u64 hash; /* of the bytes a write wrote (FNV-1a, low bit set), else 0 */
 };
 struct out {
 	u64 addr, len;
@@ -49,7 +50,7 @@ long do_syscall(long nr, const u64 *args, u64 insn);
    into the hook. */
 static long traced(u64 nr);
 
-#define CTL(off, type) (*(volatile type *)(HOOK_CTL + (off)))
+#define CTL(off, type) (*(volatile type *)(u64)(HOOK_CTL + (off)))
 
 /* outputs says what call nr wrote when it returned ret: up to two
    ranges. It returns how many, or -1 for a call not to buffer. */
@@ -99,6 +100,26 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[4], o[0].len = 256;
 		return 1;
+	case 9:   /* mmap (see room) */
+	case 10:  /* mprotect */
+	case 11:  /* munmap */
+	case 12:  /* brk */
+	case 13:  /* rt_sigaction */
+	case 14:  /* rt_sigprocmask */
+		return 0;
+	case 16: /* ioctl: TCGETS, TIOCGWINSZ (which isatty and the like ask) */
+		if (a[1] != 0x5401 && a[1] != 0x5413)
+			return -1;
+		if (ret != 0)
+			return 0;
+		o[0].addr = a[2], o[0].len = a[1] == 0x5401 ? 36 : 8;
+		return 1;
+	case 1:   /* write (see room) */
+	case 18:  /* pwrite64 */
+	case 20:  /* writev */
+	case 32:  /* dup */
+	case 33:  /* dup2 */
+	case 292: /* dup3 */
 	case 257: /* openat (see room) */
 	case 21:  /* access */
 	case 269: /* faccessat */
@@ -125,9 +146,13 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 	return -1;
 }
 
-/* path says which argument of call nr is a path it reads, or -1. */
-static int path(u64 nr) {
+/* input says which argument of call nr points to bytes it reads, which
+   the record keeps (paths, the first bytes written), or -1. */
+static int input(u64 nr) {
 	switch (nr) {
+	case 1:  /* write */
+	case 18: /* pwrite64 */
+		return 1;
 	case 21: /* access */
 	case 89: /* readlink */
 		return 0;
@@ -152,20 +177,67 @@ static u64 pathLen(const char *p) {
 	return 0;
 }
 
+/* inputLen is how many bytes of call nr's input at a[input(nr)] the
+   record keeps: a path with its NUL, the first 32 bytes written (what
+   `rewind events` shows; the hash checks them all). */
+static u64 inputLen(u64 nr, const u64 *a, long ret) {
+	if (nr == 1 || nr == 18)
+		return ret < 32 ? ret : 32;
+	return pathLen((const char *)a[input(nr)]);
+}
+
+/* MAX_HASHED is how much of a write is hashed (trace.MaxEventMem). */
+#define MAX_HASHED (1UL << 30)
+
+static u64 fnv(u64 h, const unsigned char *p, u64 n) {
+	for (u64 i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3UL;
+	return h;
+}
+
+/* written hashes the first n bytes call nr with arguments a wrote, as the
+   recorder hashes a traced write (FNV-1a 64, low bit set). */
+static u64 written(u64 nr, const u64 *a, u64 n) {
+	u64 h = 0xcbf29ce484222325UL;
+	if (n > MAX_HASHED)
+		n = MAX_HASHED;
+	if (nr != 20)
+		return fnv(h, (const unsigned char *)a[1], n) | 1;
+	const u64 *iov = (const u64 *)a[1];
+	for (u64 i = 0; i < a[2] && n > 0; i++) {
+		u64 l = iov[2 * i + 1] < n ? iov[2 * i + 1] : n;
+		h = fnv(h, (const unsigned char *)iov[2 * i], l);
+		n -= l;
+	}
+	return h | 1;
+}
+
+/* Of a struct stat (u64 st[18]): the file type, and whether it is one of
+   the memory devices, which never block (/dev/null, zero, full, random,
+   urandom: major 1). */
+#define ST_FMT(st) (((u32 *)(st))[6] & 0170000)
+#define S_IFREG 0100000
+#define S_IFDIR 0040000
+#define S_IFCHR 0020000
+static int memDevice(const u64 *st) {
+	u64 rdev = st[5];
+	return ST_FMT(st) == S_IFCHR && (rdev >> 8) == 1 && ((rdev & 0xff) == 3 || (rdev & 0xff) == 5 ||
+		(rdev & 0xff) == 7 || (rdev & 0xff) == 8 || (rdev & 0xff) == 9);
+}
+
 /* openable says whether openat(a) opens what never blocks an open (a
-   FIFO, a terminal or a device may): a regular file or a directory, or
-   nothing (the call fails, or creates a regular file), asked with an
-   untraced newfstatat. O_TRUNC changes a file the program may map, which
-   the recorder looks at: made traced. */
+   FIFO, a terminal or another device may): a regular file, a directory
+   or a memory device, or nothing (the call fails, or creates a regular
+   file), asked with an untraced newfstatat. O_TRUNC changes a file the
+   program may map shared, which the recorder then looks at: traced. */
 static int openable(const u64 *a) {
-	if (a[2] & 01000) /* O_TRUNC */
+	if ((a[2] & 01000) && (CTL(CTL_FLAGS, u32) & FLAG_SHARED))
 		return 0;
 	u64 st[18];
 	u64 b[6] = {a[0], a[1], (u64)st, 0, 0, 0};
 	if (do_syscall(262, b, HOOK_UNTRACED) != 0)
 		return 1;
-	u32 fmt = ((u32 *)st)[6] & 0170000;
-	return fmt == 0100000 || fmt == 0040000;
+	return ST_FMT(st) == S_IFREG || ST_FMT(st) == S_IFDIR || memDevice(st);
 }
 
 /* regular says whether fd is a regular file, which a read never waits
@@ -175,7 +247,66 @@ static int regular(u64 fd) {
 	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
 	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
 		return 0;
-	return (((u32 *)st)[6] & 0170000) == 0100000; /* st_mode, S_IFREG */
+	return ST_FMT(st) == S_IFREG;
+}
+
+/* writable says whether a write to fd is the hook's to record: to a
+   regular file or a memory device, never blocking, but not to the files
+   of the standard streams rewind passed (replay shows what goes there:
+   the recorder keeps those bytes), nor to procfs (/proc/PID/mem writes
+   memory), nor in a process that maps memory shared. */
+static int writable(u64 fd) {
+	if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
+		return 0;
+	u64 st[18];
+	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
+		return 0;
+	if (ST_FMT(st) != S_IFREG && !memDevice(st))
+		return 0;
+	if (st[0] == CTL(CTL_PROC_DEV, u64))
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
+			return 0;
+	return 1;
+}
+
+/* replayTraced says whether call nr is one the hook records but leaves
+   to replay, which makes it again (the memory calls, the signal
+   dispositions and mask: what the kernel must hold for the replay to go
+   on as recorded). */
+static int replayTraced(u64 nr) {
+	switch (nr) {
+	case 9:  /* mmap */
+	case 10: /* mprotect */
+	case 11: /* munmap */
+	case 12: /* brk */
+	case 13: /* rt_sigaction */
+	case 14: /* rt_sigprocmask */
+		return 1;
+	}
+	return 0;
+}
+
+/* mappable says whether mmap(a) is the hook's to record: private
+   anonymous memory that is not executable (the recorder patches new code
+   before it runs, and stores the files mapped), in a process that maps
+   nothing shared (the recorder follows what a mapping replaces). */
+static int mappable(const u64 *a) {
+	return !(a[2] & 4) && (a[3] & 0xf) == 2 && (a[3] & 0x20) && !(CTL(CTL_FLAGS, u32) & FLAG_SHARED);
+}
+
+/* maskable says whether rt_sigprocmask(a) is the hook's to record: one
+   that unblocks no pending signal (the kernel would deliver it inside the
+   hook, and the recorder only later), asked with an untraced
+   rt_sigpending rather than read from a set the call has not checked. */
+static int maskable(const u64 *a) {
+	if (a[0] == 0 /* SIG_BLOCK */ || a[1] == 0)
+		return 1;
+	u64 pending = 0;
+	u64 b[6] = {(u64)&pending, 8, 0, 0, 0, 0};
+	return do_syscall(127, b, HOOK_UNTRACED) == 0 && pending == 0;
 }
 
 /* room says how many bytes the record of call nr with arguments a may
@@ -188,6 +319,32 @@ static u64 room(u64 nr, const u64 *a) {
 	switch (nr) {
 	case 257:
 		if (!openable(a))
+			return 0;
+		break;
+	case 9:
+		if (!mappable(a))
+			return 0;
+		break;
+	case 10: /* mprotect: not making code, nor where memory is shared */
+		if ((a[2] & 4) || (CTL(CTL_FLAGS, u32) & FLAG_SHARED))
+			return 0;
+		break;
+	case 11:
+		if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
+			return 0;
+		break;
+	case 14:
+		if (!maskable(a))
+			return 0;
+		break;
+	case 1:
+	case 18:
+		if (!writable(a[0]))
+			return 0;
+		n += sizeof(struct out) + 32;
+		break;
+	case 20:
+		if (!writable(a[0]))
 			return 0;
 		break;
 	case 0:
@@ -224,7 +381,7 @@ static long traced(u64 nr) {
    that call: 1 with *ret set, else 0. */
 static int replayed(u64 nr, const u64 *a, long *ret) {
 	u64 pos = CTL(CTL_POS, u64), len = CTL(CTL_LEN, u64);
-	if (pos >= len)
+	if (pos >= len || replayTraced(nr))
 		return 0;
 	struct rec *r = (struct rec *)(HOOK_BUF + pos);
 	if (r->nr != nr)
@@ -243,6 +400,8 @@ static int replayed(u64 nr, const u64 *a, long *ret) {
 				return 0; /* another path: replay reports it */
 		p += (o.len + 7) & ~7UL;
 	}
+	if (r->hash != 0 && written(nr, a, r->ret) != r->hash)
+		return 0; /* other bytes written */
 	for (u32 i = 0; i < r->nout; i++) {
 		struct out o;
 		copy((char *)&o, p, sizeof o);
@@ -276,9 +435,9 @@ long hook_call(struct frame *f, u64 nr) {
 	struct out o[2];
 	char *p = (char *)(r + 1);
 	r->nin = 0;
-	int pi = path(nr);
-	if (pi >= 0 && ret != -14 /* EFAULT */) {
-		struct out in = {a[pi], pathLen((const char *)a[pi])};
+	int pi = input(nr);
+	if (pi >= 0 && (nr == 1 || nr == 18 ? ret > 0 : ret != -14 /* EFAULT */)) {
+		struct out in = {a[pi], inputLen(nr, a, ret)};
 		if (in.len > 0) {
 			copy(p, (const char *)&in, sizeof in);
 			p += sizeof in;
@@ -300,6 +459,7 @@ long hook_call(struct frame *f, u64 nr) {
 		r->args[i] = a[i];
 	r->ret = ret;
 	r->site = f->rcx;
+	r->hash = (nr == 1 || nr == 18 || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
 	r->size = p - (char *)r;
 	CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	return ret;

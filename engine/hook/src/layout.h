@@ -12,12 +12,15 @@
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
+#define CTL_FLAGS 4     /* u32: FLAG_* (record mode) */
 #define CTL_LEN 8       /* u64: bytes of committed records */
 #define CTL_USER_RSP 16 /* u64: the program's rsp during a call */
 #define CTL_CALLS 24    /* u64: calls made through the hook */
 #define CTL_POS 32      /* u64: replay: bytes of records consumed */
 #define CTL_STUB 40     /* u64: the stub the call came through */
 #define CTL_RET 48      /* u64: where hook_entry goes on (in the stub) */
+#define CTL_STREAMS 56  /* 2 x {u64 dev, ino}: the files of the stdout and stderr rewind passed */
+#define CTL_PROC_DEV 88 /* u64: procfs's device: its files are written traced */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
@@ -28,3 +31,7 @@
 #define MODE_TRACED 0
 #define MODE_RECORD 1
 #define MODE_REPLAY 2
+
+/* CTL_FLAGS: the process maps memory shared, which a write or a truncation
+   may change under it: the recorder looks at those calls. */
+#define FLAG_SHARED 1
