@@ -84,7 +84,6 @@ func (r *Recorder) rotate() error {
 		// least 3/4 of a period apart keep the disk to four of them.
 		return nil
 	}
-	g.rotated = time.Now()
 	if len(r.procs) != 1 {
 		// A snapshot holds one process: the tree waits for its
 		// children to end before the ring turns.
@@ -112,6 +111,22 @@ func (r *Recorder) rotate() error {
 		tids = append(tids, tid)
 	}
 	sort.Ints(tids)
+	for _, tid := range tids {
+		if r.inHookNow(r.threads[tid]) {
+			// In the middle of a call the hook records, which a snapshot
+			// cannot hold (replay's hook would go on in record mode's
+			// code): the ring turns a moment later.
+			r.rotateDue = true
+			return r.resumeStopped(tids)
+		}
+	}
+	if r.current != nil {
+		// The calls the hook recorded so far belong to this segment.
+		if err := r.flushHook(r.current); err != nil {
+			return err
+		}
+	}
+	g.rotated = time.Now()
 	var root *process
 	for _, p := range r.procs {
 		root = p
@@ -154,6 +169,12 @@ func (r *Recorder) rotate() error {
 		return err
 	}
 	// Every thread goes on from where the snapshot has it.
+	return r.resumeStopped(tids)
+}
+
+// resumeStopped lets the threads stopAll stopped go on from where they
+// stand, as the recorder's scheduler decides.
+func (r *Recorder) resumeStopped(tids []int) error {
 	r.current, r.ready = nil, nil
 	for _, tid := range tids {
 		t := r.threads[tid]

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -102,6 +103,11 @@ func (b *builder) build() error {
 	if err := ptrace.TrapInstructions(b.t.real, b.m, b.s.hdr.CPUIDFaulting); err != nil {
 		return err
 	}
+	if b.s.hdr.Hook != "" && b.holdsHook() {
+		if err := hook.Reset(b.m, hook.ModeReplay); err != nil {
+			return err
+		}
+	}
 	// The other threads first: they are cloned from the main thread while
 	// it still runs from the scratch page.
 	for i := 1; i < len(b.snap.Threads); i++ {
@@ -125,6 +131,17 @@ func (b *builder) build() error {
 		return fmt.Errorf("unmap the scratch page: %v %v", err, unix.Errno(-ret))
 	}
 	return nil
+}
+
+// holdsHook says whether the snapshot has the hook page (a ring buffer's
+// segment of a recording made with buffering).
+func (b *builder) holdsHook() bool {
+	for _, r := range b.snap.Regions {
+		if r.Start <= hook.Ctl && hook.Ctl < r.Start+r.Size {
+			return true
+		}
+	}
+	return false
 }
 
 // openScratch maps the scratch page where neither the exec nor the
