@@ -1,7 +1,10 @@
 // buffered_memory.c: the calls the hook page records in the program but
 // replay makes again (issue 23): private anonymous mmap, mprotect, munmap
 // and brk, rt_sigaction and rt_sigprocmask; and ioctl's TCGETS and
-// TIOCGWINSZ, N rounds (argv[1]). Each round installs a handler, maps
+// TIOCGWINSZ, N rounds (argv[1]). Each round maps its own executable
+// (argv[0]) privately too, a file the recorder has stored by then, and
+// sums bytes of it: replay fills those mappings from the trace. And it
+// execs a path that names nothing, as a shell's search of PATH does. Each round installs a handler, maps
 // memory, fills it, protects it, raises a signal the handler counts,
 // blocks the signal, raises it again and unblocks it: the handler must
 // have run when sigprocmask returns, as POSIX says. What it prints
@@ -12,6 +15,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -22,7 +27,7 @@ static void on_usr1(int sig) { handled += sig; }
 int main(int argc, char **argv) {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10;
 	unsigned long sum = 0;
-	int late = 0;
+	int late = 0, absent = 0;
 	for (int i = 0; i < rounds; i++) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -38,6 +43,14 @@ int main(int argc, char **argv) {
 		for (size_t j = 0; j < len; j += 512)
 			sum = sum * 31 + p[j];
 		munmap(p, len);
+		int fd = open(argv[0], O_RDONLY);
+		unsigned char *f = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (f == MAP_FAILED)
+			return 1;
+		close(fd);
+		for (size_t j = 0; j < 8192; j += 256)
+			sum = sum * 31 + f[j];
+		munmap(f, 8192);
 		void *top = sbrk(0);
 		sbrk(4096);
 		sbrk(-4096);
@@ -52,11 +65,14 @@ int main(int argc, char **argv) {
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		if (handled == before)
 			late++;
+		char *args[] = {"nothing", NULL};
+		execv(i % 2 ? "/nonexistent/nothing" : "/etc/passwd/nothing", args);
+		absent += errno == ENOENT || errno == ENOTDIR;
 		struct termios t;
 		struct winsize w;
 		sum += ioctl(1, TCGETS, &t) == 0 ? 1 : 2;
 		sum += ioctl(1, TIOCGWINSZ, &w) == 0 ? w.ws_col : 3;
 	}
-	printf("sum %lx handled %d late %d\n", sum, (int)handled, late);
+	printf("sum %lx handled %d late %d absent %d\n", sum, (int)handled, late, absent);
 	return late != 0;
 }

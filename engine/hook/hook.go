@@ -37,7 +37,9 @@ const (
 	StackTop     = 0x70004000 // the hook's stack, below the buffer
 	Buf          = 0x70004000 // the records
 	BufSize      = 0x40000
-	Size         = 0x44000 // the whole mapping
+	Files        = 0x70044000 // the table of the files the recorder stored
+	FilesMax     = 256
+	Size         = 0x46000 // the whole mapping
 	CodeSize     = Ctl - Base
 	ctlMode      = 0
 	ctlLen       = 8
@@ -49,6 +51,7 @@ const (
 	ctlFlags     = 4
 	ctlStreams   = 56
 	ctlProcDev   = 88
+	ctlNFiles    = 96
 	flagShared   = 1
 	CtlModeAddr  = Ctl + ctlMode
 	CtlLenAddr   = Ctl + ctlLen
@@ -81,6 +84,9 @@ type Record struct {
 	// Hash is a write's (FNV-1a 64 of the bytes written, low bit set, as
 	// trace.Event's), else 0: replay's hook checks it.
 	Hash uint64
+	// File is the file an mmap mapped: its entry in the table of stored
+	// files (SetStored), from 1; else 0.
+	File uint64
 }
 
 // Output is memory a call wrote (or, in Inputs, read).
@@ -90,7 +96,7 @@ type Output struct {
 }
 
 // recHeader is the size of a record's fixed part (struct rec).
-const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8
+const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8
 
 // ParseRecords reads the records of buf, the buffer's committed bytes.
 func ParseRecords(buf []byte) ([]Record, error) {
@@ -105,7 +111,7 @@ func ParseRecords(buf []byte) ([]Record, error) {
 		if size < recHeader || size > len(b) {
 			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
 		}
-		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:])}
+		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:])}
 		for i := range r.Args {
 			r.Args[i] = le.Uint64(b[16+8*i:])
 		}
@@ -148,6 +154,7 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	buf = le.AppendUint64(buf, uint64(r.Ret))
 	buf = le.AppendUint64(buf, r.Site)
 	buf = le.AppendUint64(buf, r.Hash)
+	buf = le.AppendUint64(buf, r.File)
 	for _, o := range slices.Concat(r.Inputs, r.Outputs) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))
@@ -186,7 +193,8 @@ func Bufferable(nr uint64) bool {
 		32, 33, 292, // dup, dup2, dup3
 		16,            // ioctl (TCGETS, TIOCGWINSZ)
 		9, 10, 11, 12, // mmap (private anonymous memory), mprotect, munmap, brk
-		13, 14: // rt_sigaction, rt_sigprocmask
+		13, 14, // rt_sigaction, rt_sigprocmask
+		59: // execve of a path that names nothing (answered without the call)
 		return true
 	}
 	return false

@@ -48,11 +48,11 @@ func Install(tid int, m *ptrace.Mem, mode Mode) error {
 	return nil
 }
 
-// Files tells the hook of a recorded process which files it leaves to the
-// recorder: a write to one of the standard streams rewind passed (out and
-// err, each a device and inode), whose bytes replay shows, or to procfs
-// (procDev), whose /proc/PID/mem writes memory, is made traced.
-func Files(m *ptrace.Mem, out, err [2]uint64, procDev uint64) error {
+// SetStreams tells the hook of a recorded process which files it leaves
+// to the recorder: a write to one of the standard streams rewind passed
+// (out and err, each a device and inode), whose bytes replay shows, or to
+// procfs (procDev), whose /proc/PID/mem writes memory, is made traced.
+func SetStreams(m *ptrace.Mem, out, err [2]uint64, procDev uint64) error {
 	var b []byte
 	for _, v := range []uint64{out[0], out[1], err[0], err[1], procDev} {
 		b = binary.LittleEndian.AppendUint64(b, v)
@@ -85,6 +85,39 @@ func Reset(m *ptrace.Mem, mode Mode) error {
 		if _, err := m.WriteAt(make([]byte, 8), addr); err != nil {
 			return fmt.Errorf("write the hook page: %w", err)
 		}
+	}
+	return nil
+}
+
+// StoredFile identifies a file the recorder stored in the trace, as the
+// hook compares it with what fstat says of a descriptor an mmap maps.
+type StoredFile struct {
+	Dev, Ino, Size, MtimeNs uint64
+}
+
+// SetStored writes files into the table of stored files of a recorded
+// process from entry from on, and makes the table that long: the hook
+// records an mmap of one of them itself. Entries past FilesMax are left
+// out (an mmap of those files stays traced).
+func SetStored(m *ptrace.Mem, from int, files []StoredFile) error {
+	if from > FilesMax {
+		return nil
+	}
+	files = files[:min(len(files), FilesMax-from)]
+	var b []byte
+	for _, f := range files {
+		for _, v := range []uint64{f.Dev, f.Ino, f.Size, f.MtimeNs} {
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+	}
+	if len(b) > 0 {
+		if _, err := m.WriteAt(b, Files+32*uint64(from)); err != nil {
+			return fmt.Errorf("write the hook page: %w", err)
+		}
+	}
+	n := binary.LittleEndian.AppendUint64(nil, uint64(from+len(files)))
+	if _, err := m.WriteAt(n, Ctl+ctlNFiles); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -23,6 +24,43 @@ type fileKey struct {
 type fileStore struct {
 	w     *trace.Writer
 	blobs map[fileKey]uint32
+	// stored lists the files stored, in order: the table the hook page
+	// checks an mmap's file against, which names them by index (the
+	// recorder then needs no look at the descriptor, gone by the flush).
+	stored []storedFile
+	// onStore publishes a file just stored, the index-th (hook pages).
+	onStore func(index int, f storedFile)
+}
+
+// storedFile is a file stored in the trace: what an mmap of it refers to.
+type storedFile struct {
+	key  fileKey
+	blob uint32
+	path string
+}
+
+// hookFile is f as the hook's table holds it.
+func (f storedFile) hookFile() hook.StoredFile {
+	return hook.StoredFile{Dev: f.key.dev, Ino: f.key.ino, Size: f.key.size, MtimeNs: uint64(f.key.mtime)}
+}
+
+// hookFiles is the table of stored files as the hook holds it.
+func (s *fileStore) hookFiles() []hook.StoredFile {
+	out := make([]hook.StoredFile, len(s.stored))
+	for i, f := range s.stored {
+		out[i] = f.hookFile()
+	}
+	return out
+}
+
+// mapFile is how replay fills an mmap the hook recorded of the index-th
+// file stored (from 0), of length bytes from offset.
+func (s *fileStore) mapFile(index uint64, offset, length uint64) (*trace.MapFile, error) {
+	if index >= uint64(len(s.stored)) {
+		return nil, fmt.Errorf("the hook recorded an mmap of stored file %d of %d", index, len(s.stored))
+	}
+	f := s.stored[index]
+	return &trace.MapFile{Blob: f.blob, Offset: offset, Length: length, Path: f.path}, nil
 }
 
 func newFileStore(w *trace.Writer) *fileStore {
@@ -78,6 +116,13 @@ func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapF
 			return nil, fmt.Errorf("read mapped file: %w", err)
 		}
 		s.blobs[key] = id
+		target, _ := os.Readlink(path)
+		sf := storedFile{key: key, blob: id, path: target}
+		s.stored = append(s.stored, sf)
+		if s.onStore != nil {
+			s.onStore(len(s.stored)-1, sf)
+		}
+		return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: target}, nil
 	}
 	target, _ := os.Readlink(path)
 	return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: target}, nil

@@ -51,7 +51,21 @@ func (r *Recorder) installHook(t *thread) error {
 		return err
 	}
 	file := func(id fileID) [2]uint64 { return [2]uint64{id.dev, id.ino} }
-	return hook.Files(t.proc.mem, file(r.out.ids[1]), file(r.out.ids[2]), procDev())
+	if err := hook.SetStreams(t.proc.mem, file(r.out.ids[1]), file(r.out.ids[2]), procDev()); err != nil {
+		return err
+	}
+	return hook.SetStored(t.proc.mem, 0, r.files.hookFiles())
+}
+
+// publishStored adds a file just stored, the index-th, to the table of
+// stored files of every process's hook page (a process before its first
+// exec's end has none: it gets the whole table then).
+func (r *Recorder) publishStored(index int, f storedFile) {
+	for _, p := range r.procs {
+		if p.mem != nil {
+			hook.SetStored(p.mem, index, []hook.StoredFile{f.hookFile()})
+		}
+	}
 }
 
 // procDev is the device of procfs, whose files the hook leaves alone.
@@ -126,7 +140,12 @@ func (r *Recorder) inHookNow(t *thread) bool {
 func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	site := t.hookSite
 	t.hookSite = hook.Site{}
-	if site.Shape == 0 || t.split || e.Kind != trace.KindSyscall || ptrace.IsRestart(e.ExitRegs[trace.RAX]) {
+	// An execve is logged in two events, as it may block; one that
+	// failed is patched at its exit (one that succeeded is another
+	// program's memory now).
+	failedExec := e.Kind == trace.KindSyscallExit && e.Syscall == unix.SYS_EXECVE && int64(e.ExitRegs[trace.RAX]) < 0
+	if site.Shape == 0 || (t.split || e.Kind != trace.KindSyscall) && !failedExec || ptrace.IsRestart(e.ExitRegs[trace.RAX]) ||
+		e.Syscall == unix.SYS_EXECVE && !failedExec {
 		// (A call the kernel restarts goes back to its syscall
 		// instruction, which a ShapeCmp patch covers.)
 		return nil
@@ -261,12 +280,18 @@ func (r *Recorder) flushHook(t *thread) error {
 		// What the recorder notes of a call it sees (logExit) that
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
+		e := bufferedEvent(int32(t.tid), &rec)
+		if rec.Nr == unix.SYS_MMAP && rec.File != 0 {
+			if e.Map, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1]); err != nil {
+				return fmt.Errorf("thread %d: %w", t.tid, err)
+			}
+		}
 		if isMemoryCall(int(rec.Nr)) {
 			// Nothing the hook records changes code, but a mapping
 			// or an unmapping may drop patched sites.
 			r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, int(rec.Nr), rec.Args, uint64(rec.Ret), nil))
 		}
-		if err := r.log(bufferedEvent(int32(t.tid), &rec)); err != nil {
+		if err := r.log(e); err != nil {
 			return err
 		}
 	}

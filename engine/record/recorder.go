@@ -484,6 +484,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 		return err
 	}
 	r.files = newFileStore(r.w)
+	if r.filtered {
+		r.files.onStore = r.publishStored
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-debugger/rewind/engine/attach"
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -162,6 +163,16 @@ func (r *Recorder) rotate() error {
 		return fmt.Errorf("ring buffer: %w", err)
 	}
 	r.w, r.files = w, newFileStore(w)
+	if r.filtered {
+		// The files the hooks know are the last segment's, which the
+		// new one does not hold.
+		r.files.onStore = r.publishStored
+		for _, p := range r.procs {
+			if p.mem != nil {
+				hook.SetStored(p.mem, 0, nil)
+			}
+		}
+	}
 	r.w.AutoPush(pushEvery)
 	r.code.close()
 	r.code = codeFiles{} // its images are cached by blob id, which start again

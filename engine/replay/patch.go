@@ -172,6 +172,14 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		}
 	}
 	rip := e.Regs[trace.RIP]
+	if e.Kind == trace.KindSyscallExit {
+		// A failed execve's: the thread stands at the site, returned.
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.real, &regs); err != nil {
+			return err
+		}
+		rip = regs[trace.RIP]
+	}
 	code := make([]byte, hook.SiteCode)
 	if _, err := m.ReadAt(code, rip-hook.SiteBefore); err != nil {
 		return err

@@ -473,6 +473,9 @@ func (s *Session) apply(e *trace.Event) error {
 		if err := s.applySyscallExit(t, e); err != nil {
 			return err
 		}
+		if err := s.patchHookSite(t, e); err != nil {
+			return err
+		}
 		return s.ptraceEffects(t, e)
 	case trace.KindSignal:
 		return s.applySignal(t, e)

@@ -37,6 +37,7 @@ struct rec {
 	u16 nout, nin;
 	u64 nr, args[6], ret, site;
 	u64 hash; /* of the bytes a write wrote (FNV-1a, low bit set), else 0 */
+	u64 file; /* the file an mmap mapped: its entry in HOOK_FILES, from 1 */
 };
 struct out {
 	u64 addr, len;
@@ -100,6 +101,7 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[4], o[0].len = 256;
 		return 1;
+	case 59:  /* execve of nothing (see absent) */
 	case 9:   /* mmap (see room) */
 	case 10:  /* mprotect */
 	case 11:  /* munmap */
@@ -153,6 +155,7 @@ static int input(u64 nr) {
 	case 1:  /* write */
 	case 18: /* pwrite64 */
 		return 1;
+	case 59: /* execve */
 	case 21: /* access */
 	case 89: /* readlink */
 		return 0;
@@ -289,12 +292,45 @@ static int replayTraced(u64 nr) {
 	return 0;
 }
 
-/* mappable says whether mmap(a) is the hook's to record: private
-   anonymous memory that is not executable (the recorder patches new code
-   before it runs, and stores the files mapped), in a process that maps
-   nothing shared (the recorder follows what a mapping replaces). */
-static int mappable(const u64 *a) {
-	return !(a[2] & 4) && (a[3] & 0xf) == 2 && (a[3] & 0x20) && !(CTL(CTL_FLAGS, u32) & FLAG_SHARED);
+/* stored says which entry of the table of the files the recorder stored
+   fd is, from 1, or 0: the recorder needs no look at a mapping of one. */
+static u64 stored(u64 fd) {
+	u64 st[18];
+	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	if (do_syscall(5, b, HOOK_UNTRACED) != 0 || ST_FMT(st) != S_IFREG)
+		return 0;
+	u64 mtime = st[11] * 1000000000UL + st[12]; /* st_mtim */
+	u64 n = CTL(CTL_NFILES, u64);
+	const volatile u64 *f = (const volatile u64 *)(u64)HOOK_FILES;
+	for (u64 i = 0; i < n && i < HOOK_FILES_MAX; i++, f += 4)
+		if (f[0] == st[0] && f[1] == st[1] && f[2] == st[6] && f[3] == mtime)
+			return i + 1;
+	return 0;
+}
+
+/* mappable says whether mmap(a) is the hook's to record: private memory
+   that is not executable (the recorder patches new code before it runs),
+   anonymous or of a file the recorder stored (*file), replacing nothing
+   shared (the recorder follows what a MAP_FIXED mapping replaces in a
+   process that maps memory shared). */
+static int mappable(const u64 *a, u64 *file) {
+	if ((a[2] & 4) || (a[3] & 0xf) != 2 || ((a[3] & 0x10) && (CTL(CTL_FLAGS, u32) & FLAG_SHARED)))
+		return 0;
+	if (a[3] & 0x20) /* MAP_ANONYMOUS */
+		return 1;
+	*file = stored(a[4]);
+	return *file != 0;
+}
+
+/* absent says why execve(a) fails when its path names nothing, as a
+   shell's search of PATH meets at most tries (-ENOENT, -ENOTDIR, from an
+   untraced newfstatat), or 0: the hook answers those without the call,
+   and leaves any other to the recorder. */
+static long absent(const u64 *a) {
+	u64 st[18];
+	u64 b[6] = {(u64)-100 /* AT_FDCWD */, a[0], (u64)st, 0, 0, 0};
+	long r = do_syscall(262, b, HOOK_UNTRACED);
+	return r == -2 || r == -20 ? r : 0;
 }
 
 /* maskable says whether rt_sigprocmask(a) is the hook's to record: one
@@ -310,8 +346,9 @@ static int maskable(const u64 *a) {
 }
 
 /* room says how many bytes the record of call nr with arguments a may
-   take, or 0 for a call the hook does not record itself. */
-static u64 room(u64 nr, const u64 *a) {
+   take, or 0 for a call the hook does not record itself; *file is the
+   stored file an mmap maps. */
+static u64 room(u64 nr, const u64 *a, u64 *file) {
 	struct out o[2];
 	if (outputs(nr, a, -1, o) < 0)
 		return 0;
@@ -322,11 +359,11 @@ static u64 room(u64 nr, const u64 *a) {
 			return 0;
 		break;
 	case 9:
-		if (!mappable(a))
+		if (!mappable(a, file))
 			return 0;
 		break;
-	case 10: /* mprotect: not making code, nor where memory is shared */
-		if ((a[2] & 4) || (CTL(CTL_FLAGS, u32) & FLAG_SHARED))
+	case 10: /* mprotect: not making code */
+		if (a[2] & 4)
 			return 0;
 		break;
 	case 11:
@@ -335,6 +372,10 @@ static u64 room(u64 nr, const u64 *a) {
 		break;
 	case 14:
 		if (!maskable(a))
+			return 0;
+		break;
+	case 59:
+		if (!absent(a))
 			return 0;
 		break;
 	case 1:
@@ -427,10 +468,11 @@ long hook_call(struct frame *f, u64 nr) {
 		return traced(nr);
 	}
 	/* Only in record mode: room may make calls of its own. */
-	u64 len = CTL(CTL_LEN, u64), need = room(nr, a);
+	u64 file = 0;
+	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file);
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
-	long ret = do_syscall(nr, a, HOOK_UNTRACED);
+	long ret = nr == 59 ? absent(a) : do_syscall(nr, a, HOOK_UNTRACED);
 	struct rec *r = (struct rec *)(HOOK_BUF + len);
 	struct out o[2];
 	char *p = (char *)(r + 1);
@@ -460,6 +502,7 @@ long hook_call(struct frame *f, u64 nr) {
 	r->ret = ret;
 	r->site = f->rcx;
 	r->hash = (nr == 1 || nr == 18 || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
+	r->file = file;
 	r->size = p - (char *)r;
 	CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	return ret;

@@ -8,7 +8,9 @@
 #define HOOK_STACK_TOP 0x70004000
 #define HOOK_BUF 0x70004000
 #define HOOK_BUF_SIZE 0x40000
-#define HOOK_SIZE 0x44000 /* the whole mapping */
+#define HOOK_FILES 0x70044000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
+#define HOOK_FILES_MAX 256
+#define HOOK_SIZE 0x46000 /* the whole mapping */
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
@@ -21,6 +23,7 @@
 #define CTL_RET 48      /* u64: where hook_entry goes on (in the stub) */
 #define CTL_STREAMS 56  /* 2 x {u64 dev, ino}: the files of the stdout and stderr rewind passed */
 #define CTL_PROC_DEV 88 /* u64: procfs's device: its files are written traced */
+#define CTL_NFILES 96   /* u64: entries of HOOK_FILES in use */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
