@@ -194,19 +194,22 @@ func Bufferable(nr uint64) bool {
 		16,            // ioctl (TCGETS, TIOCGWINSZ)
 		9, 10, 11, 12, // mmap (private anonymous memory), mprotect, munmap, brk
 		13, 14, // rt_sigaction, rt_sigprocmask
-		59: // execve of a path that names nothing (answered without the call)
+		59,            // execve of a path that names nothing (answered without the call)
+		302,           // prlimit64 that sets nothing
+		158, 218, 273: // arch_prctl (ARCH_SET_FS, ARCH_SET_GS), set_tid_address, set_robust_list
 		return true
 	}
 	return false
 }
 
 // ReplayTraced says whether call nr, when the hook recorded it, is made
-// again in replay rather than answered from its record: the memory calls
-// and the signal dispositions and mask, which the kernel must hold for the
+// again in replay rather than answered from its record: the memory calls,
+// the signal dispositions and mask, the thread's fs/gs bases and the
+// addresses the kernel keeps for it, which the kernel must hold for the
 // replay to go on as recorded (hook.c's replayTraced).
 func ReplayTraced(nr uint64) bool {
 	switch nr {
-	case 9, 10, 11, 12, 13, 14:
+	case 9, 10, 11, 12, 13, 14, 158, 218, 273:
 		return true
 	}
 	return false

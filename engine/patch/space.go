@@ -411,3 +411,25 @@ func SharedMemory(a, b int) (bool, error) {
 	}
 	return r == 0, nil
 }
+
+// FileRegion is memory that maps a file the patcher knows (an executable
+// mapping's Image), from Offset in the file.
+type FileRegion struct {
+	Start, End, Offset uint64
+	Image              *Image
+}
+
+// Files returns the private mappings of files with an Image that meet
+// [lo, hi), by address.
+func (s *Space) Files(lo, hi uint64) []FileRegion {
+	if s == nil {
+		return nil
+	}
+	var out []FileRegion
+	for _, r := range s.regions {
+		if r.image != nil && !r.shared && r.end > lo && r.start < hi {
+			out = append(out, FileRegion{Start: r.start, End: r.end, Offset: r.offset, Image: r.image})
+		}
+	}
+	return out
+}

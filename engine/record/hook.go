@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -42,6 +43,25 @@ func (h *hookSpace) clone() *hookSpace {
 		return nil
 	}
 	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites)}
+}
+
+// startProgram prepares the program an execve of t started, at the
+// call's exit (e): rdtsc and cpuid trap, and under the filter the hook
+// page is mapped and the sites of the executable and the loader that
+// served calls in earlier processes are patched (e.Hooks). At the exit,
+// not the exec stop: a call injected there would run as the end of the
+// execve.
+func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
+	if err := ptrace.TrapInstructions(t.tid, t.proc.mem, r.cpuidFaulting); err != nil {
+		return fmt.Errorf("trap rdtsc/cpuid: %w", err)
+	}
+	if !r.filtered {
+		return nil
+	}
+	if err := r.installHook(t); err != nil {
+		return fmt.Errorf("exec: %w", err)
+	}
+	return r.patchKnown(t, e, 0, ^uint64(0))
 }
 
 // installHook maps the hook page into the process of t, at the exit of
@@ -158,6 +178,93 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	if err != nil || stub == 0 {
 		return err
 	}
+	if err := writeSite(p, site, stub); err != nil {
+		return err
+	}
+	if resume := site.Resume(stub); resume != site.RIP {
+		if err := ptrace.SetRIP(t.tid, resume); err != nil {
+			return fmt.Errorf("hook site: %w", err)
+		}
+	}
+	p.hooks.sites[site.RIP] = true
+	e.Flags |= trace.FlagHookSite
+	e.Aux, e.Value = stub, fresh
+	r.learnSite(p, site)
+	return nil
+}
+
+// knownSites are the system call sites the hook served, by the file that
+// holds them (its Image: a stored file's, or an exec'd one's by device,
+// inode, size and time) and their offset in it, with the call's number:
+// where a later process maps the file, they are patched at once, so that
+// a program's first calls (the loader's, libc's start) need no stop
+// either.
+type knownSites map[*patch.Image]map[uint64]uint32
+
+// learnSite notes the site patched in p, if it lies in a file.
+func (r *Recorder) learnSite(p *process, site hook.Site) {
+	fs := p.code.Files(site.RIP, site.RIP+1)
+	if len(fs) != 1 {
+		return
+	}
+	f := fs[0]
+	if r.known == nil {
+		r.known = knownSites{}
+	}
+	if r.known[f.Image] == nil {
+		r.known[f.Image] = map[uint64]uint32{}
+	}
+	r.known[f.Image][site.RIP-f.Start+f.Offset] = site.Nr
+}
+
+// patchKnown patches the known sites of the files mapped in [lo, hi) of
+// t's process, which the program has not run yet (an exec's, an mmap's),
+// and lists them in e for replay.
+func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
+	if t.ownFilter || t.i386 {
+		// Under a filter of the program's own, which would judge the
+		// hook's calls, sites are not patched (hookSiteAt) either.
+		return nil
+	}
+	p := t.proc
+	for _, f := range p.code.Files(lo, hi) {
+		sites := r.known[f.Image]
+		offs := make([]uint64, 0, len(sites))
+		for off := range sites {
+			if off >= f.Offset && off-f.Offset < f.End-f.Start {
+				offs = append(offs, off)
+			}
+		}
+		slices.Sort(offs)
+		for _, off := range offs {
+			rip := f.Start + off - f.Offset
+			if p.hooks != nil && p.hooks.sites[rip] {
+				continue
+			}
+			code := make([]byte, hook.SiteCode)
+			if _, err := p.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
+				continue
+			}
+			site, ok := hook.FindSite(code, rip, sites[off])
+			if !ok {
+				continue
+			}
+			stub, fresh, err := r.stubFor(t, rip)
+			if err != nil || stub == 0 {
+				return err
+			}
+			if err := writeSite(p, site, stub); err != nil {
+				return err
+			}
+			p.hooks.sites[rip] = true
+			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
+		}
+	}
+	return nil
+}
+
+// writeSite writes site's stub at stub and the jump to it over the site.
+func writeSite(p *process, site hook.Site, stub uint64) error {
 	jmp, err := site.Jump(stub)
 	if err != nil {
 		return err
@@ -172,14 +279,6 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	if _, err := p.mem.WriteAt(jmp, site.Start()); err != nil {
 		return fmt.Errorf("hook site: %w", err)
 	}
-	if resume := site.Resume(stub); resume != site.RIP {
-		if err := ptrace.SetRIP(t.tid, resume); err != nil {
-			return fmt.Errorf("hook site: %w", err)
-		}
-	}
-	p.hooks.sites[site.RIP] = true
-	e.Flags |= trace.FlagHookSite
-	e.Aux, e.Value = stub, fresh
 	return nil
 }
 
@@ -285,6 +384,9 @@ func (r *Recorder) flushHook(t *thread) error {
 			if e.Map, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1]); err != nil {
 				return fmt.Errorf("thread %d: %w", t.tid, err)
 			}
+		}
+		if rec.Nr == unix.SYS_SET_ROBUST_LIST && rec.Ret == 0 {
+			t.robust = rec.Args[0] // as logExit notes it
 		}
 		if isMemoryCall(int(rec.Nr)) {
 			// Nothing the hook records changes code, but a mapping

@@ -199,6 +199,9 @@ type Recorder struct {
 	// filtered says the program runs under the recorder's seccomp filter
 	// (ptrace.Spec.Filter): its threads run with PTRACE_CONT (let).
 	filtered bool
+	// known are the sites the hook served, patched at once where their
+	// files are mapped again (hook.go).
+	known knownSites
 	// shepherd is the pid of the process that traces the daemons left
 	// running under the filter (ptrace/shepherd.go), or 0.
 	shepherd int

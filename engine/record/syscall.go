@@ -222,18 +222,6 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	}
 	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
-		if c.Ret == 0 {
-			if err := ptrace.TrapInstructions(t.tid, t.proc.mem, r.cpuidFaulting); err != nil {
-				return fmt.Errorf("trap rdtsc/cpuid: %w", err)
-			}
-			if r.filtered {
-				// At the exit, not the exec stop: a call injected
-				// there would run as the end of the execve.
-				if err := r.installHook(t); err != nil {
-					return fmt.Errorf("exec: %w", err)
-				}
-			}
-		}
 	}
 	if c.Nr == unix.SYS_SCHED_YIELD && len(r.ready) > 0 {
 		// What sched_yield asks for: let the others run now, rather than
@@ -296,6 +284,17 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	chk, key, err := r.sharedSyscall(t, &c, e)
 	if err != nil {
 		return c, err
+	}
+	if (t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT) && c.Ret == 0 {
+		// (t.nr: the first program's execve has no entry the recorder saw.)
+		if err := r.startProgram(t, e); err != nil {
+			return c, err
+		}
+	}
+	if c.Nr == unix.SYS_MMAP && c.Ret >= 0 && c.Args[2]&unix.PROT_EXEC != 0 && !t.refused {
+		if err := r.patchKnown(t, e, uint64(c.Ret), uint64(c.Ret)+c.Args[1]); err != nil {
+			return c, err
+		}
 	}
 	if err := r.patchHookSite(t, e); err != nil {
 		return c, err

@@ -260,3 +260,39 @@ func TestBufferedReplayTraced(t *testing.T) {
 		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
 	}
 }
+
+// TestKnownSites: sites the hook served in one process are patched at
+// once where a later process maps the same code (its exec, an mmap of a
+// library), so that the loader's and libc's first calls in a program the
+// shell runs need no stop either (Event.Hooks), and replay patches them
+// at the same events.
+func TestKnownSites(t *testing.T) {
+	prog := buildC(t, "buffered_memory")
+	path, printed, _ := recordProg(t, "/bin/sh", "-c", prog+" 3; "+prog+" 3")
+	if strings.Count(printed, "late 0 absent 3") != 2 {
+		t.Fatalf("the programs printed %q", printed)
+	}
+	var execs, hooked int
+	access := map[int]bool{} // by run: the loader's access of /etc/ld.so.preload, buffered
+	for _, e := range readEvents(t, path) {
+		if e.Kind == trace.KindExec {
+			execs++
+		}
+		if len(e.Hooks) > 0 {
+			hooked++
+		}
+		if e.Syscall == unix.SYS_ACCESS && len(e.In) == 1 && strings.HasPrefix(string(e.In[0].Data), "/etc/ld.so.preload") {
+			access[execs] = e.Flags&trace.FlagBuffered != 0
+		}
+	}
+	if execs != 3 || hooked < 2 {
+		t.Fatalf("%d execs, %d events patching known sites; want 3 execs (sh, the program twice) and known sites patched at the last two", execs, hooked)
+	}
+	// The loader is the shell's too: its sites are known from the shell on.
+	if access[1] || !access[2] || !access[3] {
+		t.Errorf("the loader's first access, buffered in sh: %v, in the program's runs: %v, %v; want false, true, true", access[1], access[2], access[3])
+	}
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+}

@@ -157,19 +157,17 @@ func (s *Session) compareBuffered(t *rthread, e *trace.Event, regs *trace.Regs) 
 // returned, as the recorder did (FlagHookSite): a stub page mapped where
 // it mapped one, the stub, and the jump over the site's code.
 func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
-	if e.Flags&trace.FlagHookSite == 0 || t.dead {
+	if t.dead {
 		return nil
 	}
-	m := t.proc.mem
-	if page := e.Value; page != 0 {
-		got, err := ptrace.InjectSyscall(t.real, m, unix.SYS_MMAP, page, 4096, unix.PROT_READ|unix.PROT_EXEC,
-			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
-		if err != nil {
+	for _, h := range e.Hooks {
+		// Known sites of code just mapped (no thread there yet).
+		if _, err := s.patchSite(t, e, h); err != nil {
 			return err
 		}
-		if uint64(got) != page {
-			return s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", page, got)
-		}
+	}
+	if e.Flags&trace.FlagHookSite == 0 {
+		return nil
 	}
 	rip := e.Regs[trace.RIP]
 	if e.Kind == trace.KindSyscallExit {
@@ -180,28 +178,8 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		}
 		rip = regs[trace.RIP]
 	}
-	code := make([]byte, hook.SiteCode)
-	if _, err := m.ReadAt(code, rip-hook.SiteBefore); err != nil {
-		return err
-	}
-	site, ok := hook.FindSite(code, rip, uint32(e.Syscall))
-	if !ok {
-		return s.diverge(e, "the recording patched the system call site at %#x, which is not one the hook serves here (% x)", rip, code)
-	}
-	jmp, err := site.Jump(e.Aux)
+	site, err := s.patchSite(t, e, trace.HookPatch{Site: rip, Stub: e.Aux, Page: e.Value, Nr: uint32(e.Syscall)})
 	if err != nil {
-		return s.diverge(e, "%v", err)
-	}
-	stub, err := site.Stub(e.Aux)
-	if err != nil {
-		return s.diverge(e, "%v", err)
-	}
-	// The debugger reads the code the jump replaces.
-	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(rip-site.Start()):][:site.Len()])
-	if _, err := m.WriteAt(stub, e.Aux); err != nil {
-		return err
-	}
-	if _, err = m.WriteAt(jmp, site.Start()); err != nil {
 		return err
 	}
 	if resume := site.Resume(e.Aux); resume != rip {
@@ -209,4 +187,45 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		return ptrace.SetRIP(t.real, resume)
 	}
 	return nil
+}
+
+// patchSite patches one site as the recorder did at e: the stub page
+// mapped first if it mapped one, the stub, the jump over the site's code.
+func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook.Site, error) {
+	m := t.proc.mem
+	if h.Page != 0 {
+		got, err := ptrace.InjectSyscall(t.real, m, unix.SYS_MMAP, h.Page, 4096, unix.PROT_READ|unix.PROT_EXEC,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+		if err != nil {
+			return hook.Site{}, err
+		}
+		if uint64(got) != h.Page {
+			return hook.Site{}, s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", h.Page, got)
+		}
+	}
+	code := make([]byte, hook.SiteCode)
+	if _, err := m.ReadAt(code, h.Site-hook.SiteBefore); err != nil {
+		return hook.Site{}, err
+	}
+	site, ok := hook.FindSite(code, h.Site, h.Nr)
+	if !ok {
+		return site, s.diverge(e, "the recording patched the system call site at %#x, which is not one the hook serves here (% x)", h.Site, code)
+	}
+	jmp, err := site.Jump(h.Stub)
+	if err != nil {
+		return site, s.diverge(e, "%v", err)
+	}
+	stub, err := site.Stub(h.Stub)
+	if err != nil {
+		return site, s.diverge(e, "%v", err)
+	}
+	// The debugger reads the code the jump replaces.
+	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(h.Site-site.Start()):][:site.Len()])
+	if _, err := m.WriteAt(stub, h.Stub); err != nil {
+		return site, err
+	}
+	if _, err = m.WriteAt(jmp, site.Start()); err != nil {
+		return site, err
+	}
+	return site, nil
 }

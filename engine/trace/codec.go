@@ -29,6 +29,7 @@ const (
 	pStatus
 	pNewTid
 	pShared
+	pHooks
 
 	pAll = 1<<iota - 1
 )
@@ -140,6 +141,9 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 	if e.Shared != nil {
 		p |= pShared
 	}
+	if len(e.Hooks) > 0 {
+		p |= pHooks
+	}
 
 	b = append(b, byte(e.Kind))
 	b = binary.AppendUvarint(b, p)
@@ -207,6 +211,15 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 		b = binary.AppendUvarint(b, e.Shared.Offset)
 		b = binary.AppendUvarint(b, e.Shared.Size)
 		b = appendBytes(b, []byte(e.Shared.Path))
+	}
+	if p&pHooks != 0 {
+		b = binary.AppendUvarint(b, uint64(len(e.Hooks)))
+		for _, h := range e.Hooks {
+			b = binary.AppendUvarint(b, h.Site)
+			b = binary.AppendUvarint(b, h.Stub)
+			b = binary.AppendUvarint(b, h.Page)
+			b = binary.AppendUvarint(b, uint64(h.Nr))
+		}
 	}
 	c.update(e, hasRegs)
 	return b
@@ -456,6 +469,17 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		}
 		e.Shared = &SharedMap{Object: uint32(obj), Offset: d.uvarint(), Size: d.uvarint()}
 		e.Shared.Path = string(d.bytes())
+	}
+	if p&pHooks != 0 {
+		n := d.uvarint()
+		if d.err == nil && n > maxHooks {
+			d.err = fmt.Errorf("%d hook sites in one event", n)
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			h := HookPatch{Site: d.uvarint(), Stub: d.uvarint(), Page: d.uvarint()}
+			h.Nr = uint32(d.uvarint())
+			e.Hooks = append(e.Hooks, h)
+		}
 	}
 	if d.err != nil {
 		return nil

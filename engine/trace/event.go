@@ -257,4 +257,21 @@ type Event struct {
 	StackHash uint64
 	Status    int32
 	NewTid    int32
+	// Hooks are the system call sites the recorder patched to go through
+	// the hook page at this event, where code it had seen making calls was
+	// mapped again (an exec, an mmap of a library): replay patches them
+	// here too.
+	Hooks []HookPatch
 }
+
+// HookPatch is a system call site patched to jump to a stub of the hook
+// page (engine/hook): the address after its syscall instruction, the
+// call's number, the stub's address and the page mapped for it first (0:
+// a page mapped before).
+type HookPatch struct {
+	Site, Stub, Page uint64
+	Nr               uint32
+}
+
+// maxHooks bounds the sites of one event a reader accepts.
+const maxHooks = 1 << 16

@@ -106,9 +106,10 @@ import (
 // Event.Shared; version 4 the flags of the program's own ptrace, emulated
 // (FlagSkipped, FlagNoRedo, FlagPtraceStop, FlagSingleStep), which an older
 // replay would ignore and diverge on; version 5 the hook page of system
-// call buffering (Header.Hook, FlagBuffered, FlagHookSite). Older traces
-// read the same.
-const CurrentVersion = 5
+// call buffering (Header.Hook, FlagBuffered, FlagHookSite); version 6
+// Event.Hooks, sites patched where known code is mapped again. Older
+// traces read the same.
+const CurrentVersion = 6
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"

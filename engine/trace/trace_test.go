@@ -259,6 +259,7 @@ func extremeEvents() []*Event {
 		{Kind: KindSignal, Tid: 1, Mem: []Mem{{Addr: 0}, {Addr: math.MaxUint64, Data: []byte{}}}},
 		{Kind: KindSharedMem, Tid: 1, Shared: &SharedMap{Object: math.MaxUint32, Offset: math.MaxUint64, Size: math.MaxUint64, Path: "/memfd:x (deleted)"}},
 		{Kind: KindSharedMem, Tid: 1, Shared: &SharedMap{}},
+		{Kind: KindSyscall, Tid: 1, Hooks: []HookPatch{{Site: math.MaxUint64, Stub: 0x7fff0000, Page: 0x7fff0000, Nr: math.MaxUint32}, {}}},
 	}
 }
 

@@ -101,6 +101,17 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[4], o[0].len = 256;
 		return 1;
+	case 302: /* prlimit64 that sets nothing */
+		if (a[2] != 0)
+			return -1;
+		if (ret != 0 || a[3] == 0)
+			return 0;
+		o[0].addr = a[3], o[0].len = 16;
+		return 1;
+	case 158: /* arch_prctl: ARCH_SET_GS, ARCH_SET_FS */
+		return a[0] == 0x1001 || a[0] == 0x1002 ? 0 : -1;
+	case 218: /* set_tid_address */
+	case 273: /* set_robust_list */
 	case 59:  /* execve of nothing (see absent) */
 	case 9:   /* mmap (see room) */
 	case 10:  /* mprotect */
@@ -277,8 +288,8 @@ static int writable(u64 fd) {
 
 /* replayTraced says whether call nr is one the hook records but leaves
    to replay, which makes it again (the memory calls, the signal
-   dispositions and mask: what the kernel must hold for the replay to go
-   on as recorded). */
+   dispositions and mask, the thread's registers and addresses the kernel
+   keeps: what it must hold for the replay to go on as recorded). */
 static int replayTraced(u64 nr) {
 	switch (nr) {
 	case 9:  /* mmap */
@@ -287,6 +298,9 @@ static int replayTraced(u64 nr) {
 	case 12: /* brk */
 	case 13: /* rt_sigaction */
 	case 14: /* rt_sigprocmask */
+	case 158: /* arch_prctl */
+	case 218: /* set_tid_address */
+	case 273: /* set_robust_list */
 		return 1;
 	}
 	return 0;
