@@ -196,6 +196,7 @@ func Bufferable(nr uint64) bool {
 		13, 14, // rt_sigaction, rt_sigprocmask
 		59,            // execve of a path that names nothing (answered without the call)
 		302,           // prlimit64 that sets nothing
+		334,           // rseq, which the recorder refuses (ENOSYS, answered without the call)
 		158, 218, 273: // arch_prctl (ARCH_SET_FS, ARCH_SET_GS), set_tid_address, set_robust_list
 		return true
 	}
