@@ -2,7 +2,9 @@ package patch
 
 import (
 	"bytes"
+
 	"debug/elf"
+	"golang.org/x/sys/unix"
 	"os"
 	"sort"
 	"sync"
@@ -239,6 +241,35 @@ func (l *Layout) withoutObjects(lo, hi uint64) []span {
 type Images struct {
 	paths map[string]*Image
 	blobs map[uint32]*Image
+	files map[fileID]*Image
+}
+
+// fileID tells files apart by what stat says of them.
+type fileID struct {
+	dev, ino, size uint64
+	mtime          int64
+}
+
+// Exec returns the image of the file at path as it is now (an exec'd
+// file: the executable, its interpreter), told apart from another file at
+// that path by device, inode, size and time, so that what was learned of
+// one (the sites a scan found, the system call sites patched) is never
+// applied to another. Nil when path cannot be read.
+func (c *Images) Exec(path string) *Image {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return nil
+	}
+	id := fileID{st.Dev, st.Ino, uint64(st.Size), st.Mtim.Nano()}
+	if im, ok := c.files[id]; ok {
+		return im
+	}
+	if c.files == nil {
+		c.files = map[fileID]*Image{}
+	}
+	im := NewImage(func() ([]byte, error) { return os.ReadFile(path) })
+	c.files[id] = im
+	return im
 }
 
 // Path returns the image of the file at path, read when first needed.

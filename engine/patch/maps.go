@@ -11,7 +11,8 @@ import (
 
 // ExecMappings lists the file mappings of process pid as its exec left them
 // (the executable and its interpreter), for Space.Map: image returns the
-// Image of a path. The vDSO and other special mappings are not files.
+// Image of a path (Images.Exec, which tells files at one path apart: the
+// mappings are Fresh). The vDSO and other special mappings are not files.
 func ExecMappings(pid int, image func(path string) *Image) ([]Mapping, error) {
 	maps, err := ptrace.ReadMaps(pid)
 	if err != nil {
@@ -22,7 +23,9 @@ func ExecMappings(pid int, image func(path string) *Image) ([]Mapping, error) {
 		if !strings.HasPrefix(m.Path, "/") || m.End <= m.Start {
 			continue
 		}
-		out = append(out, mapping(m.Start, m.End-m.Start, m.Offset, m.Perms, m.Path, image))
+		mp := mapping(m.Start, m.End-m.Start, m.Offset, m.Perms, m.Path, image)
+		mp.Fresh = true // nothing has run yet: the memory is the file's
+		out = append(out, mp)
 	}
 	return out, nil
 }

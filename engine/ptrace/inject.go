@@ -286,6 +286,9 @@ const maxRequeue = 64
 // Past maxRequeue, or when a requeue fails, the signal is sent with tgkill,
 // without its siginfo.
 func requeueAll(tid int, m *Mem, infos [][]byte) {
+	if len(infos) == 0 {
+		return // (the usual case: no /proc read for the pid)
+	}
 	pid := pidOf(tid)
 	for i := 0; i < len(infos); i++ {
 		sig := int(binary.LittleEndian.Uint32(infos[i]))

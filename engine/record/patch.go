@@ -31,30 +31,8 @@ const illIllopn = 2
 type codeFiles struct {
 	patch.Images
 	open []*os.File
-	// execs are the exec'd files' images (exec).
-	execs map[fileKey]*patch.Image
 	// wx: the writable and executable memory warning was given.
 	wx bool
-}
-
-// exec is the Image of an exec'd file (the executable, its interpreter) by
-// path, told apart by device, inode, size and time: the sites learned in
-// one (knownSites) must not be patched into another file at that path.
-func (c *codeFiles) exec(path string) *patch.Image {
-	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil {
-		return nil
-	}
-	key := fileKey{st.Dev, st.Ino, uint64(st.Size), st.Mtim.Nano()}
-	if im := c.execs[key]; im != nil {
-		return im
-	}
-	if c.execs == nil {
-		c.execs = map[fileKey]*patch.Image{}
-	}
-	im := patch.NewImage(func() ([]byte, error) { return os.ReadFile(path) })
-	c.execs[key] = im
-	return im
 }
 
 // close releases the files kept for their layouts.
@@ -129,7 +107,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
 	p.hooks = nil
-	maps, err := patch.ExecMappings(p.pid, r.code.exec)
+	maps, err := patch.ExecMappings(p.pid, r.code.Exec)
 	if err != nil {
 		return st, 0, err
 	}

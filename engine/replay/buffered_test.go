@@ -3,7 +3,9 @@ package replay_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -305,5 +307,30 @@ func TestKnownSites(t *testing.T) {
 	}
 	if got, err := replayAll(t, path); err != nil || got != printed {
 		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+}
+
+// TestStoredFilesMapped: replay maps the libraries a program mapped from
+// the trace's copies of them (memfds, mapfile.go), not from anonymous
+// memory filled page by page.
+func TestStoredFilesMapped(t *testing.T) {
+	prog := buildC(t, "buffered_memory")
+	path, _, _ := recordProg(t, prog, "3")
+	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := loadBase(t, s, prog)
+	s.SetBreakpoints([]uint64{base + testprog.Symbol(t, prog, "on_usr1")})
+	if st, err := s.Continue(0); err != nil || st == nil {
+		t.Fatalf("continue to the handler: %v %v", st, err)
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Threads()[0].Real))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(maps), "memfd:rewind-file-") {
+		t.Errorf("no mapping of a stored file in the replaying process:\n%s", maps)
 	}
 }

@@ -50,7 +50,7 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
-	maps, err := patch.ExecMappings(p.real, s.code.Path)
+	maps, err := patch.ExecMappings(p.real, s.code.Exec)
 	if err != nil {
 		return st, err
 	}

@@ -101,11 +101,14 @@ type Session struct {
 	watchGen      int
 	stop          *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
-	// sees them as anonymous memory).
+	// sees them as anonymous memory or memfds, mapfile.go).
 	fileMaps  []Mapping
 	onMapping func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
+	// files are the memfds of stored files that private mappings map
+	// (mapfile.go).
+	files storedFiles
 	// code holds the files code patching reads: executable mappings by blob
 	// (read from the trace), the files the kernel mapped at exec by path.
 	// The sites belong to each process (rproc.code).
@@ -289,6 +292,7 @@ func (s *Session) Close() {
 		s.th.Do(func() {
 			s.killLive()
 			s.sh.close()
+			s.files.close()
 		})
 		s.th.Close()
 	}
@@ -841,7 +845,7 @@ func (s *Session) Mappings() ([]Mapping, error) {
 		// back for the replay and removed) still has its symbols there.
 		m := Mapping{Start: k.Start, End: k.End, Perms: k.Perms, Offset: k.Offset, Path: strings.TrimSuffix(k.Path, " (deleted)")}
 		for _, fm := range s.fileMaps {
-			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-shared-")) && fm.Start <= m.Start && m.Start < fm.End {
+			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-")) && fm.Start <= m.Start && m.Start < fm.End {
 				m.Path = fm.Path
 				m.Offset = fm.Offset + (m.Start - fm.Start)
 			}

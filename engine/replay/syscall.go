@@ -261,6 +261,7 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 // mappings made anonymous and filled from the trace).
 func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	regs := e.Regs
+	storedFd := -1 // a stored file's memfd, opened for an mmap (mapfile.go)
 	var hookRegs *trace.Regs
 	if s.fromHook(e) {
 		// A call the hook recorded (hook.ReplayTraced): the trace holds
@@ -290,21 +291,34 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			regs[trace.RDI] = want
 		}
 		if flags&unix.MAP_ANONYMOUS == 0 {
-			// The file may be gone or changed: map memory and fill it.
-			// Shared stays shared: processes forked after the mapping
-			// share its pages in replay as they did when recorded.
-			// (A read-only one cannot be filled through /proc/PID/mem,
-			// and nothing writes it: private does.)
+			// The file may be gone or changed: map the trace's copy
+			// (mapfile.go), or memory filled with it. Shared stays
+			// shared: processes forked after the mapping share its
+			// pages in replay as they did when recorded. (A read-only
+			// one cannot be filled through /proc/PID/mem, and nothing
+			// writes it: private does.)
 			shared := flags&mapTypeMask != unix.MAP_PRIVATE && c.Args[2]&unix.PROT_WRITE != 0
 			flags &^= mapTypeMask
-			if shared {
+			mapped := false
+			if !shared && e.Map != nil {
+				var err error
+				if storedFd, mapped, err = s.mapStored(t, e.Map, &regs); err != nil {
+					return err
+				}
+			}
+			switch {
+			case mapped:
+				flags |= unix.MAP_PRIVATE
+			case shared:
 				flags |= unix.MAP_SHARED | unix.MAP_ANONYMOUS
-			} else {
+			default:
 				flags |= unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
 			}
-			regs[trace.R8] = ^uint64(0)
-			regs[trace.R9] = 0
-			fill = e.Map
+			if !mapped {
+				regs[trace.R8] = ^uint64(0)
+				regs[trace.R9] = 0
+				fill = e.Map
+			}
 		}
 		regs[trace.R10] = flags
 	case unix.SYS_MREMAP:
@@ -440,6 +454,11 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	} else if addressResult(c.Nr) && got[trace.RAX] != e.ExitRegs[trace.RAX] && e.Kind == trace.KindSyscall {
 		return s.diverge(e, "%s returned %#x, recorded %#x", syscalls.Name(c.Nr), got[trace.RAX], e.ExitRegs[trace.RAX])
 	}
+	if storedFd >= 0 {
+		if err := s.closeStored(t, storedFd); err != nil {
+			return err
+		}
+	}
 	if hookRegs != nil {
 		for _, i := range []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9} {
 			got[i] = hookRegs[i]
@@ -455,12 +474,12 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		if err := s.faultPastEnd(t, e, fill); err != nil {
 			return err
 		}
-		if t.proc == s.main {
-			addr := e.ExitRegs[trace.RAX]
-			s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: fill.Offset, Path: fill.Path})
-			if s.onMapping != nil {
-				s.onMapping()
-			}
+	}
+	if m := e.Map; m != nil && (fill != nil || storedFd >= 0) && t.proc == s.main {
+		addr := e.ExitRegs[trace.RAX]
+		s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: m.Offset, Path: m.Path})
+		if s.onMapping != nil {
+			s.onMapping()
 		}
 	}
 	if err := s.writeMem(t, e.Mem); err != nil {

@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Private file mappings from the trace's copies. A recorded mmap of a file
+// is replayed from the bytes the trace stored (the file may be gone or
+// changed). Writing them into anonymous memory costs a copy of every
+// mapping in every process: a shell's children each had their libc written
+// page by page, most of a process tree's replay. Instead each stored file
+// is written once into a sealed memfd, which the replaying process maps
+// privately at the recorded address, as the recording mapped the file:
+// its pages are shared until written, and those past the file's end fault
+// as the file's did.
+
+// maxFileBytes bounds the memory the memfds of stored files take; past it
+// mappings are filled as before.
+const maxFileBytes = 512 << 20
+
+// storedFiles are the memfds of the trace's stored files, by blob.
+type storedFiles struct {
+	byBlob map[uint32]*os.File
+	bytes  int64
+}
+
+// close releases the memfds.
+func (sf *storedFiles) close() {
+	for _, f := range sf.byBlob {
+		f.Close()
+	}
+	sf.byBlob, sf.bytes = nil, 0
+}
+
+// storedFile returns the sealed memfd holding blob id, made on first use;
+// nil past maxFileBytes.
+func (s *Session) storedFile(id uint32) (*os.File, error) {
+	if f := s.files.byBlob[id]; f != nil {
+		return f, nil
+	}
+	data, err := s.blob(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.files.bytes+int64(len(data)) > maxFileBytes {
+		return nil, nil
+	}
+	fd, err := unix.MemfdCreate(fmt.Sprintf("rewind-file-%d", id), unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("stored file %d: memfd_create: %w", id, err)
+	}
+	f := os.NewFile(uintptr(fd), fmt.Sprintf("rewind-file-%d", id))
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stored file %d: %w", id, err)
+	}
+	// Nothing may change it, the replayed program least of all.
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_WRITE|unix.F_SEAL_GROW|unix.F_SEAL_SHRINK|unix.F_SEAL_SEAL); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stored file %d: seal: %w", id, err)
+	}
+	if s.files.byBlob == nil {
+		s.files.byBlob = map[uint32]*os.File{}
+	}
+	s.files.byBlob[id] = f
+	s.files.bytes += int64(len(data))
+	return f, nil
+}
+
+// openStored opens f, a stored file's memfd, in the process of t, read
+// only, and returns the descriptor (-1 when it cannot).
+func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
+	path := append([]byte(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())), 0)
+	cwd := int64(unix.AT_FDCWD)
+	ret, err := s.injectWithString(t, path, func(addr uint64) (int64, error) {
+		return ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_OPENAT, uint64(cwd), addr, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return -1, fmt.Errorf("open a stored file in the replay: %w", err)
+	}
+	if ret < 0 {
+		return -1, nil
+	}
+	return int(ret), nil
+}
+
+// mapStored makes regs, a recorded private mmap of m about to be made
+// again, map the stored file's memfd instead (opened in t's process: the
+// descriptor returned, to close after the call), or reports false when
+// the mapping must be filled.
+func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int, bool, error) {
+	f, err := s.storedFile(m.Blob)
+	if err != nil || f == nil {
+		return -1, false, err
+	}
+	fd, err := s.openStored(t, f)
+	if err != nil || fd < 0 {
+		return -1, false, err
+	}
+	regs[trace.R8] = uint64(fd)
+	return fd, true, nil
+}
+
+// closeStored closes the descriptor mapStored opened in t's process.
+func (s *Session) closeStored(t *rthread, fd int) error {
+	if _, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_CLOSE, uint64(fd)); err != nil {
+		return fmt.Errorf("close a stored file in the replay: %w", err)
+	}
+	return nil
+}
