@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
-	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -190,76 +189,6 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	e.Flags |= trace.FlagHookSite
 	e.Aux, e.Value = stub, fresh
 	r.learnSite(p, site)
-	return nil
-}
-
-// knownSites are the system call sites the hook served, by the file that
-// holds them (its Image: a stored file's, or an exec'd one's by device,
-// inode, size and time) and their offset in it, with the call's number:
-// where a later process maps the file, they are patched at once, so that
-// a program's first calls (the loader's, libc's start) need no stop
-// either.
-type knownSites map[*patch.Image]map[uint64]uint32
-
-// learnSite notes the site patched in p, if it lies in a file.
-func (r *Recorder) learnSite(p *process, site hook.Site) {
-	fs := p.code.Files(site.RIP, site.RIP+1)
-	if len(fs) != 1 {
-		return
-	}
-	f := fs[0]
-	if r.known == nil {
-		r.known = knownSites{}
-	}
-	if r.known[f.Image] == nil {
-		r.known[f.Image] = map[uint64]uint32{}
-	}
-	r.known[f.Image][site.RIP-f.Start+f.Offset] = site.Nr
-}
-
-// patchKnown patches the known sites of the files mapped in [lo, hi) of
-// t's process, which the program has not run yet (an exec's, an mmap's),
-// and lists them in e for replay.
-func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
-	if t.ownFilter || t.i386 {
-		// Under a filter of the program's own, which would judge the
-		// hook's calls, sites are not patched (hookSiteAt) either.
-		return nil
-	}
-	p := t.proc
-	for _, f := range p.code.Files(lo, hi) {
-		sites := r.known[f.Image]
-		offs := make([]uint64, 0, len(sites))
-		for off := range sites {
-			if off >= f.Offset && off-f.Offset < f.End-f.Start {
-				offs = append(offs, off)
-			}
-		}
-		slices.Sort(offs)
-		for _, off := range offs {
-			rip := f.Start + off - f.Offset
-			if p.hooks != nil && p.hooks.sites[rip] {
-				continue
-			}
-			code := make([]byte, hook.SiteCode)
-			if _, err := p.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
-				continue
-			}
-			site, ok := hook.FindSite(code, rip, sites[off])
-			if !ok {
-				continue
-			}
-			stub, fresh, err := r.stubFor(t, rip)
-			if err != nil || stub == 0 {
-				return err
-			}
-			if err := writeSite(p, site, stub); err != nil {
-				return err
-			}
-			p.hooks.sites[rip] = true
-			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
-		}
-	}
 	return nil
 }
 
