@@ -14,16 +14,14 @@ import (
 // maxBlob caps the size of one mapped file stored in a trace.
 const maxBlob = 2 << 30
 
-type fileKey struct {
-	dev, ino, size uint64
-	mtime          int64
-}
+// A stored file is known by what stat says of it, as the hook's table of
+// stored files holds it (hook.StoredFile).
 
 // fileStore saves the contents of mmap'ed files once per trace, so that a
 // trace replays after the files change or disappear.
 type fileStore struct {
 	w     *trace.Writer
-	blobs map[fileKey]uint32
+	blobs map[hook.StoredFile]uint32
 	// stored lists the files stored, in order: the table the hook page
 	// checks an mmap's file against, which names them by index (the
 	// recorder then needs no look at the descriptor, gone by the flush).
@@ -34,21 +32,16 @@ type fileStore struct {
 
 // storedFile is a file stored in the trace: what an mmap of it refers to.
 type storedFile struct {
-	key  fileKey
+	key  hook.StoredFile
 	blob uint32
 	path string
-}
-
-// hookFile is f as the hook's table holds it.
-func (f storedFile) hookFile() hook.StoredFile {
-	return hook.StoredFile{Dev: f.key.dev, Ino: f.key.ino, Size: f.key.size, MtimeNs: uint64(f.key.mtime)}
 }
 
 // hookFiles is the table of stored files as the hook holds it.
 func (s *fileStore) hookFiles() []hook.StoredFile {
 	out := make([]hook.StoredFile, len(s.stored))
 	for i, f := range s.stored {
-		out[i] = f.hookFile()
+		out[i] = f.key
 	}
 	return out
 }
@@ -64,7 +57,7 @@ func (s *fileStore) mapFile(index uint64, offset, length uint64) (*trace.MapFile
 }
 
 func newFileStore(w *trace.Writer) *fileStore {
-	return &fileStore{w: w, blobs: map[fileKey]uint32{}}
+	return &fileStore{w: w, blobs: map[hook.StoredFile]uint32{}}
 }
 
 func (s *fileStore) count() int { return len(s.blobs) }
@@ -92,7 +85,7 @@ func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapF
 	default:
 		return nil, fmt.Errorf("mapping of file type %#o is not supported", st.Mode&unix.S_IFMT)
 	}
-	key := fileKey{st.Dev, st.Ino, uint64(st.Size), st.Mtim.Nano()}
+	key := hook.StoredFile{Dev: st.Dev, Ino: st.Ino, Size: uint64(st.Size), MtimeNs: uint64(st.Mtim.Nano())}
 	id, ok := s.blobs[key]
 	if !ok {
 		if st.Size > maxBlob {

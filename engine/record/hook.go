@@ -82,7 +82,7 @@ func (r *Recorder) installHook(t *thread) error {
 func (r *Recorder) publishStored(index int, f storedFile) {
 	for _, p := range r.procs {
 		if p.mem != nil {
-			hook.SetStored(p.mem, index, []hook.StoredFile{f.hookFile()})
+			hook.SetStored(p.mem, index, []hook.StoredFile{f.key})
 		}
 	}
 }

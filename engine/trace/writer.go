@@ -51,11 +51,11 @@ type Writer struct {
 	sent        int64
 
 	jobs chan job
-	// late are blob frames AddLateBlobs queued, and the blobs added while
-	// any is left: the background goroutine writes them before any queued
-	// job, so that blob ids follow the order of the frames and a blob
-	// still comes before the events that name it; only the caller does
-	// not wait for them. lateWake wakes an idle background goroutine.
+	// late are the blob frames (AddBlob, ReadBlob, AddLateBlobs): the
+	// background goroutine writes them before any queued job, so that blob
+	// ids follow the order of the frames and a blob still comes before the
+	// events that name it; the caller does not wait for their compression.
+	// lateWake wakes an idle background goroutine.
 	lateMu   sync.Mutex
 	late     []job
 	lateWake chan struct{}
@@ -487,10 +487,7 @@ func (w *Writer) addPayload(payload []byte) (uint32, error) {
 	w.late = append(w.late, job{typ: FrameBlob, data: payload})
 	w.lateBytes += int64(len(payload))
 	w.lateMu.Unlock()
-	select {
-	case w.lateWake <- struct{}{}:
-	default:
-	}
+	w.wakeLate()
 	return id, nil
 }
 
@@ -503,11 +500,8 @@ func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 	if err := w.check(); err != nil {
 		return nil, err
 	}
-	// The blobs queued before these are written first: late blobs go
-	// before anything queued, and ids follow the order of the frames.
-	ack := make(chan struct{})
-	w.jobs <- job{ack: ack}
-	<-ack
+	// Every blob goes through the late list (addPayload too): ids follow
+	// the order of the frames without waiting for the queue.
 	ids := make([]uint32, len(data))
 	w.lateMu.Lock()
 	for i, d := range data {
@@ -522,11 +516,16 @@ func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 		w.lateBytes += int64(len(d))
 	}
 	w.lateMu.Unlock()
+	w.wakeLate()
+	return ids, nil
+}
+
+// wakeLate wakes the background goroutine, idle or not, for late blobs.
+func (w *Writer) wakeLate() {
 	select {
 	case w.lateWake <- struct{}{}:
 	default:
 	}
-	return ids, nil
 }
 
 // Events returns the number of events appended so far.
