@@ -100,7 +100,7 @@ var procDev = sync.OnceValue(func() uint64 {
 // patched once the call returns (t.hookSite).
 func (r *Recorder) hookSiteAt(t *thread, c *syscalls.Call) {
 	t.hookSite = hook.Site{}
-	if !r.filtered || t.ownFilter || t.i386 || t.proc.mem == nil || !hook.Bufferable(uint64(c.Nr)) {
+	if !r.filtered || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.proc.mem == nil || !hook.Bufferable(uint64(c.Nr)) {
 		return
 	}
 	rip := t.entry[trace.RIP]

@@ -41,9 +41,11 @@ func (r *Recorder) learnSite(p *process, site hook.Site) {
 // t's process, which the program has not run yet (an exec's, an mmap's),
 // and lists them in e for replay.
 func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
-	if t.ownFilter || t.i386 {
+	if t.ownFilter || t.i386 || t.pt.tracer != 0 {
 		// Under a filter of the program's own, which would judge the
-		// hook's calls, sites are not patched (hookSiteAt) either.
+		// hook's calls, or traced by a program of the recording (gdb,
+		// strace), whose syscall stops must show the program's own
+		// sites, sites are not patched (hookSiteAt) either.
 		return nil
 	}
 	p := t.proc
