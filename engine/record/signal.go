@@ -180,16 +180,8 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 		tsc, aux := rdtscp()
 		e.Value, e.Aux, e.Flags = tsc, uint64(aux), trace.FlagRdtscp
 	case insn[0] == 0x0f && insn[1] == 0xa2:
-		leaf, sub := uint32(regs[trace.RAX]), uint32(regs[trace.RCX])
-		a, b, c, d := cpuid(leaf, sub)
-		switch {
-		case leaf == 1:
-			c &^= cpuid1EcxRdrand
-		case leaf == 7 && sub == 0:
-			b &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
-		}
 		e.Kind = trace.KindCpuid
-		e.Value, e.Aux = uint64(a)|uint64(b)<<32, uint64(c)|uint64(d)<<32
+		e.Value, e.Aux = r.cpuid(uint32(regs[trace.RAX]), uint32(regs[trace.RCX]))
 	default:
 		return false, nil
 	}
@@ -203,4 +195,32 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	}
 	t.resumeRegs, t.haveRegs = *regs, true
 	return true, r.resumeLogged(t)
+}
+
+// cpuidKey is a leaf and subleaf of cpuid.
+type cpuidKey struct{ leaf, sub uint32 }
+
+// cpuid answers a trapped cpuid, masked, as Event.Value (eax, ebx) and
+// Event.Aux (ecx, edx). Answers are kept: in a VM each cpuid of ours is an
+// exit to the hypervisor (~9 µs here), and a program's loader asks ~70 of
+// them at every exec. The few fields that name the CPU the question ran on
+// (APIC ids) keep the first one's: the recording runs on one CPU anyway.
+func (r *Recorder) cpuid(leaf, sub uint32) (value, aux uint64) {
+	k := cpuidKey{leaf, sub}
+	if v, ok := r.cpuids[k]; ok {
+		return v[0], v[1]
+	}
+	a, b, c, d := cpuid(leaf, sub)
+	switch {
+	case leaf == 1:
+		c &^= cpuid1EcxRdrand
+	case leaf == 7 && sub == 0:
+		b &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
+	}
+	value, aux = uint64(a)|uint64(b)<<32, uint64(c)|uint64(d)<<32
+	if r.cpuids == nil {
+		r.cpuids = map[cpuidKey][2]uint64{}
+	}
+	r.cpuids[k] = [2]uint64{value, aux}
+	return value, aux
 }
