@@ -119,6 +119,12 @@ type Image struct {
 
 	mu    sync.Mutex
 	scans map[scanKey][]Site
+
+	// data reads the file again for the sweep of its jumps (flowOf),
+	// which only the files with trapping instructions to patch need.
+	data     func() ([]byte, error)
+	flowOnce sync.Once
+	flow     *flow
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length.
@@ -158,7 +164,7 @@ func (im *Image) Layout() *Layout {
 		if data, err := im.load(); err == nil {
 			im.layout = ParseLayout(data)
 		}
-		im.load = nil
+		im.data, im.load = im.load, nil
 	})
 	return im.layout
 }

@@ -73,6 +73,9 @@ func (r *Recorder) installHook(t *thread) error {
 	if err := hook.SetStreams(t.proc.mem, file(r.out.ids[1]), file(r.out.ids[2]), procDev()); err != nil {
 		return err
 	}
+	if err := hook.SetCpuid(t.proc.mem, r.cpuidAnswers); err != nil {
+		return err
+	}
 	return hook.SetStored(t.proc.mem, 0, r.files.hookFiles())
 }
 
@@ -188,7 +191,7 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	p.hooks.sites[site.RIP] = true
 	e.Flags |= trace.FlagHookSite
 	e.Aux, e.Value = stub, fresh
-	r.learnSite(p, site)
+	r.learnSite(p, site.RIP, site.Nr)
 	return nil
 }
 

@@ -21,9 +21,10 @@ import (
 // either.
 type knownSites map[*patch.Image]map[uint64]uint32
 
-// learnSite notes the site patched in p, if it lies in a file.
-func (r *Recorder) learnSite(p *process, site hook.Site) {
-	fs := p.code.Files(site.RIP, site.RIP+1)
+// learnSite notes the site patched in p, its call's rip (or a cpuid's
+// address) and number (hook.NrCpuid), if it lies in a file.
+func (r *Recorder) learnSite(p *process, rip uint64, nr uint32) {
+	fs := p.code.Files(rip, rip+1)
 	if len(fs) != 1 {
 		return
 	}
@@ -34,7 +35,7 @@ func (r *Recorder) learnSite(p *process, site hook.Site) {
 	if r.known[f.Image] == nil {
 		r.known[f.Image] = map[uint64]uint32{}
 	}
-	r.known[f.Image][site.RIP-f.Start+f.Offset] = site.Nr
+	r.known[f.Image][rip-f.Start+f.Offset] = nr
 }
 
 // patchKnown patches the known sites of the files mapped in [lo, hi) of
@@ -61,6 +62,18 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
 		for _, off := range offs {
 			rip := f.Start + off - f.Offset
 			if p.hooks != nil && p.hooks.sites[rip] {
+				continue
+			}
+			if sites[off] == hook.NrCpuid {
+				w, ok := cpuidWindow(p, rip)
+				if !ok {
+					continue
+				}
+				h, err := r.writeCpuid(t, w)
+				if err != nil || h.Stub == 0 {
+					return err
+				}
+				e.Hooks = append(e.Hooks, h)
 				continue
 			}
 			code := make([]byte, hook.SiteCode)

@@ -219,6 +219,9 @@ type Recorder struct {
 	warned map[string]bool
 	poke   *time.Timer // pokes the waker at a deadline (armPoke)
 	cpuids map[cpuidKey][2]uint64
+	// cpuidAnswers is the table of cpuid answers of every hook page
+	// (trace.Header.Cpuid): patched cpuid sites read it.
+	cpuidAnswers []hook.CpuidAnswer
 	// out: the program's standard streams (streams.go, order.go).
 	out streams
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
@@ -478,6 +481,10 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	h.Ignored = &ignored
 	h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
 	r.cpuidFaulting = h.CPUIDFaulting
+	if r.filtered && r.cpuidFaulting {
+		h.Cpuid = r.cpuidTable()
+		r.cpuidAnswers = h.Cpuid
+	}
 	r.w, err = r.startTrace(h)
 	if err != nil {
 		unix.Kill(r.pid, unix.SIGKILL)

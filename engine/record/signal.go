@@ -155,16 +155,6 @@ func (r *Recorder) waitBlocked(t *thread) uint64 {
 	return ptrace.BlockedMask(t.proc.pid, t.tid)
 }
 
-// CPUID bits hidden from the program so that it uses something recordable:
-// RDRAND and RDSEED (random numbers from an instruction that cannot be
-// trapped) and HLE/RTM (transactions that abort nondeterministically).
-const (
-	cpuid1EcxRdrand = 1 << 30
-	cpuid7EbxHLE    = 1 << 4
-	cpuid7EbxRTM    = 1 << 11
-	cpuid7EbxRdseed = 1 << 18
-)
-
 // emulateTrap completes a trapped rdtsc, rdtscp or cpuid with the real
 // answer (cpuid's masked) and logs it for replay.
 func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
@@ -187,6 +177,11 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	}
 	rip := regs[trace.RIP]
 	e.ApplyTrap(regs)
+	if e.Kind == trace.KindCpuid {
+		if err := r.patchCpuid(t, e, rip, regs); err != nil {
+			return true, err
+		}
+	}
 	if err := ptrace.SetRegs(t.tid, regs); err != nil {
 		return true, fmt.Errorf("complete %s at %#x: %w", e.TrapName(), rip, err)
 	}
@@ -195,32 +190,4 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	}
 	t.resumeRegs, t.haveRegs = *regs, true
 	return true, r.resumeLogged(t)
-}
-
-// cpuidKey is a leaf and subleaf of cpuid.
-type cpuidKey struct{ leaf, sub uint32 }
-
-// cpuid answers a trapped cpuid, masked, as Event.Value (eax, ebx) and
-// Event.Aux (ecx, edx). Answers are kept: in a VM each cpuid of ours is an
-// exit to the hypervisor (~9 µs here), and a program's loader asks ~70 of
-// them at every exec. The few fields that name the CPU the question ran on
-// (APIC ids) keep the first one's: the recording runs on one CPU anyway.
-func (r *Recorder) cpuid(leaf, sub uint32) (value, aux uint64) {
-	k := cpuidKey{leaf, sub}
-	if v, ok := r.cpuids[k]; ok {
-		return v[0], v[1]
-	}
-	a, b, c, d := cpuid(leaf, sub)
-	switch {
-	case leaf == 1:
-		c &^= cpuid1EcxRdrand
-	case leaf == 7 && sub == 0:
-		b &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
-	}
-	value, aux = uint64(a)|uint64(b)<<32, uint64(c)|uint64(d)<<32
-	if r.cpuids == nil {
-		r.cpuids = map[cpuidKey][2]uint64{}
-	}
-	r.cpuids[k] = [2]uint64{value, aux}
-	return value, aux
 }

@@ -192,17 +192,14 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 // patchSite patches one site as the recorder did at e: the stub page
 // mapped first if it mapped one, the stub, the jump over the site's code.
 func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook.Site, error) {
-	m := t.proc.mem
-	if h.Page != 0 {
-		got, err := ptrace.InjectSyscall(t.real, m, unix.SYS_MMAP, h.Page, 4096, unix.PROT_READ|unix.PROT_EXEC,
-			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
-		if err != nil {
-			return hook.Site{}, err
-		}
-		if uint64(got) != h.Page {
-			return hook.Site{}, s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", h.Page, got)
-		}
+	if h.Nr == hook.NrCpuid {
+		_, err := s.patchCpuid(t, e, h)
+		return hook.Site{}, err
 	}
+	if err := s.mapStubPage(t, e, h); err != nil {
+		return hook.Site{}, err
+	}
+	m := t.proc.mem
 	code := make([]byte, hook.SiteCode)
 	if _, err := m.ReadAt(code, h.Site-hook.SiteBefore); err != nil {
 		return hook.Site{}, err
@@ -228,4 +225,60 @@ func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook
 		return site, err
 	}
 	return site, nil
+}
+
+// mapStubPage maps the page of stubs the recorder mapped for patch h, if
+// it mapped one.
+func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) error {
+	if h.Page == 0 {
+		return nil
+	}
+	got, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, h.Page, 4096, unix.PROT_READ|unix.PROT_EXEC,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+	if err != nil {
+		return err
+	}
+	if uint64(got) != h.Page {
+		return s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", h.Page, got)
+	}
+	return nil
+}
+
+// patchCpuid patches the cpuid at h.Site with the code around it as the
+// recorder did at e (hook.CpuidStub), and returns its window.
+func (s *Session) patchCpuid(t *rthread, e *trace.Event, h trace.HookPatch) (patch.Window, error) {
+	if err := s.mapStubPage(t, e, h); err != nil {
+		return patch.Window{}, err
+	}
+	m := t.proc.mem
+	var w patch.Window
+	ok := false
+	if fs := t.proc.code.Files(h.Site, h.Site+1); len(fs) == 1 {
+		f := fs[0]
+		w, ok = f.Image.FindWindow(f.Start, f.Offset, h.Site, 2)
+		ok = ok && w.Start >= f.Start && w.End() <= f.End
+	}
+	if ok {
+		code := make([]byte, len(w.Code))
+		_, err := m.ReadAt(code, w.Start)
+		ok = err == nil && bytes.Equal(code, w.Code)
+	}
+	if !ok {
+		return w, s.diverge(e, "the recording patched the cpuid at %#x, which replay finds no window around", h.Site)
+	}
+	stub, err := hook.CpuidStub(h.Stub, w)
+	if err != nil {
+		return w, s.diverge(e, "%v", err)
+	}
+	jmp, err := hook.CpuidJump(w, h.Stub)
+	if err != nil {
+		return w, s.diverge(e, "%v", err)
+	}
+	// The debugger reads the code the jump replaces.
+	t.proc.code.Remember(w.Start, w.Code)
+	if _, err := m.WriteAt(stub, h.Stub); err != nil {
+		return w, err
+	}
+	_, err = m.WriteAt(jmp, w.Start)
+	return w, err
 }

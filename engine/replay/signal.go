@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -78,6 +79,14 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		return err
 	}
 	e.ApplyTrap(&regs)
+	for _, h := range e.Hooks {
+		// The cpuid the recorder patched as it trapped (patchCpuid).
+		w, err := s.patchCpuid(t, e, h)
+		if err != nil {
+			return err
+		}
+		regs[trace.RIP] = hook.CpuidResume(w, h.Stub, regs[trace.RIP])
+	}
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("complete %s at %#x: %w", what, e.Regs[trace.RIP], err)
 	}

@@ -137,7 +137,10 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		}
 		if s.hdr.Hook != "" {
 			// Where the recorder mapped it.
-			return hook.Install(t.real, t.proc.mem, hook.ModeReplay)
+			if err := hook.Install(t.real, t.proc.mem, hook.ModeReplay); err != nil {
+				return err
+			}
+			return hook.SetCpuid(t.proc.mem, s.hdr.Cpuid)
 		}
 		return nil
 	case t.inKernel:

@@ -266,11 +266,24 @@ type Event struct {
 
 // HookPatch is a system call site patched to jump to a stub of the hook
 // page (engine/hook): the address after its syscall instruction, the
-// call's number, the stub's address and the page mapped for it first (0:
+// call's number (hook.NrCpuid: a cpuid's address, patched with the code
+// around it), the stub's address and the page mapped for it first (0:
 // a page mapped before).
 type HookPatch struct {
 	Site, Stub, Page uint64
 	Nr               uint32
+}
+
+// CpuidAnswer is what cpuid answered (masked as the recorder masks it) for
+// a leaf and subleaf, or for every subleaf of the leaf (AnySub).
+type CpuidAnswer struct {
+	Leaf   uint32 `json:"leaf"`
+	Sub    uint32 `json:"sub,omitempty"`
+	AnySub bool   `json:"any_sub,omitempty"`
+	Eax    uint32 `json:"eax"`
+	Ebx    uint32 `json:"ebx"`
+	Ecx    uint32 `json:"ecx"`
+	Edx    uint32 `json:"edx"`
 }
 
 // maxHooks bounds the sites of one event a reader accepts.

@@ -183,6 +183,10 @@ type Header struct {
 	// CPUIDFaulting says cpuid was trapped and its answers logged; replay
 	// must trap it too.
 	CPUIDFaulting bool `json:"cpuid_faulting,omitempty"`
+	// Cpuid is the table of cpuid's answers the recorder wrote into each
+	// hook page (engine/hook), which patched cpuid sites read: replay
+	// writes the same. Empty: cpuid was not patched.
+	Cpuid []CpuidAnswer `json:"cpuid,omitempty"`
 	// CPU is the CPU the program was bound to (nil in traces from before
 	// binding): replay binds to it too, so that cpuid answers agree.
 	CPU *int `json:"cpu,omitempty"`

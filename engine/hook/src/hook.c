@@ -470,6 +470,21 @@ static int replayed(u64 nr, const u64 *a, long *ret) {
 	return 1;
 }
 
+/* hook_cpuid answers cpuid(leaf, sub) for a patched site from the table
+   the recorder wrote into the page (the same in replay, from the trace):
+   1 with out set, or 0 when the table has no answer. */
+__attribute__((section(".cpuid"))) int hook_cpuid(u32 leaf, u32 sub, u32 *out) {
+	u64 n = CTL(CTL_NCPUID, u64);
+	const volatile u32 *e = (const volatile u32 *)(u64)HOOK_CPUID_TABLE;
+	for (u64 i = 0; i < n && i < HOOK_CPUID_MAX; i++, e += 8)
+		if (e[0] == leaf && (e[2] != 0 || e[1] == sub)) {
+			for (int j = 0; j < 4; j++)
+				out[j] = e[4 + j];
+			return 1;
+		}
+	return 0;
+}
+
 long hook_call(struct frame *f, u64 nr) {
 	u64 a[6] = {f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9};
 	CTL(CTL_CALLS, u64)++;

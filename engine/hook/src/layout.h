@@ -3,14 +3,18 @@
 #define HOOK_BASE 0x70000000     /* code: the two syscall instructions first */
 #define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
+#define HOOK_CPUID 0x70000008    /* where a patched cpuid's stub calls (hook_cpuid_entry) */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
+#define HOOK_CPUID_CODE 0x70001c00 /* hook_cpuid_entry and hook_cpuid, to the control page */
 #define HOOK_CTL 0x70002000      /* control page */
 #define HOOK_STACK_TOP 0x70004000
 #define HOOK_BUF 0x70004000
 #define HOOK_BUF_SIZE 0x40000
 #define HOOK_FILES 0x70044000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
 #define HOOK_FILES_MAX 256
-#define HOOK_SIZE 0x46000 /* the whole mapping */
+#define HOOK_CPUID_TABLE 0x70046000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
+#define HOOK_CPUID_MAX 256
+#define HOOK_SIZE 0x48000 /* the whole mapping */
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
@@ -24,12 +28,17 @@
 #define CTL_STREAMS 56  /* 2 x {u64 dev, ino}: the files of the stdout and stderr rewind passed */
 #define CTL_PROC_DEV 88 /* u64: procfs's device: its files are written traced */
 #define CTL_NFILES 96   /* u64: entries of HOOK_FILES in use */
+#define CTL_NCPUID 104  /* u64: entries of HOOK_CPUID_TABLE in use */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
 #define STUB_RET 61
 #define STUB_TAIL 72
 #define STUB_LEN 96
+/* How far past its return address hook_cpuid_entry returns when it has no
+   answer: a cpuid stub's way on after an answer (cpuid.go), to its own
+   cpuid instruction, which traps. */
+#define CPUID_MISS_SKIP 10
 
 #define MODE_TRACED 0
 #define MODE_RECORD 1

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// cpuidFaulting says whether this machine's CPU traps cpuid for the
+// recorder (the cpuid_fault flag): only then are cpuid sites patched.
+func cpuidFaulting(t *testing.T) bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	return err == nil && regexp.MustCompile(`(?m)^flags\s*:.*\bcpuid_fault\b`).Match(b)
+}
+
+// TestPatchedCpuid: where cpuid traps, a site that asked once asks the
+// hook's table from then on, in the process and in a later one that maps
+// the same program (testdata/cpuid.c: 5 questions a round, 110 rounds in
+// two processes, and the loader's own in each), and replay gives the same
+// answers; the debugger steps over the patched code as over the cpuid and
+// reads the program's own instructions there.
+func TestPatchedCpuid(t *testing.T) {
+	t.Parallel()
+	if !cpuidFaulting(t) {
+		t.Skip("this CPU does not trap cpuid (no cpuid_fault): cpuid is not patched")
+	}
+	prog := buildC(t, "cpuid.c", "-O2")
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "cpuid.rwd")
+	stdout, stderr, code := record(t, trace, prog)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`(?m)^parent: \d+ cache levels, 100 rounds`, `(?m)^child: \d+ cache levels, 10 rounds`} {
+		if !regexp.MustCompile(want).Match(stdout) {
+			t.Fatalf("output %q, want %s", stdout, want)
+		}
+	}
+	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "cpuid", trace)
+	leaf4 := 0
+	for _, l := range lines(r.Stdout) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		if strings.HasPrefix(fmt.Sprint(e["text"]), "cpuid(0x4,") {
+			leaf4++
+		}
+	}
+	if leaf4 > 20 {
+		t.Errorf("%d cpuid events of leaf 4 for the program's 550 questions and the loaders': its sites were not patched", leaf4)
+	}
+	rout, rerr, code := replayCheck(t, trace)
+	if code != 0 {
+		t.Fatalf("replay --check: exit %d: %s", code, rerr)
+	}
+	if !strings.Contains(string(rout), string(stdout)) {
+		t.Errorf("replay printed %q, the recording %q", rout, stdout)
+	}
+
+	// One process: the debugger, in the second call (the site patched in
+	// the first), steps over the cpuid and back.
+	one := filepath.Join(dir, "one.rwd")
+	if _, stderr, code := record(t, one, prog, "3", "one"); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	cmds := []string{"break cache_levels", "continue", "continue", "x/16i $pc"}
+	rs := batch(t, one, cmds...)
+	listing := fmt.Sprint(rs[3]["text"])
+	m := regexp.MustCompile(`(?m)^\s*(0x[0-9a-f]+)\s+<[^>]*>:\s*cpuid`).FindStringSubmatch(listing)
+	if m == nil {
+		t.Fatalf("no cpuid in the listing of cache_levels (the patched code must read as the program's):\n%s", listing)
+	}
+	site, _ := strconv.ParseUint(m[1], 0, 64)
+	start := stopOf(t, rs[2])["pc"].(string)
+	steps := 12
+	for range steps {
+		cmds = append(cmds, "stepi", "info registers rip")
+	}
+	rs = batch(t, one, cmds...)
+	pcOf := func(r map[string]any) uint64 {
+		v, _ := strconv.ParseUint(fmt.Sprint(stopOf(t, r)["pc"]), 0, 64)
+		return v
+	}
+	lo, _ := strconv.ParseUint(start, 0, 64)
+	crossed := -1
+	prev := lo
+	for i := range steps {
+		pc := pcOf(rs[4+2*i])
+		if pc < lo || pc > site+64 {
+			t.Fatalf("stepi %d stopped at %#x, outside cache_levels (from %#x, cpuid at %#x): in the stub?", i+1, pc, lo, site)
+		}
+		if prev <= site && pc > site {
+			crossed = i
+			break
+		}
+		prev = pc
+	}
+	if crossed < 0 {
+		t.Fatalf("%d stepi from %s never passed the cpuid at %#x", steps, start, site)
+	}
+	// Back from just past the cpuid: onto its window's first instruction.
+	cmds = append(cmds[:4+2*(crossed+1)], "reverse-stepi", fmt.Sprintf("x/2xb %#x", site))
+	rs = batch(t, one, cmds...)
+	if back := pcOf(rs[len(rs)-2]); back != prev {
+		t.Errorf("reverse-stepi after the cpuid went to %#x, want %#x, where the stepi over it started", back, prev)
+	}
+	if b := fmt.Sprint(rs[len(rs)-1]["value"]); !strings.Contains(b, "0x0f 0xa2") {
+		t.Errorf("x/2xb at the cpuid shows %s, not the program's cpuid", b)
+	}
+}
