@@ -51,6 +51,7 @@ func runInfo(w io.Writer, path string) error {
 		threads  = map[int32]bool{}
 		approx   int64
 		buffered int64
+		tscs     int64 // buffered rdtscs
 		exitStat *int32
 		duration int64
 		procs    = trace.NewProcesses()
@@ -74,7 +75,11 @@ func runInfo(w io.Writer, path string) error {
 			approx++
 		}
 		if e.Flags&trace.FlagBuffered != 0 {
-			buffered++
+			if e.Kind == trace.KindRdtsc {
+				tscs++
+			} else {
+				buffered++
+			}
 		}
 		if e.Kind == trace.KindExit && e.Tid == int32(h.Pid) && exitStat == nil {
 			s := e.Status // the first process's: the status rewind record exited with
@@ -125,6 +130,9 @@ func runInfo(w io.Writer, path string) error {
 	}
 	if h.Hook != "" {
 		fmt.Fprintf(w, "buffered:  %d system calls made by the hook page with no stop (image %s)\n", buffered, h.Hook)
+		if tscs > 0 || len(h.Cpuid) > 0 {
+			fmt.Fprintf(w, "patched:   %d rdtsc read by the hook page with no stop; cpuid answered from a table of %d\n", tscs, len(h.Cpuid))
+		}
 	}
 	fmt.Fprintf(w, "files:     %d mapped files stored\n", rd.Blobs())
 	if len(calls) > 0 {

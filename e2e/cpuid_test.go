@@ -114,3 +114,50 @@ func TestPatchedCpuid(t *testing.T) {
 		t.Errorf("x/2xb at the cpuid shows %s, not the program's cpuid", b)
 	}
 }
+
+// TestPatchedRdtsc: an rdtsc that trapped is patched to be read by the
+// hook with no stop from then on (testdata/rdtsc.c: 20000 reads at one
+// site), its values recorded as they were read (never going back) and
+// given back in replay; the debugger's finish out of the function sees
+// a recorded value.
+func TestPatchedRdtsc(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "rdtsc.c", "-O2")
+	trace := filepath.Join(t.TempDir(), "rdtsc.rwd")
+	stdout, stderr, code := record(t, trace, prog, "20000")
+	if code != 0 || !strings.Contains(string(stdout), "20000 reads, 0 went back, time went on") {
+		t.Fatalf("record: exit %d: %s%s", code, stdout, stderr)
+	}
+	info := run(t, runOpts{}, rewind(t), "info", trace)
+	m := regexp.MustCompile(`(?m)^patched:\s+(\d+) rdtsc read by the hook page`).FindSubmatch(info.Stdout)
+	if m == nil {
+		t.Fatalf("info says nothing of patched rdtsc:\n%s", info.Stdout)
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n < 19000 {
+		t.Errorf("%d of 20000 rdtsc read by the hook: the site was not patched", n)
+	}
+	rout, rerr, code := replayCheck(t, trace)
+	if code != 0 || !strings.Contains(string(rout), string(stdout)) {
+		t.Fatalf("replay --check: exit %d: %s%s", code, rout, rerr)
+	}
+	values := map[string]bool{}
+	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "rdtsc", trace)
+	valueRE := regexp.MustCompile(`= (0x[0-9a-f]+)$`)
+	for _, l := range lines(r.Stdout) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		if v := valueRE.FindStringSubmatch(fmt.Sprint(e["text"])); v != nil {
+			values[v[1]] = true
+		}
+	}
+	rs := batch(t, trace, "break read_tsc", "continue", "continue", "continue", "finish")
+	wantOK(t, rs[4])
+	val, _ := rs[4]["value"].(map[string]any)
+	ret := fmt.Sprint(val["returned"])
+	v, err := strconv.ParseUint(ret, 0, 64)
+	if err != nil || !values[fmt.Sprintf("%#x", v)] {
+		t.Errorf("finish out of the third read_tsc returned %q, not a recorded value (%d recorded)", ret, len(values))
+	}
+}

@@ -29,40 +29,41 @@ var Image []byte
 
 // The page's layout: layout.h's, which TestLayout checks.
 const (
-	Base          = 0x70000000 // the code
-	Untraced      = 0x70000000 // syscall; ret — let through by the filter
-	Traced        = 0x70000003 // syscall; ret — the rip of a buffered call's event
-	Cpuid         = 0x70000008 // where a patched cpuid's stub calls
-	Entry         = 0x70000010 // where a patched site's stub jumps
-	CpuidCode     = 0x70001c00 // the code patched cpuid sites call, to Ctl
-	Ctl           = 0x70002000 // the control page
-	StackTop      = 0x70004000 // the hook's stack, below the buffer
-	Buf           = 0x70004000 // the records
-	BufSize       = 0x40000
-	Files         = 0x70044000 // the table of the files the recorder stored
-	FilesMax      = 256
-	CpuidTable    = 0x70046000 // cpuid's answers (SetCpuid)
-	CpuidMax      = 256
-	Size          = 0x48000 // the whole mapping
-	CodeSize      = Ctl - Base
-	ctlMode       = 0
-	ctlLen        = 8
-	ctlUserRSP    = 16
-	ctlCalls      = 24
-	ctlPos        = 32
-	ctlStub       = 40
-	ctlRet        = 48
-	ctlFlags      = 4
-	ctlStreams    = 56
-	ctlProcDev    = 88
-	ctlNFiles     = 96
-	ctlNCpuid     = 104
-	cpuidMissSkip = 10
-	flagShared    = 1
-	CtlModeAddr   = Ctl + ctlMode
-	CtlLenAddr    = Ctl + ctlLen
-	CtlCallsAddr  = Ctl + ctlCalls
-	CtlPosAddr    = Ctl + ctlPos
+	Base         = 0x70000000 // the code
+	Untraced     = 0x70000000 // syscall; ret — let through by the filter
+	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
+	Entry        = 0x70000010 // where a patched site's stub jumps
+	TrapCode     = 0x70001c00 // the code patched cpuid and rdtsc sites call, to Ctl
+	TrapEntry    = 0x70001c00 // where a patched cpuid's or rdtsc's stub calls
+	Ctl          = 0x70002000 // the control page
+	StackTop     = 0x70004000 // the hook's stack, below the buffer
+	Buf          = 0x70004000 // the records
+	BufSize      = 0x40000
+	Files        = 0x70044000 // the table of the files the recorder stored
+	FilesMax     = 256
+	CpuidTable   = 0x70046000 // cpuid's answers (SetCpuid)
+	CpuidMax     = 256
+	Size         = 0x48000 // the whole mapping
+	CodeSize     = Ctl - Base
+	ctlMode      = 0
+	ctlLen       = 8
+	ctlUserRSP   = 16
+	ctlCalls     = 24
+	ctlPos       = 32
+	ctlStub      = 40
+	ctlRet       = 48
+	ctlFlags     = 4
+	ctlStreams   = 56
+	ctlProcDev   = 88
+	ctlNFiles    = 96
+	ctlNCpuid    = 104
+	trapMissSkip = 10
+	flagTscTrap  = 2
+	flagShared   = 1
+	CtlModeAddr  = Ctl + ctlMode
+	CtlLenAddr   = Ctl + ctlLen
+	CtlCallsAddr = Ctl + ctlCalls
+	CtlPosAddr   = Ctl + ctlPos
 )
 
 // UntracedIP is the instruction pointer the kernel (and the filter) sees

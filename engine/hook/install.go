@@ -66,8 +66,21 @@ func SetStreams(m *ptrace.Mem, out, err [2]uint64, procDev uint64) error {
 // MarkShared tells the hook of a recorded process that it maps memory
 // shared: its writes and truncations are made traced, for the recorder to
 // see what they change there.
-func MarkShared(m *ptrace.Mem) error {
-	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, flagShared), Ctl+ctlFlags); err != nil {
+func MarkShared(m *ptrace.Mem) error { return setFlag(m, flagShared) }
+
+// MarkTscTrap tells the hook of a recorded process that a thread of it
+// asked for its rdtsc to fault (PR_TSC_SIGSEGV): patched rdtsc sites trap,
+// and the recorder gives that thread its SIGSEGV.
+func MarkTscTrap(m *ptrace.Mem) error { return setFlag(m, flagTscTrap) }
+
+// setFlag sets flag among the hook's CTL_FLAGS.
+func setFlag(m *ptrace.Mem, flag uint32) error {
+	var b [4]byte
+	if _, err := m.ReadAt(b[:], Ctl+ctlFlags); err != nil {
+		return fmt.Errorf("read the hook page: %w", err)
+	}
+	v := binary.LittleEndian.Uint32(b[:]) | flag
+	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, v), Ctl+ctlFlags); err != nil {
 		return fmt.Errorf("write the hook page: %w", err)
 	}
 	return nil

@@ -50,11 +50,11 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 		regs[trace.RSP] = le.Uint64(w[:])
 		return true
 	}
-	if pc >= CpuidCode && pc < Base+CodeSize {
-		return cpuidCodeView(regs, mem)
+	if pc >= TrapCode && pc < Base+CodeSize {
+		return trapCodeView(regs, mem)
 	}
-	if start, trap, ok := cpuidStubAt(mem, pc); ok {
-		cpuidStubView(regs, start, trap)
+	if start, trap, ok := trapStubAt(mem, pc); ok {
+		trapStubView(regs, start, trap)
 		return true
 	}
 	if pc >= Base && pc < Base+CodeSize {
@@ -96,63 +96,64 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 	return true
 }
 
-// cpuidStubView turns regs, of a thread in the cpuid stub (CpuidStub) of
-// the window at start whose cpuid is trap bytes in, into the program's:
+// trapStubView turns regs, of a thread in the stub of a patched trapping
+// instruction (Trap.Stub) of the window at start whose instruction is trap
+// bytes in, into the program's:
 // the window's instruction the stub's stands for, and the program's rsp
 // where the stub has moved past its red zone.
-func cpuidStubView(regs *trace.Regs, start uint64, trap int) {
+func trapStubView(regs *trace.Regs, start uint64, trap int) {
 	pc := regs[trace.RIP]
 	slot := pc &^ 0xfff
 	slot += (pc - slot) / StubLen * StubLen
 	off := int(pc - slot)
-	pre := cpuidHeader + trap
-	post := pre + cpuidMiddle
+	pre := stubHeader + trap
+	post := pre + trapMiddle
 	switch {
-	case off < cpuidHeader:
+	case off < stubHeader:
 		regs[trace.RIP] = start
 	case off < pre:
-		regs[trace.RIP] = start + uint64(off-cpuidHeader)
+		regs[trace.RIP] = start + uint64(off-stubHeader)
 	case off < post:
 		regs[trace.RIP] = start + uint64(trap)
 		if off >= pre+5 && off <= pre+12 || off == pre+22 {
 			regs[trace.RSP] += 0x80 // between the leas
 		}
 	default:
-		// After the cpuid: the window's instructions that follow it, then
-		// the jump back to its end (which the two-byte cpuid's length
-		// does not tell: the stub's own offsets do).
+		// After the instruction (two bytes): the window's instructions
+		// that follow it, then the jump back to its end.
 		regs[trace.RIP] = start + uint64(trap) + 2 + uint64(off-post)
 	}
 }
 
-// cpuidCodeView turns regs, of a thread in the hook's cpuid code (called
-// from a cpuid stub), into the program's: standing at the cpuid, its rsp
+// trapCodeView turns regs, of a thread in the hook's code for patched
+// trapping instructions (called from a stub), into the program's: standing
+// at the instruction, its rsp
 // above the return address into the stub and the red zone the stub
 // skipped. The return address is the first word up the stack that points
-// into a cpuid stub right after its call.
-func cpuidCodeView(regs *trace.Regs, mem Memory) bool {
-	start, trap, rsp, ok := cpuidCaller(mem, regs[trace.RSP])
+// into a trap stub right after its call.
+func trapCodeView(regs *trace.Regs, mem Memory) bool {
+	start, trap, rsp, ok := trapCaller(mem, regs[trace.RSP])
 	if ok {
 		regs[trace.RIP], regs[trace.RSP] = start+uint64(trap), rsp
 	}
 	return ok
 }
 
-// cpuidCaller finds the cpuid stub that called the hook's cpuid code, whose
-// stack pointer is sp: its window's start and cpuid offset, and the
+// trapCaller finds the stub that called the hook's trap code, whose stack
+// pointer is sp: its window's start and instruction's offset, and the
 // program's rsp.
-func cpuidCaller(mem Memory, sp uint64) (start uint64, trap int, rsp uint64, ok bool) {
+func trapCaller(mem Memory, sp uint64) (start uint64, trap int, rsp uint64, ok bool) {
 	var w [512]byte
 	n, _ := mem.ReadAt(w[:], sp)
 	for i := 0; i+8 <= n; i += 8 {
 		ret := binary.LittleEndian.Uint64(w[i:])
-		start, trap, ok := cpuidStubAt(mem, ret)
+		start, trap, ok := trapStubAt(mem, ret)
 		if !ok {
 			continue
 		}
 		slot := ret &^ 0xfff
 		slot += (ret - slot) / StubLen * StubLen
-		if int(ret-slot) == cpuidHeader+trap+12 {
+		if int(ret-slot) == stubHeader+trap+12 {
 			return start, trap, sp + uint64(i) + 8 + 0x80, true
 		}
 	}
@@ -161,14 +162,15 @@ func cpuidCaller(mem Memory, sp uint64) (start uint64, trap int, rsp uint64, ok 
 
 // PatchJump returns where the jump to the stub is that a thread with
 // registers regs, standing in the hook's code or a stub, came through: the
-// start of a cpuid's window, or the jump of a system call site.
+// start of a patched cpuid's or rdtsc's window, or the jump of a system
+// call site.
 func PatchJump(regs trace.Regs, mem Memory) uint64 {
 	pc := regs[trace.RIP]
-	if pc >= CpuidCode && pc < Base+CodeSize {
-		start, _, _, _ := cpuidCaller(mem, regs[trace.RSP])
+	if pc >= TrapCode && pc < Base+CodeSize {
+		start, _, _, _ := trapCaller(mem, regs[trace.RSP])
 		return start
 	}
-	if start, _, ok := cpuidStubAt(mem, pc); ok {
+	if start, _, ok := trapStubAt(mem, pc); ok {
 		return start
 	}
 	UserView(&regs, mem)

@@ -31,6 +31,7 @@ type codeSection struct {
 // ones.
 type Layout struct {
 	sections []codeSection
+	segments []codeSection // every loaded segment's file bytes (switch tables live in them)
 	funcs    []span
 	objects  []span // data objects with symbols inside code sections
 }
@@ -47,6 +48,11 @@ func ParseLayout(data []byte) *Layout {
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Flags&elf.SHF_ALLOC != 0 && s.Size > 0 {
 			l.sections = append(l.sections, codeSection{s.Addr, s.Offset, s.Size})
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Filesz > 0 {
+			l.segments = append(l.segments, codeSection{p.Vaddr, p.Off, p.Filesz})
 		}
 	}
 	if len(l.sections) == 0 {
@@ -125,6 +131,7 @@ type Image struct {
 	data     func() ([]byte, error)
 	flowOnce sync.Once
 	flow     *flow
+	windows  map[uint64]cachedWindow // by link-time address (FindWindow), under mu
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length.

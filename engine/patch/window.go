@@ -3,6 +3,8 @@ package patch
 import (
 	"encoding/binary"
 	"sort"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // Windows: the code a jump to a stub may replace around a short trapping
@@ -39,6 +41,29 @@ type Window struct {
 	Code  []byte // its bytes
 	Trap  int    // the offset of the trapping instruction in Code
 	Len   int    // the trapping instruction's length
+	// Rel are the offsets in Code of the 32-bit displacements of operands
+	// relative to rip: a copy of the code elsewhere adds to each how far
+	// it moved (Move).
+	Rel []int
+}
+
+// Move returns the window's bytes from off to end, to run at addr instead
+// of where they are: its displacements relative to rip adjusted. false
+// when one no longer reaches its target.
+func (w Window) Move(off, end int, addr uint64) ([]byte, bool) {
+	b := append([]byte(nil), w.Code[off:end]...)
+	delta := int64(w.Start+uint64(off)) - int64(addr)
+	for _, r := range w.Rel {
+		if r < off || r+4 > end {
+			continue
+		}
+		d := int64(int32(binary.LittleEndian.Uint32(b[r-off:]))) + delta
+		if d != int64(int32(d)) {
+			return nil, false
+		}
+		binary.LittleEndian.PutUint32(b[r-off:], uint32(int32(d)))
+	}
+	return b, true
 }
 
 // End is the address after the window.
@@ -58,7 +83,7 @@ func (im *Image) flowOf() *flow {
 		f := &flow{data: data, targets: map[uint64]bool{}}
 		for _, fn := range l.funcs {
 			code, ok := l.bytes(data, fn.start, fn.end)
-			if !ok || !f.sweep(code, fn.start) {
+			if !ok || !f.sweep(code, fn.start, l) {
 				f.opaque = append(f.opaque, fn)
 			}
 		}
@@ -82,9 +107,14 @@ func (l *Layout) bytes(data []byte, lo, hi uint64) ([]byte, bool) {
 }
 
 // sweep decodes a function's code at link-time address at, noting where its
-// direct jumps and calls go; false when it jumps indirectly or could not be
-// decoded to its end.
-func (f *flow) sweep(code []byte, at uint64) bool {
+// direct jumps and calls go, and the cases of its switches (switchOf);
+// false when it could not be decoded to its end or jumps indirectly
+// otherwise (a computed goto could go anywhere in it).
+func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
+	starts := map[uint64]bool{}
+	tables := map[int][]uint64{} // the addresses lea'd relative to rip, by register
+	var switches []jumpTable
+	var recent []int // the starts of the instructions before, the last last
 	for i := 0; i < len(code); {
 		n, err := insnLen(code[i:])
 		if err != nil {
@@ -92,15 +122,197 @@ func (f *flow) sweep(code []byte, at uint64) bool {
 		}
 		in := code[i : i+n]
 		next := at + uint64(i+n)
+		starts[at+uint64(i)] = true
 		switch k, rel := branchOf(in); k {
 		case branchDirect:
 			f.targets[next+uint64(rel)] = true
 		case branchIndirect:
-			return false
+			jt, ok := switchOf(code, at, recent, i)
+			if !ok {
+				return false
+			}
+			switches = append(switches, jt)
+		case branchNone:
+			if in[opcode(in)] == 0x8d {
+				if x, err := x86asm.Decode(in, 64); err == nil && x.Op == x86asm.LEA {
+					if m, ok := x.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RIP && m.Index == 0 {
+						r := family(x.Args[0].(x86asm.Reg))
+						tables[r] = append(tables[r], next+uint64(m.Disp))
+					}
+				}
+			}
+		}
+		if recent = append(recent, i); len(recent) > 8 {
+			recent = recent[1:]
 		}
 		i += n
 	}
+	for _, jt := range switches {
+		// The table the lea before the jump names, or, where the base
+		// was loaded earlier, every table the function loads into that
+		// register whose cases are all instructions of it.
+		cands := tables[jt.base]
+		if jt.table != 0 {
+			cands = []uint64{jt.table}
+		}
+		found := false
+		for _, t := range cands {
+			cases, ok := jt.cases(t, l, f.data)
+			for _, c := range cases {
+				ok = ok && starts[c]
+			}
+			if !ok {
+				continue
+			}
+			found = true
+			for _, c := range cases {
+				f.targets[c] = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
 	return true
+}
+
+// jumpTable is a switch's jump, as compilers emit it for position-
+// independent code:
+//
+//	cmp $max, %idx; ja default
+//	lea table(%rip), %base          (or earlier, out of a loop)
+//	movslq (%base,%idx,4), %reg; add %base, %reg; jmp *%reg
+//
+// with nothing else changing idx on the way but a move to itself (which
+// zero-extends it): its cases are table plus each of the n 32-bit entries.
+type jumpTable struct {
+	base  int    // the register (family) holding the table's address
+	table uint64 // the table's address when the lea is right there
+	n     uint64
+}
+
+// cases returns the addresses the switch jumps to with its table at t.
+func (jt jumpTable) cases(t uint64, l *Layout, data []byte) ([]uint64, bool) {
+	var out []uint64
+	for c := uint64(0); c < jt.n; c++ {
+		v, ok := l.read(data, t+4*c, 4)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, t+uint64(int64(int32(binary.LittleEndian.Uint32(v)))))
+	}
+	return out, true
+}
+
+// switchOf reads the switch whose jump is at offset j of code (at
+// link-time address at), recent the starts of the instructions before it;
+// false for any other indirect jump.
+func switchOf(code []byte, at uint64, recent []int, j int) (jumpTable, bool) {
+	dec := func(off int) (x86asm.Inst, bool) {
+		in, err := x86asm.Decode(code[off:], 64)
+		return in, err == nil
+	}
+	jmp, ok := dec(j)
+	if !ok || jmp.Op != x86asm.JMP {
+		return jumpTable{}, false
+	}
+	reg, ok := jmp.Args[0].(x86asm.Reg)
+	if !ok {
+		return jumpTable{}, false
+	}
+	var jt jumpTable
+	var base, idx x86asm.Reg
+	const (
+		wantAdd = iota
+		wantMovslq
+		wantLea // or the ja, the lea being earlier
+		wantJa
+		wantCmp
+		done
+	)
+	want := wantAdd
+	for k := len(recent) - 1; k >= 0 && want < done; k-- {
+		in, ok := dec(recent[k])
+		if !ok {
+			return jumpTable{}, false
+		}
+		r0, _ := in.Args[0].(x86asm.Reg)
+		switch want {
+		case wantAdd:
+			b, isReg := in.Args[1].(x86asm.Reg)
+			if in.Op != x86asm.ADD || r0 != reg || !isReg {
+				return jumpTable{}, false
+			}
+			base = b
+			jt.base = family(b)
+		case wantMovslq:
+			m, isMem := in.Args[1].(x86asm.Mem)
+			if in.Op != x86asm.MOVSXD || r0 != reg || !isMem || m.Base != base || m.Scale != 4 || m.Disp != 0 || m.Segment != 0 {
+				return jumpTable{}, false
+			}
+			idx = m.Index
+		case wantLea:
+			if m, isMem := in.Args[1].(x86asm.Mem); in.Op == x86asm.LEA && r0 == base && isMem && m.Base == x86asm.RIP && m.Index == 0 {
+				jt.table = at + uint64(recent[k]+in.Len) + uint64(m.Disp)
+				break
+			}
+			want++
+			fallthrough
+		case wantJa:
+			if in.Op == x86asm.MOV && r0 != 0 && family(r0) == family(idx) {
+				if r1, _ := in.Args[1].(x86asm.Reg); r1 == r0 {
+					continue // mov %eax,%eax: zero-extends idx
+				}
+			}
+			if in.Op != x86asm.JA && in.Op != x86asm.JAE {
+				return jumpTable{}, false
+			}
+			jt.n = 1 // ja: max is a case; jae: it is not
+			if in.Op == x86asm.JAE {
+				jt.n = 0
+			}
+		case wantCmp:
+			imm, isImm := in.Args[1].(x86asm.Imm)
+			if in.Op != x86asm.CMP || r0 == 0 || family(r0) != family(idx) || !isImm || imm < 0 || imm > 4096 {
+				return jumpTable{}, false
+			}
+			jt.n += uint64(imm)
+		}
+		want++
+	}
+	return jt, want == done && jt.base != 0
+}
+
+// family names a general-purpose register whatever its width (al, ax, eax
+// and rax are one), 0 for any other (ah, bh, ch and dh too).
+func family(r x86asm.Reg) int {
+	switch {
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return int(r-x86asm.AL) + 1
+	case r >= x86asm.SPB && r <= x86asm.R15B:
+		return int(r-x86asm.SPB) + 5
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		return int(r-x86asm.AX) + 1
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return int(r-x86asm.EAX) + 1
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return int(r-x86asm.RAX) + 1
+	}
+	return 0
+}
+
+// read returns n bytes of the file at link-time address a, if a loaded
+// segment holds them.
+func (l *Layout) read(data []byte, a uint64, n int) ([]byte, bool) {
+	for _, s := range l.segments {
+		if a >= s.vaddr && a+uint64(n) <= s.vaddr+s.size {
+			off := s.offset + (a - s.vaddr)
+			if off+uint64(n) <= uint64(len(data)) {
+				return data[off : off+uint64(n)], true
+			}
+		}
+	}
+	return nil, false
 }
 
 // Kinds of branch (branchOf).
@@ -153,28 +365,30 @@ func branchOf(in []byte) (int, int64) {
 	return branchNone, 0
 }
 
-// movable says whether instruction in runs the same at another address:
-// no control transfer, no operand relative to rip, nothing the recorder
-// traps or that reads where it is; plain one- and two-byte opcodes only.
-func movable(in []byte) bool {
+// movable says whether instruction in runs the same at another address,
+// and where in it the displacement of an operand relative to rip is (-1:
+// none), which a copy elsewhere must adjust (Window.Rel): no control
+// transfer, nothing the recorder traps or that reads where it is; plain
+// one- and two-byte opcodes only.
+func movable(in []byte) (bool, int) {
 	if k, _ := branchOf(in); k != branchNone {
-		return false
+		return false, -1
 	}
 	i := opcode(in)
 	op := in[i]
 	var flags uint8
 	switch {
 	case op == 0xc4 || op == 0xc5 || op == 0x62 || op == 0x8f:
-		return false // VEX, EVEX, XOP (and pop r/m): left alone
+		return false, -1 // VEX, EVEX, XOP (and pop r/m): left alone
 	case op == 0x0f:
 		if i+1 >= len(in) {
-			return false
+			return false, -1
 		}
 		switch in[i+1] {
 		case 0x01, 0x05, 0x0b, 0x31, 0x34, 0x38, 0x3a, 0xa2, 0xc7:
 			// System instructions, syscall, ud2, rdtsc, sysenter, the
 			// three-byte maps, cpuid, rdrand/rdseed.
-			return false
+			return false, -1
 		}
 		flags = twoByte[in[i+1]]
 		i++
@@ -182,17 +396,20 @@ func movable(in []byte) bool {
 		flags = oneByte[op]
 	}
 	if flags&invalid != 0 {
-		return false
+		return false, -1
 	}
 	if flags&hasModRM != 0 {
 		if i+1 >= len(in) {
-			return false
+			return false, -1
 		}
 		if m := in[i+1]; m>>6 == 0 && m&7 == 5 {
-			return false // rip-relative
+			if i+6 > len(in) {
+				return false, -1
+			}
+			return true, i + 2 // rip-relative: the displacement follows ModRM
 		}
 	}
-	return true
+	return true, -1
 }
 
 // FindWindow returns the window to patch around the trapping instruction of
@@ -216,6 +433,49 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if !found {
 		return Window{}, false
 	}
+	if c, ok := im.cachedWindow(site); ok {
+		return c.at(rip, site), c.ok
+	}
+	w, ok := im.findWindow(l, f, site, n)
+	im.cacheWindow(site, w, ok)
+	return w.at(rip, site), ok
+}
+
+// at is the window w, found at link-time address site, for the trapping
+// instruction at runtime address rip.
+func (w Window) at(rip, site uint64) Window {
+	w.Start = rip - (site - w.Start)
+	return w
+}
+
+// cachedWindow returns the window found before around site (link-time
+// addresses).
+func (im *Image) cachedWindow(site uint64) (cachedWindow, bool) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	c, ok := im.windows[site]
+	return c, ok
+}
+
+// cacheWindow keeps what findWindow found around site.
+func (im *Image) cacheWindow(site uint64, w Window, ok bool) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.windows == nil {
+		im.windows = map[uint64]cachedWindow{}
+	}
+	im.windows[site] = cachedWindow{w, ok}
+}
+
+// cachedWindow is a window at link-time addresses, or none.
+type cachedWindow struct {
+	Window
+	ok bool
+}
+
+// findWindow finds the window around the trapping instruction of length n
+// at link-time address site: its Start a link-time address too.
+func (im *Image) findWindow(l *Layout, f *flow, site uint64, n int) (Window, bool) {
 	fn, ok := l.funcAt(site)
 	if !ok {
 		return Window{}, false
@@ -233,12 +493,28 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if !ok {
 		return Window{}, false
 	}
-	return Window{
-		Start: rip - (site - (fn.start + uint64(lo))),
+	w := Window{
+		Start: fn.start + uint64(lo),
 		Code:  append([]byte(nil), code[lo:hi]...),
 		Trap:  int(site-fn.start) - lo,
 		Len:   n,
-	}, true
+	}
+	for i := 0; i < len(w.Code); {
+		m, _ := insnLen(w.Code[i:])
+		if i != w.Trap {
+			if _, rel := movable(w.Code[i : i+m]); rel >= 0 {
+				w.Rel = append(w.Rel, i+rel)
+			}
+		}
+		i += m
+	}
+	return w, true
+}
+
+// canMove says whether instruction in may be moved (movable).
+func canMove(in []byte) bool {
+	ok, _ := movable(in)
+	return ok
 }
 
 // pickWindow returns the smallest window [lo, hi) of the function code,
@@ -267,11 +543,11 @@ func pickWindow(code []byte, at, site uint64, n int, targets map[uint64]bool) (l
 	target := func(i int) bool { return targets[at+uint64(starts[i])] }
 	best := 0
 	for i := k; i >= 0 && i >= k-maxWindowInsns; i-- {
-		if i < k && (!movable(insn(i)) || target(i+1)) {
+		if i < k && (!canMove(insn(i)) || target(i+1)) {
 			break
 		}
 		for j := k; j < len(starts)-1 && j <= k+maxWindowInsns; j++ {
-			if j > k && (!movable(insn(j)) || target(j)) {
+			if j > k && (!canMove(insn(j)) || target(j)) {
 				break
 			}
 			if size := starts[j+1] - starts[i]; size >= windowJump {

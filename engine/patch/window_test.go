@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -30,7 +31,7 @@ func TestPickWindow(t *testing.T) {
 		{"what follows is a target", cat(mov4, xor, cpuid, and, ret), []uint64{site + 2}, cat(mov4, xor, cpuid)},
 		{"the cpuid is a target", cat(mov4, xor, cpuid, and, ret), []uint64{site}, cat(cpuid, and)},
 		{"the cpuid and the xor are targets", cat(mov4, xor, cpuid, and, ret), []uint64{site, site - 2, site + 2}, nil},
-		{"rip-relative after, a branch", cat(mov4, xor, cpuid, store, ret), nil, cat(mov4, xor, cpuid)},
+		{"rip-relative after", cat(mov4, xor, cpuid, store, ret), nil, cat(cpuid, store)},
 		{"a branch after, a target before", cat(mov4, xor, cpuid, je, ret), []uint64{site - 2}, nil},
 		{"a branch after", cat(mov4, xor, cpuid, je, ret), nil, cat(mov4, xor, cpuid)},
 	}
@@ -48,6 +49,80 @@ func TestPickWindow(t *testing.T) {
 				t.Errorf("no window, want % x", tc.want)
 			case ok && !bytes.Equal(tc.code[lo:hi], tc.want):
 				t.Errorf("window % x, want % x", tc.code[lo:hi], tc.want)
+			}
+		})
+	}
+}
+
+// TestWindowMove: a window's code copied elsewhere reaches the same
+// targets relative to rip, or says it cannot.
+func TestWindowMove(t *testing.T) {
+	w := Window{Start: 0x1000, Code: []byte{0x0f, 0xa2, 0x89, 0x05, 0x10, 0x00, 0x00, 0x00}, Trap: 0, Len: 2, Rel: []int{4}}
+	b, ok := w.Move(2, 8, 0x3000)
+	// mov %eax,0x10(%rip) at 0x1002 writes 0x1018; at 0x3000, 0x1018 is
+	// 0x1018-0x3006 away.
+	if !ok || !bytes.Equal(b, []byte{0x89, 0x05, 0x12, 0xe0, 0xff, 0xff}) {
+		t.Errorf("moved to 0x3000: % x, %v", b, ok)
+	}
+	if _, ok := w.Move(2, 8, 0x1000+1<<32); ok {
+		t.Errorf("moved 4 GiB away: the displacement cannot reach")
+	}
+}
+
+// TestSwitchCases: the sweep of a function with a switch counts its cases
+// (the table's entries) as targets, with the table's lea by the jump or
+// earlier; an indirect jump it cannot read makes the function opaque.
+func TestSwitchCases(t *testing.T) {
+	const code, table = 0x1000, 0x2000
+	le := binary.LittleEndian
+	lea := func(next uint64) []byte { // lea table(%rip),%rdx
+		return le.AppendUint32([]byte{0x48, 0x8d, 0x15}, uint32(table-next))
+	}
+	cmp := []byte{0x83, 0xf8, 0x02}                                      // cmp $2,%eax
+	jump := []byte{0x48, 0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0} // movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax
+	tests := []struct {
+		name  string
+		build func() []byte
+		ok    bool
+	}{
+		{"lea by the jump", func() []byte {
+			b := append([]byte{}, cmp...)
+			b = append(b, 0x77, 0x13) // ja default
+			b = append(b, lea(code+uint64(len(b))+7)...)
+			return b
+		}, true},
+		{"lea before", func() []byte {
+			b := lea(code + 7)
+			b = append(b, cmp...)
+			b = append(b, 0x77, 0x0c)
+			return b
+		}, true},
+		{"no bound", func() []byte {
+			b := []byte{0x90, 0x90, 0x90, 0x90, 0x90}
+			return append(b, lea(code+uint64(len(b))+7)...)
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append(tc.build(), jump...)
+			cases := code + uint64(len(b))
+			b = append(b, 0x90, 0x90, 0x90, 0xc3) // the cases, the default
+			data := make([]byte, 0x1100)
+			copy(data, b)
+			for i := range 3 {
+				le.PutUint32(data[0x1000+4*i:], uint32(int32(int64(cases)+int64(i)-table)))
+			}
+			l := &Layout{sections: []codeSection{{code, 0, uint64(len(b))}},
+				segments: []codeSection{{code, 0, uint64(len(b))}, {table, 0x1000, 0x100}}}
+			f := &flow{data: data, targets: map[uint64]bool{}}
+			ok := f.sweep(b, code, l)
+			if ok != tc.ok {
+				t.Fatalf("sweep: %v, want %v", ok, tc.ok)
+			}
+			for i := range 3 {
+				if ok && !f.targets[cases+uint64(i)] {
+					t.Errorf("case %d at %#x is no target: %v", i, cases+uint64(i), f.targets)
+				}
 			}
 		})
 	}

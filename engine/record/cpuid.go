@@ -1,13 +1,7 @@
 package record
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/rewind-debugger/rewind/engine/hook"
-	"github.com/rewind-debugger/rewind/engine/patch"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
-	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // CPUID bits hidden from the program so that it uses something recordable:
@@ -86,97 +80,4 @@ func (r *Recorder) cpuidTable() []hook.CpuidAnswer {
 		}
 	}
 	return out[:min(len(out), hook.CpuidMax)]
-}
-
-// patchCpuid patches the cpuid t trapped at (rip), with the code around it
-// (a patch.Window), into a jump to a stub that asks the hook's table, and
-// lists the patch in e, the trap's event, for replay to make there. regs
-// are t's registers after the cpuid: a thread standing inside the window
-// goes on at the same instruction in the stub. Not in the hook's code or a
-// stub, nor where a thread of the address space stands inside the window.
-func (r *Recorder) patchCpuid(t *thread, e *trace.Event, rip uint64, regs *trace.Regs) error {
-	p := t.proc
-	if len(r.cpuidAnswers) == 0 || t.ownFilter || t.i386 || t.pt.tracer != 0 || p.mem == nil ||
-		r.inHook(p, rip) || r.inStub(p, rip) {
-		return nil
-	}
-	w, ok := cpuidWindow(p, rip)
-	if !ok || r.inWindow(t, w) {
-		return nil
-	}
-	h, err := r.writeCpuid(t, w)
-	if err != nil || h.Stub == 0 {
-		return err
-	}
-	if resume := hook.CpuidResume(w, h.Stub, regs[trace.RIP]); resume != regs[trace.RIP] {
-		regs[trace.RIP] = resume
-	}
-	e.Hooks = append(e.Hooks, h)
-	r.learnSite(p, rip, hook.NrCpuid)
-	return nil
-}
-
-// cpuidWindow finds the window to patch around the cpuid at rip of p.
-func cpuidWindow(p *process, rip uint64) (patch.Window, bool) {
-	fs := p.code.Files(rip, rip+1)
-	if len(fs) != 1 {
-		return patch.Window{}, false
-	}
-	f := fs[0]
-	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, 2)
-	if !ok || w.Start < f.Start || w.End() > f.End {
-		return patch.Window{}, false
-	}
-	// The code must be the file's still (nothing patched it over).
-	code := make([]byte, len(w.Code))
-	if _, err := p.mem.ReadAt(code, w.Start); err != nil || !bytes.Equal(code, w.Code) {
-		return patch.Window{}, false
-	}
-	return w, true
-}
-
-// inWindow says whether a thread of t's address space other than t stands
-// inside window w (past its first instruction), where the patch would
-// leave it in the middle of the jump. A thread in the kernel (in a system
-// call, whose instruction no window holds) stands outside.
-func (r *Recorder) inWindow(t *thread, w patch.Window) bool {
-	for _, u := range r.threads {
-		if u == t || u.proc.code != t.proc.code || u.state == gone {
-			continue
-		}
-		var regs trace.Regs
-		if ptrace.GetRegs(u.tid, &regs) != nil {
-			continue
-		}
-		if pc := regs[trace.RIP]; pc > w.Start && pc < w.End() {
-			return true
-		}
-	}
-	return false
-}
-
-// writeCpuid writes the stub and the jump of the cpuid window w of t's
-// process; a zero Stub when no stub page could be had.
-func (r *Recorder) writeCpuid(t *thread, w patch.Window) (trace.HookPatch, error) {
-	p := t.proc
-	stub, fresh, err := r.stubFor(t, w.Start)
-	if err != nil || stub == 0 {
-		return trace.HookPatch{}, err
-	}
-	code, err := hook.CpuidStub(stub, w)
-	if err != nil {
-		return trace.HookPatch{}, err
-	}
-	jmp, err := hook.CpuidJump(w, stub)
-	if err != nil {
-		return trace.HookPatch{}, err
-	}
-	if _, err := p.mem.WriteAt(code, stub); err != nil {
-		return trace.HookPatch{}, fmt.Errorf("cpuid stub: %w", err)
-	}
-	if _, err := p.mem.WriteAt(jmp, w.Start); err != nil {
-		return trace.HookPatch{}, fmt.Errorf("cpuid site: %w", err)
-	}
-	p.hooks.sites[w.Start+uint64(w.Trap)] = true
-	return trace.HookPatch{Site: w.Start + uint64(w.Trap), Stub: stub, Page: fresh, Nr: hook.NrCpuid}, nil
 }

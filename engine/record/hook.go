@@ -34,6 +34,7 @@ type stubPage struct {
 type hookSpace struct {
 	pages []stubPage
 	sites map[uint64]bool
+	traps map[uint64]bool // the stubs of patched trapping instructions (trapsite.go)
 }
 
 // clone returns a copy for a forked address space (nil stays nil).
@@ -41,7 +42,14 @@ func (h *hookSpace) clone() *hookSpace {
 	if h == nil {
 		return nil
 	}
-	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites)}
+	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites), traps: maps.Clone(h.traps)}
+}
+
+// trapStub says whether pc is in the stub of a patched trapping
+// instruction, which runs on the program's stack all along.
+func (h *hookSpace) trapStub(pc uint64) bool {
+	page := pc &^ (pageSize - 1)
+	return h != nil && h.traps[page+(pc-page)/hook.StubLen*hook.StubLen]
 }
 
 // startProgram prepares the program an execve of t started, at the
@@ -75,6 +83,11 @@ func (r *Recorder) installHook(t *thread) error {
 	}
 	if err := hook.SetCpuid(t.proc.mem, r.cpuidAnswers); err != nil {
 		return err
+	}
+	if t.tscSigsegv {
+		if err := hook.MarkTscTrap(t.proc.mem); err != nil {
+			return err
+		}
 	}
 	return hook.SetStored(t.proc.mem, 0, r.files.hookFiles())
 }
@@ -131,7 +144,7 @@ func (r *Recorder) inHook(p *process, pc uint64) bool {
 	if pc >= hook.Base && pc < hook.Base+hook.CodeSize {
 		return true
 	}
-	return r.inStub(p, pc) && !hook.OnProgramStack(pc)
+	return r.inStub(p, pc) && !hook.OnProgramStack(pc) && !p.hooks.trapStub(pc)
 }
 
 // inStub says whether pc is in a page of p's stubs.
@@ -308,6 +321,12 @@ func (r *Recorder) flushHook(t *thread) error {
 		return fmt.Errorf("thread %d: %w", t.tid, err)
 	}
 	for _, rec := range recs {
+		if rec.Nr == hook.NrRdtsc {
+			if err := r.log(bufferedRdtsc(int32(t.tid), &rec)); err != nil {
+				return err
+			}
+			continue
+		}
 		// What the recorder notes of a call it sees (logExit) that
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
@@ -351,6 +370,16 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 	for _, in := range rec.Inputs {
 		e.In = append(e.In, trace.Mem{Addr: in.Addr, Data: in.Data})
 	}
+	return e
+}
+
+// bufferedRdtsc is the event of an rdtsc the hook read at a patched site:
+// where (the site's address, the record's argument) and the value, which
+// replay gives the hook back (or, one at a time, answers as a trap of the
+// stub's own rdtsc).
+func bufferedRdtsc(tid int32, rec *hook.Record) *trace.Event {
+	e := &trace.Event{Kind: trace.KindRdtsc, Flags: trace.FlagBuffered, Tid: tid, Value: uint64(rec.Ret)}
+	e.Regs[trace.RIP] = rec.Args[0]
 	return e
 }
 

@@ -64,12 +64,12 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
 			if p.hooks != nil && p.hooks.sites[rip] {
 				continue
 			}
-			if sites[off] == hook.NrCpuid {
-				w, ok := cpuidWindow(p, rip)
-				if !ok {
+			if k, ok := hook.TrapOf(sites[off]); ok {
+				w, ok := trapWindow(p, rip)
+				if !ok || !r.trapsPatched(t, k) {
 					continue
 				}
-				h, err := r.writeCpuid(t, w)
+				h, err := r.writeTrap(t, k, w)
 				if err != nil || h.Stub == 0 {
 					return err
 				}

@@ -177,8 +177,8 @@ func (r *Recorder) emulateTrap(t *thread, regs *trace.Regs) (bool, error) {
 	}
 	rip := regs[trace.RIP]
 	e.ApplyTrap(regs)
-	if e.Kind == trace.KindCpuid {
-		if err := r.patchCpuid(t, e, rip, regs); err != nil {
+	if k, ok := trapOf(e); ok {
+		if err := r.patchTrap(t, e, k, rip, regs); err != nil {
 			return true, err
 		}
 	}

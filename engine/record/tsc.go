@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 )
 
@@ -29,6 +30,12 @@ func (r *Recorder) tscEntry(t *thread, c *syscalls.Call) (int64, bool) {
 		t.tscSigsegv = false
 	case unix.PR_TSC_SIGSEGV:
 		t.tscSigsegv = true
+		if r.filtered && t.proc.mem != nil {
+			// Patched rdtsc sites must trap for it too. (A process
+			// before its first exec has no hook page: installHook
+			// tells the next one.)
+			hook.MarkTscTrap(t.proc.mem)
+		}
 	default:
 		return 0, false
 	}

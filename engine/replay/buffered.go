@@ -156,12 +156,18 @@ func (s *Session) endBatch() error {
 
 // isBuffered says whether e is a call the hook recorded in the program.
 func (s *Session) isBuffered(e *trace.Event) bool {
+	if e.Kind == trace.KindRdtsc {
+		return e.Flags&trace.FlagBuffered != 0 && s.hdr.Hook != "" // an rdtsc the hook read
+	}
 	return e.Kind == trace.KindSyscall && e.Flags&trace.FlagBuffered != 0 && e.Flags&trace.FlagHookSite == 0 && s.fromHook(e) &&
 		!hook.ReplayTraced(uint64(e.Syscall))
 }
 
 // recordOf is the hook's record of buffered call e.
 func recordOf(e *trace.Event) *hook.Record {
+	if e.Kind == trace.KindRdtsc {
+		return &hook.Record{Nr: hook.NrRdtsc, Args: [6]uint64{e.Regs[trace.RIP]}, Ret: int64(e.Value)}
+	}
 	r := &hook.Record{Nr: uint64(e.Syscall), Ret: int64(e.ExitRegs[trace.RAX]), Hash: e.Hash}
 	for i, reg := range []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9} {
 		r.Args[i] = e.Regs[reg]

@@ -192,8 +192,8 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 // patchSite patches one site as the recorder did at e: the stub page
 // mapped first if it mapped one, the stub, the jump over the site's code.
 func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook.Site, error) {
-	if h.Nr == hook.NrCpuid {
-		_, err := s.patchCpuid(t, e, h)
+	if _, ok := hook.TrapOf(h.Nr); ok {
+		_, err := s.patchTrap(t, e, h)
 		return hook.Site{}, err
 	}
 	if err := s.mapStubPage(t, e, h); err != nil {
@@ -244,15 +244,19 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 	return nil
 }
 
-// patchCpuid patches the cpuid at h.Site with the code around it as the
-// recorder did at e (hook.CpuidStub), and returns its window.
-func (s *Session) patchCpuid(t *rthread, e *trace.Event, h trace.HookPatch) (patch.Window, error) {
+// patchTrap patches the trapping instruction at h.Site with the code
+// around it as the recorder did at e (hook.Trap), and returns its window.
+func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch) (patch.Window, error) {
+	k, ok := hook.TrapOf(h.Nr)
+	if !ok {
+		return patch.Window{}, s.diverge(e, "the recording patched the site at %#x as %#x, which this rewind does not know", h.Site, h.Nr)
+	}
 	if err := s.mapStubPage(t, e, h); err != nil {
 		return patch.Window{}, err
 	}
 	m := t.proc.mem
 	var w patch.Window
-	ok := false
+	ok = false
 	if fs := t.proc.code.Files(h.Site, h.Site+1); len(fs) == 1 {
 		f := fs[0]
 		w, ok = f.Image.FindWindow(f.Start, f.Offset, h.Site, 2)
@@ -264,13 +268,13 @@ func (s *Session) patchCpuid(t *rthread, e *trace.Event, h trace.HookPatch) (pat
 		ok = err == nil && bytes.Equal(code, w.Code)
 	}
 	if !ok {
-		return w, s.diverge(e, "the recording patched the cpuid at %#x, which replay finds no window around", h.Site)
+		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}
-	stub, err := hook.CpuidStub(h.Stub, w)
+	stub, err := k.Stub(h.Stub, w)
 	if err != nil {
 		return w, s.diverge(e, "%v", err)
 	}
-	jmp, err := hook.CpuidJump(w, h.Stub)
+	jmp, err := hook.TrapJump(w, h.Stub)
 	if err != nil {
 		return w, s.diverge(e, "%v", err)
 	}

@@ -75,17 +75,23 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 	what := e.TrapName()
 	var regs trace.Regs
-	if err := s.runToTrap(t, e, unix.SIGSEGV, &regs); err != nil {
+	if e.Flags&trace.FlagBuffered != 0 {
+		// An rdtsc the hook read, replayed alone: the hook, given no
+		// record, has the stub run its own, which traps.
+		if err := s.runToStubTrap(t, e, &regs); err != nil {
+			return err
+		}
+	} else if err := s.runToTrap(t, e, unix.SIGSEGV, &regs); err != nil {
 		return err
 	}
 	e.ApplyTrap(&regs)
 	for _, h := range e.Hooks {
-		// The cpuid the recorder patched as it trapped (patchCpuid).
-		w, err := s.patchCpuid(t, e, h)
+		// The instruction the recorder patched as it trapped (patchTrap).
+		w, err := s.patchTrap(t, e, h)
 		if err != nil {
 			return err
 		}
-		regs[trace.RIP] = hook.CpuidResume(w, h.Stub, regs[trace.RIP])
+		regs[trace.RIP] = hook.TrapResume(w, h.Stub, regs[trace.RIP])
 	}
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("complete %s at %#x: %w", what, e.Regs[trace.RIP], err)
@@ -109,6 +115,25 @@ func (s *Session) runToTrap(t *rthread, e *trace.Event, sig unix.Signal, regs *t
 		return err
 	}
 	return s.compareRegs(e, "at "+what, &e.Regs, regs)
+}
+
+// runToStubTrap runs t to the rdtsc of the stub of the site of e, a
+// buffered rdtsc, and reads its registers there.
+func (s *Session) runToStubTrap(t *rthread, e *trace.Event, regs *trace.Regs) error {
+	st, err := s.run(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGSEGV) {
+		return s.diverge(e, "expected the rdtsc at %#x, got %s", e.Regs[trace.RIP], describe(st))
+	}
+	if err := ptrace.GetRegs(t.real, regs); err != nil {
+		return err
+	}
+	if site, ok := hook.TrapSiteAt(t.proc.mem, regs[trace.RIP]); !ok || site != e.Regs[trace.RIP] {
+		return s.diverge(e, "expected the rdtsc at %#x, got a trap at rip %#x", e.Regs[trace.RIP], regs[trace.RIP])
+	}
+	return nil
 }
 
 // siKernel is SI_KERNEL, the si_code of an int3 breakpoint trap.

@@ -130,7 +130,9 @@ const (
 	// stops with Signo (SIGTRAP, or the fault of the instruction) at Regs.
 	FlagSingleStep
 	// FlagBuffered marks a system call the hook page made and recorded in
-	// the program (engine/hook), with no stop: Regs are those replay sees
+	// the program (engine/hook), with no stop (or, on a KindRdtsc event, an
+	// rdtsc it read at a patched site, whose address is Regs' rip, all
+	// Regs has): Regs are those replay sees
 	// when the hook makes it traced (rip after the hook's traced syscall
 	// instruction, the call's number and arguments; the other registers are
 	// the hook's own), ExitRegs the same with the result.

@@ -8,15 +8,13 @@
 #include "layout.h"
 
 	.section .text.entry, "ax"
-	.globl untraced_syscall, traced_syscall, hook_entry, hook_cpuid_entry
+	.globl untraced_syscall, traced_syscall, hook_entry, hook_trap_entry
 untraced_syscall:		/* HOOK_UNTRACED: the filter allows this one */
 	syscall
 	ret
 traced_syscall:			/* HOOK_TRACED: kept for the layout */
 	syscall
 	ret
-	.org HOOK_CPUID - HOOK_BASE, 0xcc
-	jmp hook_cpuid_entry	/* HOOK_CPUID */
 	.org HOOK_ENTRY - HOOK_BASE, 0xcc
 hook_entry:
 	pushfq
@@ -55,53 +53,41 @@ hook_entry:
 	mov (HOOK_CTL + CTL_USER_RSP), %rsp
 	jmp *(HOOK_CTL + CTL_RET)	/* the stub's way back, or its syscall */
 
-/* hook_cpuid_entry: cpuid for a patched site's stub, on the program's
-   stack past its red zone, with eax the leaf and ecx the subleaf, ebx and
-   edx free (cpuid sets them): the four answers from the recorder's table
-   (hook_cpuid), every other register and the flags kept; with no answer,
-   eax and ecx kept and the return CPUID_MISS_SKIP further on, where the
-   stub runs the real cpuid. */
-	.section .cpuid, "ax"
-hook_cpuid_entry:
+/* hook_trap_entry: a patched cpuid or rdtsc for its stub, on the program's
+   stack past its red zone, with the registers the instruction sets free
+   (one of them holds this address): hook_trap writes its answers into the
+   registers saved here, which come back with every other register and the
+   flags kept; with no answer, the return TRAP_MISS_SKIP further on, where
+   the stub runs the instruction itself. */
+	.section .trap, "ax"
+hook_trap_entry:		/* HOOK_TRAP_ENTRY: the section's start */
 	pushfq
-	push %rax		/* the answers go in these four slots */
+	push %rax		/* struct trapframe, from its end */
 	push %rcx
-	push %rbx
 	push %rdx
+	push %rbx
 	push %rsi
 	push %rdi
 	push %r8
 	push %r9
 	push %r10
 	push %r11
-	mov %rsp, %rbx		/* callee-saved: kept across hook_cpuid */
+	mov %rsp, %rbx		/* callee-saved: kept across hook_trap */
 	and $-16, %rsp
-	sub $16, %rsp		/* the answers */
-	mov %eax, %edi
-	mov %ecx, %esi
-	mov %rsp, %rdx
-	call hook_cpuid
+	mov %rbx, %rdi
+	call hook_trap
 	test %eax, %eax
-	jz 1f
-	mov 0(%rsp), %r8d	/* zero-extended, as cpuid leaves them */
-	mov %r8, 72(%rbx)	/* rax */
-	mov 4(%rsp), %r8d
-	mov %r8, 56(%rbx)	/* rbx */
-	mov 8(%rsp), %r8d
-	mov %r8, 64(%rbx)	/* rcx */
-	mov 12(%rsp), %r8d
-	mov %r8, 48(%rbx)	/* rdx */
-	jmp 2f
-1:	addq $CPUID_MISS_SKIP, 88(%rbx)	/* the return address, over the flags */
-2:	mov %rbx, %rsp
+	jnz 1f
+	addq $TRAP_MISS_SKIP, 88(%rbx)	/* the return address */
+1:	mov %rbx, %rsp
 	pop %r11
 	pop %r10
 	pop %r9
 	pop %r8
 	pop %rdi
 	pop %rsi
-	pop %rdx
 	pop %rbx
+	pop %rdx
 	pop %rcx
 	pop %rax
 	popfq

@@ -53,6 +53,9 @@ static long traced(u64 nr);
 
 #define CTL(off, type) (*(volatile type *)(u64)(HOOK_CTL + (off)))
 
+/* What patched trapping instructions call: apart, in .trap (hook.ld). */
+#define TRAP __attribute__((section(".trap")))
+
 /* outputs says what call nr wrote when it returned ret: up to two
    ranges. It returns how many, or -1 for a call not to buffer. */
 static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
@@ -470,18 +473,82 @@ static int replayed(u64 nr, const u64 *a, long *ret) {
 	return 1;
 }
 
-/* hook_cpuid answers cpuid(leaf, sub) for a patched site from the table
-   the recorder wrote into the page (the same in replay, from the trace):
-   1 with out set, or 0 when the table has no answer. */
-__attribute__((section(".cpuid"))) int hook_cpuid(u32 leaf, u32 sub, u32 *out) {
+/* What hook_trap_entry pushed, lowest address first, and the return
+   address into the stub. */
+struct trapframe {
+	u64 r11, r10, r9, r8, rdi, rsi, rbx, rdx, rcx, rax, rflags, ret;
+};
+
+/* trapCpuid answers cpuid(f's eax, ecx) from the table the recorder wrote
+   into the page (the same in replay, from the trace): 1 with f's eax, ebx,
+   ecx and edx set, or 0 when the table has no answer. */
+TRAP static int trapCpuid(struct trapframe *f) {
+	u32 leaf = f->rax, sub = f->rcx;
 	u64 n = CTL(CTL_NCPUID, u64);
 	const volatile u32 *e = (const volatile u32 *)(u64)HOOK_CPUID_TABLE;
 	for (u64 i = 0; i < n && i < HOOK_CPUID_MAX; i++, e += 8)
 		if (e[0] == leaf && (e[2] != 0 || e[1] == sub)) {
-			for (int j = 0; j < 4; j++)
-				out[j] = e[4 + j];
+			f->rax = e[4], f->rbx = e[5], f->rcx = e[6], f->rdx = e[7];
 			return 1;
 		}
+	return 0;
+}
+
+/* trapRdtsc answers an rdtsc at site: in record mode the time-stamp
+   counter, read with rdtsc allowed for an instant (rewind keeps it
+   trapping) and recorded (NR_RDTSC, the site's address its argument); in
+   replay mode the next record's value, when it is that site's. 1 with f's
+   eax and edx set, or 0. */
+TRAP static int trapRdtsc(struct trapframe *f, u64 site) {
+	u64 len = CTL(CTL_LEN, u64), v;
+	struct rec *r = (struct rec *)(HOOK_BUF + len);
+	if (CTL(CTL_MODE, u32) == MODE_REPLAY) {
+		u64 pos = CTL(CTL_POS, u64);
+		r = (struct rec *)(HOOK_BUF + pos);
+		if (pos >= len || r->nr != NR_RDTSC || r->args[0] != site)
+			return 0;
+		v = r->ret;
+		CTL(CTL_POS, u64) = pos + r->size;
+	} else {
+		if (CTL(CTL_MODE, u32) != MODE_RECORD || (CTL(CTL_FLAGS, u32) & FLAG_TSC_TRAP) ||
+			sizeof(struct rec) > HOOK_BUF_SIZE - len)
+			return 0;
+		u64 a[6] = {26 /* PR_SET_TSC */, 1 /* PR_TSC_ENABLE */, 0, 0, 0, 0};
+		if (do_syscall(157 /* prctl */, a, HOOK_UNTRACED) != 0)
+			return 0;
+		u32 lo, hi;
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		a[1] = 2; /* PR_TSC_SIGSEGV */
+		do_syscall(157, a, HOOK_UNTRACED);
+		v = (u64)hi << 32 | lo;
+		r->nr = NR_RDTSC;
+		r->args[0] = site;
+		for (int i = 1; i < 6; i++)
+			r->args[i] = 0;
+		r->ret = v;
+		r->site = site;
+		r->nin = r->nout = 0;
+		r->hash = r->file = 0;
+		r->size = sizeof(struct rec);
+		CTL(CTL_LEN, u64) = len + r->size; /* the commit */
+	}
+	f->rax = (u32)v, f->rdx = v >> 32;
+	return 1;
+}
+
+/* hook_trap answers the patched instruction whose stub called
+   hook_trap_entry, which the stub's header says (trap.go: its magic, its
+   window's start and the instruction's offset in it): 1 with its
+   registers set in f, or 0. */
+TRAP int hook_trap(struct trapframe *f) {
+	u64 slot = (f->ret & ~0xfffUL) + (f->ret & 0xfff) / STUB_LEN * STUB_LEN;
+	const unsigned char *h = (const unsigned char *)slot;
+	if (h[2] != 'R' || h[3] != 'W')
+		return 0;
+	if (h[4] == 'C' && h[5] == 'P')
+		return trapCpuid(f);
+	if (h[4] == 'T' && h[5] == 'S')
+		return trapRdtsc(f, *(const u64 *)(h + 6) + h[15]);
 	return 0;
 }
 

@@ -3,9 +3,9 @@
 #define HOOK_BASE 0x70000000     /* code: the two syscall instructions first */
 #define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
-#define HOOK_CPUID 0x70000008    /* where a patched cpuid's stub calls (hook_cpuid_entry) */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
-#define HOOK_CPUID_CODE 0x70001c00 /* hook_cpuid_entry and hook_cpuid, to the control page */
+#define HOOK_TRAP_CODE 0x70001c00   /* the code patched cpuid and rdtsc sites call, to the control page */
+#define HOOK_TRAP_ENTRY 0x70001c00  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
 #define HOOK_CTL 0x70002000      /* control page */
 #define HOOK_STACK_TOP 0x70004000
 #define HOOK_BUF 0x70004000
@@ -35,10 +35,13 @@
 #define STUB_RET 61
 #define STUB_TAIL 72
 #define STUB_LEN 96
-/* How far past its return address hook_cpuid_entry returns when it has no
-   answer: a cpuid stub's way on after an answer (cpuid.go), to its own
-   cpuid instruction, which traps. */
-#define CPUID_MISS_SKIP 10
+/* How far past its return address hook_trap_entry returns when it has no
+   answer: a trap stub's way on after an answer
+   (trap.go), to its own instruction, which traps. */
+#define TRAP_MISS_SKIP 10
+/* The number of the hook's record of an rdtsc (its first argument: the
+   patched rdtsc's address). */
+#define NR_RDTSC 0xfffffffe
 
 #define MODE_TRACED 0
 #define MODE_RECORD 1
@@ -47,3 +50,6 @@
 /* CTL_FLAGS: the process maps memory shared, which a write or a truncation
    may change under it: the recorder looks at those calls. */
 #define FLAG_SHARED 1
+/* CTL_FLAGS: a thread of the process asked for its rdtsc to fault
+   (PR_TSC_SIGSEGV): patched rdtsc sites trap, the recorder sorts it out. */
+#define FLAG_TSC_TRAP 2

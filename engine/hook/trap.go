@@ -1,0 +1,203 @@
+package hook
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rewind-debugger/rewind/engine/patch"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Patched trapping instructions: cpuid and rdtsc. Where the CPU traps
+// cpuid (CPUID faulting), each one costs a ptrace stop, and a program's
+// loader asks ~70 at every exec (its cache sizes, a subleaf at a time);
+// rdtsc always traps (PR_TSC_SIGSEGV), eight times in each loader. The
+// recorder patches each one that trapped, with the instructions around it
+// (a patch.Window), into a jump to a stub that asks the hook:
+//
+//   - cpuid's answers do not change during a recording: the recorder
+//     writes them into the hook page once (a table the trace keeps,
+//     SetCpuid), the same in replay, with no event;
+//   - rdtsc's value is read by the hook, with rdtsc allowed for an instant,
+//     and recorded in its buffer (a record of number NrRdtsc, the site's
+//     address its first argument), which replay gives the hook back.
+//
+// Where the hook has no answer (a question the table lacks, a full
+// buffer, a thread that asked for rdtsc to fault, no record in replay) the
+// stub runs the instruction itself, which traps as before.
+//
+// A stub, in a slot of a stub page (StubLen bytes):
+//
+//	0   eb 0e            jmp over the header
+//	2   magic            what the slot holds (UserView): Trap.magic
+//	6   u64              the window's start
+//	14  u8, u8           the window's length, the instruction's offset in it
+//	16  the window's instructions before the trapping one
+//	    lea -0x80(%rsp),%rsp; mov $TrapEntry,%e?x; call *%r?x   (a register
+//	    the instruction sets: nothing of the program's is lost)
+//	    lea 0x80(%rsp),%rsp; jmp post       (an answer)
+//	    lea 0x80(%rsp),%rsp; the instruction (none: trapMissSkip on)
+//	post: the window's instructions after it; jmp to the window's end
+
+// Trap is a kind of trapping instruction the hook answers at patched sites.
+type Trap struct {
+	Nr      uint32  // its trace.HookPatch.Nr (and a record's number, for rdtsc)
+	Name    string  // the instruction
+	insn    [2]byte // its bytes
+	scratch byte    // the register (its number) that holds entry: one the instruction sets
+	magic   [4]byte
+}
+
+// The traps patched sites answer: no system call has their numbers.
+var (
+	TrapCpuid = Trap{Nr: NrCpuid, Name: "cpuid", insn: [2]byte{0x0f, 0xa2}, scratch: 3 /* rbx */, magic: [4]byte{'R', 'W', 'C', 'P'}}
+	TrapRdtsc = Trap{Nr: NrRdtsc, Name: "rdtsc", insn: [2]byte{0x0f, 0x31}, scratch: 0 /* rax */, magic: [4]byte{'R', 'W', 'T', 'S'}}
+)
+
+// NrCpuid and NrRdtsc are the trace.HookPatch.Nr of a patched cpuid and
+// rdtsc, and NrRdtsc the number of the hook's record of an rdtsc.
+const (
+	NrCpuid = 0xffffffff
+	NrRdtsc = 0xfffffffe
+)
+
+// TrapOf returns the trap whose patches have number nr.
+func TrapOf(nr uint32) (Trap, bool) {
+	for _, k := range []Trap{TrapCpuid, TrapRdtsc} {
+		if k.Nr == nr {
+			return k, true
+		}
+	}
+	return Trap{}, false
+}
+
+const stubHeader = 16
+
+// trapMiddle is the length of a stub's code between the window's
+// instructions before the trapping one and those after: the leas, the
+// call, the way on after an answer, the instruction itself.
+const trapMiddle = 5 + 5 + 2 + 8 + 2 + 8 + 2
+
+// Stub returns the code of the stub at addr for the window w.
+func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
+	le := binary.LittleEndian
+	b := make([]byte, 0, StubLen)
+	b = append(b, 0xeb, stubHeader-2)
+	b = append(b, k.magic[:]...)
+	b = le.AppendUint64(b, w.Start)
+	b = append(b, byte(len(w.Code)), byte(w.Trap))
+	pre, ok := w.Move(0, w.Trap, addr+uint64(len(b)))
+	if !ok {
+		return nil, fmt.Errorf("hook: the code before the %s at %#x cannot move to %#x", k.Name, w.Start+uint64(w.Trap), addr)
+	}
+	b = append(b, pre...)
+	b = append(b, 0x48, 0x8d, 0x64, 0x24, 0x80) // lea -0x80(%rsp),%rsp
+	b = append(b, 0xb8+k.scratch)               // mov $TrapEntry, %e?x
+	b = le.AppendUint32(b, TrapEntry)
+	b = append(b, 0xff, 0xd0+k.scratch) // call *%r?x
+	leaUp := []byte{0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00}
+	b = append(b, leaUp...)
+	b = append(b, 0xeb, byte(len(leaUp)+2)) // jmp post
+	b = append(b, leaUp...)
+	b = append(b, k.insn[:]...)
+	if len(b) != stubHeader+w.Trap+trapMiddle {
+		panic("hook: trap stub layout")
+	}
+	post, ok := w.Move(w.Trap+w.Len, len(w.Code), addr+uint64(len(b)))
+	if !ok {
+		return nil, fmt.Errorf("hook: the code after the %s at %#x cannot move to %#x", k.Name, w.Start+uint64(w.Trap), addr)
+	}
+	b = append(b, post...)
+	d := int64(w.End() - (addr + uint64(len(b)) + 5))
+	if d != int64(int32(d)) {
+		return nil, fmt.Errorf("hook: the stub at %#x is out of a jump's reach of the %s at %#x", addr, k.Name, w.Start+uint64(w.Trap))
+	}
+	b = append(b, 0xe9)
+	b = le.AppendUint32(b, uint32(int32(d)))
+	if len(b) > StubLen {
+		return nil, fmt.Errorf("hook: the %s window at %#x needs a stub of %d bytes", k.Name, w.Start, len(b))
+	}
+	for len(b) < StubLen {
+		b = append(b, 0xcc)
+	}
+	return b, nil
+}
+
+// TrapResume is where a thread standing at rip goes on once the window w
+// is patched with its stub at stub: rip itself unless rip is inside the
+// window, past its trapping instruction (a thread that has just trapped
+// there), where it goes to the same instruction in the stub.
+func TrapResume(w patch.Window, stub, rip uint64) uint64 {
+	after := w.Start + uint64(w.Trap+w.Len)
+	if rip < after || rip >= w.End() {
+		return rip
+	}
+	return stub + uint64(stubHeader+w.Trap+trapMiddle) + (rip - after)
+}
+
+// TrapJump returns the bytes replacing the window's code: a jmp to the
+// stub, then int3s (nothing jumps there).
+func TrapJump(w patch.Window, stub uint64) ([]byte, error) {
+	d := int64(stub - (w.Start + 5))
+	if d != int64(int32(d)) {
+		return nil, fmt.Errorf("hook: the stub at %#x is out of a jump's reach of the window at %#x", stub, w.Start)
+	}
+	b := binary.LittleEndian.AppendUint32([]byte{0xe9}, uint32(int32(d)))
+	for len(b) < len(w.Code) {
+		b = append(b, 0xcc)
+	}
+	return b, nil
+}
+
+// CpuidAnswer is one answer of the table: cpuid(Leaf, Sub), or of every
+// subleaf when AnySub.
+type CpuidAnswer = trace.CpuidAnswer
+
+// SetCpuid writes the table of cpuid's answers into a process's hook page
+// (at most CpuidMax; the questions past them trap).
+func SetCpuid(m *ptrace.Mem, answers []CpuidAnswer) error {
+	answers = answers[:min(len(answers), CpuidMax)]
+	le := binary.LittleEndian
+	var b []byte
+	for _, a := range answers {
+		any := uint32(0)
+		if a.AnySub {
+			any = 1
+		}
+		for _, v := range []uint32{a.Leaf, a.Sub, any, 0, a.Eax, a.Ebx, a.Ecx, a.Edx} {
+			b = le.AppendUint32(b, v)
+		}
+	}
+	if len(b) > 0 {
+		if _, err := m.WriteAt(b, CpuidTable); err != nil {
+			return fmt.Errorf("write the hook page: %w", err)
+		}
+	}
+	if _, err := m.WriteAt(le.AppendUint64(nil, uint64(len(answers))), Ctl+ctlNCpuid); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	return nil
+}
+
+// trapStubAt returns the window's start and the offset of its trapping
+// instruction of the trap stub holding pc, if pc is in one.
+func trapStubAt(mem Memory, pc uint64) (start uint64, trap int, ok bool) {
+	page := pc &^ 0xfff
+	slot := page + (pc-page)/StubLen*StubLen
+	var h [stubHeader]byte
+	if _, err := mem.ReadAt(h[:], slot); err != nil || h[0] != 0xeb || h[1] != stubHeader-2 {
+		return 0, 0, false
+	}
+	if m := [4]byte(h[2:6]); m != TrapCpuid.magic && m != TrapRdtsc.magic {
+		return 0, 0, false
+	}
+	return binary.LittleEndian.Uint64(h[6:]), int(h[15]), true
+}
+
+// TrapSiteAt returns the address of the patched instruction whose stub
+// holds pc, if pc is in a trap stub.
+func TrapSiteAt(mem Memory, pc uint64) (uint64, bool) {
+	start, trap, ok := trapStubAt(mem, pc)
+	return start + uint64(trap), ok
+}

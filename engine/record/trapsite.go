@@ -1,0 +1,133 @@
+package record
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/patch"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Patched trapping instructions (engine/hook's Trap): a cpuid or rdtsc
+// that trapped is patched, with the instructions around it, into a jump to
+// a stub that asks the hook, so that the next ones at that site cost no
+// stop; known sites carry the patch to later processes.
+
+// patchTrap patches the instruction of kind k that t trapped at (rip),
+// with the code around it (a patch.Window), and lists the patch in e, the
+// trap's event, for replay to make there. regs are t's registers after the
+// instruction: a thread standing inside the window goes on at the same
+// instruction in the stub. Not in the hook's code or a stub, nor where a
+// thread of the address space stands inside the window.
+func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64, regs *trace.Regs) error {
+	p := t.proc
+	if !r.trapsPatched(t, k) || r.inHook(p, rip) || r.inStub(p, rip) {
+		return nil
+	}
+	w, ok := trapWindow(p, rip)
+	if !ok || r.inWindow(t, w) {
+		return nil
+	}
+	h, err := r.writeTrap(t, k, w)
+	if err != nil || h.Stub == 0 {
+		return err
+	}
+	regs[trace.RIP] = hook.TrapResume(w, h.Stub, regs[trace.RIP])
+	e.Hooks = append(e.Hooks, h)
+	r.learnSite(p, rip, k.Nr)
+	return nil
+}
+
+// trapsPatched says whether instructions of kind k that t traps at are
+// patched: under the filter, in a thread the hook serves (as hookSiteAt
+// says), for cpuid with a table of answers.
+func (r *Recorder) trapsPatched(t *thread, k hook.Trap) bool {
+	if !r.filtered || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.proc.mem == nil {
+		return false
+	}
+	return k.Nr != hook.NrCpuid || len(r.cpuidAnswers) > 0
+}
+
+// trapWindow finds the window to patch around the two-byte instruction at
+// rip of p, whose code must still be the file's.
+func trapWindow(p *process, rip uint64) (patch.Window, bool) {
+	fs := p.code.Files(rip, rip+1)
+	if len(fs) != 1 {
+		return patch.Window{}, false
+	}
+	f := fs[0]
+	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, 2)
+	if !ok || w.Start < f.Start || w.End() > f.End {
+		return patch.Window{}, false
+	}
+	code := make([]byte, len(w.Code))
+	if _, err := p.mem.ReadAt(code, w.Start); err != nil || !bytes.Equal(code, w.Code) {
+		return patch.Window{}, false
+	}
+	return w, true
+}
+
+// inWindow says whether a thread of t's address space other than t stands
+// inside window w (past its first instruction), where the patch would
+// leave it in the middle of the jump. A thread in the kernel (in a system
+// call, whose instruction no window holds) stands outside.
+func (r *Recorder) inWindow(t *thread, w patch.Window) bool {
+	for _, u := range r.threads {
+		if u == t || u.proc.code != t.proc.code || u.state == gone {
+			continue
+		}
+		var regs trace.Regs
+		if ptrace.GetRegs(u.tid, &regs) != nil {
+			continue
+		}
+		if pc := regs[trace.RIP]; pc > w.Start && pc < w.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTrap writes the stub and the jump of the window w of t's process,
+// for instructions of kind k; a zero Stub when no stub page could be had.
+func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window) (trace.HookPatch, error) {
+	p := t.proc
+	stub, fresh, err := r.stubFor(t, w.Start)
+	if err != nil || stub == 0 {
+		return trace.HookPatch{}, err
+	}
+	code, err := k.Stub(stub, w)
+	if err != nil {
+		return trace.HookPatch{}, err
+	}
+	jmp, err := hook.TrapJump(w, stub)
+	if err != nil {
+		return trace.HookPatch{}, err
+	}
+	if _, err := p.mem.WriteAt(code, stub); err != nil {
+		return trace.HookPatch{}, fmt.Errorf("%s stub: %w", k.Name, err)
+	}
+	if _, err := p.mem.WriteAt(jmp, w.Start); err != nil {
+		return trace.HookPatch{}, fmt.Errorf("%s site: %w", k.Name, err)
+	}
+	site := w.Start + uint64(w.Trap)
+	p.hooks.sites[site] = true
+	if p.hooks.traps == nil {
+		p.hooks.traps = map[uint64]bool{}
+	}
+	p.hooks.traps[stub] = true
+	return trace.HookPatch{Site: site, Stub: stub, Page: fresh, Nr: k.Nr}, nil
+}
+
+// trapOf says which patchable instruction trapped event e is (not rdtscp:
+// three bytes, and an answer the hook does not give).
+func trapOf(e *trace.Event) (hook.Trap, bool) {
+	switch {
+	case e.Kind == trace.KindCpuid:
+		return hook.TrapCpuid, true
+	case e.Kind == trace.KindRdtsc && e.Flags&trace.FlagRdtscp == 0:
+		return hook.TrapRdtsc, true
+	}
+	return hook.Trap{}, false
+}
