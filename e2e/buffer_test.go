@@ -143,3 +143,48 @@ func TestBufferedFileCalls(t *testing.T) {
 		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
 	}
 }
+
+// TestBufferedStreams: over pipes and a socket pair between two processes
+// (testdata/buffered_streams.c), the writes and sends that cannot wait and
+// the reads that find data, or find none on a non-blocking pipe, are
+// recorded by the hook with no stop; a read that waits for the other side
+// is made traced (the recorder runs the other process meanwhile), and the
+// recording replays.
+func TestBufferedStreams(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "buffered_streams.c", "-O2")
+	const n = 200
+	trace := filepath.Join(t.TempDir(), "streams.rwd")
+	want := "sum 79800, end 0, eagain 100\n"
+	stdout, stderr, code := record(t, trace, prog, strconv.Itoa(n))
+	if code != 0 || string(stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	type key struct {
+		name             string
+		buffered, waited bool
+	}
+	count := map[key]int{}
+	for _, l := range lines(ev.Stdout) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		count[key{fmt.Sprint(e["name"]), e["buffered"] == true, e["blocking"] == true}]++
+	}
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"write", 2*n - 20}, {"sendto", n - 10}, {"read", 100}} {
+		if got := count[key{c.name, true, false}]; got < c.min {
+			t.Errorf("%d buffered %s, want at least %d: %v", got, c.name, c.min, count)
+		}
+	}
+	if count[key{"read", false, true}] == 0 {
+		t.Errorf("no read waited for the other process (traced, blocking): %v", count)
+	}
+	if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
+		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
+	}
+}

@@ -33,17 +33,18 @@ const (
 	Untraced     = 0x70000000 // syscall; ret — let through by the filter
 	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
 	Entry        = 0x70000010 // where a patched site's stub jumps
-	TrapCode     = 0x70001c00 // the code patched cpuid and rdtsc sites call, to Ctl
-	TrapEntry    = 0x70001c00 // where a patched cpuid's or rdtsc's stub calls
-	Ctl          = 0x70002000 // the control page
-	StackTop     = 0x70004000 // the hook's stack, below the buffer
-	Buf          = 0x70004000 // the records
+	TrapCode     = 0x70002800 // the code patched cpuid and rdtsc sites call, to Ctl
+	TrapEntry    = 0x70002800 // where a patched cpuid's or rdtsc's stub calls
+	Ctl          = 0x70003000 // the control page
+	TrapStackTop = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
+	StackTop     = 0x70005000 // the hook's stack, below the buffer
+	Buf          = 0x70005000 // the records
 	BufSize      = 0x40000
-	Files        = 0x70044000 // the table of the files the recorder stored
+	Files        = 0x70045000 // the table of the files the recorder stored
 	FilesMax     = 256
-	CpuidTable   = 0x70046000 // cpuid's answers (SetCpuid)
+	CpuidTable   = 0x70047000 // cpuid's answers (SetCpuid)
 	CpuidMax     = 256
-	Size         = 0x48000 // the whole mapping
+	Size         = 0x49000 // the whole mapping
 	CodeSize     = Ctl - Base
 	ctlMode      = 0
 	ctlLen       = 8
@@ -57,6 +58,7 @@ const (
 	ctlProcDev   = 88
 	ctlNFiles    = 96
 	ctlNCpuid    = 104
+	ctlTrapRSP   = 112
 	trapMissSkip = 10
 	flagTscTrap  = 2
 	flagShared   = 1
@@ -193,10 +195,11 @@ func Bufferable(nr uint64) bool {
 		228,    // clock_gettime
 		5, 262, // fstat, newfstatat
 		3, 8, 72, 217, // close, lseek, fcntl, getdents64
-		0, 17, // read, pread64 (of regular files)
+		0, 17, // read, pread64 (of regular files; read of a pipe or a socket with data there)
+		44, 45, // sendto, recvfrom (of a socket, with no address, that need not wait)
 		257, 332, 21, 269, 439, // openat (of what never blocks), statx, access, faccessat, faccessat2
 		89, 267, 318, 79, 63, // readlink, readlinkat, getrandom, getcwd, uname
-		1, 18, 20, // write, pwrite64, writev (to regular files and memory devices)
+		1, 18, 20, // write, pwrite64, writev (to regular files and memory devices; write to a pipe or a socket that need not wait)
 		32, 33, 292, // dup, dup2, dup3
 		16,            // ioctl (TCGETS, TIOCGWINSZ)
 		9, 10, 11, 12, // mmap (private anonymous memory), mprotect, munmap, brk

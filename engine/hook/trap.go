@@ -34,10 +34,13 @@ import (
 //	6   u64              the window's start
 //	14  u8, u8           the window's length, the instruction's offset in it
 //	16  the window's instructions before the trapping one
-//	    lea -0x80(%rsp),%rsp; mov $TrapEntry,%e?x; call *%r?x   (a register
-//	    the instruction sets: nothing of the program's is lost)
-//	    lea 0x80(%rsp),%rsp; jmp post       (an answer)
-//	    lea 0x80(%rsp),%rsp; the instruction (none: trapMissSkip on)
+//	    mov %rsp,CTL_TRAP_RSP; mov $TrapStackTop,%rsp   (the hook's trap
+//	    stack: the program's is left alone, so that record and replay,
+//	    whose hook code differs, leave the same bytes there)
+//	    mov $TrapEntry,%e?x; call *%r?x     (a register the instruction
+//	    sets: nothing of the program's is lost)
+//	    mov CTL_TRAP_RSP,%rsp; jmp post     (an answer)
+//	    mov CTL_TRAP_RSP,%rsp; the instruction (none: trapMissSkip on)
 //	post: the window's instructions after it; jmp to the window's end
 
 // Trap is a kind of trapping instruction the hook answers at patched sites.
@@ -75,9 +78,24 @@ func TrapOf(nr uint32) (Trap, bool) {
 const stubHeader = 16
 
 // trapMiddle is the length of a stub's code between the window's
-// instructions before the trapping one and those after: the leas, the
-// call, the way on after an answer, the instruction itself.
-const trapMiddle = 5 + 5 + 2 + 8 + 2 + 8 + 2
+// instructions before the trapping one and those after: the move to the
+// trap stack, the call, the way back after an answer, the instruction
+// itself; trapOnStack and trapMissRSP are the offsets from there where
+// the thread runs on the trap stack, trapCall that of the call.
+const (
+	trapMiddle  = 8 + 7 + 5 + 2 + 8 + 2 + 8 + 2
+	trapOnStack = 8 + 7
+	trapCall    = 8 + 7 + 5
+	trapMissRSP = 8 + 7 + 5 + 2 + 8 + 2
+)
+
+// onTrapStack says whether offset off of a trap stub whose instruction
+// is trap bytes into its window is where the thread runs on the hook's
+// trap stack (its own rsp in the control page).
+func onTrapStack(off, trap int) bool {
+	pre := stubHeader + trap
+	return off >= pre+trapOnStack && off <= pre+trapCall+2 || off == pre+trapMissRSP
+}
 
 // Stub returns the code of the stub at addr for the window w.
 func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
@@ -92,14 +110,17 @@ func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
 		return nil, fmt.Errorf("hook: the code before the %s at %#x cannot move to %#x", k.Name, w.Start+uint64(w.Trap), addr)
 	}
 	b = append(b, pre...)
-	b = append(b, 0x48, 0x8d, 0x64, 0x24, 0x80) // lea -0x80(%rsp),%rsp
-	b = append(b, 0xb8+k.scratch)               // mov $TrapEntry, %e?x
+	b = append(b, 0x48, 0x89, 0x24, 0x25) // mov %rsp, abs32
+	b = le.AppendUint32(b, Ctl+ctlTrapRSP)
+	b = append(b, 0x48, 0xc7, 0xc4) // mov $TrapStackTop, %rsp
+	b = le.AppendUint32(b, TrapStackTop)
+	b = append(b, 0xb8+k.scratch) // mov $TrapEntry, %e?x
 	b = le.AppendUint32(b, TrapEntry)
-	b = append(b, 0xff, 0xd0+k.scratch) // call *%r?x
-	leaUp := []byte{0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00}
-	b = append(b, leaUp...)
-	b = append(b, 0xeb, byte(len(leaUp)+2)) // jmp post
-	b = append(b, leaUp...)
+	b = append(b, 0xff, 0xd0+k.scratch)                                     // call *%r?x
+	back := le.AppendUint32([]byte{0x48, 0x8b, 0x24, 0x25}, Ctl+ctlTrapRSP) // mov abs32, %rsp
+	b = append(b, back...)
+	b = append(b, 0xeb, byte(len(back)+2)) // jmp post
+	b = append(b, back...)
 	b = append(b, k.insn[:]...)
 	if len(b) != stubHeader+w.Trap+trapMiddle {
 		panic("hook: trap stub layout")
@@ -193,6 +214,14 @@ func trapStubAt(mem Memory, pc uint64) (start uint64, trap int, ok bool) {
 		return 0, 0, false
 	}
 	return binary.LittleEndian.Uint64(h[6:]), int(h[15]), true
+}
+
+// InTrapStub says whether pc, in a trap stub, is where the thread runs on
+// the hook's trap stack, which one thread at a time may use: no signal,
+// preemption or flush may come there.
+func InTrapStub(mem Memory, pc uint64) bool {
+	_, trap, ok := trapStubAt(mem, pc)
+	return ok && onTrapStack(int((pc&0xfff)%StubLen), trap)
 }
 
 // TrapSiteAt returns the address of the patched instruction whose stub

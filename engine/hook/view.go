@@ -54,8 +54,7 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 		return trapCodeView(regs, mem)
 	}
 	if start, trap, ok := trapStubAt(mem, pc); ok {
-		trapStubView(regs, start, trap)
-		return true
+		return trapStubView(regs, mem, start, trap)
 	}
 	if pc >= Base && pc < Base+CodeSize {
 		off := pc - Base
@@ -98,16 +97,16 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 
 // trapStubView turns regs, of a thread in the stub of a patched trapping
 // instruction (Trap.Stub) of the window at start whose instruction is trap
-// bytes in, into the program's:
-// the window's instruction the stub's stands for, and the program's rsp
-// where the stub has moved past its red zone.
-func trapStubView(regs *trace.Regs, start uint64, trap int) {
-	pc := regs[trace.RIP]
-	slot := pc &^ 0xfff
-	slot += (pc - slot) / StubLen * StubLen
-	off := int(pc - slot)
+// bytes in, into the program's: the window's instruction the stub's
+// stands for, and the program's rsp where the stub has moved to the trap
+// stack.
+func trapStubView(regs *trace.Regs, mem Memory, start uint64, trap int) bool {
+	off := int((regs[trace.RIP] & 0xfff) % StubLen)
 	pre := stubHeader + trap
 	post := pre + trapMiddle
+	if onTrapStack(off, trap) && !trapRSP(regs, mem) {
+		return false
+	}
 	switch {
 	case off < stubHeader:
 		regs[trace.RIP] = start
@@ -115,49 +114,46 @@ func trapStubView(regs *trace.Regs, start uint64, trap int) {
 		regs[trace.RIP] = start + uint64(off-stubHeader)
 	case off < post:
 		regs[trace.RIP] = start + uint64(trap)
-		if off >= pre+5 && off <= pre+12 || off == pre+22 {
-			regs[trace.RSP] += 0x80 // between the leas
-		}
 	default:
 		// After the instruction (two bytes): the window's instructions
 		// that follow it, then the jump back to its end.
 		regs[trace.RIP] = start + uint64(trap) + 2 + uint64(off-post)
 	}
+	return true
+}
+
+// trapRSP puts the program's rsp, kept in the control page while the
+// thread runs on the trap stack, in regs.
+func trapRSP(regs *trace.Regs, mem Memory) bool {
+	var w [8]byte
+	if _, err := mem.ReadAt(w[:], Ctl+ctlTrapRSP); err != nil {
+		return false
+	}
+	regs[trace.RSP] = binary.LittleEndian.Uint64(w[:])
+	return true
 }
 
 // trapCodeView turns regs, of a thread in the hook's code for patched
 // trapping instructions (called from a stub), into the program's: standing
-// at the instruction, its rsp
-// above the return address into the stub and the red zone the stub
-// skipped. The return address is the first word up the stack that points
-// into a trap stub right after its call.
+// at the instruction, its rsp the one the stub kept.
 func trapCodeView(regs *trace.Regs, mem Memory) bool {
-	start, trap, rsp, ok := trapCaller(mem, regs[trace.RSP])
-	if ok {
-		regs[trace.RIP], regs[trace.RSP] = start+uint64(trap), rsp
+	start, trap, ok := trapCaller(mem)
+	if ok && trapRSP(regs, mem) {
+		regs[trace.RIP] = start + uint64(trap)
+		return true
 	}
-	return ok
+	return false
 }
 
-// trapCaller finds the stub that called the hook's trap code, whose stack
-// pointer is sp: its window's start and instruction's offset, and the
-// program's rsp.
-func trapCaller(mem Memory, sp uint64) (start uint64, trap int, rsp uint64, ok bool) {
-	var w [512]byte
-	n, _ := mem.ReadAt(w[:], sp)
-	for i := 0; i+8 <= n; i += 8 {
-		ret := binary.LittleEndian.Uint64(w[i:])
-		start, trap, ok := trapStubAt(mem, ret)
-		if !ok {
-			continue
-		}
-		slot := ret &^ 0xfff
-		slot += (ret - slot) / StubLen * StubLen
-		if int(ret-slot) == stubHeader+trap+12 {
-			return start, trap, sp + uint64(i) + 8 + 0x80, true
-		}
+// trapCaller finds the stub that called the hook's trap code: its window's
+// start and instruction's offset, from the return address at the top of
+// the trap stack.
+func trapCaller(mem Memory) (start uint64, trap int, ok bool) {
+	var w [8]byte
+	if _, err := mem.ReadAt(w[:], TrapStackTop-8); err != nil {
+		return 0, 0, false
 	}
-	return 0, 0, 0, false
+	return trapStubAt(mem, binary.LittleEndian.Uint64(w[:]))
 }
 
 // PatchJump returns where the jump to the stub is that a thread with
@@ -167,7 +163,7 @@ func trapCaller(mem Memory, sp uint64) (start uint64, trap int, rsp uint64, ok b
 func PatchJump(regs trace.Regs, mem Memory) uint64 {
 	pc := regs[trace.RIP]
 	if pc >= TrapCode && pc < Base+CodeSize {
-		start, _, _, _ := trapCaller(mem, regs[trace.RSP])
+		start, _, _ := trapCaller(mem)
 		return start
 	}
 	if start, _, ok := trapStubAt(mem, pc); ok {

@@ -46,7 +46,7 @@ func (h *hookSpace) clone() *hookSpace {
 }
 
 // trapStub says whether pc is in the stub of a patched trapping
-// instruction, which runs on the program's stack all along.
+// instruction.
 func (h *hookSpace) trapStub(pc uint64) bool {
 	page := pc &^ (pageSize - 1)
 	return h != nil && h.traps[page+(pc-page)/hook.StubLen*hook.StubLen]
@@ -144,7 +144,10 @@ func (r *Recorder) inHook(p *process, pc uint64) bool {
 	if pc >= hook.Base && pc < hook.Base+hook.CodeSize {
 		return true
 	}
-	return r.inStub(p, pc) && !hook.OnProgramStack(pc) && !p.hooks.trapStub(pc)
+	if p.hooks.trapStub(pc) {
+		return hook.InTrapStub(p.mem, pc) // on the trap stack
+	}
+	return r.inStub(p, pc) && !hook.OnProgramStack(pc)
 }
 
 // inStub says whether pc is in a page of p's stubs.
@@ -175,19 +178,22 @@ func (r *Recorder) inHookNow(t *thread) bool {
 func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 	site := t.hookSite
 	t.hookSite = hook.Site{}
-	// An execve is logged in two events, as it may block; one that
-	// failed is patched at its exit (one that succeeded is another
-	// program's memory now).
-	failedExec := e.Kind == trace.KindSyscallExit && e.Syscall == unix.SYS_EXECVE && int64(e.ExitRegs[trace.RAX]) < 0
-	if site.Shape == 0 || (t.split || e.Kind != trace.KindSyscall) && !failedExec || ptrace.IsRestart(e.ExitRegs[trace.RAX]) ||
+	// A call that may block is logged in two events when it did, or when
+	// others ran meanwhile: its site is patched at the exit (an execve
+	// only if it failed: one that succeeded is another program's memory
+	// now). Else a site whose calls always wait that way (a send while
+	// the other side runs) would never be patched.
+	exit := e.Kind == trace.KindSyscallExit
+	failedExec := exit && e.Syscall == unix.SYS_EXECVE && int64(e.ExitRegs[trace.RAX]) < 0
+	if site.Shape == 0 || e.Kind != trace.KindSyscall && !exit || t.split && !exit || ptrace.IsRestart(e.ExitRegs[trace.RAX]) ||
 		e.Syscall == unix.SYS_EXECVE && !failedExec {
 		// (A call the kernel restarts goes back to its syscall
 		// instruction, which a ShapeCmp patch covers.)
 		return nil
 	}
 	p := t.proc
-	if r.inSiteCall(t, site) {
-		return nil // another time
+	if r.inSiteCall(t, site) || p.hooks != nil && p.hooks.sites[site.RIP] {
+		return nil // another time, or another thread's call (while t's waited) patched it
 	}
 	stub, fresh, err := r.stubFor(t, site.RIP)
 	if err != nil || stub == 0 {

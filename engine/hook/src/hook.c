@@ -74,6 +74,15 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[1], o[0].len = ret;
 		return 1;
+	case 45: /* recvfrom, with no address (see room) */
+		if (a[4] != 0)
+			return -1;
+		if (ret <= 0)
+			return 0;
+		o[0].addr = a[1], o[0].len = ret;
+		return 1;
+	case 44: /* sendto, with no address (see room) */
+		return a[4] != 0 ? -1 : 0;
 	case 3: /* close */
 	case 8: /* lseek */
 		return 0;
@@ -169,6 +178,7 @@ static int input(u64 nr) {
 	switch (nr) {
 	case 1:  /* write */
 	case 18: /* pwrite64 */
+	case 44: /* sendto */
 		return 1;
 	case 59: /* execve */
 	case 21: /* access */
@@ -195,11 +205,18 @@ static u64 pathLen(const char *p) {
 	return 0;
 }
 
+/* writes says whether call nr writes bytes from its second argument
+   (write, pwrite64, sendto), whose first the record keeps and whose hash
+   replay checks. */
+static int writes(u64 nr) {
+	return nr == 1 || nr == 18 || nr == 44;
+}
+
 /* inputLen is how many bytes of call nr's input at a[input(nr)] the
    record keeps: a path with its NUL, the first 32 bytes written (what
    `rewind events` shows; the hash checks them all). */
 static u64 inputLen(u64 nr, const u64 *a, long ret) {
-	if (nr == 1 || nr == 18)
+	if (writes(nr))
 		return ret < 32 ? ret : 32;
 	return pathLen((const char *)a[input(nr)]);
 }
@@ -290,6 +307,94 @@ static int writable(u64 fd) {
 	return 1;
 }
 
+/* Of a descriptor, for a call that may wait on it: a pipe or a FIFO, a
+   socket, or neither (files never wait; terminals and other devices may,
+   with no way to ask for a call that does not). */
+#define S_IFIFO 0010000
+#define S_IFSOCK 0140000
+enum { STREAM_NONE, STREAM_PIPE, STREAM_SOCKET };
+
+/* stream says which of those fd is, asked with an untraced fstat; not the
+   files of the standard streams rewind passed (replay shows what goes to
+   them), nor in a process that maps memory shared. */
+static int stream(u64 fd) {
+	if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
+		return STREAM_NONE;
+	u64 st[18];
+	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
+		return STREAM_NONE;
+	for (int i = 0; i < 2; i++)
+		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
+			return STREAM_NONE;
+	return ST_FMT(st) == S_IFIFO ? STREAM_PIPE : ST_FMT(st) == S_IFSOCK ? STREAM_SOCKET : STREAM_NONE;
+}
+
+/* PIPE_BUF: a write to a pipe of at most that many bytes is all or none;
+   SMALL_SEND: a send of at most that many to a socket that polls
+   writable has the room (it cannot end short, as a write that would
+   block natively waits for all). */
+#define PIPE_BUF 4096
+#define SMALL_SEND 512
+
+/* sendable says whether socket fd polls writable now (untraced poll). */
+static int sendable(u64 fd) {
+	struct {
+		int fd;
+		short events, revents;
+	} p = {(int)fd, 4 /* POLLOUT */, 0};
+	u64 b[6] = {(u64)&p, 1, 0, 0, 0, 0};
+	return do_syscall(7, b, HOOK_UNTRACED) == 1 && (p.revents & 4);
+}
+
+/* nowait says whether call nr with arguments a, which may wait on a pipe
+   or a socket, is to be tried without waiting (probe): a read or a
+   receive always (it may return less natively too), a write or a send
+   when it cannot end short. */
+static int nowait(u64 nr, const u64 *a) {
+	switch (nr) {
+	case 0:
+		return stream(a[0]) != STREAM_NONE;
+	case 45: /* not MSG_WAITALL, which would return short not waiting */
+		return a[4] == 0 && !(a[3] & 0x100) && stream(a[0]) == STREAM_SOCKET;
+	case 1:
+		switch (stream(a[0])) {
+		case STREAM_PIPE:
+			return a[2] <= PIPE_BUF;
+		case STREAM_SOCKET:
+			return a[2] <= SMALL_SEND && sendable(a[0]);
+		}
+		return 0;
+	case 44:
+		return a[4] == 0 && a[2] <= SMALL_SEND && stream(a[0]) == STREAM_SOCKET && sendable(a[0]);
+	}
+	return 0;
+}
+
+/* probe makes call nr (read, write, recvfrom, sendto) so that it does not
+   wait: RWF_NOWAIT (preadv2, pwritev2 at the file position), or
+   MSG_DONTWAIT. -EAGAIN where it would have waited. */
+static long probe(u64 nr, const u64 *a) {
+	u64 iov[2] = {a[1], a[2]};
+	u64 b[6] = {a[0], (u64)iov, 1, (u64)-1, (u64)-1, 8 /* RWF_NOWAIT */};
+	switch (nr) {
+	case 0:
+		return do_syscall(327 /* preadv2 */, b, HOOK_UNTRACED);
+	case 1:
+		return do_syscall(328 /* pwritev2 */, b, HOOK_UNTRACED);
+	}
+	u64 c[6] = {a[0], a[1], a[2], a[3] | 0x40 /* MSG_DONTWAIT */, 0, 0};
+	return do_syscall(nr, c, HOOK_UNTRACED);
+}
+
+/* blocks says whether a call on fd that found nothing to do (EAGAIN)
+   would have waited: fd is not non-blocking (untraced fcntl). */
+static int blocks(u64 fd) {
+	u64 b[6] = {fd, 3 /* F_GETFL */, 0, 0, 0, 0};
+	long fl = do_syscall(72, b, HOOK_UNTRACED);
+	return fl < 0 || !(fl & 04000 /* O_NONBLOCK */);
+}
+
 /* replayTraced says whether call nr is one the hook records but leaves
    to replay, which makes it again (the memory calls, the signal
    dispositions and mask, the thread's registers and addresses the kernel
@@ -365,8 +470,9 @@ static int maskable(const u64 *a) {
 
 /* room says how many bytes the record of call nr with arguments a may
    take, or 0 for a call the hook does not record itself; *file is the
-   stored file an mmap maps. */
-static u64 room(u64 nr, const u64 *a, u64 *file) {
+   stored file an mmap maps, *probing whether the call may wait on a pipe
+   or a socket and is to be made so that it does not (probe). */
+static u64 room(u64 nr, const u64 *a, u64 *file, int *probing) {
 	struct out o[2];
 	if (outputs(nr, a, -1, o) < 0)
 		return 0;
@@ -398,7 +504,12 @@ static u64 room(u64 nr, const u64 *a, u64 *file) {
 		break;
 	case 1:
 	case 18:
-		if (!writable(a[0]))
+		if (!writable(a[0]) && !(nr == 1 && (*probing = nowait(nr, a))))
+			return 0;
+		n += sizeof(struct out) + 32;
+		break;
+	case 44:
+		if (!(*probing = nowait(nr, a)))
 			return 0;
 		n += sizeof(struct out) + 32;
 		break;
@@ -408,8 +519,11 @@ static u64 room(u64 nr, const u64 *a, u64 *file) {
 		break;
 	case 0:
 	case 17:
-		if (!regular(a[0]))
-			return 0;
+	case 45:
+		if (nr == 45 || !regular(a[0])) {
+			if (nr == 17 || !(*probing = nowait(nr, a)))
+				return 0;
+		}
 		/* fall through */
 	case 217: /* up to the count */
 	case 89:
@@ -566,16 +680,26 @@ long hook_call(struct frame *f, u64 nr) {
 	}
 	/* Only in record mode: room may make calls of its own. */
 	u64 file = 0;
-	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file);
+	int probing = 0;
+	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file, &probing);
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
-	long ret = nr == 59 ? absent(a) : nr == 334 ? -38 /* ENOSYS */ : do_syscall(nr, a, HOOK_UNTRACED);
+	long ret;
+	if (probing) {
+		/* Made so that it cannot wait: one that would have waited, or
+		   failed otherwise, is made traced, for the recorder to let
+		   others run meanwhile. */
+		ret = probe(nr, a);
+		if (ret < 0 && (ret != -11 /* EAGAIN */ || blocks(a[0])))
+			return traced(nr);
+	} else
+		ret = nr == 59 ? absent(a) : nr == 334 ? -38 /* ENOSYS */ : do_syscall(nr, a, HOOK_UNTRACED);
 	struct rec *r = (struct rec *)(HOOK_BUF + len);
 	struct out o[2];
 	char *p = (char *)(r + 1);
 	r->nin = 0;
 	int pi = input(nr);
-	if (pi >= 0 && (nr == 1 || nr == 18 ? ret > 0 : ret != -14 /* EFAULT */)) {
+	if (pi >= 0 && (writes(nr) ? ret > 0 : ret != -14 /* EFAULT */)) {
 		struct out in = {a[pi], inputLen(nr, a, ret)};
 		if (in.len > 0) {
 			copy(p, (const char *)&in, sizeof in);
@@ -598,7 +722,7 @@ long hook_call(struct frame *f, u64 nr) {
 		r->args[i] = a[i];
 	r->ret = ret;
 	r->site = f->rcx;
-	r->hash = (nr == 1 || nr == 18 || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
+	r->hash = (writes(nr) || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
 	r->file = file;
 	r->size = p - (char *)r;
 	CTL(CTL_LEN, u64) = len + r->size; /* the commit */

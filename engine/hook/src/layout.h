@@ -4,17 +4,18 @@
 #define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
-#define HOOK_TRAP_CODE 0x70001c00   /* the code patched cpuid and rdtsc sites call, to the control page */
-#define HOOK_TRAP_ENTRY 0x70001c00  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
-#define HOOK_CTL 0x70002000      /* control page */
-#define HOOK_STACK_TOP 0x70004000
-#define HOOK_BUF 0x70004000
+#define HOOK_TRAP_CODE 0x70002800   /* the code patched cpuid and rdtsc sites call, to the control page */
+#define HOOK_TRAP_ENTRY 0x70002800  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
+#define HOOK_CTL 0x70003000      /* control page */
+#define HOOK_TRAP_STACK_TOP 0x70004000 /* patched cpuid's and rdtsc's, in the control page's upper part */
+#define HOOK_STACK_TOP 0x70005000
+#define HOOK_BUF 0x70005000
 #define HOOK_BUF_SIZE 0x40000
-#define HOOK_FILES 0x70044000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
+#define HOOK_FILES 0x70045000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
 #define HOOK_FILES_MAX 256
-#define HOOK_CPUID_TABLE 0x70046000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
+#define HOOK_CPUID_TABLE 0x70047000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
 #define HOOK_CPUID_MAX 256
-#define HOOK_SIZE 0x48000 /* the whole mapping */
+#define HOOK_SIZE 0x49000 /* the whole mapping */
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
@@ -29,6 +30,7 @@
 #define CTL_PROC_DEV 88 /* u64: procfs's device: its files are written traced */
 #define CTL_NFILES 96   /* u64: entries of HOOK_FILES in use */
 #define CTL_NCPUID 104  /* u64: entries of HOOK_CPUID_TABLE in use */
+#define CTL_TRAP_RSP 112 /* u64: the program's rsp while a trap stub runs on the trap stack */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */

@@ -11,13 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define HOOK_BASE 0x70000000UL
-#define HOOK_SIZE 0x44000UL
-#define HOOK_CTL 0x70002000UL
-#define HOOK_BUF 0x70004000UL
+#include "../src/layout.h" // the page's addresses and the control page's fields
 
 // The sites: a call number into eax, then syscall, as glibc's wrappers.
 __asm__(".text\n"
@@ -114,6 +112,11 @@ int main(int argc, char **argv) {
 		memcpy((void *)addr, p, len);
 		p += len;
 	}
+	// stdout is the stream rewind would pass: its writes stay traced.
+	struct stat st;
+	fstat(1, &st);
+	*(volatile uint64_t *)(HOOK_CTL + CTL_STREAMS) = st.st_dev;
+	*(volatile uint64_t *)(HOOK_CTL + CTL_STREAMS + 8) = st.st_ino;
 	*(volatile uint32_t *)HOOK_CTL = 1; // record mode
 	long ppid = site_getppid();
 	struct timespec ts;
@@ -126,16 +129,16 @@ int main(int argc, char **argv) {
 	printf("write %ld\n", wr);
 	printf("regs changed %#lx\n", bad);
 	printf("generic %ld\n", gen);
-	printf("calls %lu\n", *(volatile uint64_t *)(HOOK_CTL + 24));
+	printf("calls %lu\n", *(volatile uint64_t *)(HOOK_CTL + CTL_CALLS));
 	FILE *f = fopen(argv[3], "wb");
-	fwrite((void *)HOOK_BUF, 1, *(volatile uint64_t *)(HOOK_CTL + 8), f);
+	fwrite((void *)HOOK_BUF, 1, *(volatile uint64_t *)(HOOK_CTL + CTL_LEN), f);
 	fclose(f);
 
 	// Replay: the records of argv[4] answer the calls that match them.
 	char *recs = slurp(argv[4], &n);
 	memcpy((void *)HOOK_BUF, recs, n);
-	*(volatile uint64_t *)(HOOK_CTL + 8) = n;
-	*(volatile uint64_t *)(HOOK_CTL + 32) = 0;
+	*(volatile uint64_t *)(HOOK_CTL + CTL_LEN) = n;
+	*(volatile uint64_t *)(HOOK_CTL + CTL_POS) = 0;
 	*(volatile uint32_t *)HOOK_CTL = 2; // replay mode
 	long rppid = call2(site_getppid, 0, 0);
 	struct timespec rt;
@@ -143,6 +146,6 @@ int main(int argc, char **argv) {
 	long rcr = call2(site_clock_gettime, CLOCK_MONOTONIC, (long)&replay_ts);
 	long rppid2 = call2(site_getppid, 0, 0); // no record left: made
 	printf("replay getppid %ld clock_gettime %ld %ld.%09ld realtime %d getppid %ld pos %lu\n", rppid, rcr,
-	       (long)replay_ts.tv_sec, replay_ts.tv_nsec, rt.tv_sec > 1000000000, rppid2, *(volatile uint64_t *)(HOOK_CTL + 32));
+	       (long)replay_ts.tv_sec, replay_ts.tv_nsec, rt.tv_sec > 1000000000, rppid2, *(volatile uint64_t *)(HOOK_CTL + CTL_POS));
 	return 0;
 }
