@@ -126,11 +126,12 @@ type Image struct {
 	mu    sync.Mutex
 	scans map[scanKey][]Site
 
-	// data reads the file again for the sweep of its jumps (flowOf),
-	// which only the files with trapping instructions to patch need.
+	// data reads the file again for the windows of its trapping
+	// instructions (FindWindow), which only some files need.
 	data     func() ([]byte, error)
-	flowOnce sync.Once
-	flow     *flow
+	dataOnce sync.Once
+	bytes    []byte
+	flows    map[uint64]*flow        // by function start (flowOf), under mu
 	windows  map[uint64]cachedWindow // by link-time address (FindWindow), under mu
 }
 

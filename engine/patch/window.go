@@ -2,6 +2,7 @@ package patch
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -25,13 +26,11 @@ const windowJump = 5
 // the trapping one.
 const maxWindowInsns = 3
 
-// flow is what a sweep of an image's functions tells about jumps: the
-// link-time addresses direct jumps and calls go to, and the functions that
-// jump indirectly or could not be decoded (whose code gets no window).
+// flow is what is known of the jumps into a function (flowOf): the
+// link-time addresses that jumps and calls go to.
 type flow struct {
 	data    []byte
 	targets map[uint64]bool
-	opaque  []span
 }
 
 // Window is the code a patch replaces around a trapping instruction, with
@@ -69,27 +68,74 @@ func (w Window) Move(off, end int, addr uint64) ([]byte, bool) {
 // End is the address after the window.
 func (w Window) End() uint64 { return w.Start + uint64(len(w.Code)) }
 
-// flowOf sweeps the image's functions once.
-func (im *Image) flowOf() *flow {
-	im.flowOnce.Do(func() {
-		l := im.Layout()
-		if l == nil || im.data == nil {
-			return
+// fileData returns the file's bytes, read once (for the images that have
+// a window to find).
+func (im *Image) fileData() []byte {
+	im.dataOnce.Do(func() {
+		if im.Layout() != nil && im.data != nil {
+			im.bytes, _ = im.data()
 		}
-		data, err := im.data()
-		if err != nil {
-			return
+	})
+	return im.bytes
+}
+
+// flowOf returns what is known of the jumps into fn, a function of the
+// image: its own (a sweep of its code, switch tables read), and every
+// direct jump or call of the file's code that lands inside it (a scan of
+// the bytes for rel32 jumps and calls, and for rel8 jumps next to it,
+// which may take bytes inside other instructions for jumps: more targets
+// than there are, which only costs windows). Nil when fn jumps indirectly
+// otherwise, or cannot be decoded. Sweeping every function of a library
+// instead costs tens of milliseconds (libc's 400k instructions).
+func (im *Image) flowOf(l *Layout, data []byte, fn span) *flow {
+	im.mu.Lock()
+	f, ok := im.flows[fn.start]
+	im.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = &flow{data: data, targets: map[uint64]bool{}}
+	if code, ok := l.bytes(data, fn.start, fn.end); !ok || !f.sweep(code, fn.start, l) {
+		f = nil
+	} else {
+		f.external(l, fn)
+	}
+	im.mu.Lock()
+	if im.flows == nil {
+		im.flows = map[uint64]*flow{}
+	}
+	im.flows[fn.start] = f
+	im.mu.Unlock()
+	return f
+}
+
+// external adds the targets inside fn of the jumps and calls elsewhere in
+// the file's code (flowOf).
+func (f *flow) external(l *Layout, fn span) {
+	le := binary.LittleEndian
+	inside := func(t uint64) bool { return t > fn.start && t < fn.end }
+	for _, sec := range l.sections {
+		b, ok := l.bytes(f.data, sec.vaddr, sec.vaddr+sec.size)
+		if !ok {
+			continue
 		}
-		f := &flow{data: data, targets: map[uint64]bool{}}
-		for _, fn := range l.funcs {
-			code, ok := l.bytes(data, fn.start, fn.end)
-			if !ok || !f.sweep(code, fn.start, l) {
-				f.opaque = append(f.opaque, fn)
+		for i := 0; i+5 <= len(b); i++ {
+			var t uint64
+			switch c := b[i]; {
+			case c == 0xe8 || c == 0xe9:
+				t = sec.vaddr + uint64(i+5) + uint64(int64(int32(le.Uint32(b[i+1:]))))
+			case c == 0x0f && i+6 <= len(b) && b[i+1]&0xf0 == 0x80:
+				t = sec.vaddr + uint64(i+6) + uint64(int64(int32(le.Uint32(b[i+2:]))))
+			case c == 0xeb || c >= 0x70 && c <= 0x7f || c >= 0xe0 && c <= 0xe3:
+				t = sec.vaddr + uint64(i+2) + uint64(int64(int8(b[i+1])))
+			default:
+				continue
+			}
+			if inside(t) {
+				f.targets[t] = true
 			}
 		}
-		im.flow = f
-	})
-	return im.flow
+	}
 }
 
 // bytes returns the file's bytes at link-time addresses [lo, hi), if one
@@ -111,7 +157,7 @@ func (l *Layout) bytes(data []byte, lo, hi uint64) ([]byte, bool) {
 // false when it could not be decoded to its end or jumps indirectly
 // otherwise (a computed goto could go anywhere in it).
 func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
-	starts := map[uint64]bool{}
+	var starts []int             // the instructions' offsets, in order
 	tables := map[int][]uint64{} // the addresses lea'd relative to rip, by register
 	var switches []jumpTable
 	var recent []int // the starts of the instructions before, the last last
@@ -122,7 +168,7 @@ func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
 		}
 		in := code[i : i+n]
 		next := at + uint64(i+n)
-		starts[at+uint64(i)] = true
+		starts = append(starts, i)
 		switch k, rel := branchOf(in); k {
 		case branchDirect:
 			f.targets[next+uint64(rel)] = true
@@ -133,13 +179,8 @@ func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
 			}
 			switches = append(switches, jt)
 		case branchNone:
-			if in[opcode(in)] == 0x8d {
-				if x, err := x86asm.Decode(in, 64); err == nil && x.Op == x86asm.LEA {
-					if m, ok := x.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RIP && m.Index == 0 {
-						r := family(x.Args[0].(x86asm.Reg))
-						tables[r] = append(tables[r], next+uint64(m.Disp))
-					}
-				}
+			if r, disp, ok := leaRIP(in); ok {
+				tables[r] = append(tables[r], next+uint64(disp))
 			}
 		}
 		if recent = append(recent, i); len(recent) > 8 {
@@ -159,7 +200,8 @@ func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
 		for _, t := range cands {
 			cases, ok := jt.cases(t, l, f.data)
 			for _, c := range cases {
-				ok = ok && starts[c]
+				_, found := slices.BinarySearch(starts, int(c-at))
+				ok = ok && c >= at && found
 			}
 			if !ok {
 				continue
@@ -281,6 +323,26 @@ func switchOf(code []byte, at uint64, recent []int, j int) (jumpTable, bool) {
 		want++
 	}
 	return jt, want == done && jt.base != 0
+}
+
+// leaRIP reads lea disp(%rip), %reg: the register's family and the
+// displacement. Decoded by hand: the sweep meets a lea every few
+// instructions, and x86asm would cost a library's sweep tens of ms.
+func leaRIP(in []byte) (int, int32, bool) {
+	i := opcode(in)
+	if in[i] != 0x8d || i+6 > len(in) || in[i+1]>>6 != 0 || in[i+1]&7 != 5 {
+		return 0, 0, false
+	}
+	reg := int(in[i+1]>>3) & 7
+	for _, p := range in[:i] {
+		if p&0xf0 == 0x40 && p&4 != 0 {
+			reg += 8 // REX.R
+		}
+		if p == 0x66 || p == 0x67 {
+			return 0, 0, false // a 16-bit register, a 32-bit address
+		}
+	}
+	return reg + 1, int32(binary.LittleEndian.Uint32(in[i+2:])), true
 }
 
 // family names a general-purpose register whatever its width (al, ax, eax
@@ -417,8 +479,8 @@ func movable(in []byte) (bool, int) {
 // the file from offset; false when there is none.
 func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	l := im.Layout()
-	f := im.flowOf()
-	if l == nil || f == nil {
+	data := im.fileData()
+	if l == nil || data == nil {
 		return Window{}, false
 	}
 	fileOff := rip - start + offset
@@ -436,7 +498,7 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if c, ok := im.cachedWindow(site); ok {
 		return c.at(rip, site), c.ok
 	}
-	w, ok := im.findWindow(l, f, site, n)
+	w, ok := im.findWindow(l, data, site, n)
 	im.cacheWindow(site, w, ok)
 	return w.at(rip, site), ok
 }
@@ -475,17 +537,16 @@ type cachedWindow struct {
 
 // findWindow finds the window around the trapping instruction of length n
 // at link-time address site: its Start a link-time address too.
-func (im *Image) findWindow(l *Layout, f *flow, site uint64, n int) (Window, bool) {
+func (im *Image) findWindow(l *Layout, data []byte, site uint64, n int) (Window, bool) {
 	fn, ok := l.funcAt(site)
 	if !ok {
 		return Window{}, false
 	}
-	for _, o := range f.opaque {
-		if o.start < fn.end && fn.start < o.end {
-			return Window{}, false
-		}
+	f := im.flowOf(l, data, fn)
+	if f == nil {
+		return Window{}, false
 	}
-	code, ok := l.bytes(f.data, fn.start, fn.end)
+	code, ok := l.bytes(data, fn.start, fn.end)
 	if !ok {
 		return Window{}, false
 	}
