@@ -47,6 +47,7 @@ hook_entry:
 	pop %rsi
 	pop %rdx
 	pop %rcx
+	andl $~0x100, (%rsp)	/* no trap flag: see below */
 	popfq
 	pushfq			/* r11 = rflags, as after syscall */
 	pop %r11
@@ -90,6 +91,10 @@ hook_trap_entry:		/* HOOK_TRAP_ENTRY: the section's start */
 	pop %rdx
 	pop %rcx
 	pop %rax
+	/* The flags pushed while a debugger single-stepped the thread hold
+	   the trap flag, which popfq would make the program's own: every
+	   later instruction would trap. The hook never runs with it. */
+	andl $~0x100, (%rsp)
 	popfq
 	ret
 
