@@ -3,6 +3,7 @@ package ptrace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,8 +14,8 @@ import (
 // wakerArg is argv[1] of the rewind binary when it runs as a waker.
 const wakerArg = "__rewind_waker"
 
-// pokeSignal is the signal a poked waker sends its own main thread, which
-// the tracer sees as a signal-delivery stop and swallows.
+// pokeSignal is the signal Poke sends the waker's main thread, which the
+// tracer sees as a signal-delivery stop and swallows.
 const pokeSignal = unix.SIGUSR2
 
 // Waker is a traced child process whose only purpose is to be seen by the
@@ -72,13 +73,17 @@ func (w *Waker) Wake() {
 }
 
 // Poke has the waker stop once (a pokeSignal to its traced main thread),
-// which Resume then lets go. It is safe from any goroutine: it writes to the
-// waker's stdin rather than signal a pid that may have been reaped.
+// which Resume then lets go. It is safe from any goroutine. The signal
+// goes straight to the thread: a byte for the waker to read and signal
+// itself cost it a turn on a busy CPU before the tracer woke (a recording
+// of a program taking 1 ms timer signals did not finish under load).
+// A waker Wake ended is not signalled; one that died otherwise is a zombie
+// until the tracer reaps it, and replaced right after.
 func (w *Waker) Poke() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pipe != nil {
-		w.pipe.Write([]byte{1})
+		unix.Tgkill(w.pid, w.pid, pokeSignal)
 	}
 }
 
@@ -112,18 +117,8 @@ func (w *Waker) Close(reaped bool) {
 	}
 }
 
-// runWaker is the waker's body: each byte read from stdin stops its main
-// thread once (the tracer sees the stop); it lives until its stdin closes.
+// runWaker is the waker's body: it lives until its stdin closes.
 func runWaker() {
-	pid := os.Getpid()
-	var b [64]byte
-	for {
-		n, err := os.Stdin.Read(b[:])
-		if n > 0 {
-			unix.Tgkill(pid, pid, pokeSignal)
-		}
-		if err != nil {
-			os.Exit(0)
-		}
-	}
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
 }

@@ -558,6 +558,11 @@ func (s *Session) where(t *rthread, st ptrace.Status) string {
 	out := fmt.Sprintf(" at rip %#x", regs[trace.RIP])
 	if info, err := ptrace.GetSiginfo(t.real); err == nil && len(info) >= 24 && (st.Sig == int(unix.SIGSEGV) || st.Sig == int(unix.SIGBUS)) {
 		out += fmt.Sprintf(" (address %#x)", binary.LittleEndian.Uint64(info[16:24]))
+	} else if err == nil && st.Sig == int(unix.SIGTRAP) {
+		// Which trap: a step, a breakpoint, a debug register (a stray
+		// one under load is still unexplained).
+		dr6, _ := ptrace.GetDebugReg(t.real, dr6)
+		out += fmt.Sprintf(" (si_code %#x, dr6 %#x, eflags %#x)", ptrace.SiCode(info), dr6, regs[trace.EFLAGS])
 	}
 	for pc, c := range s.counters {
 		if c.open {
