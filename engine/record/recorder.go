@@ -217,7 +217,8 @@ type Recorder struct {
 
 	files  *fileStore
 	warned map[string]bool
-	poke   *time.Timer // pokes the waker at a deadline (armPoke)
+	chld   *chldWatch
+	timer  *time.Timer
 	cpuids map[cpuidKey][2]uint64
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.
@@ -324,12 +325,13 @@ func Record(opts Options) (*Result, error) {
 		pending: map[int]ptrace.Status{},
 		warned:  map[string]bool{},
 		out:     newStreams(opts.Stdout, opts.Stderr),
+		chld:    newChldWatch(),
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
 	// the recording (see onStopSignal).
-	defer ptrace.QuietStops()()
+	defer r.chld.close()
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
@@ -648,76 +650,63 @@ func (r *Recorder) deadlineAt() time.Time {
 
 // wait returns the next stop, or ok=false when rewind must step in first:
 // the scheduling deadline passed, a Ctrl-C is to be passed on, or rewind was
-// told to stop. It sleeps in wait4, which the waker interrupts: its death
-// when rewind gets a signal, a stop of it (a poke from a timer) at the
-// deadline. A stop of the waker may come late, from a poke whose timer was
-// stopped too late: the caller finds nothing due and waits again.
+// told to stop. With no deadline it sleeps in wait4, which the waker's death
+// interrupts when rewind gets a signal; with one, it polls and sleeps on a
+// timer (that costs more per stop, and only happens while threads wait).
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	for {
-		dl := r.wakeAt()
-		if !r.fwdAt.IsZero() && r.fwd != 0 && (dl.IsZero() || r.fwdAt.Before(dl)) {
-			dl = r.fwdAt
-		}
-		if !dl.IsZero() {
-			d := time.Until(dl)
-			if d <= 0 {
-				return ptrace.Status{}, false, nil
-			}
-			// A stop already there costs no timer.
-			st, ok, err := ptrace.Wait(-1, true)
-			if err != nil || ok && st.Tid != r.wakerPid() {
+		if r.wakeAt().IsZero() && r.fwd == 0 {
+			r.chld.blocking()
+			st, ok, err := ptrace.Wait(-1, false)
+			if err != nil || st.Tid != r.wakerPid() {
 				return st, ok, err
 			}
-			if !ok {
-				r.armPoke(d)
-				st, ok, err = ptrace.Wait(-1, false)
-				r.poke.Stop()
-				if err != nil || st.Tid != r.wakerPid() {
-					return st, ok, err
-				}
-			}
-			return ptrace.Status{}, false, r.onWaker(st)
-		}
-		st, ok, err := ptrace.Wait(-1, false)
-		if err != nil || st.Tid != r.wakerPid() {
-			return st, ok, err
-		}
-		if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
 			if r.wake() {
 				return ptrace.Status{}, false, nil
 			}
 			continue
 		}
-		if err := r.onWaker(st); err != nil {
-			return st, false, err
+		r.chld.polling()
+		st, ok, err := ptrace.Wait(-1, true)
+		if ok || err != nil {
+			if err == nil && st.Tid == r.wakerPid() {
+				if r.wake() {
+					return ptrace.Status{}, false, nil
+				}
+				continue
+			}
+			return st, ok, err
+		}
+		dl := r.wakeAt()
+		if !r.fwdAt.IsZero() && (dl.IsZero() || r.fwdAt.Before(dl)) {
+			dl = r.fwdAt
+		}
+		var timeout <-chan time.Time
+		if !dl.IsZero() {
+			d := time.Until(dl)
+			if d <= 0 {
+				return ptrace.Status{}, false, nil
+			}
+			if r.timer == nil {
+				r.timer = time.NewTimer(d)
+			} else {
+				r.timer.Reset(d)
+			}
+			timeout = r.timer.C
+		}
+		select {
+		case <-r.chld.ch:
+		case <-timeout:
+			return ptrace.Status{}, false, nil
+		case sig := <-r.stops:
+			if r.onStopSignal(sig) {
+				return ptrace.Status{}, false, nil
+			}
+		}
+		if timeout != nil && !r.timer.Stop() {
+			<-r.timer.C
 		}
 	}
-}
-
-// armPoke has the waker stop after d, which ends the wait at a deadline.
-func (r *Recorder) armPoke(d time.Duration) {
-	if r.poke == nil {
-		r.poke = time.AfterFunc(d, func() {
-			if wk := r.waker.Load(); wk != nil {
-				wk.Poke()
-			}
-		})
-		return
-	}
-	r.poke.Reset(d)
-}
-
-// onWaker handles a stop or the death of the waker: a death starts a new
-// one (and takes the signals rewind got), a stop lets it go on.
-func (r *Recorder) onWaker(st ptrace.Status) error {
-	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-		r.wake() // what it asks for is in r.interrupted, r.rotateDue
-		return nil
-	}
-	if wk := r.waker.Load(); wk != nil {
-		return wk.Resume(st)
-	}
-	return nil
 }
 
 // handle dispatches one stop; its errors say where the recording was.
