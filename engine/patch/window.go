@@ -1,11 +1,14 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // Windows: the code a jump to a stub may replace around a short trapping
@@ -634,4 +637,25 @@ func (l *Layout) funcAt(a uint64) (span, bool) {
 		}
 	}
 	return best, found
+}
+
+// TrapWindow finds the window to patch around the two-byte trapping
+// instruction at rip in the address space s describes, whose memory is m:
+// inside one mapping of a file, its code still the file's (nothing patched
+// it over). Record and replay both ask it, so that they patch alike.
+func (s *Space) TrapWindow(m *ptrace.Mem, rip uint64) (Window, bool) {
+	fs := s.Files(rip, rip+1)
+	if len(fs) != 1 {
+		return Window{}, false
+	}
+	f := fs[0]
+	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, 2)
+	if !ok || w.Start < f.Start || w.End() > f.End {
+		return Window{}, false
+	}
+	code := make([]byte, len(w.Code))
+	if _, err := m.ReadAt(code, w.Start); err != nil || !bytes.Equal(code, w.Code) {
+		return Window{}, false
+	}
+	return w, true
 }

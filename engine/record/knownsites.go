@@ -65,7 +65,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
 				continue
 			}
 			if k, ok := hook.TrapOf(sites[off]); ok {
-				w, ok := trapWindow(p, rip)
+				w, ok := p.code.TrapWindow(p.mem, rip)
 				if !ok || !r.trapsPatched(t, k) {
 					continue
 				}

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"fmt"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
@@ -26,7 +24,7 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 	if !r.trapsPatched(t, k) || r.inHook(p, rip) || r.inStub(p, rip) {
 		return nil
 	}
-	w, ok := trapWindow(p, rip)
+	w, ok := p.code.TrapWindow(p.mem, rip)
 	if !ok || r.inWindow(t, w) {
 		return nil
 	}
@@ -48,25 +46,6 @@ func (r *Recorder) trapsPatched(t *thread, k hook.Trap) bool {
 		return false
 	}
 	return k.Nr != hook.NrCpuid || len(r.cpuidAnswers) > 0
-}
-
-// trapWindow finds the window to patch around the two-byte instruction at
-// rip of p, whose code must still be the file's.
-func trapWindow(p *process, rip uint64) (patch.Window, bool) {
-	fs := p.code.Files(rip, rip+1)
-	if len(fs) != 1 {
-		return patch.Window{}, false
-	}
-	f := fs[0]
-	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, 2)
-	if !ok || w.Start < f.Start || w.End() > f.End {
-		return patch.Window{}, false
-	}
-	code := make([]byte, len(w.Code))
-	if _, err := p.mem.ReadAt(code, w.Start); err != nil || !bytes.Equal(code, w.Code) {
-		return patch.Window{}, false
-	}
-	return w, true
 }
 
 // inWindow says whether a thread of t's address space other than t stands
@@ -97,19 +76,8 @@ func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window) (trace.Hook
 	if err != nil || stub == 0 {
 		return trace.HookPatch{}, err
 	}
-	code, err := k.Stub(stub, w)
-	if err != nil {
+	if err := k.Write(p.mem, w, stub); err != nil {
 		return trace.HookPatch{}, err
-	}
-	jmp, err := hook.TrapJump(w, stub)
-	if err != nil {
-		return trace.HookPatch{}, err
-	}
-	if _, err := p.mem.WriteAt(code, stub); err != nil {
-		return trace.HookPatch{}, fmt.Errorf("%s stub: %w", k.Name, err)
-	}
-	if _, err := p.mem.WriteAt(jmp, w.Start); err != nil {
-		return trace.HookPatch{}, fmt.Errorf("%s site: %w", k.Name, err)
 	}
 	site := w.Start + uint64(w.Trap)
 	p.hooks.sites[site] = true

@@ -254,35 +254,14 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch) (patc
 	if err := s.mapStubPage(t, e, h); err != nil {
 		return patch.Window{}, err
 	}
-	m := t.proc.mem
-	var w patch.Window
-	ok = false
-	if fs := t.proc.code.Files(h.Site, h.Site+1); len(fs) == 1 {
-		f := fs[0]
-		w, ok = f.Image.FindWindow(f.Start, f.Offset, h.Site, 2)
-		ok = ok && w.Start >= f.Start && w.End() <= f.End
-	}
-	if ok {
-		code := make([]byte, len(w.Code))
-		_, err := m.ReadAt(code, w.Start)
-		ok = err == nil && bytes.Equal(code, w.Code)
-	}
+	w, ok := t.proc.code.TrapWindow(t.proc.mem, h.Site)
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}
-	stub, err := k.Stub(h.Stub, w)
-	if err != nil {
-		return w, s.diverge(e, "%v", err)
-	}
-	jmp, err := hook.TrapJump(w, h.Stub)
-	if err != nil {
-		return w, s.diverge(e, "%v", err)
-	}
 	// The debugger reads the code the jump replaces.
 	t.proc.code.Remember(w.Start, w.Code)
-	if _, err := m.WriteAt(stub, h.Stub); err != nil {
-		return w, err
+	if err := k.Write(t.proc.mem, w, h.Stub); err != nil {
+		return w, s.diverge(e, "%v", err)
 	}
-	_, err = m.WriteAt(jmp, w.Start)
-	return w, err
+	return w, nil
 }
