@@ -354,6 +354,13 @@ func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 		// again at the next deadline.
 		return r.abandonSeek(t)
 	}
+	if r.trapsAt(code) {
+		// A cpuid the CPU traps: an event of its own comes, and a held
+		// signal is delivered there. A preemption point on it could not
+		// be stepped over in replay, where it traps too.
+		t.spin.phase = spinNone
+		return r.resume(t, 0)
+	}
 	if t.spin.steps < t.spin.skip && insn.Steppable(code) {
 		t.spin.steps++
 		return ptrace.Step(t.tid, 0)
@@ -412,7 +419,7 @@ func (r *Recorder) circleStep(t *thread, regs *trace.Regs) error {
 		return r.secondPass(t, regs)
 	}
 	code := r.codeAt(t, regs[trace.RIP])
-	if !insn.Steppable(code) && isKernelEntry(code) {
+	if !insn.Steppable(code) && isKernelEntry(code) || r.trapsAt(code) {
 		t.spin.phase = spinNone
 		t.spin.first = snapshot{}
 		return r.resume(t, 0)
@@ -509,6 +516,12 @@ func firstChange(a, b *snapshot) (trace.Mem, bool) {
 		}
 	}
 	return trace.Mem{}, false
+}
+
+// trapsAt says whether code starts with a cpuid the CPU traps (CPUID
+// faulting), which is no kernel entry where the CPU does not.
+func (r *Recorder) trapsAt(code []byte) bool {
+	return r.cpuidFaulting && len(code) >= 2 && code[0] == 0x0f && code[1] == 0xa2
 }
 
 // isKernelEntry reports whether the instruction makes a system call or
