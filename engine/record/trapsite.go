@@ -1,7 +1,6 @@
 package record
 
 import (
-
 	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
