@@ -154,7 +154,7 @@ func (t *thread) stepTrapStop(sig int) bool {
 const i386Execve, i386Execveat = 11, 358
 
 // trapBrkpt is TRAP_BRKPT, the si_code of the SIGTRAP ending a step over
-// a system call.
+// a system call (or a step whose DR6 a virtual machine lost, or an icebp).
 const trapBrkpt = 1
 
 // stepOnce executes one instruction of x, delivering sig first, and

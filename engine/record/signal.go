@@ -17,6 +17,22 @@ const siKernel = 0x80
 // trapTrace is TRAP_TRACE: the si_code of the SIGTRAP ending a single step.
 const trapTrace = 2
 
+// lostStep tells whether t's SIGTRAP of si_code TRAP_BRKPT at rip ended a
+// single step (over a system call, or one whose DR6 the machine lost: nested
+// virtual machines drop it now and then) rather than being the program's
+// icebp (0xf1): DR6 has none of BS and B0-B3.
+func (r *Recorder) lostStep(t *thread, rip uint64) bool {
+	dr6, err := ptrace.GetDebugReg(t.tid, 6)
+	if err != nil || dr6&0x400f != 0 {
+		return false
+	}
+	var b [1]byte
+	if _, err := r.memOf(t).ReadAt(b[:], rip-1); err == nil && b[0] == 0xf1 {
+		return false
+	}
+	return true
+}
+
 // isSyncSignal reports whether the signal was caused by the instruction the
 // thread stopped at, so that it recurs by itself in replay.
 func isSyncSignal(sig int, info []byte) bool {
@@ -37,7 +53,8 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
-	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace) {
+	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace ||
+		ptrace.SiCode(info) == trapBrkpt && r.lostStep(t, regs[trace.RIP])) {
 		return r.spinTrap(t, &regs)
 	}
 	if err := r.logUretprobe(t, sig, info, &regs); err != nil {

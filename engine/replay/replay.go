@@ -151,6 +151,9 @@ type rthread struct {
 	stopEvent int64
 	stopPC    uint64
 	watchGen  int
+	// watchVals: the watched values when t was last resumed, to tell
+	// which watchpoint a debug exception that lost its DR6 was for.
+	watchVals []uint64
 }
 
 // Open starts replaying the trace at path: the program is launched as it was
