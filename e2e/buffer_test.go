@@ -188,3 +188,57 @@ func TestBufferedStreams(t *testing.T) {
 		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
 	}
 }
+
+// TestBufferedSharedReadOnly: a process mapping a file read-only and shared
+// (as glibc maps gconv-modules.cache for setlocale: git, python, sort and
+// most of coreutils do) keeps its writes to other files and its unmappings
+// elsewhere buffered; the write to the mapped file and the unmapping of the
+// shared mapping stay the recorder's, and replay reads the bytes the write
+// put in the mapping.
+func TestBufferedSharedReadOnly(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "buffered_sharedro.c", "-O1")
+	const n = 200
+	trace := filepath.Join(t.TempDir(), "sharedro.rwd")
+	rec := recordOpts(t, runOpts{}, trace, prog, t.TempDir(), strconv.Itoa(n))
+	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "mapped after!.\nagain 1\n") {
+		t.Fatalf("record: exit %d, stdout %q\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	count := map[string]int{}
+	for _, l := range lines(ev.Stdout) {
+		var e struct {
+			Name     string   `json:"name"`
+			Args     []string `json:"args"`
+			Buffered bool     `json:"buffered"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		name := e.Name
+		if name == "munmap" && len(e.Args) > 1 && e.Args[1] == "4096" {
+			name = "munmap of the shared mapping"
+		}
+		if e.Buffered {
+			name += " (buffered)"
+		}
+		count[name]++
+	}
+	for _, want := range []struct {
+		name string
+		min  int
+	}{{"write (buffered)", n - 5}, {"munmap (buffered)", n - 5}, {"pwrite64", 1}, {"munmap of the shared mapping", 1}} {
+		if count[want.name] < want.min {
+			t.Errorf("%d %s calls, want at least %d (all: %v)", count[want.name], want.name, want.min, count)
+		}
+	}
+	for _, never := range []string{"pwrite64 (buffered)", "munmap of the shared mapping (buffered)"} {
+		if count[never] != 0 {
+			t.Errorf("%d %s calls: the recorder must see them (all: %v)", count[never], never, count)
+		}
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != string(rec.Stdout) {
+		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
+	}
+}

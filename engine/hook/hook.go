@@ -59,6 +59,9 @@ const (
 	ctlNFiles    = 96
 	ctlNCpuid    = 104
 	ctlTrapRSP   = 112
+	ctlNShared   = 120
+	ctlShared    = 128
+	SharedMax    = 16
 	trapMissSkip = 10
 	flagTscTrap  = 2
 	flagShared   = 1

@@ -63,23 +63,65 @@ func SetStreams(m *ptrace.Mem, out, err [2]uint64, procDev uint64) error {
 	return nil
 }
 
-// MarkShared tells the hook of a recorded process that it maps memory
-// shared: its writes and truncations are made traced, for the recorder to
-// see what they change there.
-func MarkShared(m *ptrace.Mem) error { return setFlag(m, flagShared) }
+// SetShared tells the hook of a recorded process whether it maps memory
+// shared that may change under it: its writes, truncations, unmappings and
+// reads of pipes and sockets are then made traced, for the recorder to see
+// what changes there.
+func SetShared(m *ptrace.Mem, on bool) error {
+	if on {
+		return setFlag(m, flagShared)
+	}
+	return clearFlag(m, flagShared)
+}
 
 // MarkTscTrap tells the hook of a recorded process that a thread of it
 // asked for its rdtsc to fault (PR_TSC_SIGSEGV): patched rdtsc sites trap,
 // and the recorder gives that thread its SIGSEGV.
 func MarkTscTrap(m *ptrace.Mem) error { return setFlag(m, flagTscTrap) }
 
+// SharedMap is a shared mapping of a recorded process, as its hook knows
+// it: unmapping or replacing [Start, End), or writing or truncating the
+// file (Dev as stat gives it, Ino), is left to the recorder.
+type SharedMap struct{ Start, End, Dev, Ino uint64 }
+
+// SetSharedMaps gives the hook of a recorded process its shared mappings;
+// past SharedMax, it leaves every unmapping, fixed mapping, and write or
+// truncation of a file to the recorder.
+func SetSharedMaps(m *ptrace.Mem, maps []SharedMap) error {
+	n := uint64(len(maps))
+	if n > SharedMax {
+		maps = nil
+	}
+	var b []byte
+	for _, s := range maps {
+		for _, v := range []uint64{s.Start, s.End, s.Dev, s.Ino} {
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+	}
+	if _, err := m.WriteAt(b, Ctl+ctlShared); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	// The count last: a thread of the process may be reading the table.
+	if _, err := m.WriteAt(binary.LittleEndian.AppendUint64(nil, n), Ctl+ctlNShared); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	return nil
+}
+
 // setFlag sets flag among the hook's CTL_FLAGS.
-func setFlag(m *ptrace.Mem, flag uint32) error {
+func setFlag(m *ptrace.Mem, flag uint32) error { return changeFlags(m, func(v uint32) uint32 { return v | flag }) }
+
+// clearFlag clears flag among the hook's CTL_FLAGS.
+func clearFlag(m *ptrace.Mem, flag uint32) error {
+	return changeFlags(m, func(v uint32) uint32 { return v &^ flag })
+}
+
+func changeFlags(m *ptrace.Mem, change func(uint32) uint32) error {
 	var b [4]byte
 	if _, err := m.ReadAt(b[:], Ctl+ctlFlags); err != nil {
 		return fmt.Errorf("read the hook page: %w", err)
 	}
-	v := binary.LittleEndian.Uint32(b[:]) | flag
+	v := change(binary.LittleEndian.Uint32(b[:]))
 	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, v), Ctl+ctlFlags); err != nil {
 		return fmt.Errorf("write the hook page: %w", err)
 	}

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -212,14 +213,68 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 		delete(sm.maps, p.pid)
 	} else {
 		sm.maps[p.pid] = ms
-		if sm.hooked && p.mem != nil {
-			// No page yet (before its exec's exit): the exec drops the
-			// mappings, and the flag with the old page.
-			hook.MarkShared(p.mem)
+	}
+	if sm.hooked && p.mem != nil {
+		// No page yet (before its exec's exit): the exec drops the
+		// mappings, and the flag with the old page.
+		if err := hook.SetShared(p.mem, sharing(p.pid, ms)); err != nil {
+			return err
+		}
+		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
+			return err
 		}
 	}
 	sm.release()
 	return nil
+}
+
+// sharing says whether mappings ms of process pid share memory that may
+// change under the program with no system call of its own to show it: the
+// hook then leaves the calls around such changes to the recorder. A mapping
+// that can never be written (no VM_MAYWRITE: a file opened read-only
+// mapped MAP_SHARED, as glibc maps gconv-modules.cache for iconv and
+// setlocale) of a file on disk sees what a private mapping of the file
+// sees, which the hook's calls do not change either; memfds, POSIX and
+// SysV shared memory and anonymous shared memory are there to be written.
+func sharing(pid int, ms []sharedMapping) bool {
+	var smaps []ptrace.Smaps
+	for _, m := range ms {
+		o := m.obj
+		if o.key.sysv || o.file == nil || strings.HasPrefix(o.path, "/memfd:") || strings.HasPrefix(o.path, "/dev/") {
+			return true
+		}
+		if smaps == nil {
+			var err error
+			if smaps, err = ptrace.ReadSmaps(pid); err != nil {
+				return true
+			}
+		}
+		if mayWrite(smaps, m.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookShared lists mappings ms for the hook.
+func hookShared(ms []sharedMapping) []hook.SharedMap {
+	out := make([]hook.SharedMap, 0, len(ms))
+	for _, m := range ms {
+		k := m.obj.key
+		out = append(out, hook.SharedMap{Start: m.start, End: m.end, Dev: unix.Mkdev(uint32(k.major), uint32(k.minor)), Ino: k.ino})
+	}
+	return out
+}
+
+// mayWrite says whether the mapping at start may be written (VmFlags mw),
+// or is not listed.
+func mayWrite(smaps []ptrace.Smaps, start uint64) bool {
+	for _, s := range smaps {
+		if s.Start == start {
+			return slices.Contains(s.Flags, "mw")
+		}
+	}
+	return true
 }
 
 // isDevice tells a mapping of a device (a frame buffer, a GPU's memory)

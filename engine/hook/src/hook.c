@@ -260,6 +260,36 @@ static int memDevice(const u64 *st) {
 		(rdev & 0xff) == 7 || (rdev & 0xff) == 8 || (rdev & 0xff) == 9);
 }
 
+/* The process's shared mappings, as the recorder lists them: each
+   {start, end, dev, ino}. */
+#define SHARED(i, f) (((const u64 *)(HOOK_CTL + CTL_SHARED_MAPS))[4 * (i) + (f)])
+
+/* sharedOverlap says whether [lo, hi) meets a shared mapping (or there are
+   too many to tell): unmapping or replacing it changes what the recorder
+   follows. */
+static int sharedOverlap(u64 lo, u64 hi) {
+	u64 n = CTL(CTL_NSHARED, u64);
+	if (n > SHARED_MAX)
+		return 1;
+	for (u64 i = 0; i < n; i++)
+		if (lo < SHARED(i, 1) && SHARED(i, 0) < hi)
+			return 1;
+	return 0;
+}
+
+/* sharedFile says whether the file of stat buffer st is mapped shared (or
+   there are too many mappings to tell): writing or truncating it changes
+   the mapping. */
+static int sharedFile(const u64 *st) {
+	u64 n = CTL(CTL_NSHARED, u64);
+	if (n > SHARED_MAX)
+		return 1;
+	for (u64 i = 0; i < n; i++)
+		if (st[0] == SHARED(i, 2) && st[1] == SHARED(i, 3))
+			return 1;
+	return 0;
+}
+
 /* openable says whether openat(a) opens what never blocks an open (a
    FIFO, a terminal or another device may): a regular file, a directory
    or a memory device, or nothing (the call fails, or creates a regular
@@ -272,6 +302,8 @@ static int openable(const u64 *a) {
 	u64 b[6] = {a[0], a[1], (u64)st, 0, 0, 0};
 	if (do_syscall(262, b, HOOK_UNTRACED) != 0)
 		return 1;
+	if ((a[2] & 01000) && sharedFile(st))
+		return 0;
 	return ST_FMT(st) == S_IFREG || ST_FMT(st) == S_IFDIR || memDevice(st);
 }
 
@@ -299,7 +331,7 @@ static int writable(u64 fd) {
 		return 0;
 	if (ST_FMT(st) != S_IFREG && !memDevice(st))
 		return 0;
-	if (st[0] == CTL(CTL_PROC_DEV, u64))
+	if (st[0] == CTL(CTL_PROC_DEV, u64) || sharedFile(st))
 		return 0;
 	for (int i = 0; i < 2; i++)
 		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
@@ -437,7 +469,8 @@ static u64 stored(u64 fd) {
    shared (the recorder follows what a MAP_FIXED mapping replaces in a
    process that maps memory shared). */
 static int mappable(const u64 *a, u64 *file) {
-	if ((a[2] & 4) || (a[3] & 0xf) != 2 || ((a[3] & 0x10) && (CTL(CTL_FLAGS, u32) & FLAG_SHARED)))
+	if ((a[2] & 4) || (a[3] & 0xf) != 2 ||
+	    ((a[3] & 0x10) && ((CTL(CTL_FLAGS, u32) & FLAG_SHARED) || sharedOverlap(a[0], (a[0] + a[1] + 4095) & ~4095UL))))
 		return 0;
 	if (a[3] & 0x20) /* MAP_ANONYMOUS */
 		return 1;
@@ -491,7 +524,7 @@ static u64 room(u64 nr, const u64 *a, u64 *file, int *probing) {
 			return 0;
 		break;
 	case 11:
-		if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
+		if ((CTL(CTL_FLAGS, u32) & FLAG_SHARED) || sharedOverlap(a[0], (a[0] + a[1] + 4095) & ~4095UL))
 			return 0;
 		break;
 	case 14:

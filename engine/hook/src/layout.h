@@ -31,6 +31,9 @@
 #define CTL_NFILES 96   /* u64: entries of HOOK_FILES in use */
 #define CTL_NCPUID 104  /* u64: entries of HOOK_CPUID_TABLE in use */
 #define CTL_TRAP_RSP 112 /* u64: the program's rsp while a trap stub runs on the trap stack */
+#define CTL_NSHARED 120 /* u64: entries of CTL_SHARED_MAPS in use; past SHARED_MAX, too many to list */
+#define CTL_SHARED_MAPS 128 /* SHARED_MAX x {start, end, dev, ino}: the process's shared mappings */
+#define SHARED_MAX 16
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
@@ -49,8 +52,10 @@
 #define MODE_RECORD 1
 #define MODE_REPLAY 2
 
-/* CTL_FLAGS: the process maps memory shared, which a write or a truncation
-   may change under it: the recorder looks at those calls. */
+/* CTL_FLAGS: the process maps memory shared that may change under it (by
+   another process, or its own write or truncation): the recorder looks at
+   the calls around such changes. Shared mappings that cannot change but
+   by a call to their file are in CTL_SHARED_MAPS alone. */
 #define FLAG_SHARED 1
 /* CTL_FLAGS: a thread of the process asked for its rdtsc to fault
    (PR_TSC_SIGSEGV): patched rdtsc sites trap, the recorder sorts it out. */
