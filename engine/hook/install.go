@@ -109,7 +109,9 @@ func SetSharedMaps(m *ptrace.Mem, maps []SharedMap) error {
 }
 
 // setFlag sets flag among the hook's CTL_FLAGS.
-func setFlag(m *ptrace.Mem, flag uint32) error { return changeFlags(m, func(v uint32) uint32 { return v | flag }) }
+func setFlag(m *ptrace.Mem, flag uint32) error {
+	return changeFlags(m, func(v uint32) uint32 { return v | flag })
+}
 
 // clearFlag clears flag among the hook's CTL_FLAGS.
 func clearFlag(m *ptrace.Mem, flag uint32) error {
