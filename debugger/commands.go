@@ -402,6 +402,7 @@ func (s *Session) cmdEnable(on bool, args string, res *Result) error {
 
 func (s *Session) cmdGoto(args string, res *Result) error {
 	var m timeline.Moment
+	switched := ""
 	switch a := strings.TrimSpace(args); a {
 	case "start":
 		m = s.tl.Start()
@@ -428,10 +429,21 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 		if n > s.tl.Index().Total() {
 			return fmt.Errorf("event #%d is past the end of the recording (%d events)", n, s.tl.Index().Total())
 		}
+		if pid := s.processAt(n); pid != 0 && pid != s.Process() {
+			// Another process's event: debug that process there, as
+			// clicking an event of it in the timeline would.
+			if err := s.SwitchProcess(pid); err != nil {
+				return err
+			}
+			switched = fmt.Sprintf("[Switching to process %d (%s)]\n", pid, s.processName(pid))
+		}
 		if n < s.tl.Index().First {
 			n = s.tl.Index().First
 		}
 		m = timeline.Moment{Event: n}
+		if end := s.tl.End(); n > end.Event {
+			m = end // the process's exit and after: its last instruction
+		}
 	}
 	if err := s.syncBreakpoints(); err != nil {
 		return err
@@ -445,7 +457,7 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	res.Stop = s.describeStop(st)
 	s.countHit(res.Stop.Breakpoint)
 	s.lastStop = res.Stop
-	res.Text = s.stopText(res.Stop)
+	res.Text = switched + s.stopText(res.Stop)
 	return nil
 }
 

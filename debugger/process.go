@@ -65,6 +65,7 @@ func (s *Session) SwitchProcess(pid int32) error {
 	}
 	s.watches, s.armed = nil, nil
 	s.thread, s.frame = 0, 0
+	s.habits.lastThread = 0 // the switch says so: no "[Switching to LWP]" after it
 	s.syms, s.symsAt, s.symsLive = nil, 0, nil
 	s.lastStop = nil
 	s.densityCache = nil
@@ -91,6 +92,24 @@ func (s *Session) cmdProcess(args string, res *Result) error {
 	res.Value = int32(n)
 	res.Text = fmt.Sprintf("[Switching to process %d (%s)] at %v", n, s.processName(int32(n)), s.tl.Now())
 	return nil
+}
+
+// processAt is the recorded pid of the process event n belongs to (0 when
+// unknown): the process of the event's thread whose life holds n (pids
+// may be used again).
+func (s *Session) processAt(n int64) int32 {
+	tid := s.tl.Index().TidAt(n)
+	for _, p := range s.procs {
+		if n < p.Born || n > p.Last {
+			continue
+		}
+		for _, t := range p.Tids {
+			if t == tid {
+				return p.Pid
+			}
+		}
+	}
+	return 0
 }
 
 // processName is a process's command line for messages.

@@ -130,6 +130,42 @@ func TestProcessTree(t *testing.T) {
 		t.Errorf("continue in the re-exec'd child: %v", results[1])
 	}
 
+	// goto an event of another process debugs that process there: the
+	// shell's last system call, then the first process's last event.
+	var shCall int64 = -1
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	for _, l := range lines(ev.Stdout) {
+		var e struct {
+			Event  int64 `json:"event"`
+			Thread int32 `json:"thread"`
+		}
+		if json.Unmarshal([]byte(l), &e) == nil && e.Thread == sh.Pid {
+			shCall = e.Event
+		}
+	}
+	if shCall < 0 {
+		t.Fatalf("no system call of the shell (%d) in rewind events", sh.Pid)
+	}
+	out = run(t, runOpts{}, rewind(t), "replay", "--batch", "--json", "-p", itoa(root.Pid),
+		"-ex", "goto #"+strconv.FormatInt(shCall, 10), "-ex", "process", "-ex", "info registers rip",
+		"-ex", "goto #"+strconv.FormatInt(root.Last, 10), "-ex", "process", trace)
+	results = batchResults(t, out)
+	if len(results) != 5 {
+		t.Fatalf("goto across processes: %d results, want 5:\n%s", len(results), out.Stdout)
+	}
+	if text, _ := results[0]["text"].(string); !strings.HasPrefix(text, "[Switching to process "+itoa(sh.Pid)+" ") {
+		t.Errorf("goto #%d, the shell's last system call: %q, want a switch to process %d", shCall, text, sh.Pid)
+	}
+	if v, _ := results[1]["value"].(float64); int32(v) != sh.Pid {
+		t.Errorf("process after goto #%d: %v, want %d", shCall, results[1], sh.Pid)
+	}
+	if ok, _ := results[2]["ok"].(bool); !ok {
+		t.Errorf("info registers rip in the shell: %v", results[2])
+	}
+	if v, _ := results[4]["value"].(float64); int32(v) != root.Pid {
+		t.Errorf("process after goto #%d: %v, want %d", root.Last, results[4], root.Pid)
+	}
+
 	// A pid that is not in the recording is a one-line error.
 	r = run(t, runOpts{}, rewind(t), "replay", "-p", "1", "--check", trace)
 	if r.Code == 0 || len(lines(r.Stderr)) != 1 || !strings.Contains(string(r.Stderr), "no process 1") {
