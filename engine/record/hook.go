@@ -68,7 +68,8 @@ func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
 	if err := r.installHook(t); err != nil {
 		return fmt.Errorf("exec: %w", err)
 	}
-	return r.patchKnown(t, e, 0, ^uint64(0))
+	t.proc.knownGen = r.knownGen
+	return r.patchKnown(t, e, 0, ^uint64(0), 0)
 }
 
 // installHook maps the hook page into the process of t, at the exit of

@@ -35,13 +35,39 @@ func (r *Recorder) learnSite(p *process, rip uint64, nr uint32) {
 	if r.known[f.Image] == nil {
 		r.known[f.Image] = map[uint64]uint32{}
 	}
-	r.known[f.Image][rip-f.Start+f.Offset] = nr
+	off := rip - f.Start + f.Offset
+	if _, ok := r.known[f.Image][off]; !ok {
+		r.known[f.Image][off] = nr
+		r.knownGen++
+	}
+}
+
+// patchLearned patches in the process of t, stopped at a system call's
+// exit, the sites learned since it last did: a fork's child learns those
+// of the code it shares with its parent, which goes on running it and
+// would otherwise stop at each of its children's first calls there (the
+// set_robust_list of glibc's fork, in the child). Only with t the process's
+// one thread, and no patch over t's rip: nothing else can stand inside a
+// patch, unlike at an exec or an mmap, where none of the code has run.
+func (r *Recorder) patchLearned(t *thread, e *trace.Event) error {
+	p := t.proc
+	if p.knownGen == r.knownGen || p.hooks == nil || p.mem == nil || !r.filtered || t.split {
+		return nil
+	}
+	for _, u := range r.threads {
+		if u != t && u.proc == p && u.state != gone {
+			return nil
+		}
+	}
+	p.knownGen = r.knownGen
+	return r.patchKnown(t, e, 0, ^uint64(0), t.entry[trace.RIP])
 }
 
 // patchKnown patches the known sites of the files mapped in [lo, hi) of
-// t's process, which the program has not run yet (an exec's, an mmap's),
-// and lists them in e for replay.
-func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
+// t's process, which the program has not run yet (an exec's, an mmap's), or
+// not where a patch would cover avoid (t's rip), and lists them in e for
+// replay.
+func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) error {
 	if t.ownFilter || t.i386 || t.pt.tracer != 0 {
 		// Under a filter of the program's own, which would judge the
 		// hook's calls, or traced by a program of the recording (gdb,
@@ -66,7 +92,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
 			}
 			if k, ok := hook.TrapOf(sites[off]); ok {
 				w, ok := p.code.TrapWindow(p.mem, rip)
-				if !ok || !r.trapsPatched(t, k) {
+				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) {
 					continue
 				}
 				h, err := r.writeTrap(t, k, w)
@@ -81,7 +107,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi uint64) error {
 				continue
 			}
 			site, ok := hook.FindSite(code, rip, sites[off])
-			if !ok {
+			if !ok || site.Covers(avoid) || r.inSiteCall(t, site) {
 				continue
 			}
 			stub, fresh, err := r.stubFor(t, rip)

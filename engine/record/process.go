@@ -38,6 +38,9 @@ type process struct {
 	// tracedExits are the ends of its emulated tracees that are not its
 	// children, for its wait (emuptrace.go).
 	tracedExits []tracedExit
+	// knownGen is the recorder's knownGen when the known sites were last
+	// patched in its code (knownsites.go).
+	knownGen int
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -47,6 +50,7 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 	p.code = r.inheritCode(r.procs[parent], pid)
 	if pp := r.procs[parent]; pp != nil {
 		p.vdso = pp.vdso
+		p.knownGen = pp.knownGen
 		p.hooks = pp.hooks.clone()
 		if pp.code == p.code {
 			p.hooks = pp.hooks // the same memory (vfork)

@@ -202,6 +202,8 @@ type Recorder struct {
 	// known are the sites the hook served, patched at once where their
 	// files are mapped again (hook.go).
 	known knownSites
+	// knownGen counts the sites learned (patchLearned).
+	knownGen int
 	// shepherd is the pid of the process that traces the daemons left
 	// running under the filter (ptrace/shepherd.go), or 0.
 	shepherd int

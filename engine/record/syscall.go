@@ -292,9 +292,14 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 		}
 	}
 	if c.Nr == unix.SYS_MMAP && c.Ret >= 0 && c.Args[2]&unix.PROT_EXEC != 0 && !t.refused {
-		if err := r.patchKnown(t, e, uint64(c.Ret), uint64(c.Ret)+c.Args[1]); err != nil {
+		if err := r.patchKnown(t, e, uint64(c.Ret), uint64(c.Ret)+c.Args[1], 0); err != nil {
 			return c, err
 		}
+	}
+	// e.Hooks before the call's own site, the order replay patches them
+	// in: a stub page the site's patch maps is there for those after.
+	if err := r.patchLearned(t, e); err != nil {
+		return c, err
 	}
 	if err := r.patchHookSite(t, e); err != nil {
 		return c, err
