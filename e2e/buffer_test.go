@@ -242,3 +242,41 @@ func TestBufferedSharedReadOnly(t *testing.T) {
 		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
 	}
 }
+
+// TestBufferedForkedChildren: a site the first forked child taught the
+// recorder is patched in the parent too, so that the children forked after
+// it, which run the parent's code without exec'ing, make the call with no
+// stop; the recording replays.
+func TestBufferedForkedChildren(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "forkcalls.c", "-O1")
+	const n = 20
+	trace := filepath.Join(t.TempDir(), "forkcalls.rwd")
+	want := fmt.Sprintf("%d of %d children saw their parent\n", n, n)
+	stdout, stderr, code := record(t, trace, prog, strconv.Itoa(n))
+	if code != 0 || string(stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	buffered, traced := 0, 0
+	for _, l := range lines(ev.Stdout) {
+		var e struct {
+			Name     string `json:"name"`
+			Buffered bool   `json:"buffered"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		if e.Name == "getppid" && e.Buffered {
+			buffered++
+		} else if e.Name == "getppid" {
+			traced++
+		}
+	}
+	if buffered < n-3 || buffered+traced != n {
+		t.Errorf("%d buffered and %d traced getppid calls of %d children, want nearly all buffered", buffered, traced, n)
+	}
+	if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
+		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
+	}
+}
