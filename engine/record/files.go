@@ -21,6 +21,7 @@ const maxBlob = 2 << 30
 // trace replays after the files change or disappear.
 type fileStore struct {
 	w     *trace.Writer
+	cache *trace.BlobCache // compressed contents from earlier recordings
 	blobs map[hook.StoredFile]uint32
 	// stored lists the files stored, in order: the table the hook page
 	// checks an mmap's file against, which names them by index (the
@@ -57,7 +58,7 @@ func (s *fileStore) mapFile(index uint64, offset, length uint64) (*trace.MapFile
 }
 
 func newFileStore(w *trace.Writer) *fileStore {
-	return &fileStore{w: w, blobs: map[hook.StoredFile]uint32{}}
+	return &fileStore{w: w, cache: trace.DefaultBlobCache(), blobs: map[hook.StoredFile]uint32{}}
 }
 
 func (s *fileStore) count() int { return len(s.blobs) }
@@ -96,7 +97,8 @@ func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapF
 			return nil, fmt.Errorf("read mapped file: %w", err)
 		}
 		if st.Size > 0 {
-			id, err = s.w.ReadBlob(f, st.Size)
+			fk := trace.FileKey{Dev: st.Dev, Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
+			id, err = s.w.ReadFileBlob(f, st.Size, fk, s.cache)
 		} else {
 			// A file that says it is empty may not be (procfs, sysfs).
 			var data []byte

@@ -327,6 +327,34 @@ func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte
 	return dst
 }
 
+// appendFileBlob appends the blob frame of payload (its id, then a file's
+// contents) with its payload compressed in two parts: the id, then the
+// contents, which file.pre holds already compressed (payload is then only
+// the id), or which are compressed now and also returned, for the cache.
+func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlob) (out, contents []byte) {
+	start := len(dst)
+	dst = append(dst, make([]byte, frameHeaderSize)...)
+	dst = enc.EncodeAll(payload[:4], dst)
+	ulen := len(payload)
+	if file.pre != nil {
+		dst = append(dst, file.pre...)
+		ulen = file.ulen
+	} else {
+		at := len(dst)
+		dst = enc.EncodeAll(payload[4:], dst)
+		if file.cache != nil {
+			contents = dst[at:]
+		}
+	}
+	comp := dst[start+frameHeaderSize:]
+	h := dst[start : start+frameHeaderSize]
+	h[0] = FrameBlob
+	binary.LittleEndian.PutUint32(h[1:], uint32(len(comp)))
+	binary.LittleEndian.PutUint32(h[5:], uint32(ulen))
+	binary.LittleEndian.PutUint32(h[9:], crc32.Checksum(comp, castagnoli))
+	return dst, contents
+}
+
 // newEncoder returns a zstd encoder for EncodeAll use by one goroutine.
 // The fastest level: the files a program maps are most of what a trace
 // compresses, and at the default level their compression took three

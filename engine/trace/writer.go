@@ -80,6 +80,17 @@ type job struct {
 	// blob, with data, is a late blob's frame: its id goes before data
 	// when it is written.
 	blob *uint32
+	// file is a blob read from a file the cache knows of (ReadFileBlob).
+	file *fileBlob
+}
+
+// fileBlob is how a blob of a file's contents is written: from the cache's
+// compressed frames (pre), or compressed now and given to the cache.
+type fileBlob struct {
+	cache *BlobCache
+	key   FileKey
+	pre   []byte
+	ulen  int // the payload's length (id and contents) when pre is set
 }
 
 // Pending is a trace file prepared before its recording starts: the name is
@@ -258,7 +269,15 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			j.data = payload
 		}
 		if j.data != nil && w.err.Load() == nil {
-			out = appendFrame(out[:0], enc, j.typ, j.data)
+			if j.file != nil {
+				var z []byte
+				out, z = appendFileBlob(out[:0], enc, j.data, j.file)
+				if z != nil {
+					j.file.cache.put(j.file.key, j.data[4:], z)
+				}
+			} else {
+				out = appendFrame(out[:0], enc, j.typ, j.data)
+			}
 			if _, err := w.f.Write(out); err != nil {
 				w.setErr(fmt.Errorf("%w: writing frame %d at offset %d: %w", ErrWrite, frame, offset, err))
 			}
@@ -454,19 +473,56 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 // ReadBlob is AddBlob of the n bytes of r from its start (a mapped file),
 // read straight into the frame's buffer; fewer if r ends sooner.
 func (w *Writer) ReadBlob(r io.ReaderAt, n int64) (uint32, error) {
+	payload, err := readPayload(r, n)
+	if err != nil {
+		return 0, err
+	}
+	return w.addPayload(payload)
+}
+
+// readPayload reads a blob frame's payload: room for the id, then the n
+// bytes of r from its start (fewer if r ends sooner).
+func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
 	if n < 0 || uint64(n) > maxFrameLen-4 {
-		return 0, fmt.Errorf("trace: blob of %d bytes is too large", n)
+		return nil, fmt.Errorf("trace: blob of %d bytes is too large", n)
 	}
 	payload := make([]byte, 4+n)
 	got, err := r.ReadAt(payload[4:], 0)
 	if err != nil && err != io.EOF {
-		return 0, fmt.Errorf("trace: reading a blob: %w", err)
+		return nil, fmt.Errorf("trace: reading a blob: %w", err)
 	}
-	return w.addPayload(payload[:4+got])
+	return payload[:4+got], nil
+}
+
+// ReadFileBlob is ReadBlob of a file whose identity is key: its compressed
+// contents come from cache when it has them (the bytes read must match),
+// and go to it once compressed otherwise. A nil cache is no cache.
+func (w *Writer) ReadFileBlob(r io.ReaderAt, n int64, key FileKey, cache *BlobCache) (uint32, error) {
+	payload, err := readPayload(r, n)
+	if err != nil {
+		return 0, err
+	}
+	if cache == nil {
+		return w.addPayload(payload)
+	}
+	fb := &fileBlob{cache: cache, key: key}
+	if int64(len(payload)-4) == n {
+		if fb.pre = cache.get(key, payload[4:]); fb.pre != nil {
+			fb.ulen = len(payload)
+			payload = payload[:4]
+		}
+	} else {
+		fb.cache = nil // not the file the key names
+	}
+	return w.queueBlob(payload, fb)
 }
 
 // addPayload queues a blob frame whose first 4 bytes are room for its id.
-func (w *Writer) addPayload(payload []byte) (uint32, error) {
+func (w *Writer) addPayload(payload []byte) (uint32, error) { return w.queueBlob(payload, nil) }
+
+// queueBlob queues a blob frame whose first 4 bytes are room for its id,
+// written as file says when it is not nil.
+func (w *Writer) queueBlob(payload []byte, file *fileBlob) (uint32, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
@@ -484,7 +540,7 @@ func (w *Writer) addPayload(payload []byte) (uint32, error) {
 	id := w.nBlobs
 	w.nBlobs++
 	binary.LittleEndian.PutUint32(payload, id)
-	w.late = append(w.late, job{typ: FrameBlob, data: payload})
+	w.late = append(w.late, job{typ: FrameBlob, data: payload, file: file})
 	w.lateBytes += int64(len(payload))
 	w.lateMu.Unlock()
 	w.wakeLate()

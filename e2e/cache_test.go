@@ -1,0 +1,41 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestBlobCacheAcrossRecordings: the files a recording stores (the loader,
+// libc) go compressed into the user's cache; the next recording copies
+// them from there, and its trace replays; REWIND_CACHE=off keeps nothing.
+func TestBlobCacheAcrossRecordings(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	env := []string{"REWIND_CACHE=" + cache}
+	first := filepath.Join(t.TempDir(), "first.rwd")
+	if r := recordOpts(t, runOpts{Env: env}, first, "/bin/true"); r.Code != 0 {
+		t.Fatalf("record /bin/true: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	ents, err := os.ReadDir(filepath.Join(cache, "blobs"))
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("the cache holds nothing after a recording (%v)", err)
+	}
+	second := filepath.Join(t.TempDir(), "second.rwd")
+	r := recordOpts(t, runOpts{Env: env}, second, "/bin/echo", "from the cache")
+	if r.Code != 0 || string(r.Stdout) != "from the cache\n" {
+		t.Fatalf("record echo: exit %d, stdout %q\n%s", r.Code, r.Stdout, tail(r.Stderr))
+	}
+	if out, errOut, code := replayCheck(t, second); code != 0 || string(out) != "from the cache\n" {
+		t.Fatalf("replay --check of a trace made from the cache: exit %d, stdout %q\n%s", code, out, tail(errOut))
+	}
+
+	xdg := t.TempDir()
+	off := filepath.Join(t.TempDir(), "off.rwd")
+	if r := recordOpts(t, runOpts{Env: []string{"REWIND_CACHE=off", "XDG_CACHE_HOME=" + xdg}}, off, "/bin/true"); r.Code != 0 {
+		t.Fatalf("record with REWIND_CACHE=off: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	if ents, _ := os.ReadDir(xdg); len(ents) != 0 {
+		t.Errorf("REWIND_CACHE=off wrote %d entries into the cache home", len(ents))
+	}
+}

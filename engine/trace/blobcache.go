@@ -1,0 +1,171 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+	"time"
+)
+
+// BlobCache keeps the compressed contents of the files recordings store
+// (the loader, libc, python's modules), by the file's identity, so that
+// the next recording mapping the same file copies them into its trace
+// instead of compressing them again: for short programs the compression of
+// libc was a quarter of a recording's fixed cost, and most of the
+// recorder's CPU for python's imports. A blob frame's payload may be
+// several zstd frames (the format says so): the blob id's, then the cached
+// ones.
+//
+// An entry is used only if the file's bytes, read for the trace anyway,
+// have the length and CRC-32C the entry was made from: a file rewritten
+// in place keeping its identity gets compressed again. Entries are files
+// written whole then renamed, so recordings running at once share the
+// cache; past its size, the least recently used go.
+type BlobCache struct {
+	dir  string
+	max  int64
+	hits atomic.Int64
+}
+
+// FileKey identifies the contents of a file: device, inode, size and the
+// times of its last modification and status change, in nanoseconds.
+type FileKey struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64
+}
+
+// DefaultBlobCache is the cache of this user: $REWIND_CACHE/blobs, else
+// $XDG_CACHE_HOME/rewind/blobs, else ~/.cache/rewind/blobs; nil when
+// REWIND_CACHE is "off" or there is no home.
+func DefaultBlobCache() *BlobCache {
+	base := os.Getenv("REWIND_CACHE")
+	switch {
+	case base == "off":
+		return nil
+	case base != "":
+	case os.Getenv("XDG_CACHE_HOME") != "":
+		base = filepath.Join(os.Getenv("XDG_CACHE_HOME"), "rewind")
+	default:
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return nil
+		}
+		base = filepath.Join(home, ".cache", "rewind")
+	}
+	return NewBlobCache(filepath.Join(base, "blobs"), defaultCacheBytes)
+}
+
+// defaultCacheBytes bounds the default cache: a few hundred libraries.
+const defaultCacheBytes = 512 << 20
+
+// NewBlobCache returns a cache in dir (made when first written) holding at
+// most max bytes.
+func NewBlobCache(dir string, max int64) *BlobCache { return &BlobCache{dir: dir, max: max} }
+
+// Hits says how many blobs the cache gave.
+func (c *BlobCache) Hits() int64 { return c.hits.Load() }
+
+// cacheMagic starts an entry: then the length and CRC-32C of the bytes,
+// then their zstd frames.
+var cacheMagic = []byte("RWBC")
+
+const cacheHeader = 4 + 8 + 4
+
+func (c *BlobCache) path(k FileKey) string {
+	return filepath.Join(c.dir, fmt.Sprintf("%x-%x-%x-%x-%x.zst", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime))
+}
+
+// get returns the compressed frames of data, the contents of the file k,
+// if the cache has them.
+func (c *BlobCache) get(k FileKey, data []byte) []byte {
+	if c == nil {
+		return nil
+	}
+	p := c.path(k)
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) < cacheHeader || !bytes.Equal(b[:4], cacheMagic) ||
+		binary.LittleEndian.Uint64(b[4:]) != uint64(len(data)) ||
+		binary.LittleEndian.Uint32(b[12:]) != crc32.Checksum(data, castagnoli) {
+		return nil
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now) // recently used
+	c.hits.Add(1)
+	return b[cacheHeader:]
+}
+
+// put keeps z, the compressed frames of data (the contents of the file
+// k). Failures are ignored: the cache only saves time.
+func (c *BlobCache) put(k FileKey, data, z []byte) {
+	if c == nil || int64(len(z)) > c.max/4 {
+		return
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(c.dir, ".new-*")
+	if err != nil {
+		return
+	}
+	var h [cacheHeader]byte
+	copy(h[:], cacheMagic)
+	binary.LittleEndian.PutUint64(h[4:], uint64(len(data)))
+	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(data, castagnoli))
+	_, err = f.Write(h[:])
+	if err == nil {
+		_, err = f.Write(z)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), c.path(k))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return
+	}
+	c.trim()
+}
+
+// trim removes the least recently used entries while the cache holds more
+// than its size, down to three quarters of it.
+func (c *BlobCache) trim() {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type entry struct {
+		name string
+		size int64
+		used time.Time
+	}
+	var all []entry
+	var total int64
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		all = append(all, entry{e.Name(), info.Size(), info.ModTime()})
+		total += info.Size()
+	}
+	if total <= c.max {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].used.Before(all[j].used) })
+	for _, e := range all {
+		if total <= c.max*3/4 {
+			break
+		}
+		if os.Remove(filepath.Join(c.dir, e.name)) == nil {
+			total -= e.size
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package trace
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestBlobCache: a file stored in one trace is compressed into the cache;
+// the next trace storing it takes the cache's frames, and both read back
+// the file's bytes. A cache entry whose bytes do not match the file (it
+// was rewritten keeping its identity, or the entry was damaged) is not
+// used, and a file read short is never cached.
+func TestBlobCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lib.so")
+	contents := append(randBytes(rng, 70000), bytes.Repeat([]byte("text "), 20000)...)
+	if err := os.WriteFile(file, contents, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := NewBlobCache(filepath.Join(dir, "cache"), 1<<30)
+	key := FileKey{Dev: 1, Ino: 2, Size: int64(len(contents)), Mtime: 3, Ctime: 4}
+	record := func(name string, n int64, key FileKey) []byte {
+		t.Helper()
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		path := filepath.Join(dir, name)
+		w, err := Create(path, testHeader())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.AddBlob([]byte("first")); err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.ReadFileBlob(f, n, key, cache)
+		if err != nil || id != 1 {
+			t.Fatalf("ReadFileBlob: id %d, %v", id, err)
+		}
+		if err := w.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if first, err := r.Blob(0); err != nil || string(first) != "first" {
+			t.Fatalf("blob 0: %q, %v", first, err)
+		}
+		got, err := r.Blob(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	tests := []struct {
+		name     string
+		n        int64
+		key      FileKey
+		damage   bool
+		wantHits int64
+	}{
+		{"first", int64(len(contents)), key, false, 0},
+		{"cached", int64(len(contents)), key, false, 1},
+		{"short read", int64(len(contents)) + 10, FileKey{Ino: 9, Size: int64(len(contents)) + 10}, false, 1},
+		{"damaged entry", int64(len(contents)), key, true, 1},
+		{"cached again", int64(len(contents)), key, false, 2},
+	}
+	for _, tt := range tests {
+		if tt.damage {
+			p := cache.path(key)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[12] ^= 1 // the CRC of the contents
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := record(tt.name+".rwd", tt.n, tt.key)
+		if !bytes.Equal(got, contents) {
+			t.Errorf("%s: the blob read back is not the file (%d bytes, want %d)", tt.name, len(got), len(contents))
+		}
+		if cache.Hits() != tt.wantHits {
+			t.Errorf("%s: %d cache hits, want %d", tt.name, cache.Hits(), tt.wantHits)
+		}
+	}
+	if _, err := os.Stat(cache.path(FileKey{Ino: 9, Size: int64(len(contents)) + 10})); err == nil {
+		t.Errorf("a file read short was cached")
+	}
+}
+
+// TestBlobCacheTrim: past its size the cache drops its least recently used
+// entries.
+func TestBlobCacheTrim(t *testing.T) {
+	cache := NewBlobCache(t.TempDir(), 40000)
+	data := bytes.Repeat([]byte{1}, 100)
+	for i := 0; i < 8; i++ {
+		cache.put(FileKey{Ino: uint64(i)}, data, make([]byte, 9000))
+	}
+	ents, err := os.ReadDir(cache.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) == 0 || len(ents) > 4 {
+		t.Errorf("%d entries of 9 kB in a cache of 40 kB, want 1 to 4", len(ents))
+	}
+}
