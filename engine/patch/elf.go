@@ -128,11 +128,13 @@ type Image struct {
 
 	// data reads the file again for the windows of its trapping
 	// instructions (FindWindow), which only some files need.
-	data     func() ([]byte, error)
-	dataOnce sync.Once
-	bytes    []byte
-	flows    map[uint64]*flow        // by function start (flowOf), under mu
-	windows  map[uint64]cachedWindow // by link-time address (FindWindow), under mu
+	data      func() ([]byte, error)
+	dataOnce  sync.Once
+	bytes     []byte
+	flows     map[uint64]*flow // by function start (flowOf), under mu
+	jumps     *jumpSet         // where the file's direct jumps land (jumpTargets)
+	jumpsOnce sync.Once
+	windows   map[uint64]cachedWindow // by link-time address (FindWindow), under mu
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length.

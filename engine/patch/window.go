@@ -101,7 +101,7 @@ func (im *Image) flowOf(l *Layout, data []byte, fn span) *flow {
 	if code, ok := l.bytes(data, fn.start, fn.end); !ok || !f.sweep(code, fn.start, l) {
 		f = nil
 	} else {
-		f.external(l, fn)
+		f.external(im.jumpTargets(l, data), fn)
 	}
 	im.mu.Lock()
 	if im.flows == nil {
@@ -114,11 +114,51 @@ func (im *Image) flowOf(l *Layout, data []byte, fn span) *flow {
 
 // external adds the targets inside fn of the jumps and calls elsewhere in
 // the file's code (flowOf).
-func (f *flow) external(l *Layout, fn span) {
+func (f *flow) external(j *jumpSet, fn span) {
+	for t := fn.start + 1; t < fn.end; t++ {
+		if j.has(t) {
+			f.targets[t] = true
+		}
+	}
+}
+
+// jumpSet is where the direct jumps and calls of a file's code may land: a
+// bit per address of its code sections, from a scan of their bytes (see
+// flowOf), made once per image rather than once per function looked at.
+type jumpSet struct {
+	base uint64
+	bits []uint64
+}
+
+func (j *jumpSet) has(t uint64) bool {
+	i := t - j.base
+	return t >= j.base && i/64 < uint64(len(j.bits)) && j.bits[i/64]&(1<<(i%64)) != 0
+}
+
+// jumpTargets returns the image's jumpSet, scanned on first use.
+func (im *Image) jumpTargets(l *Layout, data []byte) *jumpSet {
+	im.jumpsOnce.Do(func() { im.jumps = scanJumps(l, data) })
+	return im.jumps
+}
+
+// scanJumps scans the code sections of data for the bytes of rel32 calls
+// and jumps and rel8 jumps, and notes where they would land.
+func scanJumps(l *Layout, data []byte) *jumpSet {
+	j := &jumpSet{}
+	var hi uint64
+	for i, sec := range l.sections {
+		if i == 0 || sec.vaddr < j.base {
+			j.base = sec.vaddr
+		}
+		hi = max(hi, sec.vaddr+sec.size)
+	}
+	if hi <= j.base {
+		return j
+	}
+	j.bits = make([]uint64, (hi-j.base+63)/64)
 	le := binary.LittleEndian
-	inside := func(t uint64) bool { return t > fn.start && t < fn.end }
 	for _, sec := range l.sections {
-		b, ok := l.bytes(f.data, sec.vaddr, sec.vaddr+sec.size)
+		b, ok := l.bytes(data, sec.vaddr, sec.vaddr+sec.size)
 		if !ok {
 			continue
 		}
@@ -134,11 +174,12 @@ func (f *flow) external(l *Layout, fn span) {
 			default:
 				continue
 			}
-			if inside(t) {
-				f.targets[t] = true
+			if k := t - j.base; t >= j.base && t < hi {
+				j.bits[k/64] |= 1 << (k % 64)
 			}
 		}
 	}
+	return j
 }
 
 // bytes returns the file's bytes at link-time addresses [lo, hi), if one
