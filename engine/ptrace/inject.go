@@ -190,24 +190,28 @@ func ForkCopy(tid int, m *Mem) (int, error) {
 	return child, SetRegs(child, &saved)
 }
 
-// TrapInstructions makes the thread's rdtsc and rdtscp fault (PR_SET_TSC),
-// and its cpuid too when withCPUID is set (CPUID faulting): their answers
-// differ between runs, cores and machines, so the recorder logs them from
-// the SIGSEGV they raise. Both settings are inherited by new threads;
-// CPUID faulting is reset by execve, so this runs at every execve exit,
-// before the new image executes its first instruction.
-func TrapInstructions(tid int, m *Mem, withCPUID bool) error {
-	ret, err := InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV)
-	if err != nil {
-		return err
-	}
-	if ret < 0 {
-		return fmt.Errorf("prctl(PR_SET_TSC): %w", unix.Errno(-ret))
+// TrapInstructions makes the thread's rdtsc and rdtscp fault (PR_SET_TSC)
+// when withTSC is set, and its cpuid too when withCPUID is set (CPUID
+// faulting): their answers differ between runs, cores and machines, so the
+// recorder logs them from the SIGSEGV they raise. Both settings are
+// inherited by new threads; CPUID faulting is reset by execve, so this runs
+// at every execve exit, before the new image executes its first
+// instruction (PR_SET_TSC is kept: withTSC only the first time).
+func TrapInstructions(tid int, m *Mem, withTSC, withCPUID bool) error {
+	if withTSC {
+		ret, err := InjectSyscall(tid, m, unix.SYS_PRCTL, unix.PR_SET_TSC, unix.PR_TSC_SIGSEGV)
+		if err != nil {
+			return err
+		}
+		if ret < 0 {
+			return fmt.Errorf("prctl(PR_SET_TSC): %w", unix.Errno(-ret))
+		}
 	}
 	if !withCPUID {
 		return nil
 	}
-	if ret, err = InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 0); err != nil {
+	ret, err := InjectSyscall(tid, m, unix.SYS_ARCH_PRCTL, archSetCPUID, 0)
+	if err != nil {
 		return err
 	}
 	if ret < 0 {

@@ -300,7 +300,7 @@ func (r *Recorder) prepareThreads(tids []int, cpu int) error {
 		ts.Rseq = rs
 		note()
 		ts.TSCSigsegv = tscMode(tid, m)
-		if err := ptrace.TrapInstructions(tid, m, r.cpuidFaulting); err != nil {
+		if err := ptrace.TrapInstructions(tid, m, true, r.cpuidFaulting); err != nil {
 			return fmt.Errorf("thread %d: %w", tid, err)
 		}
 		ts.Trapped = true

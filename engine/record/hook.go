@@ -59,9 +59,10 @@ func (h *hookSpace) trapStub(pc uint64) bool {
 // not the exec stop: a call injected there would run as the end of the
 // execve.
 func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
-	if err := ptrace.TrapInstructions(t.tid, t.proc.mem, r.cpuidFaulting); err != nil {
+	if err := ptrace.TrapInstructions(t.tid, t.proc.mem, !t.tscTrapped, r.cpuidFaulting); err != nil {
 		return fmt.Errorf("trap rdtsc/cpuid: %w", err)
 	}
+	t.tscTrapped = true
 	if !r.filtered {
 		return nil
 	}

@@ -156,6 +156,10 @@ type thread struct {
 	refusedRet int64
 	// tscSigsegv: the program asked for PR_TSC_SIGSEGV (see tsc.go).
 	tscSigsegv bool
+	// tscTrapped: the kernel makes its rdtsc fault already (the recorder
+	// set PR_TSC_SIGSEGV for it or the thread it was cloned from, and
+	// execve keeps it): its next exec need not set it again.
+	tscTrapped bool
 	// ownFilter: the thread runs under a seccomp filter of the program's
 	// own (seccomp.go), inherited by the threads and children it makes.
 	ownFilter bool
@@ -814,7 +818,7 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 			t.forked = child
 		}
 		t.child = child
-		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv, ownFilter: t.ownFilter}
+		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv, tscTrapped: t.tscTrapped, ownFilter: t.ownFilter}
 		r.threads[child] = nt
 		if err := r.followFork(t, nt, st.Event); err != nil {
 			return err

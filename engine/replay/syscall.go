@@ -132,7 +132,7 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if isErr(regs[trace.RAX]) {
 			return nil
 		}
-		if err := ptrace.TrapInstructions(t.real, t.proc.mem, s.hdr.CPUIDFaulting); err != nil {
+		if err := ptrace.TrapInstructions(t.real, t.proc.mem, true, s.hdr.CPUIDFaulting); err != nil {
 			return err
 		}
 		if s.hdr.Hook != "" {
