@@ -280,3 +280,44 @@ func TestBufferedForkedChildren(t *testing.T) {
 		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
 	}
 }
+
+// TestBufferedStdWrites: writes to the standard output and error rewind
+// passed (a pipe here) are recorded by the hook with their bytes, with no
+// stop; the listing shows them, and replay shows the same output.
+func TestBufferedStdWrites(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "stdwrites.c", "-O1")
+	const n = 300
+	trace := filepath.Join(t.TempDir(), "stdwrites.rwd")
+	stdout, stderr, code := record(t, trace, prog, strconv.Itoa(n))
+	if code != 0 || strings.Count(string(stdout), "\n") != n-n/10 || !strings.HasPrefix(string(stdout), fmt.Sprintf("line 1 of %d\n", n)) {
+		t.Fatalf("record: exit %d, stdout %q\n%s", code, stdout, tail(stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	buffered := map[string]int{}
+	for _, l := range lines(ev.Stdout) {
+		var e struct {
+			Name     string   `json:"name"`
+			Args     []string `json:"args"`
+			Buffered bool     `json:"buffered"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		if e.Name == "write" && e.Buffered && len(e.Args) > 1 && strings.HasPrefix(e.Args[1], `"line `) {
+			buffered[e.Args[0]]++
+		}
+	}
+	if buffered["1"] < n-n/10-5 || buffered["2"] < n/10-2 {
+		t.Errorf("buffered writes to stdout %d, to stderr %d; want nearly %d and %d", buffered["1"], buffered["2"], n-n/10, n/10)
+	}
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != string(stdout) {
+		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, stdout, tail(errOut))
+	}
+	for i := 10; i <= n; i += 10 {
+		if want := fmt.Sprintf("line %d of %d\n", i, n); !strings.Contains(string(errOut), want) {
+			t.Fatalf("replay's stderr lacks %q:\n%s", want, tail(errOut))
+		}
+	}
+}

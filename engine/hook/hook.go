@@ -99,6 +99,9 @@ type Record struct {
 	// File is the file an mmap mapped: its entry in the table of stored
 	// files (SetStored), from 1; else 0.
 	File uint64
+	// Std is the standard stream rewind passed that a write went to (1
+	// stdout, 2 stderr), whose bytes Inputs then holds whole; else 0.
+	Std uint64
 }
 
 // Output is memory a call wrote (or, in Inputs, read).
@@ -108,7 +111,7 @@ type Output struct {
 }
 
 // recHeader is the size of a record's fixed part (struct rec).
-const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8
+const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8 + 8
 
 // ParseRecords reads the records of buf, the buffer's committed bytes.
 func ParseRecords(buf []byte) ([]Record, error) {
@@ -123,7 +126,7 @@ func ParseRecords(buf []byte) ([]Record, error) {
 		if size < recHeader || size > len(b) {
 			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
 		}
-		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:])}
+		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:]), Std: le.Uint64(b[96:])}
 		for i := range r.Args {
 			r.Args[i] = le.Uint64(b[16+8*i:])
 		}
@@ -167,6 +170,7 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	buf = le.AppendUint64(buf, r.Site)
 	buf = le.AppendUint64(buf, r.Hash)
 	buf = le.AppendUint64(buf, r.File)
+	buf = le.AppendUint64(buf, r.Std)
 	for _, o := range slices.Concat(r.Inputs, r.Outputs) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))

@@ -378,6 +378,16 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 	for _, in := range rec.Inputs {
 		e.In = append(e.In, trace.Mem{Addr: in.Addr, Data: in.Data})
 	}
+	if rec.Std != 0 && len(e.In) == 1 {
+		// A write to a standard stream: its bytes, which replay shows, as
+		// a traced one's (captureWrite); the first ones for the listing.
+		e.Data = e.In[0].Data
+		e.In[0].Data = e.Data[:min(len(e.Data), 32)]
+		e.Flags |= trace.FlagStdout
+		if rec.Std == 2 {
+			e.Flags ^= trace.FlagStdout | trace.FlagStderr
+		}
+	}
 	return e
 }
 

@@ -144,6 +144,11 @@ func (s *Session) endBatch() error {
 			break
 		}
 		off += uint64(size)
+		// The hook checked the bytes (the record's first ones and hash):
+		// what went to a standard stream is shown as recorded.
+		if err := s.emit(b.t, s.queue[0], s.queue[0].Data); err != nil {
+			return err
+		}
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.next++

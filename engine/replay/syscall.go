@@ -242,6 +242,12 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 			return s.diverge(e, "output bytes differ from the recording")
 		}
 	}
+	return s.emit(t, e, data)
+}
+
+// emit re-emits data, what event e of t wrote to a standard stream (none
+// unless e is flagged so).
+func (s *Session) emit(t *rthread, e *trace.Event, data []byte) error {
 	w := s.opts.Stdout
 	if e.Flags&trace.FlagStderr != 0 {
 		w = s.opts.Stderr

@@ -38,6 +38,7 @@ struct rec {
 	u64 nr, args[6], ret, site;
 	u64 hash; /* of the bytes a write wrote (FNV-1a, low bit set), else 0 */
 	u64 file; /* the file an mmap mapped: its entry in HOOK_FILES, from 1 */
+	u64 std;  /* the standard stream a write went to (1, 2; its bytes kept), else 0 */
 };
 struct out {
 	u64 addr, len;
@@ -214,10 +215,11 @@ static int writes(u64 nr) {
 
 /* inputLen is how many bytes of call nr's input at a[input(nr)] the
    record keeps: a path with its NUL, the first 32 bytes written (what
-   `rewind events` shows; the hash checks them all). */
-static u64 inputLen(u64 nr, const u64 *a, long ret) {
+   `rewind events` shows; the hash checks them all), all of them for a
+   write to a standard stream (std), which replay shows. */
+static u64 inputLen(u64 nr, const u64 *a, long ret, int std) {
 	if (writes(nr))
-		return ret < 32 ? ret : 32;
+		return std || ret < 32 ? ret : 32;
 	return pathLen((const char *)a[input(nr)]);
 }
 
@@ -317,12 +319,22 @@ static int regular(u64 fd) {
 	return ST_FMT(st) == S_IFREG;
 }
 
+/* stdStream says which of the standard streams rewind passed (1 stdout,
+   2 stderr) the file of stat buffer st is, or 0: replay shows what goes
+   there, so the record of a write keeps its bytes. */
+static int stdStream(const u64 *st) {
+	for (int i = 0; i < 2; i++)
+		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
+			return i + 1;
+	return 0;
+}
+
 /* writable says whether a write to fd is the hook's to record: to a
-   regular file or a memory device, never blocking, but not to the files
-   of the standard streams rewind passed (replay shows what goes there:
-   the recorder keeps those bytes), nor to procfs (/proc/PID/mem writes
-   memory), nor in a process that maps memory shared. */
-static int writable(u64 fd) {
+   regular file or a memory device, never blocking (*std says if it is a
+   standard stream's), but not to procfs (/proc/PID/mem writes memory), nor
+   to a file mapped shared, nor in a process that maps memory that may
+   change under it. */
+static int writable(u64 fd, int *std) {
 	if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
 		return 0;
 	u64 st[18];
@@ -333,9 +345,7 @@ static int writable(u64 fd) {
 		return 0;
 	if (st[0] == CTL(CTL_PROC_DEV, u64) || sharedFile(st))
 		return 0;
-	for (int i = 0; i < 2; i++)
-		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
-			return 0;
+	*std = stdStream(st);
 	return 1;
 }
 
@@ -346,19 +356,17 @@ static int writable(u64 fd) {
 #define S_IFSOCK 0140000
 enum { STREAM_NONE, STREAM_PIPE, STREAM_SOCKET };
 
-/* stream says which of those fd is, asked with an untraced fstat; not the
-   files of the standard streams rewind passed (replay shows what goes to
-   them), nor in a process that maps memory shared. */
-static int stream(u64 fd) {
+/* stream says which of those fd is, asked with an untraced fstat (*std:
+   which standard stream rewind passed, if one), not in a process that maps
+   memory that may change under it. */
+static int stream(u64 fd, int *std) {
 	if (CTL(CTL_FLAGS, u32) & FLAG_SHARED)
 		return STREAM_NONE;
 	u64 st[18];
 	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
 	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
 		return STREAM_NONE;
-	for (int i = 0; i < 2; i++)
-		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
-			return STREAM_NONE;
+	*std = stdStream(st);
 	return ST_FMT(st) == S_IFIFO ? STREAM_PIPE : ST_FMT(st) == S_IFSOCK ? STREAM_SOCKET : STREAM_NONE;
 }
 
@@ -382,15 +390,16 @@ static int sendable(u64 fd) {
 /* nowait says whether call nr with arguments a, which may wait on a pipe
    or a socket, is to be tried without waiting (probe): a read or a
    receive always (it may return less natively too), a write or a send
-   when it cannot end short. */
-static int nowait(u64 nr, const u64 *a) {
+   when it cannot end short; *std says whether the descriptor is one of
+   the standard streams rewind passed. */
+static int nowait(u64 nr, const u64 *a, int *std) {
 	switch (nr) {
 	case 0:
-		return stream(a[0]) != STREAM_NONE;
+		return stream(a[0], std) != STREAM_NONE;
 	case 45: /* not MSG_WAITALL, which would return short not waiting */
-		return a[4] == 0 && !(a[3] & 0x100) && stream(a[0]) == STREAM_SOCKET;
+		return a[4] == 0 && !(a[3] & 0x100) && stream(a[0], std) == STREAM_SOCKET;
 	case 1:
-		switch (stream(a[0])) {
+		switch (stream(a[0], std)) {
 		case STREAM_PIPE:
 			return a[2] <= PIPE_BUF;
 		case STREAM_SOCKET:
@@ -398,10 +407,14 @@ static int nowait(u64 nr, const u64 *a) {
 		}
 		return 0;
 	case 44:
-		return a[4] == 0 && a[2] <= SMALL_SEND && stream(a[0]) == STREAM_SOCKET && sendable(a[0]);
+		return a[4] == 0 && a[2] <= SMALL_SEND && stream(a[0], std) == STREAM_SOCKET && sendable(a[0]);
 	}
 	return 0;
 }
+
+/* STD_MAX: the most bytes of a write to a standard stream a record keeps
+   (larger ones are made traced, the recorder keeping their bytes). */
+#define STD_MAX 65536
 
 /* probe makes call nr (read, write, recvfrom, sendto) so that it does not
    wait: RWF_NOWAIT (preadv2, pwritev2 at the file position), or
@@ -504,8 +517,9 @@ static int maskable(const u64 *a) {
 /* room says how many bytes the record of call nr with arguments a may
    take, or 0 for a call the hook does not record itself; *file is the
    stored file an mmap maps, *probing whether the call may wait on a pipe
-   or a socket and is to be made so that it does not (probe). */
-static u64 room(u64 nr, const u64 *a, u64 *file, int *probing) {
+   or a socket and is to be made so that it does not (probe), *std the
+   standard stream a write goes to. */
+static u64 room(u64 nr, const u64 *a, u64 *file, int *probing, int *std) {
 	struct out o[2];
 	if (outputs(nr, a, -1, o) < 0)
 		return 0;
@@ -537,24 +551,26 @@ static u64 room(u64 nr, const u64 *a, u64 *file, int *probing) {
 		break;
 	case 1:
 	case 18:
-		if (!writable(a[0]) && !(nr == 1 && (*probing = nowait(nr, a))))
+		if (!writable(a[0], std) && !(nr == 1 && (*probing = nowait(nr, a, std))))
+			return 0;
+		if (*std && a[2] > STD_MAX)
+			return 0;
+		n += sizeof(struct out) + (*std ? (a[2] + 7) & ~7UL : 32);
+		break;
+	case 44: /* (to a standard stream: traced, the recorder keeps the bytes) */
+		if (!(*probing = nowait(nr, a, std)) || *std)
 			return 0;
 		n += sizeof(struct out) + 32;
 		break;
-	case 44:
-		if (!(*probing = nowait(nr, a)))
-			return 0;
-		n += sizeof(struct out) + 32;
-		break;
-	case 20:
-		if (!writable(a[0]))
+	case 20: /* (to a standard stream: traced, the recorder keeps the bytes) */
+		if (!writable(a[0], std) || *std)
 			return 0;
 		break;
 	case 0:
 	case 17:
 	case 45:
 		if (nr == 45 || !regular(a[0])) {
-			if (nr == 17 || !(*probing = nowait(nr, a)))
+			if (nr == 17 || !(*probing = nowait(nr, a, std)))
 				return 0;
 		}
 		/* fall through */
@@ -675,7 +691,7 @@ TRAP static int trapRdtsc(struct trapframe *f, u64 site) {
 		r->ret = v;
 		r->site = site;
 		r->nin = r->nout = 0;
-		r->hash = r->file = 0;
+		r->hash = r->file = r->std = 0;
 		r->size = sizeof(struct rec);
 		CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	}
@@ -713,8 +729,8 @@ long hook_call(struct frame *f, u64 nr) {
 	}
 	/* Only in record mode: room may make calls of its own. */
 	u64 file = 0;
-	int probing = 0;
-	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file, &probing);
+	int probing = 0, std = 0;
+	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file, &probing, &std);
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
 	long ret;
@@ -733,7 +749,7 @@ long hook_call(struct frame *f, u64 nr) {
 	r->nin = 0;
 	int pi = input(nr);
 	if (pi >= 0 && (writes(nr) ? ret > 0 : ret != -14 /* EFAULT */)) {
-		struct out in = {a[pi], inputLen(nr, a, ret)};
+		struct out in = {a[pi], inputLen(nr, a, ret, std && writes(nr))};
 		if (in.len > 0) {
 			copy(p, (const char *)&in, sizeof in);
 			p += sizeof in;
@@ -757,6 +773,7 @@ long hook_call(struct frame *f, u64 nr) {
 	r->site = f->rcx;
 	r->hash = (writes(nr) || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
 	r->file = file;
+	r->std = writes(nr) && ret > 0 ? std : 0;
 	r->size = p - (char *)r;
 	CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	return ret;
