@@ -204,17 +204,8 @@ func TestBufferedSharedReadOnly(t *testing.T) {
 	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "mapped after!.\nagain 1\n") {
 		t.Fatalf("record: exit %d, stdout %q\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
 	}
-	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
 	count := map[string]int{}
-	for _, l := range lines(ev.Stdout) {
-		var e struct {
-			Name     string   `json:"name"`
-			Args     []string `json:"args"`
-			Buffered bool     `json:"buffered"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range syscallEvents(t, trace) {
 		name := e.Name
 		if name == "munmap" && len(e.Args) > 1 && e.Args[1] == "4096" {
 			name = "munmap of the shared mapping"
@@ -257,16 +248,8 @@ func TestBufferedForkedChildren(t *testing.T) {
 	if code != 0 || string(stdout) != want {
 		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
 	}
-	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
 	buffered, traced := 0, 0
-	for _, l := range lines(ev.Stdout) {
-		var e struct {
-			Name     string `json:"name"`
-			Buffered bool   `json:"buffered"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range syscallEvents(t, trace) {
 		if e.Name == "getppid" && e.Buffered {
 			buffered++
 		} else if e.Name == "getppid" {
@@ -293,17 +276,8 @@ func TestBufferedStdWrites(t *testing.T) {
 	if code != 0 || strings.Count(string(stdout), "\n") != n-n/10 || !strings.HasPrefix(string(stdout), fmt.Sprintf("line 1 of %d\n", n)) {
 		t.Fatalf("record: exit %d, stdout %q\n%s", code, stdout, tail(stderr))
 	}
-	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
 	buffered := map[string]int{}
-	for _, l := range lines(ev.Stdout) {
-		var e struct {
-			Name     string   `json:"name"`
-			Args     []string `json:"args"`
-			Buffered bool     `json:"buffered"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range syscallEvents(t, trace) {
 		if e.Name == "write" && e.Buffered && len(e.Args) > 1 && strings.HasPrefix(e.Args[1], `"line `) {
 			buffered[e.Args[0]]++
 		}
@@ -320,4 +294,26 @@ func TestBufferedStdWrites(t *testing.T) {
 			t.Fatalf("replay's stderr lacks %q:\n%s", want, tail(errOut))
 		}
 	}
+}
+
+// callEvent is a system call of `rewind events --json`.
+type callEvent struct {
+	Name     string   `json:"name"`
+	Args     []string `json:"args"`
+	Buffered bool     `json:"buffered"`
+}
+
+// syscallEvents lists the system calls of trace.
+func syscallEvents(t *testing.T, trace string) []callEvent {
+	t.Helper()
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	var out []callEvent
+	for _, l := range lines(ev.Stdout) {
+		var e callEvent
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("bad NDJSON line %q: %v", l, err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
