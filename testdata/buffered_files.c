@@ -1,6 +1,8 @@
 // buffered_files.c: the file system calls the hook page records in the
 // program (issue 23): openat of files and directories, statx, access,
-// faccessat, readlink, getcwd, uname and getrandom, N rounds over the files
+// faccessat, readlink, getcwd, uname and getrandom, and the calls that
+// change files without waiting (mkdir, rmdir, locks, fsync, chmod, chown,
+// unlink), N rounds over the files
 // of a directory (argv[1]) it fills first, with a global written after each
 // round. What it prints depends on every answer, getrandom's included, so
 // that a replay that got one wrong prints something else.
@@ -21,6 +23,37 @@ static void mix(const void *p, size_t n) {
 	const unsigned char *b = p;
 	for (size_t i = 0; i < n; i++)
 		sum = sum * 31 + b[i];
+}
+
+// changes makes the file system calls that change files and never wait
+// for another process: a directory made and removed, a lock taken and
+// asked about, a file synced, its mode and owner set, files that are not
+// there unlinked.
+static void changes(const char *dir, int i) {
+	char path[4096];
+	snprintf(path, sizeof path, "%s/d%d", dir, i % 4);
+	sum += mkdir(path, 0755) == 0;
+	sum += rmdir(path) == 0;
+	snprintf(path, sizeof path, "%s/f%d", dir, i % 8);
+	int fd = open(path, O_RDWR);
+	if (fd >= 0) {
+		struct flock set = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		sum += fcntl(fd, F_SETLK, &set) == 0;
+		struct flock ask = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+		if (fcntl(fd, F_GETLK, &ask) == 0)
+			sum += ask.l_type;
+		sum += fsync(fd) == 0;
+		sum += fdatasync(fd) == 0;
+		sum += fchmod(fd, 0644) == 0;
+		sum += fchown(fd, getuid(), getgid()) == 0;
+		close(fd);
+	}
+	sum += chmod(path, 0644) == 0;
+	sum += fchmodat(AT_FDCWD, path, 0600, 0) == 0;
+	sum += fchownat(AT_FDCWD, path, getuid(), getgid(), 0) == 0;
+	snprintf(path, sizeof path, "%s/gone%d", dir, i);
+	sum += unlink(path) == 0 ? 1 : 2;
+	sum += unlinkat(AT_FDCWD, path, 0) == 0 ? 1 : 2;
 }
 
 static void round_(const char *dir, int i) {
@@ -51,6 +84,7 @@ static void round_(const char *dir, int i) {
 	int d = open(dir, O_RDONLY | O_DIRECTORY);
 	if (d >= 0)
 		close(d);
+	changes(dir, i);
 }
 
 int main(int argc, char **argv) {

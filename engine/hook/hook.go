@@ -201,7 +201,10 @@ func Bufferable(nr uint64) bool {
 	case 39, 102, 104, 107, 108, 110, 186, // getpid, getuid, getgid, geteuid, getegid, getppid, gettid
 		228,    // clock_gettime
 		5, 262, // fstat, newfstatat
-		3, 8, 72, 217, // close, lseek, fcntl, getdents64
+		3, 8, 72, 217, // close, lseek, fcntl (dup, flags, locks that do not wait), getdents64
+		74, 75, // fsync, fdatasync
+		87, 263, 83, 258, 84, // unlink, unlinkat, mkdir, mkdirat, rmdir
+		90, 91, 268, 93, 260, // chmod, fchmod, fchmodat, fchown, fchownat
 		0, 17, // read, pread64 (of regular files; read of a pipe or a socket with data there)
 		44, 45, // sendto, recvfrom (of a socket, with no address, that need not wait)
 		257, 332, 21, 269, 439, // openat (of what never blocks), statx, access, faccessat, faccessat2

@@ -87,8 +87,29 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 	case 3: /* close */
 	case 8: /* lseek */
 		return 0;
-	case 72: /* fcntl: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC */
-		return a[1] <= 3 || a[1] == 1030 ? 0 : -1;
+	case 72: /* fcntl: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC,
+		    and the locks that do not wait: F_SETLK, F_OFD_SETLK, F_GETLK and
+		    F_OFD_GETLK (a struct flock) */
+		if (a[1] == 5 || a[1] == 36) {
+			if (ret != 0)
+				return 0;
+			o[0].addr = a[2], o[0].len = 32;
+			return 1;
+		}
+		return a[1] <= 3 || a[1] == 1030 || a[1] == 6 || a[1] == 37 ? 0 : -1;
+	case 74: /* fsync */
+	case 75: /* fdatasync */
+	case 87: /* unlink */
+	case 263: /* unlinkat */
+	case 83: /* mkdir */
+	case 258: /* mkdirat */
+	case 84: /* rmdir */
+	case 90: /* chmod */
+	case 91: /* fchmod */
+	case 268: /* fchmodat */
+	case 93: /* fchown */
+	case 260: /* fchownat */
+		return 0; /* the file system's: replay leaves it as it is */
 	case 217: /* getdents64: a directory never blocks */
 		if (ret <= 0)
 			return 0;
@@ -184,7 +205,15 @@ static int input(u64 nr) {
 	case 59: /* execve */
 	case 21: /* access */
 	case 89: /* readlink */
+	case 87: /* unlink */
+	case 83: /* mkdir */
+	case 84: /* rmdir */
+	case 90: /* chmod */
 		return 0;
+	case 263: /* unlinkat */
+	case 258: /* mkdirat */
+	case 268: /* fchmodat */
+	case 260: /* fchownat */
 	case 257: /* openat */
 	case 262: /* newfstatat */
 	case 267: /* readlinkat */
