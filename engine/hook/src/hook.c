@@ -121,6 +121,8 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 		o[0].addr = a[1], o[0].len = 16;
 		return 1;
 	case 5: /* fstat */
+	case 4: /* stat */
+	case 6: /* lstat */
 		if (ret != 0)
 			return 0;
 		o[0].addr = a[1], o[0].len = 144;
@@ -205,6 +207,8 @@ static int input(u64 nr) {
 	case 59: /* execve */
 	case 21: /* access */
 	case 89: /* readlink */
+	case 4: /* stat */
+	case 6: /* lstat */
 	case 87: /* unlink */
 	case 83: /* mkdir */
 	case 84: /* rmdir */
