@@ -65,6 +65,18 @@ const (
 // StubLen is the size of a stub; stubs are laid out StubLen apart.
 const StubLen = 96
 
+// StubPages is how many pages of stubs the recorder maps at a time (one
+// injected mmap, where a process's loader and libc fill two pages).
+const StubPages = 4
+
+// PackPages names n pages of stubs mapped at addr (a page boundary) in one
+// number, as a HookPatch's Page and a hook site event's Value hold them;
+// PagesOf reads it back (a number from before StubPages is one page).
+func PackPages(addr uint64, n int) uint64 { return addr | uint64(n-1) }
+
+// PagesOf returns the address and the number of pages PackPages named.
+func PagesOf(v uint64) (addr uint64, n int) { return v &^ 0xfff, int(v&0xfff) + 1 }
+
 // FindSite says whether code, the SiteCode bytes from rip-SiteBefore
 // (rip the address after a syscall instruction made with call number nr),
 // is a site the hook serves, and which. A mov of another number than the

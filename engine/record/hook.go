@@ -253,8 +253,8 @@ func (r *Recorder) inSiteCall(t *thread, site hook.Site) bool {
 }
 
 // stubFor returns the address of a free stub within a jump of rip, and
-// the page it mapped for it (0 if it used one mapped before); 0 when no
-// page could be had.
+// the pages it mapped for it (hook.PackPages; 0 if it used one mapped
+// before); 0 when no page could be had.
 func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error) {
 	p := t.proc
 	if p.hooks == nil {
@@ -270,21 +270,26 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 		}
 	}
 	// Below the site, in free address space the kernel would not hand out
-	// soon: mmap allocates from the top down.
+	// soon: mmap allocates from the top down. A few pages at once: each
+	// mmap is a stop pair.
+	const size = hook.StubPages * pageSize
 	for off := uint64(1 << 28); off < 1<<31-(1<<24); off += 1 << 24 {
 		addr := (rip &^ (pageSize - 1)) - off
-		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, pageSize, unix.PROT_READ|unix.PROT_EXEC,
+		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, size, unix.PROT_READ|unix.PROT_EXEC,
 			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
 		if err != nil {
 			return 0, 0, fmt.Errorf("map a hook stub page: %w", err)
 		}
 		if uint64(got) == addr {
-			p.hooks.pages = append(p.hooks.pages, stubPage{addr: addr, used: hook.StubLen})
-			return addr, addr, nil
+			for i := uint64(0); i < hook.StubPages; i++ {
+				p.hooks.pages = append(p.hooks.pages, stubPage{addr: addr + i*pageSize})
+			}
+			p.hooks.pages[len(p.hooks.pages)-hook.StubPages].used = hook.StubLen
+			return addr, hook.PackPages(addr, hook.StubPages), nil
 		}
 		if got >= 0 {
 			// Mapped elsewhere (an old kernel ignoring the flag): give it back.
-			ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MUNMAP, uint64(got), pageSize)
+			ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MUNMAP, uint64(got), size)
 		}
 	}
 	return 0, 0, nil

@@ -233,13 +233,14 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 	if h.Page == 0 {
 		return nil
 	}
-	got, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, h.Page, 4096, unix.PROT_READ|unix.PROT_EXEC,
+	addr, n := hook.PagesOf(h.Page)
+	got, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, addr, uint64(n)*4096, unix.PROT_READ|unix.PROT_EXEC,
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
 	if err != nil {
 		return err
 	}
-	if uint64(got) != h.Page {
-		return s.diverge(e, "the recording mapped a hook stub page at %#x, replay could not (%d)", h.Page, got)
+	if uint64(got) != addr {
+		return s.diverge(e, "the recording mapped hook stub pages at %#x, replay could not (%d)", addr, got)
 	}
 	return nil
 }
