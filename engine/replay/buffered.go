@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
@@ -144,10 +145,18 @@ func (s *Session) endBatch() error {
 			break
 		}
 		off += uint64(size)
-		// The hook checked the bytes (the record's first ones and hash):
-		// what went to a standard stream is shown as recorded.
-		if err := s.emit(b.t, s.queue[0], s.queue[0].Data); err != nil {
-			return err
+		// The hook checked the bytes the program wrote against the
+		// record (its first ones and hash); what went to a standard
+		// stream is shown as recorded, if those are its bytes.
+		if e := s.queue[0]; e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 {
+			h := fnv.New64a()
+			h.Write(e.Data)
+			if h.Sum64()|1 != e.Hash {
+				return s.diverge(e, "output bytes differ from the recording")
+			}
+			if err := s.emit(b.t, e, e.Data); err != nil {
+				return err
+			}
 		}
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
