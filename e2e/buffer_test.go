@@ -297,6 +297,19 @@ func TestBufferedStdWrites(t *testing.T) {
 			t.Fatalf("replay's stderr lacks %q:\n%s", want, tail(errOut))
 		}
 	}
+
+	// Both streams into one file: the writes through descriptor 2 are
+	// still the standard error's.
+	both := filepath.Join(t.TempDir(), "both.rwd")
+	file := filepath.Join(t.TempDir(), "both.txt")
+	sh := fmt.Sprintf("exec %s record -o %s -- %s %d >%s 2>&1", rewind(t), both, prog, n, file)
+	if r := run(t, runOpts{}, "/bin/sh", "-c", sh); r.Code != 0 {
+		t.Fatalf("record into one file: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	out, errOut, code = replayCheck(t, both)
+	if code != 0 || strings.Count(string(out), "\n") != n-n/10 || strings.Count(string(errOut), "line ") != n/10 {
+		t.Fatalf("replay of a recording into one file: exit %d, %d lines out, stderr:\n%s", code, strings.Count(string(out), "\n"), tail(errOut))
+	}
 }
 
 // callEvent is a system call of `rewind events --json`.

@@ -353,13 +353,14 @@ static int regular(u64 fd) {
 }
 
 /* stdStream says which of the standard streams rewind passed (1 stdout,
-   2 stderr) the file of stat buffer st is, or 0: replay shows what goes
-   there, so the record of a write keeps its bytes. */
-static int stdStream(const u64 *st) {
-	for (int i = 0; i < 2; i++)
-		if (st[0] == CTL(CTL_STREAMS + 16 * i, u64) && st[1] == CTL(CTL_STREAMS + 16 * i + 8, u64))
-			return i + 1;
-	return 0;
+   2 stderr) the file of stat buffer st, written through fd, is, or 0:
+   replay shows what goes there, so the record of a write keeps its bytes.
+   When the two are one file, fd 2 writes to stderr, any other to stdout
+   (the recorder's matchStream). */
+static int stdStream(const u64 *st, u64 fd) {
+	int out = st[0] == CTL(CTL_STREAMS, u64) && st[1] == CTL(CTL_STREAMS + 8, u64);
+	int err = st[0] == CTL(CTL_STREAMS + 16, u64) && st[1] == CTL(CTL_STREAMS + 24, u64);
+	return fd == 2 && err ? 2 : out ? 1 : err ? 2 : 0;
 }
 
 /* writable says whether a write to fd is the hook's to record: to a
@@ -378,7 +379,7 @@ static int writable(u64 fd, int *std) {
 		return 0;
 	if (st[0] == CTL(CTL_PROC_DEV, u64) || sharedFile(st))
 		return 0;
-	*std = stdStream(st);
+	*std = stdStream(st, fd);
 	return 1;
 }
 
@@ -399,7 +400,7 @@ static int stream(u64 fd, int *std) {
 	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
 	if (do_syscall(5, b, HOOK_UNTRACED) != 0)
 		return STREAM_NONE;
-	*std = stdStream(st);
+	*std = stdStream(st, fd);
 	return ST_FMT(st) == S_IFIFO ? STREAM_PIPE : ST_FMT(st) == S_IFSOCK ? STREAM_SOCKET : STREAM_NONE;
 }
 
