@@ -298,7 +298,19 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 // flushHook turns the records the hook buffered for t, the running thread
 // now stopped, into events, and empties the buffer. Not while t is inside
 // the hook, where a record may be half written.
-func (r *Recorder) flushHook(t *thread) error {
+func (r *Recorder) flushHook(t *thread) error { return r.takeRecords(t, false) }
+
+// flushRunning logs the records the hook holds for t, which may still be
+// running, when the recording ends: the calls it made since its last stop
+// had their effects (a line its write put in a pipe), and are the trace's
+// last events. The buffer stays as it is: the hook commits a record
+// (CTL_LEN) once it is whole, and the process is not resumed by rewind.
+func (r *Recorder) flushRunning(t *thread) error { return r.takeRecords(t, true) }
+
+// takeRecords turns the records in t's hook buffer into events: those the
+// thread, stopped, made since it last stopped (emptying the buffer), or,
+// at the end, those it committed (running).
+func (r *Recorder) takeRecords(t *thread, running bool) error {
 	if !r.filtered || t.proc.mem == nil {
 		return nil
 	}
@@ -312,12 +324,14 @@ func (r *Recorder) flushHook(t *thread) error {
 	if n == 0 {
 		return nil
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-		return nil
-	}
-	if r.inHook(t.proc, regs[trace.RIP]) {
-		return nil
+	if !running {
+		var regs trace.Regs
+		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+			return nil
+		}
+		if r.inHook(t.proc, regs[trace.RIP]) {
+			return nil
+		}
 	}
 	if n > hook.BufSize {
 		return fmt.Errorf("hook buffer of thread %d: %d bytes, more than it holds", t.tid, n)
@@ -326,8 +340,10 @@ func (r *Recorder) flushHook(t *thread) error {
 	if _, err := t.proc.mem.ReadAt(buf, hook.Buf); err != nil {
 		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 	}
-	if _, err := t.proc.mem.WriteAt(make([]byte, 8), hook.CtlLenAddr); err != nil {
-		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
+	if !running {
+		if _, err := t.proc.mem.WriteAt(make([]byte, 8), hook.CtlLenAddr); err != nil {
+			return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
+		}
 	}
 	recs, err := hook.ParseRecords(buf)
 	if err != nil {

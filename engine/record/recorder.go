@@ -1193,6 +1193,11 @@ func (r *Recorder) end() error {
 	tid := r.pid
 	if r.current != nil {
 		tid = r.current.tid
+		if r.current.state == running {
+			if err := r.flushRunning(r.current); err != nil {
+				return err
+			}
+		}
 	}
 	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(r.stopReason(r.interrupted))}); err != nil {
 		return err

@@ -353,10 +353,16 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 			return st, nil // applyPreempt decides
 		}
 		return st, s.userStop(t, StopBreakpoint, pc, 0)
-	case code == trapHWBkpt || code == trapBrkpt:
+	case code == trapHWBkpt || code == trapBrkpt || code == trapTrace && regs[trace.EFLAGS]&eflagsTF == 0:
+		// (A TRAP_TRACE with no trap flag set: a watchpoint's hit whose DR6
+		// kept a single-step's BS, which a nested virtual machine did not
+		// clear; without a B bit it is the program's.)
 		status, err := ptrace.GetDebugReg(t.real, dr6)
 		if err != nil {
 			return st, err
+		}
+		if code == trapTrace && status&dr6Hits == 0 {
+			return st, nil
 		}
 		ptrace.SetDebugReg(t.real, dr6, 0)
 		if code == trapBrkpt {

@@ -376,85 +376,91 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			defer s.removeProvided()
 		}
 	}
-	regs[trace.RIP] -= 2
-	regs[trace.RAX] = regs[trace.OrigRAX]
-	if err := ptrace.SetRegs(t.real, &regs); err != nil {
-		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
-	}
-	// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
-	// exit of the skipped call (at the rewound rip), then the real entry.
-	for {
-		if err := ptrace.Syscall(t.real, 0); err != nil {
-			return err
-		}
-		st, err := s.waitFor(t)
-		if err != nil {
-			return err
-		}
-		if st.Kind != ptrace.StopSyscall {
-			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
-		}
-		var now trace.Regs
-		if err := ptrace.GetRegs(t.real, &now); err != nil {
-			return err
-		}
-		if now[trace.RIP] != regs[trace.RIP] {
-			break
-		}
-	}
-	if err := ptrace.Syscall(t.real, 0); err != nil {
-		return err
-	}
-	if e.Flags&trace.FlagNoReturn != 0 {
-		return nil // exit, exit_group: the thread is going away
-	}
+	var got trace.Regs
 	var newTid int
-	waiter, exec := t, c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT
-	if exec {
-		waiter = s.waiterForExec(t)
-	}
-	for {
-		var st ptrace.Status
-		var err error
-		if exec {
-			st, err = s.waitExec(t, waiter)
-		} else {
-			st, err = s.waitFor(t)
-		}
-		if err != nil {
+	if quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0 {
+		if err := s.reexecToTrap(t, e, c, &regs, &got); err != nil {
 			return err
 		}
-		switch {
-		case st.Kind == ptrace.StopSyscall:
-		case st.Kind == ptrace.StopEvent && (st.Event == unix.PTRACE_EVENT_CLONE || st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK):
-			msg, err := ptrace.EventMsg(t.real)
-			if err != nil {
-				return err
-			}
-			newTid = int(msg)
-			if forking {
-				return s.forked(t, e, c, child, newTid)
-			}
+	} else {
+		regs[trace.RIP] -= 2
+		regs[trace.RAX] = regs[trace.OrigRAX]
+		if err := ptrace.SetRegs(t.real, &regs); err != nil {
+			return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
+		}
+		// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
+		// exit of the skipped call (at the rewound rip), then the real entry.
+		for {
 			if err := ptrace.Syscall(t.real, 0); err != nil {
 				return err
 			}
-			continue
-		case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_EXEC:
-			if waiter != t {
-				if err := s.takeLeader(t); err != nil {
+			st, err := s.waitFor(t)
+			if err != nil {
+				return err
+			}
+			if st.Kind != ptrace.StopSyscall {
+				return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+			}
+			var now trace.Regs
+			if err := ptrace.GetRegs(t.real, &now); err != nil {
+				return err
+			}
+			if now[trace.RIP] != regs[trace.RIP] {
+				break
+			}
+		}
+		if err := ptrace.Syscall(t.real, 0); err != nil {
+			return err
+		}
+		if e.Flags&trace.FlagNoReturn != 0 {
+			return nil // exit, exit_group: the thread is going away
+		}
+		waiter, exec := t, c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT
+		if exec {
+			waiter = s.waiterForExec(t)
+		}
+		for {
+			var st ptrace.Status
+			var err error
+			if exec {
+				st, err = s.waitExec(t, waiter)
+			} else {
+				st, err = s.waitFor(t)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case st.Kind == ptrace.StopSyscall:
+			case st.Kind == ptrace.StopEvent && (st.Event == unix.PTRACE_EVENT_CLONE || st.Event == unix.PTRACE_EVENT_FORK || st.Event == unix.PTRACE_EVENT_VFORK):
+				msg, err := ptrace.EventMsg(t.real)
+				if err != nil {
 					return err
 				}
+				newTid = int(msg)
+				if forking {
+					return s.forked(t, e, c, child, newTid)
+				}
+				if err := ptrace.Syscall(t.real, 0); err != nil {
+					return err
+				}
+				continue
+			case st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_EXEC:
+				if waiter != t {
+					if err := s.takeLeader(t); err != nil {
+						return err
+					}
+				}
+				t.atExec = true
+				return nil
+			default:
+				return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
 			}
-			t.atExec = true
-			return nil
-		default:
-			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+			break
 		}
-		break
-	}
-	var got trace.Regs
-	if err := ptrace.GetRegs(t.real, &got); err != nil {
-		return err
+		if err := ptrace.GetRegs(t.real, &got); err != nil {
+			return err
+		}
 	}
 	if newTid != 0 {
 		if err := s.adoptThread(e, c, newTid); err != nil {
@@ -500,6 +506,61 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		return nil
 	}
 	return s.setResult(t, e)
+}
+
+// quickReexec tells the calls reexec makes by letting the thread run
+// through its syscall instruction onto a breakpoint after it (two stops
+// with the one at its entry) rather than with PTRACE_SYSCALL (four: the
+// skipped call's exit, the real entry and exit): calls that never wait,
+// create nothing and let no signal in, whose effect is the process's
+// memory, signal dispositions or thread registers.
+func quickReexec(nr int) bool {
+	switch nr {
+	case unix.SYS_MMAP, unix.SYS_MUNMAP, unix.SYS_MPROTECT, unix.SYS_PKEY_MPROTECT, unix.SYS_BRK, unix.SYS_MREMAP,
+		unix.SYS_MADVISE, unix.SYS_RT_SIGACTION, unix.SYS_SIGALTSTACK, unix.SYS_ARCH_PRCTL, unix.SYS_SET_TID_ADDRESS,
+		unix.SYS_SET_ROBUST_LIST:
+		return true
+	}
+	return false
+}
+
+// reexecToTrap makes t's call, whose arguments regs holds (t stands at its
+// skipped entry), again: back onto its syscall instruction, a breakpoint
+// after it, PTRACE_CONT; got is what the thread holds after the call.
+func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, regs, got *trace.Regs) error {
+	after := regs[trace.RIP]
+	regs[trace.RIP] -= 2
+	regs[trace.RAX] = regs[trace.OrigRAX]
+	if err := ptrace.SetRegs(t.real, regs); err != nil {
+		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
+	}
+	m := t.proc.mem
+	var orig [1]byte
+	if _, err := m.ReadAt(orig[:], after); err != nil {
+		return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
+	}
+	if _, err := m.WriteAt([]byte{0xcc}, after); err != nil {
+		return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
+	}
+	err := ptrace.Cont(t.real, 0)
+	var st ptrace.Status
+	if err == nil {
+		st, err = s.waitFor(t)
+	}
+	if _, werr := m.WriteAt(orig[:], after); err == nil && werr != nil {
+		err = fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), werr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := ptrace.GetRegs(t.real, got); err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || got[trace.RIP] != after+1 {
+		return s.diverge(e, "re-executing %s: got %s%s", syscalls.Name(c.Nr), describe(st), s.where(t, st))
+	}
+	got[trace.RIP] = after
+	return ptrace.SetRegs(t.real, got)
 }
 
 // addressResult tells the re-executed calls whose result must be what was
