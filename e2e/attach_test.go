@@ -402,6 +402,28 @@ func mcpCall(t *testing.T, trace, tool, args string) string {
 	return ""
 }
 
+// TestAttachRseq: a thread that registers an rseq area while rewind records
+// its process (as one pthread_create made just before the attach does when
+// it first runs: glibc makes a failed registration fatal then) is answered
+// with success and lives; the area is registered for real at the detach
+// (registering it again is refused as busy), and the recording replays.
+func TestAttachRseq(t *testing.T) {
+	bin := buildC(t, "attach/rseqlate.c")
+	svc := startService(t, bin)
+	trace := filepath.Join(t.TempDir(), "rseq.rwd")
+	rec := attachTo(t, svc.pid, trace, "--duration", "1s")
+	if got := svc.ask(t, "go", true); got != "rseq 0" {
+		t.Errorf("rseq registered while recorded: %q, want \"rseq 0\"", got)
+	}
+	rec.wait(t)
+	if got := svc.ask(t, "check", true); got != fmt.Sprintf("again %d", -int(syscall.EBUSY)) {
+		t.Errorf("rseq registered again after the detach: %q, want EBUSY (the first registration holds)", got)
+	}
+	if _, errOut, code := replayCheck(t, trace); code != 0 {
+		t.Fatalf("replay --check: status %d\n%s", code, errOut)
+	}
+}
+
 func TestAttachThreads(t *testing.T) {
 	bin := buildC(t, "attach/workers.c")
 	svc := startService(t, bin, "-d")

@@ -16,6 +16,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/attach"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -432,4 +433,41 @@ func (r *Recorder) patchSnapshot(p *process, snap *trace.Snapshot) error {
 		r.warnPatch(p.code.Map(p.mem, mp))
 	}
 	return nil
+}
+
+// rseqEntry answers, in a process rewind attached to, an rseq
+// registration (or the unregistration of one it answered) with success,
+// registering nothing: glibc 2.35 and later make a thread's failed
+// registration fatal when the thread that created it had one, and a thread
+// created just before the attach registers once it first runs, under the
+// recorder, which refuses rseq (the kernel's writes of the area differ
+// between runs). The area is registered for real at the detach, as the
+// ones the attach unregistered are (attach.ThreadSettings.Rseq); replay
+// gives the recorded 0. false for any other call.
+func (r *Recorder) rseqEntry(t *thread, c *syscalls.Call) (int64, bool) {
+	if r.att == nil || c.Nr != unix.SYS_RSEQ || t.i386 {
+		return 0, false
+	}
+	settings, ok := r.att.changes.Threads[t.tid]
+	if !ok {
+		// Created since the attach: it gets what inherited threads get
+		// back at the detach (attach.UndoThread), its CPUs included.
+		aff := r.att.changes.Affinity
+		settings = attach.ThreadSettings{Personality: true, Trapped: true, Affinity: &aff}
+	}
+	area := &ptrace.RseqConfig{Addr: c.Args[0], Len: uint32(c.Args[1]), Sig: uint32(c.Args[3])}
+	switch {
+	case c.Args[2] == 0 && settings.Rseq == nil:
+		settings.Rseq = area
+	case c.Args[2] == rseqFlagUnregister && settings.Rseq != nil && *settings.Rseq == *area:
+		settings.Rseq = nil
+	default:
+		return 0, false
+	}
+	if r.att.changes.Threads == nil {
+		r.att.changes.Threads = map[int]attach.ThreadSettings{}
+	}
+	r.att.changes.Threads[t.tid] = settings
+	r.guardDirty = true
+	return 0, true
 }

@@ -17,6 +17,9 @@ func (r *Recorder) refuseAtEntry(t *thread, c *syscalls.Call) error {
 	if ret, ok := r.tscEntry(t, c); ok {
 		return r.skipCall(t, c, ret)
 	}
+	if ret, ok := r.rseqEntry(t, c); ok {
+		return r.skipCall(t, c, ret)
+	}
 	errno, why := syscalls.Refusal(c, r.tracee(t))
 	if errno == 0 {
 		return nil
