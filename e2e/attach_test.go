@@ -214,7 +214,9 @@ func attachTo(t *testing.T, pid int, trace string, extra ...string) *recording {
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	attached := make(chan bool, 1)
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		seen := false
 		for sc.Scan() {
@@ -231,6 +233,7 @@ func attachTo(t *testing.T, pid int, trace string, extra ...string) *recording {
 	go func() {
 		err := cmd.Wait()
 		pw.Close()
+		<-scanned // the last lines are in rec.stderr
 		rec.done <- err
 	}()
 	select {
