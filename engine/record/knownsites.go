@@ -54,12 +54,14 @@ func (r *Recorder) patchLearned(t *thread, e *trace.Event) error {
 	if p.knownGen == r.knownGen || p.hooks == nil || p.mem == nil || !r.filtered || t.split {
 		return nil
 	}
+	// Once per generation, patched or not: a process of several threads
+	// would otherwise count them at each of its calls.
+	p.knownGen = r.knownGen
 	for _, u := range r.threads {
 		if u != t && u.proc == p && u.state != gone {
 			return nil
 		}
 	}
-	p.knownGen = r.knownGen
 	return r.patchKnown(t, e, 0, ^uint64(0), t.entry[trace.RIP])
 }
 

@@ -133,7 +133,7 @@ func dr7For(ws []Watchpoint) uint64 {
 // syncWatch loads the current watchpoints into t's debug registers.
 func (s *Session) syncWatch(t *rthread) error {
 	if len(s.watches) > 0 {
-		t.watchVals = s.valuesIn(t.proc, t.watchVals[:0])
+		t.watchVals = s.valuesIn(t.proc.mem, t.watchVals[:0])
 	}
 	if t.watchGen == s.watchGen {
 		return nil
@@ -401,7 +401,7 @@ func (s *Session) lostStatus(t *rthread, rip uint64) bool {
 // there, or a read) and only a watchpoint can have trapped (orAll), every
 // armed one, as the hardware reports all that match.
 func (s *Session) guessHits(t *rthread, orAll bool) uint64 {
-	now := s.valuesIn(t.proc, nil)
+	now := s.valuesIn(t.proc.mem, nil)
 	var hits, all uint64
 	for i := range s.watches {
 		all |= 1 << i
@@ -629,29 +629,22 @@ func (s *Session) Continue(limit int64) (*Stop, error) {
 // did for an emulated or re-executed call (debug registers only see the
 // program's own writes).
 func (s *Session) watchedValues() []uint64 {
-	if len(s.watches) == 0 || s.mem == nil {
+	if len(s.watches) == 0 {
 		return nil
 	}
-	vals := make([]uint64, len(s.watches))
-	for i, w := range s.watches {
-		var b [8]byte
-		if _, err := s.mem.ReadAt(b[:w.Len], w.Addr); err != nil {
-			return nil // gone (the process ended) or unmapped: nothing to compare
-		}
-		vals[i] = binary.LittleEndian.Uint64(b[:])
-	}
-	return vals
+	return s.valuesIn(s.mem, make([]uint64, 0, len(s.watches)))
 }
 
-// valuesIn appends the watched values in p's memory to vals; nil when one
-// cannot be read.
-func (s *Session) valuesIn(p *rproc, vals []uint64) []uint64 {
+// valuesIn appends the watched values in memory m to vals; nil when one
+// cannot be read (the process ended, or the memory is unmapped: nothing to
+// compare).
+func (s *Session) valuesIn(m *ptrace.Mem, vals []uint64) []uint64 {
+	if m == nil {
+		return nil
+	}
 	for _, w := range s.watches {
 		var b [8]byte
-		if p == nil || p.mem == nil {
-			return nil
-		}
-		if _, err := p.mem.ReadAt(b[:w.Len], w.Addr); err != nil {
+		if _, err := m.ReadAt(b[:w.Len], w.Addr); err != nil {
 			return nil
 		}
 		vals = append(vals, binary.LittleEndian.Uint64(b[:]))

@@ -376,18 +376,18 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			defer s.removeProvided()
 		}
 	}
+	regs[trace.RIP] -= 2
+	regs[trace.RAX] = regs[trace.OrigRAX]
+	if err := ptrace.SetRegs(t.real, &regs); err != nil {
+		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
+	}
 	var got trace.Regs
 	var newTid int
 	if quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0 {
-		if err := s.reexecToTrap(t, e, c, &regs, &got); err != nil {
+		if err := s.reexecToTrap(t, e, c, regs[trace.RIP]+2, &got); err != nil {
 			return err
 		}
 	} else {
-		regs[trace.RIP] -= 2
-		regs[trace.RAX] = regs[trace.OrigRAX]
-		if err := ptrace.SetRegs(t.real, &regs); err != nil {
-			return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
-		}
 		// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
 		// exit of the skipped call (at the rewound rip), then the real entry.
 		for {
@@ -524,16 +524,10 @@ func quickReexec(nr int) bool {
 	return false
 }
 
-// reexecToTrap makes t's call, whose arguments regs holds (t stands at its
-// skipped entry), again: back onto its syscall instruction, a breakpoint
-// after it, PTRACE_CONT; got is what the thread holds after the call.
-func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, regs, got *trace.Regs) error {
-	after := regs[trace.RIP]
-	regs[trace.RIP] -= 2
-	regs[trace.RAX] = regs[trace.OrigRAX]
-	if err := ptrace.SetRegs(t.real, regs); err != nil {
-		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
-	}
+// reexecToTrap makes t's call again, t standing on its syscall
+// instruction, whose end is after: a breakpoint there, PTRACE_CONT; got is
+// what the thread holds after the call.
+func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, after uint64, got *trace.Regs) error {
 	m := t.proc.mem
 	var orig [1]byte
 	if _, err := m.ReadAt(orig[:], after); err != nil {
