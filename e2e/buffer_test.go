@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -268,15 +269,21 @@ func TestBufferedForkedChildren(t *testing.T) {
 }
 
 // TestBufferedStdWrites: writes to the standard output and error rewind
-// passed (a pipe here) are recorded by the hook with their bytes, with no
-// stop; the listing shows them, and replay shows the same output.
+// passed (files here; a pipe's are the recorder's) are recorded by the hook
+// with their bytes, with no stop; the listing shows them, and replay shows
+// the same output.
 func TestBufferedStdWrites(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "stdwrites.c", "-O1")
 	const n = 300
 	trace := filepath.Join(t.TempDir(), "stdwrites.rwd")
-	stdout, stderr, code := record(t, trace, prog, strconv.Itoa(n))
-	if code != 0 || strings.Count(string(stdout), "\n") != n-n/10 || !strings.HasPrefix(string(stdout), fmt.Sprintf("line 1 of %d\n", n)) {
+	dir := t.TempDir()
+	outFile, errFile := filepath.Join(dir, "out"), filepath.Join(dir, "err")
+	sh := fmt.Sprintf("exec %s record -o %s -- %s %d >%s 2>%s", rewind(t), trace, prog, n, outFile, errFile)
+	r := run(t, runOpts{}, "/bin/sh", "-c", sh)
+	stdout, _ := os.ReadFile(outFile)
+	stderr, _ := os.ReadFile(errFile)
+	if code := r.Code; code != 0 || strings.Count(string(stdout), "\n") != n-n/10 || !strings.HasPrefix(string(stdout), fmt.Sprintf("line 1 of %d\n", n)) {
 		t.Fatalf("record: exit %d, stdout %q\n%s", code, stdout, tail(stderr))
 	}
 	buffered := map[string]int{}
@@ -302,7 +309,7 @@ func TestBufferedStdWrites(t *testing.T) {
 	// still the standard error's.
 	both := filepath.Join(t.TempDir(), "both.rwd")
 	file := filepath.Join(t.TempDir(), "both.txt")
-	sh := fmt.Sprintf("exec %s record -o %s -- %s %d >%s 2>&1", rewind(t), both, prog, n, file)
+	sh = fmt.Sprintf("exec %s record -o %s -- %s %d >%s 2>&1", rewind(t), both, prog, n, file)
 	if r := run(t, runOpts{}, "/bin/sh", "-c", sh); r.Code != 0 {
 		t.Fatalf("record into one file: exit %d\n%s", r.Code, tail(r.Stderr))
 	}

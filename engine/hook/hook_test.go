@@ -208,15 +208,12 @@ func TestRecordMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 5 {
-		t.Fatalf("%d records, want 5 (getppid, clock_gettime, the write to stdout, getppid twice): %+v", len(rs), rs)
+	// (The write goes to the standard output rewind passed, a pipe: the
+	// recorder's, as another thread's write may be waiting there.)
+	if len(rs) != 4 {
+		t.Fatalf("%d records, want 4 (getppid, clock_gettime, getppid twice; the write to the stdout pipe is not recorded): %+v", len(rs), rs)
 	}
-	// The write to the standard output rewind passed keeps its bytes,
-	// which replay shows.
-	if w := rs[2]; w.Nr != 1 || w.Std != 1 || len(w.Inputs) != 1 || string(w.Inputs[0].Data) != "written\n" {
-		t.Errorf("the write's record: %+v, want stdout's with its bytes \"written\\n\"", w)
-	}
-	if r := rs[4]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_generic"] {
+	if r := rs[3]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_generic"] {
 		t.Errorf("syscall(getppid)'s record: %+v, want ret %d at %#x", r, ppid, sites["site_generic"])
 	}
 	if r := rs[0]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_getppid"] || len(r.Outputs) != 0 {

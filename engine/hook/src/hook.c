@@ -433,7 +433,10 @@ static int nowait(u64 nr, const u64 *a, int *std) {
 	case 45: /* not MSG_WAITALL, which would return short not waiting */
 		return a[4] == 0 && !(a[3] & 0x100) && stream(a[0], std) == STREAM_SOCKET;
 	case 1:
-		switch (stream(a[0], std)) {
+		/* Not to a standard stream: another thread's write there may be
+		   in the kernel, waiting for room, which the recorder orders the
+		   others after (a pipe's large writes interleave). */
+		switch (stream(a[0], std) * !*std) {
 		case STREAM_PIPE:
 			return a[2] <= PIPE_BUF;
 		case STREAM_SOCKET:
