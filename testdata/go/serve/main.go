@@ -1,9 +1,11 @@
 // Command serve is a long-running net/http server on 127.0.0.1 for the
 // attach tests: it prints "pid P addr A" and answers each request with the
-// number of requests so far, until it gets a request for /quit.
+// number of requests so far, until it gets a request for /quit, which it
+// answers before it ends.
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -27,6 +29,11 @@ func main() {
 		close(done)
 	})
 	fmt.Printf("pid %d addr %s\n", os.Getpid(), ln.Addr())
-	go http.Serve(ln, nil)
+	srv := &http.Server{}
+	go srv.Serve(ln)
 	<-done
+	// Shutdown lets the /quit handler's answer out before the process
+	// ends (returning at once raced it, and a client that kept its
+	// connection saw the server gone).
+	srv.Shutdown(context.Background())
 }
