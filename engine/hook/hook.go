@@ -116,42 +116,56 @@ const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8 + 8
 // ParseRecords reads the records of buf, the buffer's committed bytes.
 func ParseRecords(buf []byte) ([]Record, error) {
 	var out []Record
-	le := binary.LittleEndian
 	for off := 0; off < len(buf); {
-		if len(buf)-off < recHeader {
-			return out, fmt.Errorf("hook buffer: a record at %d of %d bytes is cut", off, len(buf))
-		}
-		b := buf[off:]
-		size, nout, nin := int(le.Uint32(b)), int(le.Uint16(b[4:])), int(le.Uint16(b[6:]))
-		if size < recHeader || size > len(b) {
-			return out, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
-		}
-		r := Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:]), Std: le.Uint64(b[96:])}
-		for i := range r.Args {
-			r.Args[i] = le.Uint64(b[16+8*i:])
-		}
-		p := recHeader
-		for i := 0; i < nin+nout; i++ {
-			if p+16 > size {
-				return out, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
-			}
-			addr, n := le.Uint64(b[p:]), int(le.Uint64(b[p+8:]))
-			p += 16
-			if n < 0 || p+n > size {
-				return out, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
-			}
-			m := Output{Addr: addr, Data: append([]byte(nil), b[p:p+n]...)}
-			if i < nin {
-				r.Inputs = append(r.Inputs, m)
-			} else {
-				r.Outputs = append(r.Outputs, m)
-			}
-			p += (n + 7) &^ 7
+		var r Record
+		size, err := ParseRecord(buf, off, &r)
+		if err != nil {
+			return out, err
 		}
 		out = append(out, r)
 		off += size
 	}
 	return out, nil
+}
+
+// ParseRecord reads the record at off of buf into r and returns its size.
+// r's memory slices are reused and its Data point into buf: the recorder
+// turns thousands of records a flush into events that the trace's writer
+// copies, and a copy of each would be garbage at once.
+func ParseRecord(buf []byte, off int, r *Record) (int, error) {
+	le := binary.LittleEndian
+	if len(buf)-off < recHeader {
+		return 0, fmt.Errorf("hook buffer: a record at %d of %d bytes is cut", off, len(buf))
+	}
+	b := buf[off:]
+	size, nout, nin := int(le.Uint32(b)), int(le.Uint16(b[4:])), int(le.Uint16(b[6:]))
+	if size < recHeader || size > len(b) {
+		return 0, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
+	}
+	*r = Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:]), Std: le.Uint64(b[96:]),
+		Inputs: r.Inputs[:0], Outputs: r.Outputs[:0]}
+	for i := range r.Args {
+		r.Args[i] = le.Uint64(b[16+8*i:])
+	}
+	p := recHeader
+	for i := 0; i < nin+nout; i++ {
+		if p+16 > size {
+			return 0, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
+		}
+		addr, n := le.Uint64(b[p:]), int(le.Uint64(b[p+8:]))
+		p += 16
+		if n < 0 || p+n > size {
+			return 0, fmt.Errorf("hook buffer: memory %d of the record at %d is cut", i, off)
+		}
+		m := Output{Addr: addr, Data: b[p : p+n : p+n]}
+		if i < nin {
+			r.Inputs = append(r.Inputs, m)
+		} else {
+			r.Outputs = append(r.Outputs, m)
+		}
+		p += (n + 7) &^ 7
+	}
+	return size, nil
 }
 
 // AppendRecord appends r to buf as the hook lays records out (what

@@ -336,7 +336,10 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	if n > hook.BufSize {
 		return fmt.Errorf("hook buffer of thread %d: %d bytes, more than it holds", t.tid, n)
 	}
-	buf := make([]byte, n)
+	if cap(r.hookBuf) < int(n) {
+		r.hookBuf = make([]byte, hook.BufSize)
+	}
+	buf := r.hookBuf[:n]
 	if _, err := t.proc.mem.ReadAt(buf, hook.Buf); err != nil {
 		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 	}
@@ -345,13 +348,18 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 			return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 		}
 	}
-	recs, err := hook.ParseRecords(buf)
-	if err != nil {
-		return fmt.Errorf("thread %d: %w", t.tid, err)
-	}
-	for _, rec := range recs {
+	// One record and one event for them all: the writer copies what it
+	// keeps, and a flush holds thousands.
+	rec, e := &r.hookRec, &r.hookEvent
+	for off := 0; off < len(buf); {
+		size, err := hook.ParseRecord(buf, off, rec)
+		if err != nil {
+			return fmt.Errorf("thread %d: %w", t.tid, err)
+		}
+		off += size
 		if rec.Nr == hook.NrRdtsc {
-			if err := r.log(bufferedRdtsc(int32(t.tid), &rec)); err != nil {
+			bufferedRdtsc(int32(t.tid), rec, e)
+			if err := r.log(e); err != nil {
 				return err
 			}
 			continue
@@ -359,7 +367,7 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 		// What the recorder notes of a call it sees (logExit) that
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
-		e := bufferedEvent(int32(t.tid), &rec)
+		bufferedEvent(int32(t.tid), rec, e)
 		if rec.Nr == unix.SYS_MMAP && rec.File != 0 {
 			if e.Map, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1]); err != nil {
 				return fmt.Errorf("thread %d: %w", t.tid, err)
@@ -380,9 +388,10 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	return nil
 }
 
-// bufferedEvent is the event of a call the hook recorded: the registers
-// replay sees when the hook makes the call traced there.
-func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
+// bufferedEvent makes e the event of a call the hook recorded: the
+// registers replay sees when the hook makes the call traced there. e's
+// memory slices are reused.
+func bufferedEvent(tid int32, rec *hook.Record, e *trace.Event) {
 	var regs trace.Regs
 	regs[trace.OrigRAX] = rec.Nr
 	regs[trace.RAX] = ^uint64(unix.ENOSYS - 1) // -ENOSYS
@@ -392,7 +401,8 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 	regs[trace.RIP] = hook.Traced + 2
 	exit := regs
 	exit[trace.RAX] = uint64(rec.Ret)
-	e := &trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit, Hash: rec.Hash}
+	*e = trace.Event{Kind: trace.KindSyscall, Flags: trace.FlagBuffered, Tid: tid, Syscall: int32(rec.Nr), Regs: regs, ExitRegs: exit, Hash: rec.Hash,
+		Mem: e.Mem[:0], In: e.In[:0]}
 	for _, o := range rec.Outputs {
 		e.Mem = append(e.Mem, trace.Mem{Addr: o.Addr, Data: o.Data})
 	}
@@ -409,17 +419,15 @@ func bufferedEvent(tid int32, rec *hook.Record) *trace.Event {
 			e.Flags ^= trace.FlagStdout | trace.FlagStderr
 		}
 	}
-	return e
 }
 
-// bufferedRdtsc is the event of an rdtsc the hook read at a patched site:
-// where (the site's address, the record's argument) and the value, which
-// replay gives the hook back (or, one at a time, answers as a trap of the
-// stub's own rdtsc).
-func bufferedRdtsc(tid int32, rec *hook.Record) *trace.Event {
-	e := &trace.Event{Kind: trace.KindRdtsc, Flags: trace.FlagBuffered, Tid: tid, Value: uint64(rec.Ret)}
+// bufferedRdtsc makes e the event of an rdtsc the hook read at a patched
+// site: where (the site's address, the record's argument) and the value,
+// which replay gives the hook back (or, one at a time, answers as a trap of
+// the stub's own rdtsc).
+func bufferedRdtsc(tid int32, rec *hook.Record, e *trace.Event) {
+	*e = trace.Event{Kind: trace.KindRdtsc, Flags: trace.FlagBuffered, Tid: tid, Value: uint64(rec.Ret), Mem: e.Mem[:0], In: e.In[:0]}
 	e.Regs[trace.RIP] = rec.Args[0]
-	return e
 }
 
 // hookCallEntry lets a call the hook makes through its untraced

@@ -208,6 +208,11 @@ type Recorder struct {
 	known knownSites
 	// knownGen counts the sites learned (patchLearned).
 	knownGen int
+	// hookBuf, hookRec and hookEvent are takeRecords' scratch: a flush
+	// turns up to hook.BufSize bytes of records into events.
+	hookBuf   []byte
+	hookRec   hook.Record
+	hookEvent trace.Event
 	// shepherd is the pid of the process that traces the daemons left
 	// running under the filter (ptrace/shepherd.go), or 0.
 	shepherd int
