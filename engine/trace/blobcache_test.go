@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,12 +13,19 @@ import (
 // the next trace storing it takes the cache's frames, and both read back
 // the file's bytes. A cache entry whose bytes do not match the file (it
 // was rewritten keeping its identity, or the entry was damaged) is not
-// used, and a file read short is never cached.
+// used, and a file read short is never cached. A small file is read at
+// once, a large one in the background.
 func TestBlobCache(t *testing.T) {
+	for _, size := range []int{deferredRead / 4, 3 * deferredRead} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) { testBlobCache(t, size) })
+	}
+}
+
+func testBlobCache(t *testing.T, size int) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
 	file := filepath.Join(dir, "lib.so")
-	contents := append(randBytes(rng, 70000), bytes.Repeat([]byte("text "), 20000)...)
+	contents := append(randBytes(rng, size/2), bytes.Repeat([]byte("text "), size/10)...)
 	if err := os.WriteFile(file, contents, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // queueLen is how many frames may wait for the background writer before
@@ -82,6 +83,8 @@ type job struct {
 	blob *uint32
 	// file is a blob read from a file the cache knows of (ReadFileBlob).
 	file *fileBlob
+	// cost is what the job counts for in lateBytes.
+	cost int64
 }
 
 // fileBlob is how a blob of a file's contents is written: from the cache's
@@ -91,7 +94,17 @@ type fileBlob struct {
 	key   FileKey
 	pre   []byte
 	ulen  int // the payload's length (id and contents) when pre is set
+	// src, when not nil, is the file to read n bytes of in the
+	// background (the job's data is then only the id).
+	src *os.File
+	n   int64
 }
+
+// deferredRead is the size from which ReadFileBlob reads a file in the
+// background: a program waits for the recorder at each mmap, and reading
+// (then checking against the cache) a large library costs milliseconds;
+// smaller files are read at once, which keeps few descriptors open.
+const deferredRead = 64 << 10
 
 // Pending is a trace file prepared before its recording starts: the name is
 // taken and the directory proven writable, so that a program is not run for
@@ -268,6 +281,18 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			copy(payload[4:], j.data)
 			j.data = payload
 		}
+		if j.file != nil && j.file.src != nil {
+			if w.err.Load() != nil {
+				j.file.src.Close()
+			} else if payload, err := j.file.readSource(j.data); err != nil {
+				w.setErr(fmt.Errorf("%w: reading blob %d: %w", ErrWrite, binary.LittleEndian.Uint32(j.data), err))
+			} else {
+				j.data = payload
+				if j.file.pre != nil {
+					j.data = payload[:4]
+				}
+			}
+		}
 		if j.data != nil && w.err.Load() == nil {
 			if j.file != nil {
 				var z []byte
@@ -328,7 +353,7 @@ func (w *Writer) takeLate() (job, bool) {
 	j := w.late[0]
 	w.late[0] = job{}
 	w.late = w.late[1:]
-	w.lateBytes -= int64(len(j.data))
+	w.lateBytes -= j.cost
 	w.lateDrained.Broadcast()
 	return j, true
 }
@@ -496,25 +521,55 @@ func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
 
 // ReadFileBlob is ReadBlob of a file whose identity is key: its compressed
 // contents come from cache when it has them (the bytes read must match),
-// and go to it once compressed otherwise. A nil cache is no cache.
-func (w *Writer) ReadFileBlob(r io.ReaderAt, n int64, key FileKey, cache *BlobCache) (uint32, error) {
-	payload, err := readPayload(r, n)
+// and go to it once compressed otherwise. A nil cache is no cache. With a
+// cache, a large file is read in the background, from a duplicate of f.
+func (w *Writer) ReadFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
+	if cache != nil && n >= deferredRead && uint64(n) <= maxFrameLen-4 {
+		fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+		if err == nil {
+			src := os.NewFile(uintptr(fd), f.Name())
+			return w.queueBlob(make([]byte, 4), &fileBlob{cache: cache, key: key, src: src, n: n})
+		}
+	}
+	payload, err := readPayload(f, n)
 	if err != nil {
 		return 0, err
 	}
 	if cache == nil {
 		return w.addPayload(payload)
 	}
-	fb := &fileBlob{cache: cache, key: key}
-	if int64(len(payload)-4) == n {
-		if fb.pre = cache.get(key, payload[4:]); fb.pre != nil {
-			fb.ulen = len(payload)
-			payload = payload[:4]
-		}
-	} else {
-		fb.cache = nil // not the file the key names
+	fb := &fileBlob{cache: cache, key: key, n: n}
+	fb.check(payload)
+	if fb.pre != nil {
+		payload = payload[:4]
 	}
 	return w.queueBlob(payload, fb)
+}
+
+// check looks for payload's contents (after the id) in the cache: pre is
+// set when it has them, and a file read short is not the one key names.
+func (fb *fileBlob) check(payload []byte) {
+	if int64(len(payload)-4) != fb.n {
+		fb.cache = nil
+		return
+	}
+	if fb.pre = fb.cache.get(fb.key, payload[4:]); fb.pre != nil {
+		fb.ulen = len(payload)
+	}
+}
+
+// readSource reads a deferred file blob (src): the payload, the job's id
+// then the file's bytes, and what the cache has of them.
+func (fb *fileBlob) readSource(id []byte) ([]byte, error) {
+	defer fb.src.Close()
+	payload, err := readPayload(fb.src, fb.n)
+	fb.src = nil
+	if err != nil {
+		return nil, err
+	}
+	copy(payload, id)
+	fb.check(payload)
+	return payload, nil
 }
 
 // addPayload queues a blob frame whose first 4 bytes are room for its id.
@@ -529,8 +584,12 @@ func (w *Writer) queueBlob(payload []byte, file *fileBlob) (uint32, error) {
 	if uint64(len(payload)) > maxFrameLen {
 		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(payload)-4)
 	}
+	cost := int64(len(payload))
+	if file != nil && file.src != nil {
+		cost += file.n
+	}
 	w.lateMu.Lock()
-	for w.lateBytes > 0 && w.lateBytes+int64(len(payload)) > maxLateBytes && w.bgErr() == nil {
+	for w.lateBytes > 0 && w.lateBytes+cost > maxLateBytes && w.bgErr() == nil {
 		w.lateDrained.Wait()
 	}
 	if w.nBlobs == 1<<32-1 {
@@ -540,8 +599,8 @@ func (w *Writer) queueBlob(payload []byte, file *fileBlob) (uint32, error) {
 	id := w.nBlobs
 	w.nBlobs++
 	binary.LittleEndian.PutUint32(payload, id)
-	w.late = append(w.late, job{typ: FrameBlob, data: payload, file: file})
-	w.lateBytes += int64(len(payload))
+	w.late = append(w.late, job{typ: FrameBlob, data: payload, file: file, cost: cost})
+	w.lateBytes += cost
 	w.lateMu.Unlock()
 	w.wakeLate()
 	return id, nil
@@ -568,7 +627,7 @@ func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
 		id := w.nBlobs
 		w.nBlobs++
 		ids[i] = id
-		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id})
+		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id, cost: int64(len(d))})
 		w.lateBytes += int64(len(d))
 	}
 	w.lateMu.Unlock()
