@@ -23,13 +23,28 @@ func cpuidFaulting(t *testing.T) bool {
 // the same program (testdata/cpuid.c: 5 questions a round, 110 rounds in
 // two processes, and the loader's own in each), and replay gives the same
 // answers; the debugger steps over the patched code as over the cpuid and
-// reads the program's own instructions there.
+// reads the program's own instructions there. Also for a program linked
+// at 0x400000 (gcc's cc1 is), whose stubs cannot go below it.
 func TestPatchedCpuid(t *testing.T) {
 	t.Parallel()
 	if !cpuidFaulting(t) {
 		t.Skip("this CPU does not trap cpuid (no cpuid_fault): cpuid is not patched")
 	}
-	prog := buildC(t, "cpuid.c", "-O2")
+	for _, tt := range []struct {
+		name  string
+		flags []string
+	}{
+		{"pie", []string{"-O2"}},
+		{"no-pie", []string{"-O2", "-no-pie"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			testPatchedCpuid(t, buildC(t, "cpuid.c", tt.flags...))
+		})
+	}
+}
+
+func testPatchedCpuid(t *testing.T, prog string) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "cpuid.rwd")
 	stdout, stderr, code := record(t, trace, prog)

@@ -35,6 +35,10 @@ type hookSpace struct {
 	pages []stubPage
 	sites map[uint64]bool
 	traps map[uint64]bool // the stubs of patched trapping instructions (trapsite.go)
+	// full are the 16 MiB regions (address >> 24) with no room for stubs
+	// within a jump: a site there is left as it is at once, not after the
+	// hundreds of mmaps that found none.
+	full map[uint64]bool
 }
 
 // clone returns a copy for a forked address space (nil stays nil).
@@ -42,7 +46,7 @@ func (h *hookSpace) clone() *hookSpace {
 	if h == nil {
 		return nil
 	}
-	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites), traps: maps.Clone(h.traps)}
+	return &hookSpace{pages: slices.Clone(h.pages), sites: maps.Clone(h.sites), traps: maps.Clone(h.traps), full: maps.Clone(h.full)}
 }
 
 // trapStub says whether pc is in the stub of a patched trapping
@@ -271,10 +275,24 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 	}
 	// Below the site, in free address space the kernel would not hand out
 	// soon: mmap allocates from the top down. A few pages at once: each
-	// mmap is a stop pair.
+	// mmap is a stop pair. Code too low for that (a program linked at
+	// 0x400000, gcc's cc1) gets them as far above as a jump reaches, out of
+	// the way of its heap.
 	const size = hook.StubPages * pageSize
+	base := rip &^ (pageSize - 1)
+	if p.hooks.full[base>>24] {
+		return 0, 0, nil
+	}
+	var tries []uint64
 	for off := uint64(1 << 28); off < 1<<31-(1<<24); off += 1 << 24 {
-		addr := (rip &^ (pageSize - 1)) - off
+		if base > off+lowestStub {
+			tries = append(tries, base-off)
+		}
+	}
+	for off := uint64(1<<31 - 1<<25); off >= 1<<28; off -= 1 << 24 {
+		tries = append(tries, base+off)
+	}
+	for _, addr := range tries {
 		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, size, unix.PROT_READ|unix.PROT_EXEC,
 			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
 		if err != nil {
@@ -292,8 +310,17 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 			ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MUNMAP, uint64(got), size)
 		}
 	}
+	if p.hooks.full == nil {
+		p.hooks.full = map[uint64]bool{}
+	}
+	p.hooks.full[base>>24] = true
 	return 0, 0, nil
 }
+
+// lowestStub is the lowest address stubFor maps stubs at: above the
+// usual vm.mmap_min_addr, and out of the first megabytes where programs
+// linked at fixed addresses lie.
+const lowestStub = 1 << 24
 
 // flushHook turns the records the hook buffered for t, the running thread
 // now stopped, into events, and empties the buffer. Not while t is inside
