@@ -127,3 +127,51 @@ func TestSwitchCases(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalTargets: the jumps from outside a function that land inside
+// it are found wherever a rel32 comes from, and from the bytes just before
+// and after it for a rel8, both ends of a rel8's reach included.
+func TestExternalTargets(t *testing.T) {
+	const base, size = 0x1000, 0x1000
+	fn := span{start: base + 0x800, end: base + 0x810}
+	tests := []struct {
+		name string
+		at   uint64 // where the jump is
+		code []byte
+		want uint64 // the target inside fn; 0: none
+	}{
+		{"call from afar", base + 0x10, rel32(0xe8, base+0x10, fn.start+4), fn.start + 4},
+		{"jne from afar", base + 0x20, append([]byte{0x0f}, rel32(0x85, base+0x21, fn.start+6)...), fn.start + 6},
+		{"jmp8 from farthest before", fn.start + 1 - 2 - 127, []byte{0xeb, 0x7f}, fn.start + 1},
+		{"jmp8 from farthest after", fn.end - 1 - 2 + 128, []byte{0xeb, 0x80}, fn.end - 1},
+		{"je8 just out of reach", fn.start - 130, []byte{0x74, 0x7f}, 0},
+		{"a call to the function's start", base + 0x30, rel32(0xe8, base+0x30, fn.start), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := make([]byte, size)
+			for i := range data {
+				data[i] = 0x90 // nop
+			}
+			copy(data[tc.at-base:], tc.code)
+			l := &Layout{sections: []codeSection{{vaddr: base, offset: 0, size: size}}}
+			f := &flow{data: data, targets: map[uint64]bool{}}
+			f.external(scanJumps(l, data), l, fn)
+			var got []uint64
+			for a := range f.targets {
+				got = append(got, a)
+			}
+			if tc.want == 0 && len(got) != 0 || tc.want != 0 && (len(got) != 1 || got[0] != tc.want) {
+				t.Errorf("targets %#x, want %#x", got, tc.want)
+			}
+		})
+	}
+}
+
+// rel32 is the bytes of a rel32 jump or call with opcode op at address at
+// to target (op is the instruction's last opcode byte, at its address).
+func rel32(op byte, at, target uint64) []byte {
+	b := []byte{op, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(b[1:], uint32(int32(int64(target)-int64(at+5))))
+	return b
+}
