@@ -2,12 +2,14 @@ package patch
 
 import (
 	"bytes"
-
+	"cmp"
 	"debug/elf"
-	"golang.org/x/sys/unix"
 	"os"
+	"slices"
 	"sort"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // span is a range of addresses [start, end). A strict span is code nothing
@@ -95,11 +97,11 @@ func ParseLayout(data []byte) *Layout {
 
 // sortSpans sorts by start then end and drops duplicates.
 func sortSpans(s []span) []span {
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].start != s[j].start {
-			return s[i].start < s[j].start
+	slices.SortFunc(s, func(a, b span) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
 		}
-		return s[i].end < s[j].end
+		return cmp.Compare(a.end, b.end)
 	})
 	return compactSpans(s)
 }
