@@ -65,9 +65,12 @@ type Writer struct {
 	// faster than they compress waits rather than filling memory.
 	lateBytes   int64
 	lateDrained *sync.Cond
-	free        chan []byte // recycled event buffers
-	done        chan struct{}
-	err         atomic.Pointer[error] // first background error
+	// deferred counts the file blobs queued to be read in the background,
+	// each holding a descriptor (maxDeferred).
+	deferred atomic.Int32
+	free     chan []byte // recycled event buffers
+	done     chan struct{}
+	err      atomic.Pointer[error] // first background error
 }
 
 // job is one unit of work for the background goroutine: a frame to write
@@ -105,6 +108,9 @@ type fileBlob struct {
 // (then checking against the cache) a large library costs milliseconds;
 // smaller files are read at once, which keeps few descriptors open.
 const deferredRead = 64 << 10
+
+// maxDeferred bounds the files waiting to be read (their descriptors).
+const maxDeferred = 64
 
 // Pending is a trace file prepared before its recording starts: the name is
 // taken and the directory proven writable, so that a program is not run for
@@ -282,6 +288,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			j.data = payload
 		}
 		if j.file != nil && j.file.src != nil {
+			w.deferred.Add(-1)
 			if w.err.Load() != nil {
 				j.file.src.Close()
 			} else if payload, err := j.file.readSource(j.data); err != nil {
@@ -524,9 +531,10 @@ func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
 // and go to it once compressed otherwise. A nil cache is no cache. With a
 // cache, a large file is read in the background, from a duplicate of f.
 func (w *Writer) ReadFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
-	if cache != nil && n >= deferredRead && uint64(n) <= maxFrameLen-4 {
+	if cache != nil && n >= deferredRead && uint64(n) <= maxFrameLen-4 && w.deferred.Load() < maxDeferred {
 		fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 		if err == nil {
+			w.deferred.Add(1)
 			src := os.NewFile(uintptr(fd), f.Name())
 			return w.queueBlob(make([]byte, 4), &fileBlob{cache: cache, key: key, src: src, n: n})
 		}
