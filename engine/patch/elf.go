@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -272,8 +273,12 @@ type fileID struct {
 // file: the executable, its interpreter), told apart from another file at
 // that path by device, inode, size and time, so that what was learned of
 // one (the sites a scan found, the system call sites patched) is never
-// applied to another. Nil when path cannot be read.
+// applied to another. Nil when path cannot be read, or is a deleted file's
+// ("... (deleted)" in /proc/PID/maps).
 func (c *Images) Exec(path string) *Image {
+	if strings.HasSuffix(path, " (deleted)") {
+		return nil
+	}
 	var st unix.Stat_t
 	if unix.Stat(path, &st) != nil {
 		return nil
@@ -290,8 +295,12 @@ func (c *Images) Exec(path string) *Image {
 	return im
 }
 
-// Path returns the image of the file at path, read when first needed.
+// Path returns the image of the file at path, read when first needed; nil
+// for a deleted file's.
 func (c *Images) Path(path string) *Image {
+	if strings.HasSuffix(path, " (deleted)") {
+		return nil
+	}
 	if im, ok := c.paths[path]; ok {
 		return im
 	}

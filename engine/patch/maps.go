@@ -49,8 +49,8 @@ func RegionMappings(regions []trace.Region, image func(path string) *Image) []Ma
 // mapping describes one mapping of /proc/PID/maps' form.
 func mapping(start, size, offset uint64, perms, path string, image func(path string) *Image) Mapping {
 	mp := Mapping{Addr: start, Len: size, Offset: offset, Shared: len(perms) >= 4 && perms[3] == 's', Prot: Prot(perms)}
-	if strings.HasPrefix(path, "/") && !strings.HasSuffix(path, " (deleted)") {
-		mp.Image = image(path)
+	if strings.HasPrefix(path, "/") {
+		mp.Image = image(path) // "(deleted)" included: image says what it was
 	}
 	return mp
 }

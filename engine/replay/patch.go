@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -50,7 +51,7 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
-	maps, err := patch.ExecMappings(p.real, s.code.Exec)
+	maps, err := patch.ExecMappings(p.real, s.execImage)
 	if err != nil {
 		return st, err
 	}
@@ -58,6 +59,25 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 		p.code.Map(p.mem, mp)
 	}
 	return st, nil
+}
+
+// execImage is the image of a file an exec mapped. An executable written
+// during the recording (a test binary go test builds) is put back for its
+// exec (provideExe) and removed at once: its mappings then say "(deleted)",
+// where the recorder saw the file, and it is the stored copy.
+func (s *Session) execImage(path string) *patch.Image {
+	orig, deleted := strings.CutSuffix(path, " (deleted)")
+	if !deleted {
+		return s.code.Exec(path)
+	}
+	id, ok := s.exeBlobs[orig]
+	if !ok || !s.removed[orig] {
+		return nil
+	}
+	return s.code.Blob(id, func() ([]byte, error) {
+		data, err := s.blob(id)
+		return bytes.Clone(data), err // the cache's copy stays untouched
+	})
 }
 
 // inheritCode gives a process a re-executed fork made its parent's sites,

@@ -312,6 +312,10 @@ func (s *Session) provideExe(t *rthread) error {
 func (s *Session) removeProvided() {
 	for _, p := range s.provided {
 		os.Remove(p)
+		if s.removed == nil {
+			s.removed = map[string]bool{}
+		}
+		s.removed[p] = true
 	}
 	s.provided = nil
 }

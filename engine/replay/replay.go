@@ -79,8 +79,10 @@ type Session struct {
 	status  unix.WaitStatus
 
 	blobs blobCache
-	// provided are the files provideExe wrote for an exec, to remove.
+	// provided are the files provideExe wrote for an exec, to remove;
+	// removed, those removed (the exec'd image is then the stored one).
 	provided []string
+	removed  map[string]bool
 	// exeBlobs are the executables the recording stored (path to blob).
 	exeBlobs map[string]uint32
 
@@ -624,14 +626,14 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	if err := s.compareRegs(e, "exec", &e.Regs, &regs); err != nil {
 		return err
 	}
-	if _, err := s.startImage(t, e, regs[trace.RSP]); err != nil {
-		return err
-	}
 	if e.Map != nil && e.Map.Path != "" {
 		if s.exeBlobs == nil {
 			s.exeBlobs = map[string]uint32{}
 		}
 		s.exeBlobs[e.Map.Path] = e.Map.Blob
+	}
+	if _, err := s.startImage(t, e, regs[trace.RSP]); err != nil {
+		return err
 	}
 	if t.proc == s.main && s.next > 0 && s.onMapping != nil {
 		s.onMapping() // a new program: breakpoints on its symbols resolve now
