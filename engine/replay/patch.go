@@ -177,7 +177,10 @@ func (s *Session) compareBuffered(t *rthread, e *trace.Event, regs *trace.Regs) 
 // returned, as the recorder did (FlagHookSite): a stub page mapped where
 // it mapped one, the stub, and the jump over the site's code.
 func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
-	if t.dead {
+	if t.dead || t.proc.dead {
+		// Or its process was dropped by the call: a focused replay
+		// hands over to the child of a fork, whose exit in the parent
+		// may list sites the child learned (patchLearned).
 		return nil
 	}
 	for _, h := range e.Hooks {
