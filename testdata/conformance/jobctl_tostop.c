@@ -5,7 +5,9 @@
 // to the terminal: the write is stopped by SIGTTOU. The session leader sees
 // the stop, makes the writer's group the foreground one (tcsetpgrp) and
 // continues it: the write, restarted, goes through, and the first process
-// reads it from the pty's master side.
+// reads it from the pty's master side. The writer ends only when the leader
+// has seen it continued: it could otherwise exit first, and the leader's
+// wait for WCONTINUED would see the exit instead.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pty.h>
@@ -39,10 +41,14 @@ static const char *describe(int st) {
 	return buf;
 }
 
-// writer writes to the terminal from the background.
-static void writer(int tty) {
+// writer writes to the terminal from the background, then waits for a
+// byte on done before it ends.
+static void writer(int tty, int done) {
 	const char msg[] = "from the background\n";
 	ssize_t n = write(tty, msg, sizeof msg - 1);
+	char c;
+	if (read(done, &c, 1) != 1)
+		_exit(1);
 	_exit(n == sizeof msg - 1 ? 0 : 1);
 }
 
@@ -54,15 +60,16 @@ static void leader(int tty) {
 	check(tcgetattr(tty, &tio) == 0, "tcgetattr");
 	tio.c_lflag |= TOSTOP;
 	check(tcsetattr(tty, TCSANOW, &tio) == 0, "tcsetattr");
-	int ready[2];
+	int ready[2], done[2];
 	check(pipe(ready) == 0, "pipe");
+	check(pipe(done) == 0, "pipe");
 	pid_t w = fork();
 	if (w == 0) {
 		char c;
 		setpgid(0, 0);
 		if (read(ready[0], &c, 1) != 1)
 			_exit(1);
-		writer(tty);
+		writer(tty, done[0]);
 	}
 	setpgid(w, w);
 	check(write(ready[1], "x", 1) == 1, "write");
@@ -76,6 +83,7 @@ static void leader(int tty) {
 	kill(w, SIGCONT);
 	check(waitpid(w, &st, WCONTINUED) == w, "waitpid");
 	printf("leader: writer %s\n", describe(st));
+	check(write(done[1], "x", 1) == 1, "write");
 	check(waitpid(w, &st, 0) == w, "waitpid");
 	printf("leader: writer %s\n", describe(st));
 	_exit(WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
