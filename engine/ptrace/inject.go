@@ -89,6 +89,9 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 	if err := GetRegs(tid, &saved); err != nil {
 		return 0, 0, caught, err
 	}
+	if ret, caught, ok, err := injectToTrap(tid, m, &saved, nr, args); ok || err != nil {
+		return ret, 0, caught, err
+	}
 	var code [2]byte
 	if _, err := m.ReadAt(code[:], saved[trace.RIP]); err != nil {
 		return 0, 0, caught, err
@@ -150,6 +153,88 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 		}
 	}
 }
+
+// injectToTrap is injectRaw's quick way: `syscall; int3` written at rip
+// and PTRACE_CONT, one stop (two under a filter that traces the call)
+// where stopping at the call's entry and exit takes two or three. Only
+// from a stop where resuming returns to user code with the registers set:
+// a system call's exit, or a stop outside any call (orig_rax -1); not for
+// a call that makes a process (the child would copy the bytes); and only
+// where the three bytes can be written. ok is false when it did nothing.
+// A signal pending on the way back to user code is caught, as one that
+// comes during the call is.
+func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64) (ret int64, caught [][]byte, ok bool, err error) {
+	switch nr {
+	case unix.SYS_FORK, unix.SYS_VFORK, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_EXECVE, unix.SYS_EXECVEAT,
+		unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_TGKILL, unix.SYS_TKILL, unix.SYS_KILL:
+		// A signal the call queues for the thread would be delivered on
+		// the way to the int3, and caught: requeue is made of these.
+		return 0, nil, false, nil
+	}
+	op, _, err := syscallOp(tid)
+	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1) {
+		return 0, nil, false, nil
+	}
+	at := saved[trace.RIP]
+	var code [3]byte
+	if _, err := m.ReadAt(code[:], at); err != nil {
+		return 0, nil, false, nil
+	}
+	if _, err := m.WriteAt([]byte{0x0f, 0x05, 0xcc}, at); err != nil {
+		m.WriteAt(code[:], at) // a part may have been written
+		return 0, nil, false, nil
+	}
+	defer m.WriteAt(code[:], at)
+	regs := *saved
+	regs[trace.RAX], regs[trace.OrigRAX] = nr, ^uint64(0)
+	regs[trace.EFLAGS] &^= eflagsTF
+	argRegs := []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9}
+	for i, a := range args {
+		regs[argRegs[i]] = a
+	}
+	if err := SetRegs(tid, &regs); err != nil {
+		return 0, nil, true, fmt.Errorf("inject syscall %d: %w", nr, err)
+	}
+	for {
+		if err := Cont(tid, 0); err != nil {
+			return 0, caught, true, err
+		}
+		st, _, err := Wait(tid, false)
+		if err != nil {
+			return 0, caught, true, err
+		}
+		switch st.Kind {
+		case StopEvent:
+			continue // a filter's stop for the call: on to it
+		case StopSignal:
+			info, err := GetSiginfo(tid)
+			if err != nil {
+				return 0, caught, true, err
+			}
+			if st.Sig == int(unix.SIGTRAP) && SiCode(info) == siKernel {
+				var got trace.Regs
+				if err := GetRegs(tid, &got); err != nil {
+					return 0, caught, true, err
+				}
+				if got[trace.RIP] == at+3 {
+					if err := SetRegs(tid, saved); err != nil {
+						return 0, caught, true, fmt.Errorf("restore the registers after injected syscall %d: %w", nr, err)
+					}
+					return int64(got[trace.RAX]), caught, true, nil
+				}
+			}
+			if !Sent(st.Sig, info) {
+				return 0, caught, true, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+			}
+			caught = append(caught, info)
+		default:
+			return 0, caught, true, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
+		}
+	}
+}
+
+// siKernel is SI_KERNEL, the si_code of the SIGTRAP of an int3.
+const siKernel = 0x80
 
 // ForkCopy makes a stopped, traced copy of the process of thread tid (a
 // fork injected into it), with tid's registers and memory as they are now.
