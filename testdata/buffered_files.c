@@ -1,6 +1,7 @@
 // buffered_files.c: the file system calls the hook page records in the
 // program (issue 23): openat of files and directories, statx, access,
-// faccessat, readlink, getcwd, uname and getrandom, and the calls that
+// faccessat, readlink, getcwd, uname and getrandom, the clocks of the vDSO
+// (gettimeofday, time) and sysinfo, and the calls that
 // change files without waiting (mkdir, rmdir, locks, fsync, chmod, chown,
 // unlink), N rounds over the files
 // of a directory (argv[1]) it fills first, with a global written after each
@@ -14,7 +15,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned long sum;
@@ -104,6 +108,14 @@ static void round_(const char *dir, int i) {
 	int d = open(dir, O_RDONLY | O_DIRECTORY);
 	if (d >= 0)
 		close(d);
+	struct timeval tv;
+	if (gettimeofday(&tv, NULL) == 0)
+		mix(&tv, sizeof tv);
+	time_t now = time(NULL);
+	mix(&now, sizeof now);
+	struct sysinfo si;
+	if (sysinfo(&si) == 0)
+		mix(&si.uptime, sizeof si.uptime);
 	changes(dir, i);
 }
 

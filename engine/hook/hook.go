@@ -213,7 +213,8 @@ func RecordSize(r *Record) int {
 func Bufferable(nr uint64) bool {
 	switch nr {
 	case 39, 102, 104, 107, 108, 110, 186, // getpid, getuid, getgid, geteuid, getegid, getppid, gettid
-		228,          // clock_gettime
+		228, 96, 201, // clock_gettime, gettimeofday, time
+		99,           // sysinfo
 		5, 262, 4, 6, // fstat, newfstatat, stat, lstat
 		3, 8, 72, 217, // close, lseek, fcntl (dup, flags, locks that do not wait), getdents64
 		74, 75, // fsync, fdatasync

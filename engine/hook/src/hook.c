@@ -120,6 +120,26 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[1], o[0].len = 16;
 		return 1;
+	case 96: { /* gettimeofday (a patched vDSO's: bash asks it for $RANDOM's seed) */
+		int n = 0;
+		if (ret != 0)
+			return 0;
+		if (a[0] != 0)
+			o[n].addr = a[0], o[n++].len = 16;
+		if (a[1] != 0)
+			o[n].addr = a[1], o[n++].len = 8;
+		return n;
+	}
+	case 201: /* time */
+		if (ret < 0 || a[0] == 0)
+			return 0;
+		o[0].addr = a[0], o[0].len = 8;
+		return 1;
+	case 99: /* sysinfo */
+		if (ret != 0)
+			return 0;
+		o[0].addr = a[0], o[0].len = 112;
+		return 1;
 	case 5: /* fstat */
 	case 4: /* stat */
 	case 6: /* lstat */
