@@ -1,7 +1,7 @@
 // buffered_memory.c: the calls the hook page records in the program but
 // replay makes again (issue 23): private anonymous mmap, mprotect, munmap
-// and brk, rt_sigaction and rt_sigprocmask; and ioctl's TCGETS and
-// TIOCGWINSZ, N rounds (argv[1]). Each round maps its own executable
+// and brk, rt_sigaction and rt_sigprocmask; and ioctl's TCGETS,
+// TIOCGWINSZ and TIOCGPGRP, N rounds (argv[1]). Each round maps its own executable
 // (argv[0]) privately too, a file the recorder has stored by then, and
 // sums bytes of it: replay fills those mappings from the trace. And it
 // execs a path that names nothing, as a shell's search of PATH does. Each round installs a handler, maps
@@ -72,6 +72,8 @@ int main(int argc, char **argv) {
 		struct winsize w;
 		sum += ioctl(1, TCGETS, &t) == 0 ? 1 : 2;
 		sum += ioctl(1, TIOCGWINSZ, &w) == 0 ? w.ws_col : 3;
+		pid_t fg;
+		sum += ioctl(1, TIOCGPGRP, &fg) == 0 ? (unsigned)fg : 4;
 	}
 	printf("sum %lx handled %d late %d absent %d\n", sum, (int)handled, late, absent);
 	return late != 0;

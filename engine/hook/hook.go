@@ -226,7 +226,7 @@ func Bufferable(nr uint64) bool {
 		89, 267, 318, 79, 63, // readlink, readlinkat, getrandom, getcwd, uname
 		1, 18, 20, // write, pwrite64, writev (to regular files and memory devices; write to a pipe or a socket that need not wait)
 		32, 33, 292, // dup, dup2, dup3
-		16,            // ioctl (TCGETS, TIOCGWINSZ)
+		16,            // ioctl (TCGETS, TIOCGWINSZ, TIOCGPGRP)
 		9, 10, 11, 12, // mmap (private anonymous memory), mprotect, munmap, brk
 		13, 14, // rt_sigaction, rt_sigprocmask
 		59,            // execve of a path that names nothing (answered without the call)

@@ -262,6 +262,9 @@ func TestBufferedReplayTraced(t *testing.T) {
 			t.Errorf("%d buffered calls %d, want at least %d", count[nr], nr, rounds-10)
 		}
 	}
+	if count[unix.SYS_IOCTL] < 3*rounds-10 {
+		t.Errorf("%d buffered ioctls, want about %d (TCGETS, TIOCGWINSZ, TIOCGPGRP each round)", count[unix.SYS_IOCTL], 3*rounds)
+	}
 	if got, err := replayAll(t, path); err != nil || got != printed {
 		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
 	}

@@ -177,12 +177,13 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 	case 13:  /* rt_sigaction */
 	case 14:  /* rt_sigprocmask */
 		return 0;
-	case 16: /* ioctl: TCGETS, TIOCGWINSZ (which isatty and the like ask) */
-		if (a[1] != 0x5401 && a[1] != 0x5413)
+	case 16: /* ioctl: TCGETS, TIOCGWINSZ (which isatty and the like ask),
+		    TIOCGPGRP (a shell's, for job control) */
+		if (a[1] != 0x5401 && a[1] != 0x5413 && a[1] != 0x540f)
 			return -1;
 		if (ret != 0)
 			return 0;
-		o[0].addr = a[2], o[0].len = a[1] == 0x5401 ? 36 : 8;
+		o[0].addr = a[2], o[0].len = a[1] == 0x5401 ? 36 : a[1] == 0x5413 ? 8 : 4;
 		return 1;
 	case 1:   /* write (see room) */
 	case 18:  /* pwrite64 */
