@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,11 @@ after --duration. The process ending or crashing ends the recording too.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The recorder's garbage is short-lived (events on their way
+			// to the writer) and its live heap small: collecting it four
+			// times less often takes a few percent off a recording, in
+			// which the program waits for the recorder at each stop.
+			debug.SetGCPercent(400)
 			if cmd.Flags().Changed("chaos-seed") {
 				chaos = true
 			}
