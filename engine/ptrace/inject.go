@@ -72,6 +72,24 @@ func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
 	return ret, err
 }
 
+// InjectSyscallAtEmu is InjectSyscall for a thread at a PTRACE_SYSEMU
+// stop, whose own call is not made: the injected call runs to an int3
+// with one stop (as from a call's exit), where InjectSyscall would stop at
+// the skipped call's exit, then at the injected call's entry and exit.
+// The thread is then at a signal stop.
+func InjectSyscallAtEmu(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
+	var saved trace.Regs
+	if err := GetRegs(tid, &saved); err != nil {
+		return 0, err
+	}
+	ret, caught, ok, err := injectToTrap(tid, m, &saved, nr, args, true)
+	if !ok && err == nil {
+		return InjectSyscall(tid, m, nr, args...)
+	}
+	requeueAll(tid, m, caught)
+	return ret, err
+}
+
 func injectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int, err error) {
 	// Asynchronous signals that arrive meanwhile (a Ctrl-C) are not for
 	// the injected call: they are queued again, siginfo and all, once the
@@ -89,7 +107,7 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 	if err := GetRegs(tid, &saved); err != nil {
 		return 0, 0, caught, err
 	}
-	if ret, caught, ok, err := injectToTrap(tid, m, &saved, nr, args); ok || err != nil {
+	if ret, caught, ok, err := injectToTrap(tid, m, &saved, nr, args, false); ok || err != nil {
 		return ret, 0, caught, err
 	}
 	var code [2]byte
@@ -160,10 +178,12 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 // from a stop where resuming returns to user code with the registers set:
 // a system call's exit, or a stop outside any call (orig_rax -1); not for
 // a call that makes a process (the child would copy the bytes); and only
-// where the three bytes can be written. ok is false when it did nothing.
+// where the three bytes can be written. atEmu allows a PTRACE_SYSEMU stop,
+// a call's entry: orig_rax -1 has the kernel skip that call (which is the
+// stop's point) and return to user code. ok is false when it did nothing.
 // A signal pending on the way back to user code is caught, as one that
 // comes during the call is.
-func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64) (ret int64, caught [][]byte, ok bool, err error) {
+func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, atEmu bool) (ret int64, caught [][]byte, ok bool, err error) {
 	switch nr {
 	case unix.SYS_FORK, unix.SYS_VFORK, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_EXECVE, unix.SYS_EXECVEAT,
 		unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_TGKILL, unix.SYS_TKILL, unix.SYS_KILL:
@@ -172,7 +192,7 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64) 
 		return 0, nil, false, nil
 	}
 	op, _, err := syscallOp(tid)
-	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1) {
+	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1 || atEmu && op == syscallInfoEntry) {
 		return 0, nil, false, nil
 	}
 	at := saved[trace.RIP]

@@ -79,7 +79,8 @@ func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
 	path := append([]byte(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())), 0)
 	cwd := int64(unix.AT_FDCWD)
 	ret, err := s.injectWithString(t, path, func(addr uint64) (int64, error) {
-		return ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_OPENAT, uint64(cwd), addr, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		// reexec opens it at the call's PTRACE_SYSEMU stop.
+		return ptrace.InjectSyscallAtEmu(t.real, t.proc.mem, unix.SYS_OPENAT, uint64(cwd), addr, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return -1, fmt.Errorf("open a stored file in the replay: %w", err)
