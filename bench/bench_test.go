@@ -25,11 +25,14 @@ import (
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
+
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
 	ptrace.MaybeRunHelper()
 	attach.MaybeRunGuard() // rewind record -p starts one: the test binary is rewind here
+	testprog.ColdCaches()
 	os.Exit(m.Run())
 }
 

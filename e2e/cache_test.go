@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,5 +38,50 @@ func TestBlobCacheAcrossRecordings(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(xdg); len(ents) != 0 {
 		t.Errorf("REWIND_CACHE=off wrote %d entries into the cache home", len(ents))
+	}
+}
+
+// TestKnownSitesAcrossRecordings: the system call and cpuid sites the hook
+// served in one recording are kept in the cache and patched at once in
+// the next recording of the same program: its loader's first calls no
+// longer stop. The trace made with them replays.
+func TestKnownSitesAcrossRecordings(t *testing.T) {
+	t.Parallel()
+	env := []string{"REWIND_CACHE=" + t.TempDir()}
+	var stops []int
+	var traces []string
+	for _, name := range []string{"cold.rwd", "warm.rwd"} {
+		trace := filepath.Join(t.TempDir(), name)
+		if r := recordOpts(t, runOpts{Env: env}, trace, "/bin/true"); r.Code != 0 {
+			t.Fatalf("record /bin/true: exit %d\n%s", r.Code, tail(r.Stderr))
+		}
+		ev := run(t, runOpts{}, rewind(t), "events", "--json", trace)
+		n, buffered := 0, 0
+		for _, line := range lines(ev.Stdout) {
+			var e struct {
+				Type     string `json:"type"`
+				Buffered bool   `json:"buffered"`
+			}
+			if json.Unmarshal([]byte(line), &e) != nil {
+				t.Fatalf("bad NDJSON line %q", line)
+			}
+			switch {
+			case e.Buffered:
+				buffered++
+			case e.Type == "syscall" || e.Type == "cpuid":
+				n++
+			}
+		}
+		if buffered == 0 {
+			t.Skip("no system call buffering here")
+		}
+		stops = append(stops, n)
+		traces = append(traces, trace)
+	}
+	if stops[1] > stops[0]-3 {
+		t.Errorf("the second recording has %d calls and cpuids that stopped, the first %d: the sites kept were not patched", stops[1], stops[0])
+	}
+	if _, errOut, code := replayCheck(t, traces[1]); code != 0 {
+		t.Fatalf("replay --check of the recording made with the kept sites: exit %d\n%s", code, tail(errOut))
 	}
 }

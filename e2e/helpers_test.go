@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // cmdTimeout bounds every command the tests run (build, record, replay,
@@ -54,6 +56,7 @@ func testMain(m *testing.M) int {
 	}
 	moduleRoot = root
 	testdataDir = filepath.Join(root, "testdata")
+	testprog.ColdCaches()
 
 	dir, err := os.MkdirTemp("", "rewind-e2e-")
 	if err != nil {

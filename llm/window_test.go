@@ -14,6 +14,7 @@ import (
 
 func TestMain(m *testing.M) {
 	ptrace.MaybeRunHelper()
+	testprog.ColdCaches()
 	os.Exit(m.Run())
 }
 

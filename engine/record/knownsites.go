@@ -79,6 +79,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 	}
 	p := t.proc
 	for _, f := range p.code.Files(lo, hi) {
+		r.loadKnown(f.Image)
 		sites := r.known[f.Image]
 		offs := make([]uint64, 0, len(sites))
 		for off := range sites {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -31,6 +32,9 @@ const illIllopn = 2
 type codeFiles struct {
 	patch.Images
 	open []*os.File
+	// keys are the identities of the files of images, for the sites
+	// kept across recordings (sitecache.go).
+	keys map[*patch.Image]trace.FileKey
 	// wx: the writable and executable memory warning was given.
 	wx bool
 }
@@ -54,6 +58,11 @@ func (c *codeFiles) blobImage(blob uint32, tid, fd int) *patch.Image {
 		return nil
 	}
 	c.open = append(c.open, f)
+	defer func() {
+		if st, err := f.Stat(); err == nil {
+			c.noteKey(c.Cached(blob), st)
+		}
+	}()
 	return c.Blob(blob, func() ([]byte, error) {
 		st, err := f.Stat()
 		if err != nil {
@@ -66,6 +75,29 @@ func (c *codeFiles) blobImage(blob uint32, tid, fd int) *patch.Image {
 		}
 		return data[:n], nil
 	})
+}
+
+// execImage is Images.Exec, noting the file's identity.
+func (c *codeFiles) execImage(path string) *patch.Image {
+	im := c.Exec(path)
+	if im != nil && c.keys[im] == (trace.FileKey{}) {
+		if st, err := os.Stat(path); err == nil {
+			c.noteKey(im, st)
+		}
+	}
+	return im
+}
+
+// noteKey notes the identity of the file of im, as st describes it.
+func (c *codeFiles) noteKey(im *patch.Image, st os.FileInfo) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if im == nil || !ok {
+		return
+	}
+	if c.keys == nil {
+		c.keys = map[*patch.Image]trace.FileKey{}
+	}
+	c.keys[im] = trace.FileKey{Dev: sys.Dev, Ino: sys.Ino, Size: sys.Size, Mtime: sys.Mtim.Nano(), Ctime: sys.Ctim.Nano()}
 }
 
 // warn prints the patcher's warnings, one line each, with the event they
@@ -107,7 +139,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = &patch.Space{}
 	p.hooks = nil
-	maps, err := patch.ExecMappings(p.pid, r.code.Exec)
+	maps, err := patch.ExecMappings(p.pid, r.code.execImage)
 	if err != nil {
 		return st, 0, err
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -208,6 +209,10 @@ type Recorder struct {
 	known knownSites
 	// knownGen counts the sites learned (patchLearned).
 	knownGen int
+	// sites keeps the known sites across recordings; sitesLoaded, how
+	// many an image had once they were loaded (sitecache.go).
+	sites       *siteCache
+	sitesLoaded map[*patch.Image]int
 	// hookBuf, hookRec and hookEvent are takeRecords' scratch: a flush
 	// turns up to hook.BufSize bytes of records into events.
 	hookBuf   []byte
@@ -337,6 +342,7 @@ func Record(opts Options) (*Result, error) {
 		warned:  map[string]bool{},
 		out:     newStreams(opts.Stdout, opts.Stderr),
 		chld:    newChldWatch(),
+		sites:   defaultSiteCache(),
 	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
@@ -425,6 +431,7 @@ func Record(opts Options) (*Result, error) {
 			wk.Close(false)
 		}
 	})
+	r.saveKnown()
 	if r.pid == 0 {
 		return nil, runErr
 	}

@@ -16,10 +16,13 @@ import (
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
+
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 func TestMain(m *testing.M) {
 	ptrace.MaybeRunHelper()
+	testprog.ColdCaches()
 	os.Exit(m.Run())
 }
 

@@ -40,23 +40,32 @@ type FileKey struct {
 	Mtime, Ctime int64
 }
 
-// DefaultBlobCache is the cache of this user: $REWIND_CACHE/blobs, else
-// $XDG_CACHE_HOME/rewind/blobs, else ~/.cache/rewind/blobs; nil when
-// REWIND_CACHE is "off" or there is no home.
-func DefaultBlobCache() *BlobCache {
+// CacheDir is the directory of this user's caches: $REWIND_CACHE, else
+// $XDG_CACHE_HOME/rewind, else ~/.cache/rewind; "" when REWIND_CACHE is
+// "off" or there is no home.
+func CacheDir() string {
 	base := os.Getenv("REWIND_CACHE")
 	switch {
 	case base == "off":
-		return nil
+		return ""
 	case base != "":
+		return base
 	case os.Getenv("XDG_CACHE_HOME") != "":
-		base = filepath.Join(os.Getenv("XDG_CACHE_HOME"), "rewind")
-	default:
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return nil
-		}
-		base = filepath.Join(home, ".cache", "rewind")
+		return filepath.Join(os.Getenv("XDG_CACHE_HOME"), "rewind")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".cache", "rewind")
+}
+
+// DefaultBlobCache is the cache of this user: blobs in CacheDir; nil when
+// there is none.
+func DefaultBlobCache() *BlobCache {
+	base := CacheDir()
+	if base == "" {
+		return nil
 	}
 	return NewBlobCache(filepath.Join(base, "blobs"), defaultCacheBytes)
 }

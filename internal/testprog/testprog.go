@@ -125,10 +125,18 @@ func Once(src string) func() (string, error) {
 // started as one, else the tests, then Cleanup.
 func Main(m interface{ Run() int }) {
 	ptrace.MaybeRunHelper()
+	ColdCaches()
 	code := m.Run()
 	Cleanup()
 	os.Exit(code)
 }
+
+// ColdCaches turns the user's caches off for the tests of this process and
+// the rewind processes they start (REWIND_CACHE=off): a recording patches
+// at once the sites that earlier ones learned, and a test that looks at
+// which calls of a program's first process stop must see the same
+// whatever ran before it. Tests of the caches set REWIND_CACHE themselves.
+func ColdCaches() { os.Setenv("REWIND_CACHE", "off") }
 
 // Cleanup removes the recordings made by Once.
 func Cleanup() {
