@@ -68,8 +68,7 @@ func (c *siteCache) load(k trace.FileKey) map[uint64]uint32 {
 	return sites
 }
 
-// save keeps the sites of the file k, written whole then renamed, so that
-// recordings running at once share the cache.
+// save keeps the sites of the file k.
 func (c *siteCache) save(k trace.FileKey, sites map[uint64]uint32) {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
@@ -83,22 +82,9 @@ func (c *siteCache) save(k trace.FileKey, sites map[uint64]uint32) {
 	for _, off := range offs {
 		fmt.Fprintf(&b, "%x %d\n", off, sites[off])
 	}
-	f, err := os.CreateTemp(c.dir, ".new-*")
-	if err != nil {
-		return
+	if trace.WriteCacheFile(c.path(k), b.Bytes()) == nil {
+		c.trim()
 	}
-	_, err = f.Write(b.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.path(k))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return
-	}
-	c.trim()
 }
 
 // trim removes the least recently written files past maxSiteFiles, down

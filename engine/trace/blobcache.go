@@ -118,29 +118,38 @@ func (c *BlobCache) put(k FileKey, data, z []byte) {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
 	}
-	f, err := os.CreateTemp(c.dir, ".new-*")
-	if err != nil {
-		return
-	}
 	var h [cacheHeader]byte
 	copy(h[:], cacheMagic)
 	binary.LittleEndian.PutUint64(h[4:], uint64(len(data)))
 	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(data, castagnoli))
-	_, err = f.Write(h[:])
-	if err == nil {
-		_, err = f.Write(z)
+	if WriteCacheFile(c.path(k), h[:], z) == nil {
+		c.trim()
+	}
+}
+
+// WriteCacheFile writes the parts to path whole: to a new file in its
+// directory, then renamed, so that recordings running at once share a
+// cache and none reads half an entry.
+func WriteCacheFile(path string, parts ...[]byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".new-*")
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if err == nil {
+			_, err = f.Write(p)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), c.path(k))
+		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return
 	}
-	c.trim()
+	return err
 }
 
 // trim removes the least recently used entries while the cache holds more
