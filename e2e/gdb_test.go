@@ -90,5 +90,8 @@ func recordGDB(t *testing.T, args, want []string) {
 	}
 
 	stdout, stderr, code := replayCheck(t, trace)
+	if code != 0 {
+		logDivergence(t, trace, stderr)
+	}
 	checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
 }

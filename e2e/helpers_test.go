@@ -498,6 +498,26 @@ func checkReplayed(t testing.TB, recEvents int, recStdout, recProgStderr, stdout
 	}
 }
 
+// divergenceRE finds the event and thread of a replay's divergence.
+var divergenceRE = regexp.MustCompile(`divergence at event (\d+) \(tid (\d+)\)`)
+
+// logDivergence logs the events that led to the divergence replay's
+// stderr reports, those of its thread and the last few of all: a failure
+// that shows once in a hundred runs is read from the test's log, the trace
+// being gone with its directory.
+func logDivergence(t testing.TB, trace string, stderr []byte) {
+	t.Helper()
+	m := divergenceRE.FindSubmatch(stderr)
+	if m == nil {
+		return
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	from := strconv.Itoa(max(0, n-400))
+	thread := run(t, runOpts{}, rewind(t), "events", "--from", from, "--to", string(m[1]), "--thread", string(m[2]), trace)
+	all := run(t, runOpts{}, rewind(t), "events", "--from", strconv.Itoa(max(0, n-30)), "--to", strconv.Itoa(n+5), trace)
+	t.Logf("the diverging thread's last events:\n%s\nall threads' last events:\n%s", tail(thread.Stdout), all.Stdout)
+}
+
 // firstDiff describes where two byte slices first differ.
 func firstDiff(want, got []byte) string {
 	i := 0
