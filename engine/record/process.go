@@ -57,7 +57,6 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 		}
 	}
 	r.procs[pid] = p
-	r.shared.forgetWritable(pid) // an earlier process's, whose pid this is
 	r.guardDirty = true
 	return p
 }

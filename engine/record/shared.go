@@ -28,7 +28,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -111,22 +110,10 @@ type sharedMem struct {
 	// hooked: the processes have the hook page (buffering), which must
 	// leave the calls that change shared memory to the recorder.
 	hooked bool
-	// writable remembers which mappings may be written (sharing): a
-	// mapping's VM_MAYWRITE never changes, and /proc/PID/smaps, which
-	// tells it, walks every page table of the process (a millisecond at
-	// the first setlocale of each process of a build).
-	writable map[writableKey]bool
-}
-
-// writableKey names one mapping of a process for sharedMem.writable.
-type writableKey struct {
-	pid        int
-	start, end uint64
-	obj        objKey
 }
 
 func newSharedMem() *sharedMem {
-	sm := &sharedMem{seed: maphash.MakeSeed(), objects: map[objKey]*sharedObject{}, maps: map[int][]sharedMapping{}, writable: map[writableKey]bool{}}
+	sm := &sharedMem{seed: maphash.MakeSeed(), objects: map[objKey]*sharedObject{}, maps: map[int][]sharedMapping{}}
 	sm.zero = maphash.Bytes(sm.seed, make([]byte, pageSize))
 	return sm
 }
@@ -230,7 +217,7 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 	if sm.hooked && p.mem != nil {
 		// No page yet (before its exec's exit): the exec drops the
 		// mappings, and the flag with the old page.
-		if err := hook.SetShared(p.mem, sm.sharing(p.pid, ms)); err != nil {
+		if err := hook.SetShared(p.mem, sharing(p.pid, ms)); err != nil {
 			return err
 		}
 		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
@@ -249,49 +236,24 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 // setlocale) of a file on disk sees what a private mapping of the file
 // sees, which the hook's calls do not change either; memfds, POSIX and
 // SysV shared memory and anonymous shared memory are there to be written.
-func (sm *sharedMem) sharing(pid int, ms []sharedMapping) bool {
+func sharing(pid int, ms []sharedMapping) bool {
 	var smaps []ptrace.Smaps
 	for _, m := range ms {
 		o := m.obj
 		if o.key.sysv || o.file == nil || strings.HasPrefix(o.path, "/memfd:") || strings.HasPrefix(o.path, "/dev/") {
 			return true
 		}
-		k := writableKey{pid, m.start, m.end, o.key}
-		w, ok := sm.writable[k]
-		if !ok {
-			if smaps == nil {
-				var err error
-				if smaps, err = ptrace.ReadSmaps(pid); err != nil {
-					return true
-				}
+		if smaps == nil {
+			var err error
+			if smaps, err = ptrace.ReadSmaps(pid); err != nil {
+				return true
 			}
-			w = mayWrite(smaps, m.start)
-			sm.writable[k] = w
 		}
-		if w {
+		if mayWrite(smaps, m.start) {
 			return true
 		}
 	}
 	return false
-}
-
-// openedForWriting says whether descriptor fd of thread tid is open for
-// writing, from its fdinfo's flags.
-func openedForWriting(tid, fd int) (rw, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", tid, fd))
-	if err != nil {
-		return false, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, found := strings.CutPrefix(line, "flags:"); found {
-			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
-			if err != nil {
-				return false, false
-			}
-			return flags&unix.O_ACCMODE != unix.O_RDONLY, true
-		}
-	}
-	return false, false
 }
 
 // hookShared lists mappings ms for the hook.
@@ -349,28 +311,11 @@ func (sm *sharedMem) release() {
 // forget drops the mappings of process pid (an exec replaced its address
 // space, or it ended).
 func (sm *sharedMem) forget(pid int) {
-	if sm == nil {
-		return
-	}
-	sm.forgetWritable(pid)
-	if len(sm.maps[pid]) == 0 {
+	if sm == nil || len(sm.maps[pid]) == 0 {
 		return
 	}
 	delete(sm.maps, pid)
 	sm.release()
-}
-
-// forgetWritable drops what is known of the mappings of process pid (at
-// its exec, or when a new process takes its pid).
-func (sm *sharedMem) forgetWritable(pid int) {
-	if sm == nil {
-		return
-	}
-	for k := range sm.writable {
-		if k.pid == pid {
-			delete(sm.writable, k)
-		}
-	}
 }
 
 // keyOf identifies an open file.
@@ -704,14 +649,6 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			// on its open file must not outlive the program's close.
 			if f, err := os.Open(path); err == nil {
 				file = f
-			}
-			// A shared mapping of a file opened read-only can never be
-			// written (mmap drops VM_MAYWRITE), one opened for writing
-			// can be.
-			if rw, ok := openedForWriting(t.tid, fd); ok {
-				obj := objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}
-				start := uint64(c.Ret)
-				sm.writable[writableKey{p.pid, start, start + (c.Args[1]+pageSize-1)&^(pageSize-1), obj}] = rw
 			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
