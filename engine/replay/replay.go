@@ -104,7 +104,7 @@ type Session struct {
 	stop          *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory or memfds, mapfile.go).
-	fileMaps  []Mapping
+	fileMaps  mapNames
 	onMapping func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
@@ -854,10 +854,9 @@ func (s *Session) Mappings() ([]Mapping, error) {
 		// A file deleted since it was mapped (go test's binary, written
 		// back for the replay and removed) still has its symbols there.
 		m := Mapping{Start: k.Start, End: k.End, Perms: k.Perms, Offset: k.Offset, Path: strings.TrimSuffix(k.Path, " (deleted)")}
-		for _, fm := range s.fileMaps {
-			if (m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-")) && fm.Start <= m.Start && m.Start < fm.End {
-				m.Path = fm.Path
-				m.Offset = fm.Offset + (m.Start - fm.Start)
+		if m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-") {
+			if path, off, ok := s.fileMaps.at(m.Start); ok {
+				m.Path, m.Offset = path, off
 			}
 		}
 		out = append(out, m)

@@ -206,7 +206,7 @@ func (s *Session) mapShared(t *rthread, e *trace.Event, regs *trace.Regs) error 
 
 // noteSharedMapping names a shared mapping for Mappings.
 func (s *Session) noteSharedMapping(addr, length uint64, sm *trace.SharedMap) {
-	s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + length, Offset: sm.Offset, Path: sm.Path})
+	s.fileMaps.add(Mapping{Start: addr, End: pageEnd(addr, length), Offset: sm.Offset, Path: sm.Path})
 	if s.onMapping != nil {
 		s.onMapping()
 	}

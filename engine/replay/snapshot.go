@@ -263,7 +263,7 @@ func (b *builder) mapRegion(r *trace.Region) error {
 	}
 	if !fromFile && r.Path != "" {
 		// The kernel sees anonymous memory: say what it stands for.
-		b.s.fileMaps = append(b.s.fileMaps, Mapping{Start: r.Start, End: r.End(), Offset: r.Offset, Path: r.Path})
+		b.s.fileMaps.add(Mapping{Start: r.Start, End: r.End(), Offset: r.Offset, Path: r.Path})
 	}
 	switch {
 	case r.File != nil:

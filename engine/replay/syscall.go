@@ -490,12 +490,8 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			return err
 		}
 	}
-	if m := e.Map; m != nil && (fill != nil || storedFd >= 0) && t.proc == s.main {
-		addr := e.ExitRegs[trace.RAX]
-		s.fileMaps = append(s.fileMaps, Mapping{Start: addr, End: addr + c.Args[1], Offset: m.Offset, Path: m.Path})
-		if s.onMapping != nil {
-			s.onMapping()
-		}
+	if t.proc == s.main {
+		s.renameMemory(e, c, fill != nil || storedFd >= 0)
 	}
 	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
@@ -506,6 +502,32 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		return nil
 	}
 	return s.setResult(t, e)
+}
+
+// renameMemory keeps the names of rebuilt file mappings (mapNames) up to
+// date after c, re-executed in the main process: rebuilt says whether it
+// mapped the trace's copy of a file.
+func (s *Session) renameMemory(e *trace.Event, c syscalls.Call, rebuilt bool) {
+	ret := e.ExitRegs[trace.RAX]
+	if isErr(ret) {
+		return
+	}
+	switch c.Nr {
+	case unix.SYS_MUNMAP:
+		s.fileMaps.forget(c.Args[0], pageEnd(c.Args[0], c.Args[1]))
+	case unix.SYS_MREMAP:
+		s.fileMaps.forget(c.Args[0], pageEnd(c.Args[0], c.Args[1]))
+		s.fileMaps.forget(ret, pageEnd(ret, c.Args[2]))
+	case unix.SYS_MMAP:
+		if m := e.Map; m != nil && rebuilt {
+			s.fileMaps.add(Mapping{Start: ret, End: pageEnd(ret, c.Args[1]), Offset: m.Offset, Path: m.Path})
+			if s.onMapping != nil {
+				s.onMapping()
+			}
+		} else {
+			s.fileMaps.forget(ret, pageEnd(ret, c.Args[1]))
+		}
+	}
 }
 
 // quickReexec tells the calls reexec makes by letting the thread run
