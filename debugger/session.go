@@ -29,8 +29,12 @@ type Options struct {
 
 // breakpoint is a user breakpoint: a location spec and where it resolved.
 type breakpoint struct {
-	id    int
-	spec  string
+	id   int
+	spec string
+	// place is the spec resolved again at each library load ("" for
+	// *ADDR, fixed): a bare LINE becomes FILE:LINE of the file it was set
+	// in, which later stops do not change.
+	place string
 	addrs []uint64 // empty while pending (a library not loaded yet)
 	// gen is the exec generation of the process addrs are for; byGen
 	// keeps those of the others: after an exec the program is another,
@@ -165,13 +169,19 @@ func Open(path string, opts Options) (*Session, error) {
 
 // breakpointsOf returns the addresses of the unconditional breakpoints in
 // the program of exec generation gen (timeline.Generation), resolving
-// those pending there (a library loaded since, a new program).
+// them again there: a library loaded since adds its locations (as gdb
+// re-sets breakpoints at each load: `break opendir` set while only ld.so
+// was mapped is also libc's opendir once libc is), a new program has
+// others, a pending one may resolve.
 func (s *Session) breakpointsOf(gen int) []uint64 {
 	var out []uint64
 	for _, b := range s.bps {
 		b.toGeneration(gen)
-		if len(b.addrs) == 0 {
-			if a, err := s.resolve(b.spec); err == nil {
+		if b.place != "" {
+			// A location not found now (a library unloaded, or not yet
+			// loaded where a checkpoint put the replay) keeps the last
+			// ones: planting at unmapped code is harmless.
+			if a, err := s.resolve(b.place); err == nil && len(a) > 0 {
 				b.addrs = a
 			}
 		}
@@ -264,16 +274,23 @@ func (s *Session) resolve(loc string) ([]uint64, error) {
 		}
 		return out, nil
 	}
-	if out := functionEntries(t, loc); len(out) > 0 {
-		return out, nil
+	fns := append(t.FindFunction(loc), t.FindInlined(loc)...)
+	if len(fns) == 0 {
+		// A Rust function by the name its symbol demangles to, as rewind
+		// named them before it took gdb's: "symm::main::{{closure}}".
+		fns = t.FindRustAlias(loc)
 	}
-	// A Rust function by the name its symbol demangles to, as rewind
-	// named them before it took gdb's: "symm::main::{{closure}}".
-	if out := entries(t.FindRustAlias(loc)); len(out) > 0 {
-		return out, nil
+	out := entries(fns)
+	// The ELF symbol of each image whose debug information has no such
+	// function (a library without it, ld.so's own copy of a libc function).
+	for _, sym := range t.LookupAll(loc) {
+		if !slices.ContainsFunc(fns, func(fn *dwarf.Function) bool { return fn.Contains(sym.Addr) }) {
+			out = append(out, sym.Addr)
+		}
 	}
-	if sym, ok := t.Lookup(loc); ok {
-		return []uint64{sym.Addr}, nil
+	if len(out) > 0 {
+		slices.Sort(out)
+		return slices.Compact(out), nil
 	}
 	// The end of a Rust path ("add" for "symm::Acc::add"), which gdb
 	// does not take: only when nothing else has the name (`break main`

@@ -404,6 +404,21 @@ func (s *Session) nextInstruction() (*timeline.Stop, error) {
 	return s.tl.ContinueWith([]uint64{ret}, s.inFrame(tid, cfa))
 }
 
+// placeOf is the spec a breakpoint resolves again at library loads
+// (breakpoint.place), given where it first resolved.
+func (s *Session) placeOf(spec string, addrs []uint64) string {
+	switch {
+	case strings.HasPrefix(spec, "*"):
+		return ""
+	case isDigits(spec):
+		if file, _ := s.defaultSource(); file != "" && len(addrs) > 0 {
+			return file + ":" + spec
+		}
+		return ""
+	}
+	return spec
+}
+
 func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 	if args == "" {
 		return errors.New("break needs a location: FILE:LINE, LINE, FUNCTION or *ADDR")
@@ -429,6 +444,7 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 		return err
 	}
 	b.addrs = addrs
+	b.place = s.placeOf(spec, addrs)
 	s.nextID++
 	s.bps = append(s.bps, b)
 	if err := s.syncBreakpoints(); err != nil {

@@ -380,6 +380,19 @@ func (t *Table) Lookup(name string) (Symbol, bool) {
 	return Symbol{}, false
 }
 
+// LookupAll finds a symbol by name in each image that has one, the
+// executable first: a function the dynamic loader and libc both define
+// (opendir) is two places to stop, as in gdb.
+func (t *Table) LookupAll(name string) []Symbol {
+	var out []Symbol
+	for _, img := range t.Images {
+		if s, ok := img.Lookup(name); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // At returns the symbol containing addr and the offset into it.
 func (t *Table) At(addr uint64) (Symbol, uint64, bool) {
 	for _, img := range t.Images {

@@ -261,6 +261,55 @@ func TestLibraryBreakpoint(t *testing.T) {
 	}
 }
 
+// TestBreakpointGainsLocations: a breakpoint on a function set while only
+// the program is loaded gains the location of the library that dlopen
+// maps later (a function of the same name), as gdb re-sets breakpoints at
+// each load: it stops in both, forwards and backwards, and info
+// breakpoints lists both. Before, a breakpoint resolved once kept its
+// first locations: `break opendir` set at the start was ld.so's private
+// copy only, never libc's.
+func TestBreakpointGainsLocations(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(workDir, "bin", "dlscale")
+	lib := filepath.Join(dir, "libscale.so")
+	prog := cachedBuild(t, "dlscale", filepath.Join(dir, "dlscale"), func(out string) error {
+		if err := compile("gcc", testdataDir, "-g", "-O0", "-shared", "-fPIC", "-o", lib, "source/dlscale/lib.c"); err != nil {
+			return err
+		}
+		return compile("gcc", testdataDir, "-g", "-O0", "-o", out, "source/dlscale/main.c")
+	})
+	trace := filepath.Join(t.TempDir(), "dlscale.rwd")
+	stdout, stderr, code := record(t, trace, prog, lib)
+	if code != 0 || !strings.Contains(string(stdout), "a=4 b=13") {
+		t.Fatalf("record: exit %d: %s%s", code, stdout, stderr)
+	}
+	rs := batch(t, trace, "break scale", "info breakpoints", "continue", "continue", "info breakpoints", "reverse-continue", "continue", "continue")
+	if v, _ := rs[0]["value"].(map[string]any); len(v["locations"].([]any)) != 1 {
+		t.Errorf("break scale at the start: %v, want the program's location only", rs[0]["value"])
+	}
+	wantStop(t, rs[2], "breakpoint", "scale", 9)
+	if st := stopOf(t, rs[2]); !strings.HasSuffix(fmt.Sprint(st["file"]), "main.c") {
+		t.Errorf("first stop: %v, want the program's scale (main.c)", st)
+	}
+	libStop := func(r map[string]any) {
+		t.Helper()
+		wantStop(t, r, "breakpoint", "scale", 4)
+		if st := stopOf(t, r); !strings.HasSuffix(fmt.Sprint(st["file"]), "lib.c") {
+			t.Errorf("%v: %v, want the library's scale (lib.c)", r["command"], st)
+		}
+	}
+	libStop(rs[3])
+	info, _ := rs[4]["value"].([]any)
+	if len(info) != 1 || len(info[0].(map[string]any)["addresses"].([]any)) != 2 {
+		t.Errorf("info breakpoints after the dlopen: %v, want one breakpoint at two addresses", rs[4]["value"])
+	}
+	wantStop(t, rs[5], "breakpoint", "scale", 9)
+	libStop(rs[6])
+	if st := stopOf(t, rs[7]); st["reason"] == "breakpoint" {
+		t.Errorf("continue after the last call: %v, want the end", st)
+	}
+}
+
 // TestAccessWatchpoint: a read+write watchpoint stops on the read of
 // `counter += by` before the write changes it.
 func TestAccessWatchpoint(t *testing.T) {
