@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,10 +45,15 @@ func TestBlobCacheAcrossRecordings(t *testing.T) {
 // TestKnownSitesAcrossRecordings: the system call and cpuid sites the hook
 // served in one recording are kept in the cache and patched at once in
 // the next recording of the same program: its loader's first calls no
-// longer stop. The trace made with them replays.
+// longer stop. So is the analysis of their files (patch.Analysis), which
+// the next recording uses instead of reading the files' layouts: the
+// trace made with both replays (replay analyzes the files itself, and
+// diverges where a kept window differs from its own). A damaged analysis
+// is ignored.
 func TestKnownSitesAcrossRecordings(t *testing.T) {
 	t.Parallel()
-	env := []string{"REWIND_CACHE=" + t.TempDir()}
+	cache := t.TempDir()
+	env := []string{"REWIND_CACHE=" + cache}
 	var stops []int
 	var traces []string
 	for _, name := range []string{"cold.rwd", "warm.rwd"} {
@@ -77,11 +83,30 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 		}
 		stops = append(stops, n)
 		traces = append(traces, trace)
+		if name == "cold.rwd" {
+			kept, _ := filepath.Glob(filepath.Join(cache, "sites", "*.analysis"))
+			if len(kept) == 0 {
+				t.Fatal("no analysis kept after the first recording")
+			}
+		}
 	}
 	if stops[1] > stops[0]-3 {
 		t.Errorf("the second recording has %d calls and cpuids that stopped, the first %d: the sites kept were not patched", stops[1], stops[0])
 	}
 	if _, errOut, code := replayCheck(t, traces[1]); code != 0 {
 		t.Fatalf("replay --check of the recording made with the kept sites: exit %d\n%s", code, tail(errOut))
+	}
+	kept, _ := filepath.Glob(filepath.Join(cache, "sites", "*.analysis"))
+	for _, f := range kept {
+		if err := os.WriteFile(f, []byte(`{"Version":1,"Scans":[{"Offset":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damaged := filepath.Join(t.TempDir(), "damaged.rwd")
+	if r := recordOpts(t, runOpts{Env: env}, damaged, "/bin/true"); r.Code != 0 || len(r.Stderr) > 0 && !strings.HasPrefix(string(r.Stderr), "rewind: recorded") {
+		t.Fatalf("record /bin/true with damaged analyses kept: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	if _, errOut, code := replayCheck(t, damaged); code != 0 {
+		t.Fatalf("replay --check of the recording made with damaged analyses kept: exit %d\n%s", code, tail(errOut))
 	}
 }

@@ -137,7 +137,10 @@ type Image struct {
 	flows     map[uint64]*flow // by function start (flowOf), under mu
 	jumps     *jumpSet         // where the file's direct jumps land (jumpTargets)
 	jumpsOnce sync.Once
-	windows   map[uint64]cachedWindow // by link-time address (FindWindow), under mu
+	windows   map[uint64]cachedWindow // by file offset (FindWindow), under mu
+	// learned says that scans or windows were found that Seed did not
+	// give (analysis.go), under mu.
+	learned bool
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length.
@@ -158,6 +161,9 @@ func (im *Image) remember(k scanKey, found []Site) {
 	defer im.mu.Unlock()
 	if im.scans == nil {
 		im.scans = map[scanKey][]Site{}
+	}
+	if _, ok := im.scans[k]; !ok {
+		im.learned = true
 	}
 	im.scans[k] = found
 }

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 
@@ -131,6 +132,9 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 	if mp.Fresh && mp.Image != nil {
 		key := scanKey{offset: mp.Offset, length: mp.Len}
 		found, ok := mp.Image.scanned(key)
+		if ok && !holds(m, found, mp.Addr) {
+			ok = false // not the bytes the scan was of: scan again
+		}
 		if !ok {
 			r := s.regionAt(mp.Addr)
 			found = s.find(m, mp.Addr, mp.Addr+mp.Len, &r)
@@ -142,6 +146,19 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 		return append(warns, s.patchFound(m, found, mp.Addr, mp.Shared)...)
 	}
 	return append(warns, s.scan(m, mp.Addr, mp.Addr+mp.Len)...)
+}
+
+// holds says whether memory holds the instructions of sites (their
+// addresses offset by base): a scan's result kept from another process, or
+// another recording, is used only where it describes the bytes there.
+func holds(m Memory, sites []Site, base uint64) bool {
+	for _, site := range sites {
+		b := make([]byte, len(site.Orig))
+		if n, err := m.ReadAt(b, site.Addr+base); err != nil || n != len(b) || !bytes.Equal(b, site.Orig) {
+			return false
+		}
+	}
+	return true
 }
 
 // regionAt returns the region that starts at addr, which Map just added.

@@ -543,12 +543,17 @@ func movable(in []byte) (bool, int) {
 // length n at rip, in a mapping of the image that starts at start and holds
 // the file from offset; false when there is none.
 func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
+	fileOff := rip - start + offset
+	// What was found before (in this recording or, through Seed, an
+	// earlier one) needs neither the layout nor the file's bytes.
+	if c, ok := im.cachedWindow(fileOff); ok {
+		return c.at(rip, c.site), c.ok
+	}
 	l := im.Layout()
 	data := im.fileData()
 	if l == nil || data == nil {
 		return Window{}, false
 	}
-	fileOff := rip - start + offset
 	var site uint64
 	found := false
 	for _, s := range l.sections {
@@ -560,11 +565,8 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if !found {
 		return Window{}, false
 	}
-	if c, ok := im.cachedWindow(site); ok {
-		return c.at(rip, site), c.ok
-	}
 	w, ok := im.findWindow(l, data, site, n)
-	im.cacheWindow(site, w, ok)
+	im.cacheWindow(fileOff, cachedWindow{w, site, ok})
 	return w.at(rip, site), ok
 }
 
@@ -575,29 +577,35 @@ func (w Window) at(rip, site uint64) Window {
 	return w
 }
 
-// cachedWindow returns the window found before around site (link-time
-// addresses).
-func (im *Image) cachedWindow(site uint64) (cachedWindow, bool) {
+// cachedWindow returns the window found before around the trapping
+// instruction at file offset off.
+func (im *Image) cachedWindow(off uint64) (cachedWindow, bool) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	c, ok := im.windows[site]
+	c, ok := im.windows[off]
 	return c, ok
 }
 
-// cacheWindow keeps what findWindow found around site.
-func (im *Image) cacheWindow(site uint64, w Window, ok bool) {
+// cacheWindow keeps what findWindow found around the trapping instruction
+// at file offset off.
+func (im *Image) cacheWindow(off uint64, c cachedWindow) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	if im.windows == nil {
 		im.windows = map[uint64]cachedWindow{}
 	}
-	im.windows[site] = cachedWindow{w, ok}
+	if _, ok := im.windows[off]; !ok {
+		im.learned = true
+	}
+	im.windows[off] = c
 }
 
-// cachedWindow is a window at link-time addresses, or none.
+// cachedWindow is a window at link-time addresses around the trapping
+// instruction at link-time address site, or none.
 type cachedWindow struct {
 	Window
-	ok bool
+	site uint64
+	ok   bool
 }
 
 // findWindow finds the window around the trapping instruction of length n

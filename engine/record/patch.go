@@ -35,6 +35,8 @@ type codeFiles struct {
 	// keys are the identities of the files of images, for the sites
 	// kept across recordings (sitecache.go).
 	keys map[*patch.Image]trace.FileKey
+	// cache keeps the images' analyses across recordings (nil: off).
+	cache *siteCache
 	// wx: the writable and executable memory warning was given.
 	wx bool
 }
@@ -97,7 +99,26 @@ func (c *codeFiles) noteKey(im *patch.Image, st os.FileInfo) {
 	if c.keys == nil {
 		c.keys = map[*patch.Image]trace.FileKey{}
 	}
-	c.keys[im] = trace.FileKey{Dev: sys.Dev, Ino: sys.Ino, Size: sys.Size, Mtime: sys.Mtim.Nano(), Ctime: sys.Ctim.Nano()}
+	k := trace.FileKey{Dev: sys.Dev, Ino: sys.Ino, Size: sys.Size, Mtime: sys.Mtim.Nano(), Ctime: sys.Ctim.Nano()}
+	c.keys[im] = k
+	if c.cache != nil {
+		if a, ok := c.cache.loadAnalysis(k); ok {
+			im.Seed(a)
+		}
+	}
+}
+
+// saveAnalyses keeps the analyses of the images with an identity that
+// found something new.
+func (c *codeFiles) saveAnalyses() {
+	if c.cache == nil {
+		return
+	}
+	for im, k := range c.keys {
+		if a, learned := im.Analysis(); learned {
+			c.cache.saveAnalysis(k, a)
+		}
+	}
 }
 
 // warn prints the patcher's warnings, one line each, with the event they

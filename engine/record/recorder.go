@@ -344,6 +344,7 @@ func Record(opts Options) (*Result, error) {
 		chld:    newChldWatch(),
 		sites:   defaultSiteCache(),
 	}
+	r.code.cache = r.sites
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
