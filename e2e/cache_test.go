@@ -84,7 +84,7 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 		stops = append(stops, n)
 		traces = append(traces, trace)
 		if name == "cold.rwd" {
-			kept, _ := filepath.Glob(filepath.Join(cache, "sites", "*.analysis"))
+			kept, _ := filepath.Glob(filepath.Join(cache, "analyses", "*.json"))
 			if len(kept) == 0 {
 				t.Fatal("no analysis kept after the first recording")
 			}
@@ -96,7 +96,17 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 	if _, errOut, code := replayCheck(t, traces[1]); code != 0 {
 		t.Fatalf("replay --check of the recording made with the kept sites: exit %d\n%s", code, tail(errOut))
 	}
-	kept, _ := filepath.Glob(filepath.Join(cache, "sites", "*.analysis"))
+	// Replays keep the analyses of the trace's copies of libraries by
+	// their contents, and the next replay uses them.
+	for i := range 2 {
+		if r := run(t, runOpts{Env: env}, rewind(t), "replay", "--check", traces[1]); r.Code != 0 {
+			t.Fatalf("replay --check %d with the cache: exit %d\n%s", i+1, r.Code, tail(r.Stderr))
+		}
+		if byContents, _ := filepath.Glob(filepath.Join(cache, "analyses", "sha256-*.json")); len(byContents) == 0 {
+			t.Fatal("a replay kept no analysis of the trace's libraries")
+		}
+	}
+	kept, _ := filepath.Glob(filepath.Join(cache, "analyses", "*.json"))
 	for _, f := range kept {
 		if err := os.WriteFile(f, []byte(`{"Version":1,"Scans":[{"Offset":`), 0o600); err != nil {
 			t.Fatal(err)

@@ -35,8 +35,8 @@ type codeFiles struct {
 	// keys are the identities of the files of images, for the sites
 	// kept across recordings (sitecache.go).
 	keys map[*patch.Image]trace.FileKey
-	// cache keeps the images' analyses across recordings (nil: off).
-	cache *siteCache
+	// analyses keeps the images' analyses across recordings (nil: off).
+	analyses *patch.AnalysisStore
 	// wx: the writable and executable memory warning was given.
 	wx bool
 }
@@ -101,8 +101,8 @@ func (c *codeFiles) noteKey(im *patch.Image, st os.FileInfo) {
 	}
 	k := trace.FileKey{Dev: sys.Dev, Ino: sys.Ino, Size: sys.Size, Mtime: sys.Mtim.Nano(), Ctime: sys.Ctim.Nano()}
 	c.keys[im] = k
-	if c.cache != nil {
-		if a, ok := c.cache.loadAnalysis(k); ok {
+	if c.analyses != nil {
+		if a, ok := c.analyses.Load(patch.FileKeyName(k)); ok {
 			im.Seed(a)
 		}
 	}
@@ -111,12 +111,12 @@ func (c *codeFiles) noteKey(im *patch.Image, st os.FileInfo) {
 // saveAnalyses keeps the analyses of the images with an identity that
 // found something new.
 func (c *codeFiles) saveAnalyses() {
-	if c.cache == nil {
+	if c.analyses == nil {
 		return
 	}
 	for im, k := range c.keys {
 		if a, learned := im.Analysis(); learned {
-			c.cache.saveAnalysis(k, a)
+			c.analyses.Save(patch.FileKeyName(k), a)
 		}
 	}
 }

@@ -344,7 +344,9 @@ func Record(opts Options) (*Result, error) {
 		chld:    newChldWatch(),
 		sites:   defaultSiteCache(),
 	}
-	r.code.cache = r.sites
+	if r.sites != nil {
+		r.code.analyses = patch.DefaultAnalysisStore()
+	}
 
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops

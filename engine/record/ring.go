@@ -175,8 +175,8 @@ func (r *Recorder) rotate() error {
 	}
 	r.w.AutoPush(pushEvery)
 	r.code.close()
-	r.code = codeFiles{cache: r.sites} // its images are cached by blob id, which start again
-	r.known = nil                      // by image
+	r.code = codeFiles{analyses: r.code.analyses} // its images are cached by blob id, which start again
+	r.known = nil                                 // by image
 	if err := r.writeSnapshot(snap); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,34 +45,6 @@ func defaultSiteCache() *siteCache {
 
 func (c *siteCache) path(k trace.FileKey) string {
 	return filepath.Join(c.dir, fmt.Sprintf("%x-%x-%x-%x-%x.sites", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime))
-}
-
-// analysisPath is where the analysis of the file k is kept (patch.Analysis),
-// beside its sites.
-func (c *siteCache) analysisPath(k trace.FileKey) string {
-	return filepath.Join(c.dir, fmt.Sprintf("%x-%x-%x-%x-%x.v%d.analysis", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime, patch.AnalysisVersion))
-}
-
-// loadAnalysis returns the analysis kept for the file k; false when there
-// is none (or it is unreadable: the cache only saves work).
-func (c *siteCache) loadAnalysis(k trace.FileKey) (patch.Analysis, bool) {
-	var a patch.Analysis
-	data, err := os.ReadFile(c.analysisPath(k))
-	if err != nil || json.Unmarshal(data, &a) != nil || a.Version != patch.AnalysisVersion {
-		return patch.Analysis{}, false
-	}
-	return a, true
-}
-
-// saveAnalysis keeps the analysis of the file k.
-func (c *siteCache) saveAnalysis(k trace.FileKey, a patch.Analysis) {
-	data, err := json.Marshal(a)
-	if err != nil || os.MkdirAll(c.dir, 0o755) != nil {
-		return
-	}
-	if trace.WriteCacheFile(c.analysisPath(k), data) == nil {
-		c.trim()
-	}
 }
 
 // load returns the sites kept for the file k (none when there are none or

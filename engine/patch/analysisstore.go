@@ -1,0 +1,93 @@
+package patch
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// AnalysisStore keeps the analyses of code files (Analysis) in the user's
+// cache, one JSON file each, shared by recordings and replays: a recorder
+// names a file by its identity (FileKeyName), which stat gives for free; a
+// replay names the trace's copy of a library by its contents
+// (ContentKeyName), as the file it came from may be gone or changed.
+type AnalysisStore struct {
+	dir string
+}
+
+// maxAnalyses bounds the store: past it, the least recently written go.
+const maxAnalyses = 4096
+
+// DefaultAnalysisStore is the analyses directory of trace.CacheDir; nil
+// when the caches are off.
+func DefaultAnalysisStore() *AnalysisStore {
+	base := trace.CacheDir()
+	if base == "" {
+		return nil
+	}
+	return &AnalysisStore{dir: filepath.Join(base, "analyses")}
+}
+
+// FileKeyName names the analysis of the file whose identity is k.
+func FileKeyName(k trace.FileKey) string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime)
+}
+
+// ContentKeyName names the analysis of a file holding data.
+func ContentKeyName(data []byte) string {
+	return fmt.Sprintf("sha256-%x", sha256.Sum256(data))
+}
+
+func (s *AnalysisStore) path(name string) string {
+	return filepath.Join(s.dir, fmt.Sprintf("%s.v%d.json", name, AnalysisVersion))
+}
+
+// Load returns the analysis kept under name; false when there is none, or
+// it is unreadable (the store only saves work).
+func (s *AnalysisStore) Load(name string) (Analysis, bool) {
+	var a Analysis
+	data, err := os.ReadFile(s.path(name))
+	if err != nil || json.Unmarshal(data, &a) != nil || a.Version != AnalysisVersion {
+		return Analysis{}, false
+	}
+	return a, true
+}
+
+// Save keeps a under name.
+func (s *AnalysisStore) Save(name string, a Analysis) {
+	data, err := json.Marshal(a)
+	if err != nil || os.MkdirAll(s.dir, 0o755) != nil {
+		return
+	}
+	if trace.WriteCacheFile(s.path(name), data) == nil {
+		s.trim()
+	}
+}
+
+// trim removes the least recently written files past maxAnalyses, down to
+// three quarters of it.
+func (s *AnalysisStore) trim() {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil || len(ents) <= maxAnalyses {
+		return
+	}
+	type aged struct {
+		name string
+		mod  int64
+	}
+	var files []aged
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod < files[j].mod })
+	for _, f := range files[:max(0, len(files)-maxAnalyses*3/4)] {
+		os.Remove(filepath.Join(s.dir, f.name))
+	}
+}
