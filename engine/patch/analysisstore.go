@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -65,29 +64,6 @@ func (s *AnalysisStore) Save(name string, a Analysis) {
 		return
 	}
 	if trace.WriteCacheFile(s.path(name), data) == nil {
-		s.trim()
-	}
-}
-
-// trim removes the least recently written files past maxAnalyses, down to
-// three quarters of it.
-func (s *AnalysisStore) trim() {
-	ents, err := os.ReadDir(s.dir)
-	if err != nil || len(ents) <= maxAnalyses {
-		return
-	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod < files[j].mod })
-	for _, f := range files[:max(0, len(files)-maxAnalyses*3/4)] {
-		os.Remove(filepath.Join(s.dir, f.name))
+		trace.TrimCacheFiles(s.dir, maxAnalyses)
 	}
 }

@@ -83,30 +83,7 @@ func (c *siteCache) save(k trace.FileKey, sites map[uint64]uint32) {
 		fmt.Fprintf(&b, "%x %d\n", off, sites[off])
 	}
 	if trace.WriteCacheFile(c.path(k), b.Bytes()) == nil {
-		c.trim()
-	}
-}
-
-// trim removes the least recently written files past maxSiteFiles, down
-// to three quarters of it.
-func (c *siteCache) trim() {
-	ents, err := os.ReadDir(c.dir)
-	if err != nil || len(ents) <= maxSiteFiles {
-		return
-	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod < files[j].mod })
-	for _, f := range files[:max(0, len(files)-maxSiteFiles*3/4)] {
-		os.Remove(filepath.Join(c.dir, f.name))
+		trace.TrimCacheFiles(c.dir, maxSiteFiles)
 	}
 }
 

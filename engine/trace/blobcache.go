@@ -152,6 +152,29 @@ func WriteCacheFile(path string, parts ...[]byte) error {
 	return err
 }
 
+// TrimCacheFiles removes the least recently written files of a cache
+// directory past limit of them, down to three quarters of limit.
+func TrimCacheFiles(dir string, limit int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) <= limit {
+		return
+	}
+	type aged struct {
+		name string
+		mod  int64
+	}
+	var files []aged
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod < files[j].mod })
+	for _, f := range files[:max(0, len(files)-limit*3/4)] {
+		os.Remove(filepath.Join(dir, f.name))
+	}
+}
+
 // trim removes the least recently used entries while the cache holds more
 // than its size, down to three quarters of it.
 func (c *BlobCache) trim() {

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // TestBlobCache: a file stored in one trace is compressed into the cache;
@@ -119,5 +121,35 @@ func TestBlobCacheTrim(t *testing.T) {
 	}
 	if len(ents) == 0 || len(ents) > 4 {
 		t.Errorf("%d entries of 9 kB in a cache of 40 kB, want 1 to 4", len(ents))
+	}
+}
+
+// TestTrimCacheFiles: past its limit, a cache directory keeps the three
+// quarters of it most recently written.
+func TestTrimCacheFiles(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i := range 10 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	TrimCacheFiles(dir, 10)
+	if ents, _ := os.ReadDir(dir); len(ents) != 10 {
+		t.Fatalf("at its limit: %d files left, want 10", len(ents))
+	}
+	TrimCacheFiles(dir, 8)
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"f4", "f5", "f6", "f7", "f8", "f9"}; !slices.Equal(names, want) {
+		t.Errorf("left %v, want the six newest %v", names, want)
 	}
 }
