@@ -41,6 +41,7 @@ type WindowResult struct {
 // Analysis returns what the image's analysis found so far, and whether
 // some of it is new: not given by Seed.
 func (im *Image) Analysis() (Analysis, bool) {
+	// (An image never looked at was not seeded, and found nothing.)
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	a := Analysis{Version: AnalysisVersion}
@@ -51,6 +52,29 @@ func (im *Image) Analysis() (Analysis, bool) {
 		a.Windows = append(a.Windows, WindowResult{Offset: off, Site: c.site, Window: c.Window, OK: c.ok})
 	}
 	return a, im.learned
+}
+
+// SeedLater has the image seeded with what kept returns (Seed) the first
+// time its analysis is looked at: naming an analysis may cost a hash of
+// the file, which most images (data files mapped, libraries never
+// scanned) never need.
+func (im *Image) SeedLater(kept func() (Analysis, bool)) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	im.seeder = kept
+}
+
+// seedNow runs the seeder SeedLater set, once.
+func (im *Image) seedNow() {
+	im.mu.Lock()
+	kept := im.seeder
+	im.seeder = nil
+	im.mu.Unlock()
+	if kept != nil {
+		if a, ok := kept(); ok {
+			im.Seed(a)
+		}
+	}
 }
 
 // Seed gives the image what an earlier analysis of the same file found

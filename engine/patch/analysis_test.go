@@ -75,6 +75,23 @@ func TestSeededAnalysis(t *testing.T) {
 		t.Errorf("memory unlike the kept scan: sites %+v, want only +19 from %#x", sites, c)
 	}
 
+	// Seeded later: the kept analysis is asked for once, when first
+	// looked at, not before.
+	asked := 0
+	later := NewImage(func() ([]byte, error) { return nil, errors.New("no file") })
+	later.SeedLater(func() (Analysis, bool) { asked++; return back, true })
+	if a, learned := later.Analysis(); asked != 0 || learned || len(a.Windows) != 0 {
+		t.Errorf("before any lookup: asked %d times, analysis %+v", asked, a)
+	}
+	for range 2 {
+		if _, ok := later.FindWindow(0x7000, 0, 0x7500, 2); !ok {
+			t.Error("no window from the analysis seeded later")
+		}
+	}
+	if asked != 1 {
+		t.Errorf("the kept analysis was asked for %d times, want once", asked)
+	}
+
 	// Another version's analysis is not seeded.
 	back.Version++
 	fourth := NewImage(func() ([]byte, error) { return nil, errors.New("no file") })

@@ -141,6 +141,8 @@ type Image struct {
 	// learned says that scans or windows were found that Seed did not
 	// give (analysis.go), under mu.
 	learned bool
+	// seeder gives the kept analysis when first needed (SeedLater).
+	seeder func() (Analysis, bool)
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length.
@@ -149,6 +151,7 @@ type scanKey struct{ offset, length uint64 }
 // scanned returns the sites found in a fresh mapping of the image (their
 // addresses relative to its start), if one was scanned.
 func (im *Image) scanned(k scanKey) ([]Site, bool) {
+	im.seedNow()
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	found, ok := im.scans[k]

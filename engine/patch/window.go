@@ -580,6 +580,7 @@ func (w Window) at(rip, site uint64) Window {
 // cachedWindow returns the window found before around the trapping
 // instruction at file offset off.
 func (im *Image) cachedWindow(off uint64) (cachedWindow, bool) {
+	im.seedNow()
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	c, ok := im.windows[off]

@@ -17,11 +17,12 @@ import (
 // since the file it came from may have changed.
 type analyses struct {
 	store *patch.AnalysisStore
-	names map[*patch.Image]string // "" for an image not kept
+	names map[*patch.Image]func() string // "" for an image not kept
 }
 
-// seed gives im, the first time it is met, the analysis kept under the
-// name name returns ("": none).
+// seed has im, the first time it is met, seeded with the analysis kept
+// under the name name returns ("": none) when its analysis is first
+// looked at: only then is the name worked out.
 func (a *analyses) seed(im *patch.Image, name func() string) *patch.Image {
 	if a.store == nil || im == nil {
 		return im
@@ -30,21 +31,33 @@ func (a *analyses) seed(im *patch.Image, name func() string) *patch.Image {
 		return im
 	}
 	if a.names == nil {
-		a.names = map[*patch.Image]string{}
+		a.names = map[*patch.Image]func() string{}
 	}
-	n := name()
-	a.names[im] = n
-	if an, ok := a.store.Load(n); n != "" && ok {
-		im.Seed(an)
+	var n string
+	named := false
+	once := func() string {
+		if !named {
+			n, named = name(), true
+		}
+		return n
 	}
+	a.names[im] = once
+	im.SeedLater(func() (patch.Analysis, bool) {
+		if n := once(); n != "" {
+			return a.store.Load(n)
+		}
+		return patch.Analysis{}, false
+	})
 	return im
 }
 
 // save keeps the analyses that learned something.
 func (a *analyses) save() {
-	for im, n := range a.names {
-		if an, learned := im.Analysis(); n != "" && learned {
-			a.store.Save(n, an)
+	for im, name := range a.names {
+		if an, learned := im.Analysis(); learned {
+			if n := name(); n != "" {
+				a.store.Save(n, an)
+			}
 		}
 	}
 }
