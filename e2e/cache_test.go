@@ -108,7 +108,7 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 	}
 	kept, _ := filepath.Glob(filepath.Join(cache, "analyses", "*.json"))
 	for _, f := range kept {
-		if err := os.WriteFile(f, []byte(`{"Version":1,"Scans":[{"Offset":`), 0o600); err != nil {
+		if err := os.WriteFile(f, []byte(`{"Version":1,"Patch":1,"Scans":[{"Offset":`), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

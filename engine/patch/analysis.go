@@ -10,15 +10,16 @@ package patch
 // Nothing else is trusted: a window is patched only where memory holds its
 // bytes (TrapWindow), a site only where it holds the instruction.
 type Analysis struct {
-	// Version is AnalysisVersion when it was made: another one's is not
-	// seeded.
-	Version int
-	Scans   []ScanResult
-	Windows []WindowResult
+	// Version is AnalysisVersion and Patch the patching algorithm's
+	// Version when it was made: another one's is not seeded.
+	Version, Patch int
+	Scans          []ScanResult
+	Windows        []WindowResult
 }
 
 // AnalysisVersion changes whenever what the analysis finds in a file may
-// change: an analysis kept by another version is thrown away.
+// change and Version does not: an analysis kept by another version is
+// thrown away.
 const AnalysisVersion = 1
 
 // ScanResult is what the scan of a fresh mapping of Length bytes of the
@@ -44,7 +45,7 @@ func (im *Image) Analysis() (Analysis, bool) {
 	// (An image never looked at was not seeded, and found nothing.)
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	a := Analysis{Version: AnalysisVersion}
+	a := Analysis{Version: AnalysisVersion, Patch: Version}
 	for k, sites := range im.scans {
 		a.Scans = append(a.Scans, ScanResult{Offset: k.offset, Length: k.length, Sites: sites})
 	}
@@ -81,7 +82,7 @@ func (im *Image) seedNow() {
 // (Analysis), unless it is of another version. What the image found
 // itself stays.
 func (im *Image) Seed(a Analysis) {
-	if a.Version != AnalysisVersion {
+	if a.Version != AnalysisVersion || a.Patch != Version {
 		return
 	}
 	im.mu.Lock()

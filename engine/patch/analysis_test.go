@@ -92,7 +92,15 @@ func TestSeededAnalysis(t *testing.T) {
 		t.Errorf("the kept analysis was asked for %d times, want once", asked)
 	}
 
-	// Another version's analysis is not seeded.
+	// Another version's analysis is not seeded, nor another patching
+	// algorithm's.
+	back.Patch++
+	other := NewImage(func() ([]byte, error) { return nil, errors.New("no file") })
+	other.Seed(back)
+	if a, _ := other.Analysis(); len(a.Scans)+len(a.Windows) != 0 {
+		t.Errorf("seeded from another patching algorithm: %+v", a)
+	}
+	back.Patch--
 	back.Version++
 	fourth := NewImage(func() ([]byte, error) { return nil, errors.New("no file") })
 	fourth.Seed(back)

@@ -50,7 +50,7 @@ func ContentKeyName(data []byte) string {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (s *AnalysisStore) path(name string) string {
-	return filepath.Join(s.dir, fmt.Sprintf("%s.v%d.json", name, AnalysisVersion))
+	return filepath.Join(s.dir, fmt.Sprintf("%s.p%d-a%d.json", name, Version, AnalysisVersion))
 }
 
 // Load returns the analysis kept under name; false when there is none, or
@@ -58,7 +58,7 @@ func (s *AnalysisStore) path(name string) string {
 func (s *AnalysisStore) Load(name string) (Analysis, bool) {
 	var a Analysis
 	data, err := os.ReadFile(s.path(name))
-	if err != nil || json.Unmarshal(data, &a) != nil || a.Version != AnalysisVersion {
+	if err != nil || json.Unmarshal(data, &a) != nil || a.Version != AnalysisVersion || a.Patch != Version {
 		return Analysis{}, false
 	}
 	return a, true
