@@ -3,6 +3,7 @@ package ptrace
 import (
 	"debug/elf"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"os"
 	"sync"
@@ -163,18 +164,40 @@ func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
 }
 
 // DataHash hashes the memory of the ranges (what cannot be read counts as
-// absent). It is never 0.
+// absent) with FNV-1a, as traces made before DataSum hold it. It is never
+// 0.
 func (m *Mem) DataHash(ranges []Range) uint64 {
 	h := fnv.New64a()
+	m.readData(ranges, func(b []byte) { h.Write(b) })
+	return h.Sum64() | 1
+}
+
+// DataSum is DataHash with the CRC-32C and the CRC-32 (IEEE) of the bytes
+// instead of FNV-1a, which reads a byte at a time: both CRCs run in
+// hardware, a tenth of the time on the megabyte of data a preemption
+// point of a large program hashes (gcc's cc1: a millisecond a point, in
+// recording and at each pass replay compares). It is never 0.
+func (m *Mem) DataSum(ranges []Range) uint64 {
+	var c, i uint32
+	m.readData(ranges, func(b []byte) {
+		c = crc32.Update(c, castagnoli, b)
+		i = crc32.Update(i, crc32.IEEETable, b)
+	})
+	return (uint64(c)<<32 | uint64(i)) | 1
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// readData gives each range's bytes (those that can be read) to use.
+func (m *Mem) readData(ranges []Range, use func([]byte)) {
 	var buf []byte
 	for _, r := range ranges {
 		if uint64(cap(buf)) < r.Len {
 			buf = make([]byte, r.Len)
 		}
 		n, _ := m.ReadAt(buf[:r.Len], r.Addr)
-		h.Write(buf[:n])
+		use(buf[:n])
 	}
-	return h.Sum64() | 1
 }
 
 // StackWindow reads the stack window StackHash hashes, and returns its

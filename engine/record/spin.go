@@ -607,7 +607,7 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 		return err
 	}
 	e := &trace.Event{Kind: trace.KindPreempt, Flags: flags, Tid: int32(t.tid), Regs: *regs,
-		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: mem.DataHash(r.dataOf(t)), In: words}
+		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: mem.DataSum(r.dataOf(t)), In: words}
 	if err := r.log(e); err != nil {
 		return err
 	}

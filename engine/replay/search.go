@@ -204,7 +204,7 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 			}
 			*data = d
 		}
-		if t.proc.mem.DataHash(*data) != e.Aux {
+		if s.dataHash(t.proc.mem, *data) != e.Aux {
 			return false, nil
 		}
 	}
@@ -694,4 +694,13 @@ const stackGuard = 256 * trampolineSize
 func within(a, b uint64) bool {
 	d := int64(a) - int64(b)
 	return d < reach && d > -reach
+}
+
+// dataHash hashes a process's global data as the trace's preemption points
+// do (trace.Header.DataHash).
+func (s *Session) dataHash(m *ptrace.Mem, ranges []ptrace.Range) uint64 {
+	if s.hdr.DataHash == trace.DataHashCRC {
+		return m.DataSum(ranges)
+	}
+	return m.DataHash(ranges)
 }

@@ -107,9 +107,10 @@ import (
 // (FlagSkipped, FlagNoRedo, FlagPtraceStop, FlagSingleStep), which an older
 // replay would ignore and diverge on; version 5 the hook page of system
 // call buffering (Header.Hook, FlagBuffered, FlagHookSite); version 6
-// Event.Hooks, sites patched where known code is mapped again. Older
-// traces read the same.
-const CurrentVersion = 6
+// Event.Hooks, sites patched where known code is mapped again; version 7
+// Header.DataHash, preemption points whose data hash an older replay would
+// compute otherwise and never find. Older traces read the same.
+const CurrentVersion = 7
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"
@@ -198,6 +199,10 @@ type Header struct {
 	// the recorder used: replay patches the same sites only with the same
 	// algorithm. 0: a trace from before rdrand and the vDSO were patched.
 	Patch int `json:"patch,omitempty"`
+	// DataHash names the hash of the global data that preemption points
+	// hold (Event.Aux of KindPreempt): DataHashCRC for ptrace.DataSum;
+	// empty for ptrace.DataHash, FNV-1a, which traces made before it hold.
+	DataHash string `json:"data_hash,omitempty"`
 	// Hook names the hook page image (engine/hook) the recorder mapped
 	// into every process it recorded under its seccomp filter; empty: none.
 	Hook string `json:"hook,omitempty"`
@@ -247,6 +252,9 @@ type Footer struct {
 	// them, and counts the events lost. Traces of older writers lack it.
 	FrameEvents []int64 `json:"frame_events,omitempty"`
 }
+
+// DataHashCRC is Header.DataHash for ptrace.DataSum.
+const DataHashCRC = "crc32c+crc32"
 
 // Errors that can be tested with errors.Is.
 var (
