@@ -26,6 +26,7 @@ type Checkpoint struct {
 	next     int64
 	threads  map[int32]rthread
 	fileMaps []Mapping
+	stored   storedFds
 	// shared is the shared memory's contents, which the copy shares with
 	// the live process; sharedBytes what saving them copied.
 	shared      []sharedSave
@@ -66,7 +67,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		return nil, err
 	}
 	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
-		shared: saved, sharedBytes: copied, code: s.main.code.Clone()}
+		stored: s.main.stored.clone(), shared: saved, sharedBytes: copied, code: s.main.code.Clone()}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -170,7 +171,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone()}
+	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone(), stored: cp.stored.clone()}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -92,10 +94,15 @@ func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
 }
 
 // mapStored makes regs, a recorded private mmap of m about to be made
-// again, map the stored file's memfd instead (opened in t's process: the
-// descriptor returned, to close after the call), or reports false when
-// the mapping must be filled.
+// again, map the stored file's memfd instead (opened in t's process, and
+// kept open there for its next mappings), or reports false when the
+// mapping must be filled. It returns a descriptor to close after the
+// call, -1 for none.
 func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int, bool, error) {
+	if fd, ok := t.proc.stored.fd(m.Blob); ok {
+		regs[trace.R8] = uint64(fd)
+		return -1, true, nil
+	}
 	f, err := s.storedFile(m.Blob)
 	if err != nil || f == nil {
 		return -1, false, err
@@ -105,13 +112,60 @@ func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int
 		return -1, false, err
 	}
 	regs[trace.R8] = uint64(fd)
-	return fd, true, nil
+	return t.proc.stored.keep(m.Blob, fd), true, nil
 }
 
-// closeStored closes the descriptor mapStored opened in t's process.
+// closeStored closes a descriptor mapStored opened in t's process.
 func (s *Session) closeStored(t *rthread, fd int) error {
 	if _, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_CLOSE, uint64(fd)); err != nil {
 		return fmt.Errorf("close a stored file in the replay: %w", err)
 	}
 	return nil
+}
+
+// storedFds are the stored files' memfds open in a replayed process, by
+// blob: each process maps the same libraries several times (the whole
+// file, then each segment over it), and each new descriptor cost an open
+// and a close injected around the mmap. They are close-on-exec, and the
+// program's own descriptor calls are emulated, never made: nothing else
+// closes or reuses them. At most maxStoredFds stay open (a program mapping
+// many files, git's loose objects, each once, closes the oldest).
+type storedFds struct {
+	byBlob map[uint32]int
+	order  []uint32 // oldest first
+}
+
+// maxStoredFds bounds the descriptors kept open in a process.
+const maxStoredFds = 64
+
+// fd returns the descriptor of blob open in the process.
+func (sf *storedFds) fd(blob uint32) (int, bool) {
+	fd, ok := sf.byBlob[blob]
+	return fd, ok
+}
+
+// keep notes fd, just opened for blob, and returns a descriptor to close
+// once the mmap is made (the oldest, when too many are open), or -1.
+func (sf *storedFds) keep(blob uint32, fd int) int {
+	if sf.byBlob == nil {
+		sf.byBlob = map[uint32]int{}
+	}
+	sf.byBlob[blob] = fd
+	sf.order = append(sf.order, blob)
+	if len(sf.order) <= maxStoredFds {
+		return -1
+	}
+	old := sf.order[0]
+	sf.order = sf.order[1:]
+	closeFd := sf.byBlob[old]
+	delete(sf.byBlob, old)
+	return closeFd
+}
+
+// clone is a copy, for a forked process or a checkpoint.
+func (sf storedFds) clone() storedFds {
+	if sf.byBlob == nil {
+		return storedFds{}
+	}
+	return storedFds{byBlob: maps.Clone(sf.byBlob), order: slices.Clone(sf.order)}
 }

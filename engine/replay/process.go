@@ -33,6 +33,9 @@ type rproc struct {
 	// code is the patched code of its address space (engine/patch), as the
 	// recorder's process had it.
 	code *patch.Space
+	// stored are the stored files' memfds open in the process (mapfile.go),
+	// by blob.
+	stored storedFds
 }
 
 // cloneExitSignalMask is the exit-signal byte of clone's flags.
@@ -223,6 +226,11 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 		return err
 	}
 	nt.proc.code = inheritCode(t.proc, real)
+	if c.Nr != unix.SYS_CLONE || c.Args[0]&unix.CLONE_FILES == 0 {
+		// The child has a copy of the parent's descriptors. (One that
+		// shares them starts with none of its own to close.)
+		nt.proc.stored = t.proc.stored.clone()
+	}
 	// The child starts with the registers of the call as executed:
 	// quietExit changed argument registers that code after a fork may rely on
 	// (glibc's vfork keeps its return address in rdi).

@@ -621,6 +621,7 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			s.setMain(p)
 			s.fileMaps = nil
 		}
+		p.stored = storedFds{} // close-on-exec
 		s.execShared(p)
 	}
 	var regs trace.Regs

@@ -270,7 +270,8 @@ func (s *Session) emit(t *rthread, e *trace.Event, data []byte) error {
 // mappings made anonymous and filled from the trace).
 func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	regs := e.Regs
-	storedFd := -1 // a stored file's memfd, opened for an mmap (mapfile.go)
+	closeFd := -1   // a stored file's memfd to close after an mmap (mapfile.go)
+	stored := false // the mmap maps a stored file's memfd
 	var hookRegs *trace.Regs
 	if s.fromHook(e) {
 		// A call the hook recorded (hook.ReplayTraced): the trace holds
@@ -308,22 +309,21 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			// writes it: private does.)
 			shared := flags&mapTypeMask != unix.MAP_PRIVATE && c.Args[2]&unix.PROT_WRITE != 0
 			flags &^= mapTypeMask
-			mapped := false
 			if !shared && e.Map != nil {
 				var err error
-				if storedFd, mapped, err = s.mapStored(t, e.Map, &regs); err != nil {
+				if closeFd, stored, err = s.mapStored(t, e.Map, &regs); err != nil {
 					return err
 				}
 			}
 			switch {
-			case mapped:
+			case stored:
 				flags |= unix.MAP_PRIVATE
 			case shared:
 				flags |= unix.MAP_SHARED | unix.MAP_ANONYMOUS
 			default:
 				flags |= unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
 			}
-			if !mapped {
+			if !stored {
 				regs[trace.R8] = ^uint64(0)
 				regs[trace.R9] = 0
 				fill = e.Map
@@ -469,8 +469,8 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	} else if addressResult(c.Nr) && got[trace.RAX] != e.ExitRegs[trace.RAX] && e.Kind == trace.KindSyscall {
 		return s.diverge(e, "%s returned %#x, recorded %#x", syscalls.Name(c.Nr), got[trace.RAX], e.ExitRegs[trace.RAX])
 	}
-	if storedFd >= 0 {
-		if err := s.closeStored(t, storedFd); err != nil {
+	if closeFd >= 0 {
+		if err := s.closeStored(t, closeFd); err != nil {
 			return err
 		}
 	}
@@ -491,7 +491,7 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		}
 	}
 	if t.proc == s.main {
-		s.renameMemory(e, c, fill != nil || storedFd >= 0)
+		s.renameMemory(e, c, fill != nil || stored)
 	}
 	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
