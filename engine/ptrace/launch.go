@@ -170,13 +170,18 @@ func Start(s *Spec) (pid int, err error) {
 	if s.Filter {
 		filter, seize = "filter", seize|OptTraceSeccomp
 	}
-	cmd := exec.Command(self, append([]string{helperArg, filter, strconv.FormatUint(s.StackLimit, 10),
-		strconv.FormatInt(s.Ignored, 10), s.Path}, s.Args...)...)
-	cmd.Env = []string{"GODEBUG=asyncpreemptoff=1"}
-	cmd.Dir = s.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	cmd.ExtraFiles = []*os.File{r, readyW}
-	if err := cmd.Start(); err != nil {
+	args := append([]string{filter, strconv.FormatUint(s.StackLimit, 10), strconv.FormatInt(s.Ignored, 10), s.Path}, s.Args...)
+	// The helper of helper.go; rewind itself where there is none, or it
+	// cannot be executed.
+	native := helperFile()
+	cmd := helperCmd(s, self, args, native, r, readyW)
+	err = cmd.Start()
+	if err != nil && native != nil {
+		native = nil
+		cmd = helperCmd(s, self, args, nil, r, readyW)
+		err = cmd.Start()
+	}
+	if err != nil {
 		return 0, fmt.Errorf("launch %s: %w", s.Path, err)
 	}
 	pid = cmd.Process.Pid
@@ -207,8 +212,12 @@ func Start(s *Spec) (pid int, err error) {
 		return 0, fmt.Errorf("launch: %w", err)
 	}
 	var blob []byte
-	for _, kv := range s.Env {
-		blob = append(append(blob, kv...), 0)
+	if native != nil {
+		blob = helperInput(s.Filter, s.Env)
+	} else {
+		for _, kv := range s.Env {
+			blob = append(append(blob, kv...), 0)
+		}
 	}
 	if _, err := w.Write(blob); err != nil {
 		kill()
@@ -257,6 +266,26 @@ func Start(s *Spec) (pid int, err error) {
 			return 0, fmt.Errorf("launch: %w", err)
 		}
 	}
+}
+
+// helperCmd is the command that runs the exec helper for s with args: the
+// native one in native, else rewind itself. sync and ready are the pipes
+// it reads its input from and says it runs on.
+func helperCmd(s *Spec, self string, args []string, native, sync, ready *os.File) *exec.Cmd {
+	var cmd *exec.Cmd
+	if native != nil {
+		cmd = exec.Command(helperPath)
+		cmd.Args = append([]string{helperName}, args...)
+		cmd.Env = []string{}
+		cmd.ExtraFiles = []*os.File{sync, ready, native}
+	} else {
+		cmd = exec.Command(self, append([]string{helperArg}, args...)...)
+		cmd.Env = []string{"GODEBUG=asyncpreemptoff=1"}
+		cmd.ExtraFiles = []*os.File{sync, ready}
+	}
+	cmd.Dir = s.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	return cmd
 }
 
 // IgnoredSignals returns the set of signals this process ignores (bit N-1
