@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SystemPrompt frames every question: the model debugs a recorded run,
@@ -64,14 +65,20 @@ type Citation struct {
 	Verified bool
 }
 
+// The patterns are compiled when first used: at init every rewind
+// process (the exec helper, record, each test's) paid for them.
 var (
 	// bracketRe finds bracketed text that may hold ids.
-	bracketRe = regexp.MustCompile(`\[([^\[\]\n]{1,200})\]`)
+	bracketRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\[\]\n]{1,200})\]`) })
 	// idRe is an item id; a model may write "ev:#12" for "ev:12".
-	idRe = regexp.MustCompile(`^(?:(stop|regs|asm|program)|(ev):#?(\d+)|(frame|src:frame|locals:frame|watch):#?(\d+))$`)
+	idRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(stop|regs|asm|program)|(ev):#?(\d+)|(frame|src:frame|locals:frame|watch):#?(\d+))$`)
+	})
 	// fileLineRe is a source reference: a C, C++, Go or Rust file and a
 	// line, not inside a longer name.
-	fileLineRe = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./+-])((?:[A-Za-z0-9_.+-]*/)*[A-Za-z0-9_+-][A-Za-z0-9_.+-]*\.(?:c|h|cc|cpp|go|rs)):(\d+)\b`)
+	fileLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[^A-Za-z0-9_./+-])((?:[A-Za-z0-9_.+-]*/)*[A-Za-z0-9_+-][A-Za-z0-9_.+-]*\.(?:c|h|cc|cpp|go|rs)):(\d+)\b`)
+	})
 )
 
 // Citations finds the references to the evidence in an answer — [ev:N],
@@ -81,7 +88,7 @@ var (
 // checks each against the window (w may be nil: nothing is verified).
 func Citations(answer string, w *Window) []Citation {
 	var out []Citation
-	for _, m := range bracketRe.FindAllStringSubmatchIndex(answer, -1) {
+	for _, m := range bracketRe().FindAllStringSubmatchIndex(answer, -1) {
 		inner, innerStart := answer[m[2]:m[3]], m[2]
 		parts := splitList(inner)
 		for _, p := range parts {
@@ -105,7 +112,7 @@ func Citations(answer string, w *Window) []Citation {
 			out = append(out, c)
 		}
 	}
-	for _, m := range fileLineRe.FindAllStringSubmatchIndex(answer, -1) {
+	for _, m := range fileLineRe().FindAllStringSubmatchIndex(answer, -1) {
 		line, err := strconv.Atoi(answer[m[4]:m[5]])
 		if err != nil {
 			continue
@@ -146,7 +153,7 @@ func splitList(s string) [][2]int {
 
 // parseID normalizes an id as written ("ev:#12" is "ev:12").
 func parseID(s string) (string, bool) {
-	m := idRe.FindStringSubmatch(s)
+	m := idRe().FindStringSubmatch(s)
 	switch {
 	case m == nil:
 		return "", false

@@ -784,7 +784,7 @@ func (w *Window) hasLine(file string, line int) bool {
 		}
 	}
 	for _, it := range w.Items {
-		for _, m := range fileLineRe.FindAllStringSubmatch(it.Text, -1) {
+		for _, m := range fileLineRe().FindAllStringSubmatch(it.Text, -1) {
 			if filepath.Base(m[1]) == file && m[2] == strconv.Itoa(line) {
 				return true
 			}
