@@ -6,17 +6,21 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // AnalysisStore keeps the analyses of code files (Analysis) in the user's
-// cache, one JSON file each, shared by recordings and replays: a recorder
-// names a file by its identity (FileKeyName), which stat gives for free; a
-// replay names the trace's copy of a library by its contents
-// (ContentKeyName), as the file it came from may be gone or changed.
+// cache, one JSON file each, shared by recordings and replays: a file is
+// named by its identity (trace.FileKey.Name), which stat gives for free;
+// a replay names the trace's copy of a library by its contents
+// (ContentKeyName), as the file it came from may be gone or changed. A
+// store serves one recording or replay: it follows the images it seeds
+// (Follow) and keeps what they learned (SaveLearned).
 type AnalysisStore struct {
-	dir string
+	dir      string
+	followed map[*Image]func() string
 }
 
 // maxAnalyses bounds the store: past it, the least recently written go.
@@ -32,9 +36,45 @@ func DefaultAnalysisStore() *AnalysisStore {
 	return &AnalysisStore{dir: filepath.Join(base, "analyses")}
 }
 
-// FileKeyName names the analysis of the file whose identity is k.
-func FileKeyName(k trace.FileKey) string {
-	return fmt.Sprintf("%x-%x-%x-%x-%x", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime)
+// Follow has im, the first time it is met, seeded with the analysis kept
+// under the name name returns ("": none) when its analysis is first looked
+// at (Image.SeedLater): only then is the name worked out, which may cost a
+// hash of the file. SaveLearned keeps what im learns under that name. A
+// nil store follows nothing.
+func (s *AnalysisStore) Follow(im *Image, name func() string) *Image {
+	if s == nil || im == nil {
+		return im
+	}
+	if _, seen := s.followed[im]; seen {
+		return im
+	}
+	if s.followed == nil {
+		s.followed = map[*Image]func() string{}
+	}
+	once := sync.OnceValue(name)
+	s.followed[im] = once
+	im.SeedLater(func() (Analysis, bool) {
+		if n := once(); n != "" {
+			return s.Load(n)
+		}
+		return Analysis{}, false
+	})
+	return im
+}
+
+// SaveLearned keeps the analyses of the followed images that learned
+// something.
+func (s *AnalysisStore) SaveLearned() {
+	if s == nil {
+		return
+	}
+	for im, name := range s.followed {
+		if a, learned := im.Analysis(); learned {
+			if n := name(); n != "" {
+				s.Save(n, a)
+			}
+		}
+	}
 }
 
 // ContentKeyName names the analysis of a file holding data: its length and

@@ -52,9 +52,9 @@ var helperFile = sync.OnceValue(func() *os.File {
 	return f
 })
 
-// helperInput is what the sync pipe brings the helper: with filter, the
-// count of the filter's instructions and them, then the environment,
-// NUL-terminated strings.
+// helperInput is what the sync pipe brings the exec helper: with filter
+// (the native helper's), the count of the filter's instructions and them,
+// then the environment, NUL-terminated strings.
 func helperInput(filter bool, env []string) []byte {
 	var b []byte
 	if filter {

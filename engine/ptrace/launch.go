@@ -211,14 +211,8 @@ func Start(s *Spec) (pid int, err error) {
 		}
 		return 0, fmt.Errorf("launch: %w", err)
 	}
-	var blob []byte
-	if native != nil {
-		blob = helperInput(s.Filter, s.Env)
-	} else {
-		for _, kv := range s.Env {
-			blob = append(append(blob, kv...), 0)
-		}
-	}
+	// Rewind as its own helper installs the filter itself.
+	blob := helperInput(native != nil && s.Filter, s.Env)
 	if _, err := w.Write(blob); err != nil {
 		kill()
 		return 0, fmt.Errorf("launch: %w", err)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -90,35 +89,18 @@ func (c *codeFiles) execImage(path string) *patch.Image {
 	return im
 }
 
-// noteKey notes the identity of the file of im, as st describes it.
+// noteKey notes the identity of the file of im, as st describes it, and
+// has the analysis kept for it seeded when needed.
 func (c *codeFiles) noteKey(im *patch.Image, st os.FileInfo) {
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	k, ok := trace.FileKeyOf(st)
 	if im == nil || !ok {
 		return
 	}
 	if c.keys == nil {
 		c.keys = map[*patch.Image]trace.FileKey{}
 	}
-	k := trace.FileKey{Dev: sys.Dev, Ino: sys.Ino, Size: sys.Size, Mtime: sys.Mtim.Nano(), Ctime: sys.Ctim.Nano()}
 	c.keys[im] = k
-	if c.analyses != nil {
-		if a, ok := c.analyses.Load(patch.FileKeyName(k)); ok {
-			im.Seed(a)
-		}
-	}
-}
-
-// saveAnalyses keeps the analyses of the images with an identity that
-// found something new.
-func (c *codeFiles) saveAnalyses() {
-	if c.analyses == nil {
-		return
-	}
-	for im, k := range c.keys {
-		if a, learned := im.Analysis(); learned {
-			c.analyses.Save(patch.FileKeyName(k), a)
-		}
-	}
+	c.analyses.Follow(im, k.Name)
 }
 
 // warn prints the patcher's warnings, one line each, with the event they

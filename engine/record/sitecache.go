@@ -44,7 +44,7 @@ func defaultSiteCache() *siteCache {
 }
 
 func (c *siteCache) path(k trace.FileKey) string {
-	return filepath.Join(c.dir, fmt.Sprintf("%x-%x-%x-%x-%x.sites", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime))
+	return filepath.Join(c.dir, k.Name()+".sites")
 }
 
 // load returns the sites kept for the file k (none when there are none or
@@ -123,7 +123,7 @@ func (r *Recorder) saveKnown() {
 	if r.sites == nil {
 		return
 	}
-	r.code.saveAnalyses()
+	r.code.analyses.SaveLearned()
 	for im := range r.known {
 		k, ok := r.code.keys[im]
 		if !ok {

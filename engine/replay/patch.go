@@ -68,13 +68,13 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 func (s *Session) execImage(path string) *patch.Image {
 	orig, deleted := strings.CutSuffix(path, " (deleted)")
 	if !deleted {
-		return s.analyses.seed(s.code.Exec(path), func() string { return fileName(path) })
+		return s.analyses.Follow(s.code.Exec(path), func() string { return fileName(path) })
 	}
 	id, ok := s.exeBlobs[orig]
 	if !ok || !s.removed[orig] {
 		return nil
 	}
-	return s.analyses.seed(s.code.Blob(id, func() ([]byte, error) {
+	return s.analyses.Follow(s.code.Blob(id, func() ([]byte, error) {
 		data, err := s.blob(id)
 		return bytes.Clone(data), err // the cache's copy stays untouched
 	}), func() string { return s.blobName(id) })
@@ -112,7 +112,7 @@ func (s *Session) patchAfterSyscall(t *rthread, e *trace.Event) {
 			return nil
 		}
 		blob := e.Map.Blob
-		return s.analyses.seed(s.code.Blob(blob, func() ([]byte, error) { return s.rd.Blob(blob) }),
+		return s.analyses.Follow(s.code.Blob(blob, func() ([]byte, error) { return s.rd.Blob(blob) }),
 			func() string { return s.blobName(blob) })
 	}
 	p.code.AfterSyscall(p.mem, c.Nr, c.Args, e.ExitRegs[trace.RAX], image)

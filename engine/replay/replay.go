@@ -116,7 +116,7 @@ type Session struct {
 	// The sites belong to each process (rproc.code).
 	code patch.Images
 	// analyses seeds code's images with kept analyses (analyses.go).
-	analyses analyses
+	analyses *patch.AnalysisStore
 	// quiet withdraws ptrace.QuietStops when the session closes.
 	quiet func()
 	// fromSnapshot: see FromSnapshot; snap is the snapshot, until it is
@@ -168,7 +168,7 @@ func Open(path string, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}, procs: map[int32]*rproc{}}
-	s.analyses.store = patch.DefaultAnalysisStore()
+	s.analyses = patch.DefaultAnalysisStore()
 	if err := s.checkProgram(); err != nil {
 		rd.Close()
 		return nil, err
@@ -301,7 +301,7 @@ func (s *Session) Close() {
 			s.killLive()
 			s.sh.close()
 			s.files.close()
-			s.analyses.save()
+			s.analyses.SaveLearned()
 		})
 		s.th.Close()
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -38,6 +39,21 @@ type FileKey struct {
 	Dev, Ino     uint64
 	Size         int64
 	Mtime, Ctime int64
+}
+
+// FileKeyOf is the key of the file fi describes (os.Stat's answer); false
+// when it says too little.
+func FileKeyOf(fi os.FileInfo) (FileKey, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return FileKey{}, false
+	}
+	return FileKey{Dev: st.Dev, Ino: st.Ino, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+}
+
+// Name is the key as the caches name their files by it.
+func (k FileKey) Name() string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime)
 }
 
 // CacheDir is the directory of this user's caches: $REWIND_CACHE, else
@@ -87,7 +103,7 @@ var cacheMagic = []byte("RWBC")
 const cacheHeader = 4 + 8 + 4
 
 func (c *BlobCache) path(k FileKey) string {
-	return filepath.Join(c.dir, fmt.Sprintf("%x-%x-%x-%x-%x.zst", k.Dev, k.Ino, k.Size, k.Mtime, k.Ctime))
+	return filepath.Join(c.dir, k.Name()+".zst")
 }
 
 // get returns the compressed frames of data, the contents of the file k,
