@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -147,5 +148,63 @@ func TestHelperImage(t *testing.T) {
 	got, _ := os.ReadFile(out)
 	if !bytes.Equal(got, helperImage) {
 		t.Errorf("helper.bin is not what helper/ builds (%d bytes, built %d): run go generate ./engine/ptrace", len(helperImage), len(got))
+	}
+}
+
+// TestWakers starts each kind of waker (the native helper's mode, rewind
+// itself) and wakes it: a blocking Wait returns with its death, and not
+// before; then its alarms: a cancelled one does not ring, the last one
+// set does.
+func TestWakers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		native bool
+	}{{"native", true}, {"go", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.native && helperFile() == nil {
+				t.Skip("no executable memfd here")
+			}
+			if !tc.native {
+				saved := helperFile
+				helperFile = func() *os.File { return nil }
+				defer func() { helperFile = saved }()
+			}
+			th := NewThread()
+			defer th.Close()
+			th.Do(func() {
+				w, err := StartWaker()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, ok, err := Wait(w.Pid(), true); ok || err != nil {
+					t.Errorf("the waker ended before it was woken (%v)", err)
+				}
+				w.Wake()
+				st, ok, err := Wait(w.Pid(), false)
+				if err != nil || !ok || st.Kind != Exited || st.Code != 0 {
+					t.Errorf("woken waker: %+v %v %v, want an exit with status 0", st, ok, err)
+				}
+				w.Close(true)
+
+				if w, err = StartWaker(); err != nil {
+					t.Error(err)
+					return
+				}
+				w.Alarm(300 * time.Millisecond)
+				w.Alarm(-1)
+				time.Sleep(500 * time.Millisecond)
+				if _, ok, err := Wait(w.Pid(), true); ok || err != nil {
+					t.Errorf("a cancelled alarm rang (%v)", err)
+				}
+				w.Alarm(time.Hour)
+				w.Alarm(time.Millisecond)
+				st, ok, err = Wait(w.Pid(), false)
+				if err != nil || !ok || st.Kind != Exited || st.Code != 0 {
+					t.Errorf("alarm: %+v %v %v, want an exit with status 0", st, ok, err)
+				}
+				w.Close(true)
+			})
+		})
 	}
 }

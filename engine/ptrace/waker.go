@@ -1,11 +1,13 @@
 package ptrace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,10 +17,10 @@ const wakerArg = "__rewind_waker"
 
 // Waker is a child process whose only purpose is to end: its death makes a
 // blocking Wait of the tracer thread return, so that another goroutine can
-// get the tracer's attention (a signal to rewind itself) without the tracer
-// polling. The tracer sleeps in wait4 at no cost between its tracees' stops;
-// a timer or a channel there would cost a signal and two thread wake-ups at
-// every stop.
+// get the tracer's attention (a signal to rewind itself), or a deadline
+// can (Alarm), without the tracer polling. The tracer sleeps in wait4 at
+// no cost between its tracees' stops; a timer or a channel there would
+// cost a signal and two thread wake-ups at every stop.
 type Waker struct {
 	pid  int
 	mu   sync.Mutex
@@ -37,14 +39,34 @@ func StartWaker() (*Waker, error) {
 		return nil, fmt.Errorf("waker: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(self, wakerArg)
-	cmd.Stdin = r
-	cmd.Env = []string{}
-	if err := cmd.Start(); err != nil {
+	// The native helper in its waker mode where there is one: rewind
+	// itself would start a Go runtime on the other CPU (~3 ms of a short
+	// recording).
+	cmd := wakerCmd(self, helperFile(), r)
+	err = cmd.Start()
+	if err != nil && cmd.Path == helperPath {
+		cmd = wakerCmd(self, nil, r)
+		err = cmd.Start()
+	}
+	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("waker: %w", err)
 	}
 	return &Waker{pid: cmd.Process.Pid, pipe: w}, nil
+}
+
+// wakerCmd is the command of a waker reading stdin: the native helper
+// (native, its image) or, with none, rewind itself (self).
+func wakerCmd(self string, native, stdin *os.File) *exec.Cmd {
+	cmd := exec.Command(self, wakerArg)
+	if native != nil {
+		cmd = exec.Command(helperPath)
+		cmd.Args = []string{helperName, "waker"}
+		cmd.ExtraFiles = []*os.File{nil, nil, native}
+	}
+	cmd.Stdin = stdin
+	cmd.Env = []string{}
+	return cmd
 }
 
 // Pid is the waker's process id, as Wait reports its death.
@@ -60,6 +82,19 @@ func (w *Waker) Wake() {
 	}
 }
 
+// Alarm has the waker end d from now, in place of the alarm set before; a
+// negative d cancels it. A stop may come first: Wait then returns it, and
+// the waker's death later, if the alarm is not cancelled in time.
+func (w *Waker) Alarm(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pipe != nil {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(d))
+		w.pipe.Write(b[:]) // atomic: 8 bytes; a dead waker is seen by Wait
+	}
+}
+
 // Close ends the waker and reaps it (on the tracer thread), unless Wait
 // already did (reaped). It is killed rather than waited for: one started
 // just before may still be starting its runtime, which short recordings
@@ -72,8 +107,30 @@ func (w *Waker) Close(reaped bool) {
 	}
 }
 
-// runWaker is the waker's body: it lives until its stdin closes.
+// runWaker is the waker's body where there is no native one (helper.c's
+// waker): it lives until its stdin closes or the last alarm read there
+// rings.
 func runWaker() {
-	io.Copy(io.Discard, os.Stdin)
-	os.Exit(0)
+	alarms := make(chan time.Duration)
+	go func() {
+		var b [8]byte
+		for {
+			if _, err := io.ReadFull(os.Stdin, b[:]); err != nil {
+				os.Exit(0)
+			}
+			alarms <- time.Duration(binary.LittleEndian.Uint64(b[:]))
+		}
+	}()
+	var ring <-chan time.Time
+	for {
+		select {
+		case d := <-alarms:
+			ring = nil
+			if d >= 0 {
+				ring = time.After(d)
+			}
+		case <-ring:
+			os.Exit(0)
+		}
+	}
 }

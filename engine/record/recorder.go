@@ -233,8 +233,6 @@ type Recorder struct {
 
 	files  *fileStore
 	warned map[string]bool
-	chld   *chldWatch
-	timer  *time.Timer
 	cpuids map[cpuidKey][2]uint64
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.
@@ -296,7 +294,9 @@ type Recorder struct {
 	// waker's death wakes the recorder's wait when rewind gets a signal;
 	// stops holds the signals it was woken for.
 	waker atomic.Pointer[ptrace.Waker]
-	stops chan unix.Signal
+	// alarmAt is when the waker's alarm rings (zero: none).
+	alarmAt time.Time
+	stops   chan unix.Signal
 	// dog is what the watchdog (watchdog.go) reads.
 	dog watchdog
 }
@@ -341,7 +341,6 @@ func Record(opts Options) (*Result, error) {
 		pending: map[int]ptrace.Status{},
 		warned:  map[string]bool{},
 		out:     newStreams(opts.Stdout, opts.Stderr),
-		chld:    newChldWatch(),
 		sites:   defaultSiteCache(),
 	}
 	if r.sites != nil {
@@ -351,7 +350,9 @@ func Record(opts Options) (*Result, error) {
 	// The program shares our terminal: Ctrl-C reaches it directly, and it is
 	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
 	// the recording (see onStopSignal).
-	defer r.chld.close()
+	// The tracees' stops send rewind no SIGCHLD: it waits for them in
+	// wait4, which they wake anyway (ptrace.QuietStops).
+	defer ptrace.QuietStops()()
 	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
@@ -671,62 +672,43 @@ func (r *Recorder) deadlineAt() time.Time {
 
 // wait returns the next stop, or ok=false when rewind must step in first:
 // the scheduling deadline passed, a Ctrl-C is to be passed on, or rewind was
-// told to stop. With no deadline it sleeps in wait4, which the waker's death
-// interrupts when rewind gets a signal; with one, it polls and sleeps on a
-// timer (that costs more per stop, and only happens while threads wait).
+// told to stop. It sleeps in wait4, which the waker's death interrupts:
+// when rewind gets a signal, or at the deadline (its alarm). Polling with a
+// timer would have each stop send rewind a SIGCHLD, relayed by the runtime
+// (a sixth of the recorder's CPU in a shell forking children, whose parent
+// waits for the CPU while each child runs).
 func (r *Recorder) wait() (ptrace.Status, bool, error) {
 	for {
-		if r.wakeAt().IsZero() && r.fwd == 0 {
-			r.chld.blocking()
-			st, ok, err := ptrace.Wait(-1, false)
-			if err != nil || st.Tid != r.wakerPid() {
-				return st, ok, err
-			}
-			if r.wake() {
-				return ptrace.Status{}, false, nil
-			}
-			continue
-		}
-		r.chld.polling()
-		st, ok, err := ptrace.Wait(-1, true)
-		if ok || err != nil {
-			if err == nil && st.Tid == r.wakerPid() {
-				if r.wake() {
-					return ptrace.Status{}, false, nil
-				}
-				continue
-			}
-			return st, ok, err
-		}
 		dl := r.wakeAt()
 		if !r.fwdAt.IsZero() && (dl.IsZero() || r.fwdAt.Before(dl)) {
 			dl = r.fwdAt
 		}
-		var timeout <-chan time.Time
-		if !dl.IsZero() {
-			d := time.Until(dl)
-			if d <= 0 {
-				return ptrace.Status{}, false, nil
-			}
-			if r.timer == nil {
-				r.timer = time.NewTimer(d)
-			} else {
-				r.timer.Reset(d)
-			}
-			timeout = r.timer.C
-		}
-		select {
-		case <-r.chld.ch:
-		case <-timeout:
+		if !dl.IsZero() && !time.Now().Before(dl) {
 			return ptrace.Status{}, false, nil
-		case sig := <-r.stops:
-			if r.onStopSignal(sig) {
-				return ptrace.Status{}, false, nil
-			}
 		}
-		if timeout != nil && !r.timer.Stop() {
-			<-r.timer.C
+		r.alarm(dl)
+		st, ok, err := ptrace.Wait(-1, false)
+		if err != nil || st.Tid != r.wakerPid() {
+			return st, ok, err
 		}
+		if r.wake() {
+			return ptrace.Status{}, false, nil
+		}
+	}
+}
+
+// alarm sets the waker's alarm to dl (none if zero), if it is not set so.
+func (r *Recorder) alarm(dl time.Time) {
+	if dl.Equal(r.alarmAt) {
+		return
+	}
+	r.alarmAt = dl
+	if wk := r.waker.Load(); wk != nil {
+		d := time.Duration(-1)
+		if !dl.IsZero() {
+			d = max(time.Until(dl), 0)
+		}
+		wk.Alarm(d)
 	}
 }
 
@@ -1100,6 +1082,7 @@ func (r *Recorder) wake() bool {
 		return true
 	}
 	r.waker.Swap(w).Close(true)
+	r.alarmAt = time.Time{} // the new waker has none
 	end := false
 	for {
 		select {

@@ -16,7 +16,13 @@
    signal dispositions, installs the filter and execs. Errors go to
    stderr as "rewind: ..." lines; exit status 124 says the filter could
    not be installed (ptrace.Start starts again without), 127 any other
-   failure: what the Go helper it replaces did. */
+   failure: what the Go helper it replaces did.
+
+   argv: helper, "waker": the recorder's waker (waker.go), whose death
+   is what wakes the tracer from wait4. It reads alarms from stdin (each
+   a little-endian i64 of nanoseconds from now, negative to cancel; the
+   last one counts) and exits when the alarm's time comes or stdin
+   closes. */
 
 typedef unsigned long u64;
 typedef long i64;
@@ -40,7 +46,7 @@ static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
 enum {
 	SYS_read = 0, SYS_write = 1, SYS_close = 3, SYS_mmap = 9, SYS_rt_sigaction = 13,
 	SYS_execve = 59, SYS_exit_group = 231, SYS_personality = 135, SYS_prctl = 157,
-	SYS_prlimit64 = 302, SYS_seccomp = 317,
+	SYS_prlimit64 = 302, SYS_seccomp = 317, SYS_clock_gettime = 228, SYS_ppoll = 271,
 };
 
 enum { NO_FILTER = 124, FAILED = 127 };
@@ -142,6 +148,59 @@ struct rlimit {
 	u64 cur, max;
 };
 
+struct timespec {
+	i64 sec, nsec;
+};
+
+struct pollfd {
+	int fd;
+	short events, revents;
+};
+
+#define CLOCK_MONOTONIC 1
+#define POLLIN 1
+#define EINTR 4
+#define NS 1000000000L
+
+static i64 now(void) {
+	struct timespec t;
+	sys3(SYS_clock_gettime, CLOCK_MONOTONIC, &t, 0);
+	return t.sec * NS + t.nsec;
+}
+
+/* waker is the waker's body (see the top). */
+static void waker(void) {
+	i64 at = -1; /* when to exit, CLOCK_MONOTONIC; -1: never */
+	for (;;) {
+		struct pollfd p = {0, POLLIN, 0};
+		struct timespec ts, *tp = 0;
+		if (at >= 0) {
+			/* Zero: what was sent before the alarm's time counts. */
+			i64 left = at - now();
+			if (left < 0)
+				left = 0;
+			ts.sec = left / NS;
+			ts.nsec = left % NS;
+			tp = &ts;
+		}
+		i64 r = sys6(SYS_ppoll, (i64)&p, 1, (i64)tp, 0, 8, 0);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		i64 msgs[8];
+		r = sys3(SYS_read, 0, msgs, sizeof msgs);
+		if (r == -EINTR)
+			continue;
+		if (r < 8)
+			break;
+		/* Writes of 8 bytes are atomic, reads whole ones. */
+		i64 d = msgs[r / 8 - 1];
+		at = d < 0 ? -1 : now() + d;
+	}
+	sys3(SYS_exit_group, 0, 0, 0);
+}
+
 #define ADDR_NO_RANDOMIZE 0x0040000
 #define PR_SET_NO_NEW_PRIVS 38
 #define SECCOMP_SET_MODE_FILTER 1
@@ -154,6 +213,8 @@ __attribute__((used)) void helper_main(u64 *sp) {
 	i64 argc = (i64)sp[0];
 	char **argv = (char **)(sp + 1);
 	sys3(SYS_close, 5, 0, 0);
+	if (argc == 2 && argv[1][0] == 'w')
+		waker();
 	if (argc < 6) {
 		say("rewind: exec helper: bad arguments\n");
 		sys3(SYS_exit_group, FAILED, 0, 0);
@@ -175,7 +236,7 @@ __attribute__((used)) void helper_main(u64 *sp) {
 	u64 n = 0;
 	for (;;) {
 		i64 r = sys3(SYS_read, 3, buf + n, ROOM / 2 - n);
-		if (r == -4 /* EINTR */)
+		if (r == -EINTR)
 			continue;
 		if (r < 0)
 			fail("exec helper", "read", r, FAILED);
