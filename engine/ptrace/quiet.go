@@ -71,3 +71,22 @@ func applyStops() {
 	act.flags ^= saNoCldStop
 	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGCHLD), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
 }
+
+// IgnoreSignals has the kernel drop sigs sent to this process, and returns
+// the function that puts back the actions they had: the runtime's, which it
+// keeps no copy of and never installs again on its own. signal.Ignore and
+// signal.Notify would do it through the runtime, and undoing that
+// (signal.Reset, signal.Stop) costs a round trip with its signal thread
+// for each signal.
+func IgnoreSignals(sigs []unix.Signal) (restore func()) {
+	saved := make([]kernelSigaction, len(sigs))
+	ignore := kernelSigaction{handler: 1} // SIG_IGN
+	for i, sig := range sigs {
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&ignore)), uintptr(unsafe.Pointer(&saved[i])), 8, 0, 0)
+	}
+	return func() {
+		for i, sig := range sigs {
+			unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&saved[i])), 0, 8, 0, 0)
+		}
+	}
+}

@@ -23,15 +23,17 @@ import (
 // effect: a SIGABRT sent to rewind still dumps its goroutines.
 
 // groupFatal are the signals whose Go default ends rewind with a goroutine
-// dump; the real-time signals (the first of which ends it too) are caught
-// as well.
+// dump, caught while it records.
 var groupFatal = []os.Signal{unix.SIGILL, unix.SIGTRAP, unix.SIGABRT, unix.SIGBUS, unix.SIGFPE,
 	unix.SIGSEGV, unix.SIGSTKFLT, unix.SIGSYS}
 
-// groupCaught are the signals rewind catches while it records, besides
-// those that stop the recording.
-func groupCaught() []os.Signal {
-	out := append([]os.Signal(nil), groupFatal...)
+// realtime are the real-time signals a Go program does not use, the first
+// of which ends rewind by default: ignored while it records, whoever sends
+// them (ptrace.IgnoreSignals: catching them through signal.Notify cost a
+// round trip with the runtime's signal thread for each, 1–3 ms at each
+// start and end of a recording).
+func realtime() []unix.Signal {
+	var out []unix.Signal
 	for sig := unix.Signal(34); sig <= 64; sig++ {
 		out = append(out, sig)
 	}
@@ -67,7 +69,7 @@ func (r *Recorder) fromProgram(sig unix.Signal) bool {
 
 // otherSignal handles a signal rewind caught for the program's sake only,
 // sent by someone else: one of groupFatal gets its default effect on
-// rewind (a goroutine dump); a real-time one is ignored.
+// rewind (a goroutine dump).
 func otherSignal(sig unix.Signal) {
 	if slices.Contains(groupFatal, os.Signal(sig)) {
 		signal.Reset(sig)

@@ -360,7 +360,8 @@ func Record(opts Options) (*Result, error) {
 	if opts.Attach != 0 {
 		stopSigs = append(stopSigs, unix.SIGUSR2) // "the bug showed: keep what I have"
 	}
-	signal.Notify(r.stop, append(stopSigs, groupCaught()...)...)
+	signal.Notify(r.stop, append(stopSigs, groupFatal...)...)
+	defer ptrace.IgnoreSignals(realtime())()
 	defer func() {
 		signal.Stop(r.stop)
 		close(r.stop)
