@@ -112,7 +112,9 @@ func Wait(pid int, nohang bool) (st Status, ok bool, err error) {
 // WaitNoReap waits for the next stop or the death of task tid like Wait,
 // except that a death is observed without reaping the task: it stays a
 // zombie. Reaping a traced child tells its real parent, with a SIGCHLD,
-// which replay must not send where the recording did not have it.
+// which replay must not send where the recording did not have it. A stop
+// other than a group-stop is left to the task's resumption to clear: a
+// second Wait for the same task before it is resumed sees it again.
 func WaitNoReap(tid int) (Status, error) {
 	for {
 		var info unix.Siginfo
@@ -135,8 +137,17 @@ func WaitNoReap(tid int) (Status, error) {
 			ws = unix.WaitStatus(status & 0x7f)
 		case cldDumped:
 			ws = unix.WaitStatus(status&0x7f | 0x80)
+		case cldTrapped, cldStopped:
+			// A stop, whose status siginfo holds whole (event bits
+			// included): resuming the task clears it, so it need not
+			// be taken with another wait, except a group-stop, which
+			// a tracer may leave as it is.
+			st := Decode(tid, unix.WaitStatus(status<<8|0x7f))
+			if st.Kind == StopGroup {
+				st, _, err = Wait(tid, false)
+			}
+			return st, err
 		default:
-			// A stop: take it as Wait does.
 			st, _, err := Wait(tid, false)
 			return st, err
 		}
@@ -144,9 +155,11 @@ func WaitNoReap(tid int) (Status, error) {
 	}
 }
 
-// si_code values of SIGCHLD for a death.
+// si_code values of SIGCHLD.
 const (
-	cldExited = 1
-	cldKilled = 2
-	cldDumped = 3
+	cldExited  = 1
+	cldKilled  = 2
+	cldDumped  = 3
+	cldTrapped = 4
+	cldStopped = 5
 )
