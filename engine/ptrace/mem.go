@@ -1,9 +1,11 @@
 package ptrace
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,4 +115,95 @@ func (m *Mem) StackHash(rsp uint64) uint64 {
 	h := fnv.New64a()
 	h.Write(buf[:n])
 	return h.Sum64()
+}
+
+// ReadMany reads each of bufs at the address of the same index in addrs,
+// with one process_vm_readv where it can (where ReadAt would make one
+// each), else each with ReadAt.
+func (m *Mem) ReadMany(bufs [][]byte, addrs []uint64) error {
+	const iovMax = 1024 // IOV_MAX
+	for len(bufs) > 0 {
+		n := min(len(bufs), iovMax)
+		local := make([]unix.Iovec, 0, n)
+		remote := make([]unix.RemoteIovec, 0, n)
+		total := 0
+		for i, b := range bufs[:n] {
+			if len(b) == 0 {
+				continue
+			}
+			local = append(local, unix.Iovec{Base: &b[0], Len: uint64(len(b))})
+			remote = append(remote, unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(b)})
+			total += len(b)
+		}
+		if got, err := unix.ProcessVMReadv(m.pid, local, remote, 0); err != nil || got != total {
+			for i, b := range bufs[:n] {
+				if _, err := m.ReadAt(b, addrs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		bufs, addrs = bufs[n:], addrs[n:]
+	}
+	return nil
+}
+
+// Writes gathers writes to a tracee's memory until Flush, which makes one
+// write for each run of contiguous bytes: the sites an exec maps were
+// patched with a write for each stub and each jump, and their stubs are
+// side by side.
+type Writes struct {
+	m  *Mem
+	ws []pendingWrite
+}
+
+type pendingWrite struct {
+	addr uint64
+	data []byte
+}
+
+// Writes starts a batch of writes to m.
+func (m *Mem) Writes() *Writes { return &Writes{m: m} }
+
+// Add adds a write of data (kept, not copied) at addr.
+func (w *Writes) Add(addr uint64, data []byte) {
+	w.ws = append(w.ws, pendingWrite{addr, data})
+}
+
+// Pending says whether a write not yet made touches [addr, addr+n).
+func (w *Writes) Pending(addr uint64, n int) bool {
+	for _, p := range w.ws {
+		if p.addr < addr+uint64(n) && addr < p.addr+uint64(len(p.data)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Flush makes the writes added, as if in the order they were added.
+func (w *Writes) Flush() error {
+	ws := w.ws
+	w.ws = nil
+	sorted := slices.Clone(ws)
+	slices.SortStableFunc(sorted, func(a, b pendingWrite) int { return cmp.Compare(a.addr, b.addr) })
+	merge := true
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].addr < sorted[i-1].addr+uint64(len(sorted[i-1].data)) {
+			sorted, merge = ws, false // overlapping: one at a time, in order
+			break
+		}
+	}
+	for i := 0; i < len(sorted); {
+		run, j := sorted[i].data, i+1
+		for ; merge && j < len(sorted) && sorted[j].addr == sorted[i].addr+uint64(len(run)); j++ {
+			if j == i+1 {
+				run = slices.Clone(run)
+			}
+			run = append(run, sorted[j].data...)
+		}
+		if _, err := w.m.WriteAt(run, sorted[i].addr); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }

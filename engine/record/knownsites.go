@@ -78,6 +78,10 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 		return nil
 	}
 	p := t.proc
+	// The sites' code is read at once, their stubs and jumps written
+	// together (addSite): an exec maps dozens of sites, which took three
+	// system calls each.
+	stubs, jumps := p.mem.Writes(), p.mem.Writes()
 	for _, f := range p.code.Files(lo, hi) {
 		r.loadKnown(f.Image)
 		sites := r.known[f.Image]
@@ -88,12 +92,16 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			}
 		}
 		slices.Sort(offs)
+		codes := r.readSites(p, f.Start-f.Offset, offs, sites)
 		for _, off := range offs {
 			rip := f.Start + off - f.Offset
 			if p.hooks != nil && p.hooks.sites[rip] {
 				continue
 			}
 			if k, ok := hook.TrapOf(sites[off]); ok {
+				if err := flushSites(stubs, jumps); err != nil {
+					return err
+				}
 				w, ok := p.code.TrapWindow(p.mem, rip)
 				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) {
 					continue
@@ -105,9 +113,15 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				e.Hooks = append(e.Hooks, h)
 				continue
 			}
-			code := make([]byte, hook.SiteCode)
-			if _, err := p.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
-				continue
+			code := codes[off]
+			if code == nil || jumps.Pending(rip-hook.SiteBefore, hook.SiteCode) {
+				if err := flushSites(stubs, jumps); err != nil {
+					return err
+				}
+				code = make([]byte, hook.SiteCode)
+				if _, err := p.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
+					continue
+				}
 			}
 			site, ok := hook.FindSite(code, rip, sites[off])
 			if !ok || site.Covers(avoid) || r.inSiteCall(t, site) {
@@ -115,14 +129,39 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			}
 			stub, fresh, err := r.stubFor(t, rip)
 			if err != nil || stub == 0 {
+				if ferr := flushSites(stubs, jumps); err == nil {
+					err = ferr
+				}
 				return err
 			}
-			if err := writeSite(p, site, stub); err != nil {
+			if err := addSite(stubs, jumps, site, stub); err != nil {
 				return err
 			}
 			p.hooks.sites[rip] = true
 			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
 		}
 	}
-	return nil
+	return flushSites(stubs, jumps)
+}
+
+// readSites reads the code of the known system call sites offs of a file
+// mapped at base (the address of its offset 0), by offset; a site whose
+// code could not be read is left out.
+func (r *Recorder) readSites(p *process, base uint64, offs []uint64, sites map[uint64]uint32) map[uint64][]byte {
+	var bufs [][]byte
+	var addrs, which []uint64
+	for _, off := range offs {
+		if _, trap := hook.TrapOf(sites[off]); !trap {
+			bufs = append(bufs, make([]byte, hook.SiteCode))
+			addrs = append(addrs, base+off-hook.SiteBefore)
+			which = append(which, off)
+		}
+	}
+	codes := map[uint64][]byte{}
+	if p.mem.ReadMany(bufs, addrs) == nil {
+		for i, off := range which {
+			codes[off] = bufs[i]
+		}
+	}
+	return codes
 }

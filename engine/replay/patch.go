@@ -184,11 +184,8 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		// may list sites the child learned (patchLearned).
 		return nil
 	}
-	for _, h := range e.Hooks {
-		// Known sites of code just mapped (no thread there yet).
-		if _, err := s.patchSite(t, e, h); err != nil {
-			return err
-		}
+	if err := s.patchKnownSites(t, e); err != nil {
+		return err
 	}
 	if e.Flags&trace.FlagHookSite == 0 {
 		return nil
@@ -202,7 +199,7 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 		}
 		rip = regs[trace.RIP]
 	}
-	site, err := s.patchSite(t, e, trace.HookPatch{Site: rip, Stub: e.Aux, Page: e.Value, Nr: uint32(e.Syscall)})
+	site, err := s.patchSite(t, e, trace.HookPatch{Site: rip, Stub: e.Aux, Page: e.Value, Nr: uint32(e.Syscall)}, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -213,20 +210,83 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 	return nil
 }
 
+// patchKnownSites patches the known sites of code just mapped that e lists
+// (no thread there yet) as patchSite does each, their code read at once and
+// their stubs, then their jumps, written together: an exec maps dozens,
+// which took three system calls each.
+func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
+	if len(e.Hooks) == 0 {
+		return nil
+	}
+	m := t.proc.mem
+	var codes [][]byte
+	var addrs []uint64
+	for _, h := range e.Hooks {
+		if _, trap := hook.TrapOf(h.Nr); !trap {
+			codes = append(codes, make([]byte, hook.SiteCode))
+			addrs = append(addrs, h.Site-hook.SiteBefore)
+		}
+	}
+	if err := m.ReadMany(codes, addrs); err != nil {
+		return err
+	}
+	w := &siteWrites{m.Writes(), m.Writes()}
+	i := 0
+	for _, h := range e.Hooks {
+		if _, trap := hook.TrapOf(h.Nr); trap {
+			if err := w.flush(); err != nil {
+				return err
+			}
+			if _, err := s.patchTrap(t, e, h); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := s.patchSite(t, e, h, codes[i], w); err != nil {
+			return err
+		}
+		i++
+	}
+	return w.flush()
+}
+
+// siteWrites are the writes of patched sites not made yet: every stub is
+// written before any jump to one, as the recorder writes them.
+type siteWrites struct{ stubs, jumps *ptrace.Writes }
+
+func (w *siteWrites) flush() error {
+	if err := w.stubs.Flush(); err != nil {
+		return err
+	}
+	return w.jumps.Flush()
+}
+
 // patchSite patches one site as the recorder did at e: the stub page
 // mapped first if it mapped one, the stub, the jump over the site's code.
-func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook.Site, error) {
+// code is the site's code read before (nil: read it here); w, when not
+// nil, takes the writes, to be flushed by the caller.
+func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code []byte, w *siteWrites) (hook.Site, error) {
 	if _, ok := hook.TrapOf(h.Nr); ok {
 		_, err := s.patchTrap(t, e, h)
 		return hook.Site{}, err
 	}
+	m := t.proc.mem
+	if w != nil && (h.Page != 0 || w.jumps.Pending(h.Site-hook.SiteBefore, hook.SiteCode)) {
+		// An injected mmap runs code at the thread's rip; a jump not
+		// written yet changes what was read.
+		if err := w.flush(); err != nil {
+			return hook.Site{}, err
+		}
+		code = nil
+	}
 	if err := s.mapStubPage(t, e, h); err != nil {
 		return hook.Site{}, err
 	}
-	m := t.proc.mem
-	code := make([]byte, hook.SiteCode)
-	if _, err := m.ReadAt(code, h.Site-hook.SiteBefore); err != nil {
-		return hook.Site{}, err
+	if code == nil {
+		code = make([]byte, hook.SiteCode)
+		if _, err := m.ReadAt(code, h.Site-hook.SiteBefore); err != nil {
+			return hook.Site{}, err
+		}
 	}
 	site, ok := hook.FindSite(code, h.Site, h.Nr)
 	if !ok {
@@ -242,6 +302,11 @@ func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch) (hook
 	}
 	// The debugger reads the code the jump replaces.
 	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(h.Site-site.Start()):][:site.Len()])
+	if w != nil {
+		w.stubs.Add(h.Stub, stub)
+		w.jumps.Add(site.Start(), jmp)
+		return site, nil
+	}
 	if _, err := m.WriteAt(stub, h.Stub); err != nil {
 		return site, err
 	}
