@@ -684,8 +684,23 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 		if !r.fwdAt.IsZero() && (dl.IsZero() || r.fwdAt.Before(dl)) {
 			dl = r.fwdAt
 		}
-		if !dl.IsZero() && !time.Now().Before(dl) {
-			return ptrace.Status{}, false, nil
+		if !dl.IsZero() {
+			// A stop already there comes first: the deadline's work may
+			// wait for it (a thread waiting for a hit stays late until
+			// something happens).
+			st, ok, err := ptrace.Wait(-1, true)
+			if ok && err == nil && st.Tid == r.wakerPid() {
+				if r.wake() {
+					return ptrace.Status{}, false, nil
+				}
+				continue
+			}
+			if ok || err != nil {
+				return st, ok, err
+			}
+			if !time.Now().Before(dl) {
+				return ptrace.Status{}, false, nil
+			}
 		}
 		r.alarm(dl)
 		st, ok, err := ptrace.Wait(-1, false)
