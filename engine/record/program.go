@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -129,10 +128,7 @@ func exeIdentity(path string) (buildID, sum string) {
 		return "", ""
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err == nil {
-		sum = hex.EncodeToString(h.Sum(nil))
-	}
+	sum, _ = trace.FileSHA256(f)
 	if ef, err := elf.NewFile(f); err == nil {
 		defer ef.Close()
 		if s := ef.Section(".note.gnu.build-id"); s != nil {

@@ -8,9 +8,7 @@ package replay
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -233,11 +231,11 @@ func (s *Session) checkProgram() error {
 	if s.hdr.ExeSHA256 == "" {
 		return nil
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("read %s: %w", s.hdr.Program, err)
+	sum, err := trace.FileSHA256(f)
+	if err != nil {
+		return err
 	}
-	if hex.EncodeToString(h.Sum(nil)) != s.hdr.ExeSHA256 {
+	if sum != s.hdr.ExeSHA256 {
 		return fmt.Errorf("%s changed since it was recorded (different SHA-256); replay needs the same executable", s.hdr.Program)
 	}
 	return nil
