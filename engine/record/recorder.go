@@ -879,6 +879,11 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 	}
 	t.state, t.park = parked, parkResume
 	r.ready = append(r.ready, t)
+	// A parent waiting for its child (waitpid after fork) gives it the
+	// CPU now rather than at the end of its slice.
+	if err := r.yieldBlockedCall(); err != nil {
+		return err
+	}
 	return r.scheduleIfIdle()
 }
 

@@ -160,7 +160,8 @@ func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 // current one waits in the kernel in a call that may block and was not
 // split (no one was ready at its entry): a thread whose blocking call
 // returned, typically with what the current one waits for in turn (two
-// processes exchanging messages). Waiting for the slice's end instead
+// processes exchanging messages), or a new thread or child (a parent's
+// waitpid for it). Waiting for the slice's end instead
 // would make each message cost a slice. Calls that block by nature and are
 // re-executed in replay, and threads with held signals, are left to the
 // deadline, which handles them.
