@@ -77,16 +77,41 @@ func applyStops() {
 // keeps no copy of and never installs again on its own. signal.Ignore and
 // signal.Notify would do it through the runtime, and undoing that
 // (signal.Reset, signal.Stop) costs a round trip with its signal thread
-// for each signal.
+// for each signal. Requests overlap (two recordings in one process): the
+// first one's ignores, the last one's restore puts back.
 func IgnoreSignals(sigs []unix.Signal) (restore func()) {
-	saved := make([]kernelSigaction, len(sigs))
-	ignore := kernelSigaction{handler: 1} // SIG_IGN
-	for i, sig := range sigs {
-		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&ignore)), uintptr(unsafe.Pointer(&saved[i])), 8, 0, 0)
+	ignored.Lock()
+	defer ignored.Unlock()
+	if ignored.saved == nil {
+		ignored.saved = map[unix.Signal]*kernelSigaction{}
 	}
-	return func() {
-		for i, sig := range sigs {
-			unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&saved[i])), 0, 8, 0, 0)
+	ignore := kernelSigaction{handler: 1} // SIG_IGN
+	for _, sig := range sigs {
+		if ignored.n[sig]++; ignored.n[sig] == 1 {
+			old := new(kernelSigaction)
+			unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&ignore)), uintptr(unsafe.Pointer(old)), 8, 0, 0)
+			ignored.saved[sig] = old
 		}
 	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ignored.Lock()
+			defer ignored.Unlock()
+			for _, sig := range sigs {
+				if ignored.n[sig]--; ignored.n[sig] == 0 {
+					unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(ignored.saved[sig])), 0, 8, 0, 0)
+					delete(ignored.saved, sig)
+				}
+			}
+		})
+	}
+}
+
+// ignored is what IgnoreSignals holds: per signal, the requests in force
+// and the action to put back.
+var ignored struct {
+	sync.Mutex
+	n     [65]int
+	saved map[unix.Signal]*kernelSigaction
 }
