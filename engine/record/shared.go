@@ -28,6 +28,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,17 @@ type sharedMem struct {
 	// hooked: the processes have the hook page (buffering), which must
 	// leave the calls that change shared memory to the recorder.
 	hooked bool
+	// readOnly is the shared file mapping being made (mapShared) when its
+	// file was opened read-only: it can never be written, and rescan need
+	// not read /proc/PID/smaps to learn it.
+	readOnly roMapping
+}
+
+// roMapping is a mapping [start, end) of process pid that can never be
+// written; pid 0: none.
+type roMapping struct {
+	pid        int
+	start, end uint64
 }
 
 func newSharedMem() *sharedMem {
@@ -217,7 +229,7 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 	if sm.hooked && p.mem != nil {
 		// No page yet (before its exec's exit): the exec drops the
 		// mappings, and the flag with the old page.
-		if err := hook.SetShared(p.mem, sharing(p.pid, ms)); err != nil {
+		if err := hook.SetShared(p.mem, sharing(p.pid, ms, sm.readOnly)); err != nil {
 			return err
 		}
 		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
@@ -236,12 +248,17 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 // setlocale) of a file on disk sees what a private mapping of the file
 // sees, which the hook's calls do not change either; memfds, POSIX and
 // SysV shared memory and anonymous shared memory are there to be written.
-func sharing(pid int, ms []sharedMapping) bool {
+// Whether a mapping may be written comes from /proc/PID/smaps (~0.5 ms),
+// except for readOnly, a mapping just made of a file opened read-only.
+func sharing(pid int, ms []sharedMapping, readOnly roMapping) bool {
 	var smaps []ptrace.Smaps
 	for _, m := range ms {
 		o := m.obj
 		if o.key.sysv || o.file == nil || strings.HasPrefix(o.path, "/memfd:") || strings.HasPrefix(o.path, "/dev/") {
 			return true
+		}
+		if readOnly.pid == pid && readOnly.start == m.start && readOnly.end == m.end {
+			continue // the mapping being made, of a file opened read-only
 		}
 		if smaps == nil {
 			var err error
@@ -650,6 +667,11 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			if f, err := os.Open(path); err == nil {
 				file = f
 			}
+			if c.Nr == unix.SYS_MMAP && readOnlyFd(t.tid, fd) {
+				start := uint64(c.Ret)
+				sm.readOnly = roMapping{p.pid, start, start + (c.Args[1]+pageSize-1)&^(pageSize-1)}
+				defer func() { sm.readOnly = roMapping{} }()
+			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
 				r.warnOnce("shared device mapping", "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
@@ -672,6 +694,23 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 	}
 	e.Shared = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
 	return nil
+}
+
+// readOnlyFd says whether descriptor fd of thread tid was opened read-only
+// (its fdinfo's flags): a shared mapping of it can never be written
+// (mmap refuses PROT_WRITE, mprotect cannot add it).
+func readOnlyFd(tid, fd int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", tid, fd))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&unix.O_ACCMODE == unix.O_RDONLY
+		}
+	}
+	return false
 }
 
 // filePages logs with e the pages of private file mappings in [addr,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -184,5 +185,37 @@ func TestObjectsOfMerges(t *testing.T) {
 				t.Errorf("%s: object %d ranges %v, want %v", tt.name, obj.id, ranges[obj], want)
 			}
 		}
+	}
+}
+
+// TestReadOnlyFd tells descriptors opened read-only, whose shared
+// mappings can never be written, from the others.
+func TestReadOnlyFd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		flag int
+		want bool
+	}{
+		{"read-only", os.O_RDONLY, true},
+		{"read-write", os.O_RDWR, false},
+		{"write-only", os.O_WRONLY, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := os.OpenFile(path, tc.flag, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if got := readOnlyFd(os.Getpid(), int(f.Fd())); got != tc.want {
+				t.Errorf("readOnlyFd = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if readOnlyFd(os.Getpid(), 1<<20) {
+		t.Errorf("a descriptor that is not open is read-only")
 	}
 }
