@@ -147,6 +147,34 @@ func (m *Mem) ReadMany(bufs [][]byte, addrs []uint64) error {
 	return nil
 }
 
+// WriteMany writes each of bufs at the address of the same index in
+// addrs, with one process_vm_writev where the pages are writable by the
+// tracee (where WriteAt makes a write each), else each with WriteAt.
+func (m *Mem) WriteMany(bufs [][]byte, addrs []uint64) error {
+	local := make([]unix.Iovec, 0, len(bufs))
+	remote := make([]unix.RemoteIovec, 0, len(bufs))
+	total := 0
+	for i, b := range bufs {
+		if len(b) == 0 {
+			continue
+		}
+		local = append(local, unix.Iovec{Base: &b[0], Len: uint64(len(b))})
+		remote = append(remote, unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(b)})
+		total += len(b)
+	}
+	if len(local) <= 1024 { // IOV_MAX
+		if n, err := unix.ProcessVMWritev(m.pid, local, remote, 0); err == nil && n == total {
+			return nil
+		}
+	}
+	for i, b := range bufs {
+		if _, err := m.WriteAt(b, addrs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Writes gathers writes to a tracee's memory until Flush, which makes one
 // write for each run of contiguous bytes: the sites an exec maps were
 // patched with a write for each stub and each jump, and their stubs are

@@ -8,8 +8,8 @@ import (
 )
 
 // TestWrites batches writes into this process's own memory: contiguous
-// ones are merged, overlapping ones land as if made in order, and
-// ReadMany reads them back.
+// ones are merged, overlapping ones land as if made in order, ReadMany
+// reads them back, and WriteMany writes scattered bytes at once.
 func TestWrites(t *testing.T) {
 	m, err := OpenMem(os.Getpid())
 	if err != nil {
@@ -55,6 +55,12 @@ func TestWrites(t *testing.T) {
 			}
 			if got := string(halves[1]) + string(halves[0]); got != tc.want {
 				t.Errorf("ReadMany read %q, want %q", got, tc.want)
+			}
+			if err := m.WriteMany([][]byte{[]byte("yz"), []byte("x")}, []uint64{base + 14, base}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "x" + tc.want[1:14] + "yz"; string(buf) != want {
+				t.Errorf("after WriteMany: %q, want %q", buf, want)
 			}
 		})
 	}

@@ -86,13 +86,9 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	if n == 0 {
 		return false, nil
 	}
-	mem := t.proc.mem
-	if _, err := mem.WriteAt(recs, hook.Buf); err != nil {
-		return false, fmt.Errorf("give the hook its records: %w", err)
-	}
 	var ctl [8]byte
 	binary.LittleEndian.PutUint64(ctl[:], uint64(len(recs)))
-	if _, err := mem.WriteAt(ctl[:], hook.CtlLenAddr); err != nil {
+	if err := t.proc.mem.WriteMany([][]byte{recs, ctl[:]}, []uint64{hook.Buf, hook.CtlLenAddr}); err != nil {
 		return false, fmt.Errorf("give the hook its records: %w", err)
 	}
 	s.batch = &batch{t: t, sizes: sizes}
@@ -133,10 +129,8 @@ func (s *Session) endBatch() error {
 		return fmt.Errorf("read how far the hook got: %w", err)
 	}
 	consumed := binary.LittleEndian.Uint64(pos[:])
-	if _, err := mem.WriteAt(make([]byte, 8), hook.CtlLenAddr); err != nil {
-		return fmt.Errorf("empty the hook's buffer: %w", err)
-	}
-	if _, err := mem.WriteAt(make([]byte, 8), hook.CtlPosAddr); err != nil {
+	zero := make([]byte, 8)
+	if err := mem.WriteMany([][]byte{zero, zero}, []uint64{hook.CtlLenAddr, hook.CtlPosAddr}); err != nil {
 		return fmt.Errorf("empty the hook's buffer: %w", err)
 	}
 	off := uint64(0)
