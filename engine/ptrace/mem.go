@@ -121,6 +121,27 @@ func (m *Mem) StackHash(rsp uint64) uint64 {
 // with one process_vm_readv where it can (where ReadAt would make one
 // each), else each with ReadAt.
 func (m *Mem) ReadMany(bufs [][]byte, addrs []uint64) error {
+	return vectored(bufs, addrs, unix.ProcessVMReadv, m.pid, func(b []byte, addr uint64) error {
+		_, err := m.ReadAt(b, addr)
+		return err
+	})
+}
+
+// WriteMany writes each of bufs at the address of the same index in
+// addrs, with one process_vm_writev where the pages are writable by the
+// tracee (where WriteAt makes a write each), else each with WriteAt.
+func (m *Mem) WriteMany(bufs [][]byte, addrs []uint64) error {
+	return vectored(bufs, addrs, unix.ProcessVMWritev, m.pid, func(b []byte, addr uint64) error {
+		_, err := m.WriteAt(b, addr)
+		return err
+	})
+}
+
+// vectored moves bufs to or from addrs of process pid with call
+// (process_vm_readv or process_vm_writev), IOV_MAX at a time, or with one
+// each where a call does not move them all.
+func vectored(bufs [][]byte, addrs []uint64, call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error),
+	pid int, one func([]byte, uint64) error) error {
 	const iovMax = 1024 // IOV_MAX
 	for len(bufs) > 0 {
 		n := min(len(bufs), iovMax)
@@ -128,49 +149,20 @@ func (m *Mem) ReadMany(bufs [][]byte, addrs []uint64) error {
 		remote := make([]unix.RemoteIovec, 0, n)
 		total := 0
 		for i, b := range bufs[:n] {
-			if len(b) == 0 {
-				continue
+			if len(b) > 0 {
+				local = append(local, unix.Iovec{Base: &b[0], Len: uint64(len(b))})
+				remote = append(remote, unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(b)})
+				total += len(b)
 			}
-			local = append(local, unix.Iovec{Base: &b[0], Len: uint64(len(b))})
-			remote = append(remote, unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(b)})
-			total += len(b)
 		}
-		if got, err := unix.ProcessVMReadv(m.pid, local, remote, 0); err != nil || got != total {
+		if got, err := call(pid, local, remote, 0); err != nil || got != total {
 			for i, b := range bufs[:n] {
-				if _, err := m.ReadAt(b, addrs[i]); err != nil {
+				if err := one(b, addrs[i]); err != nil {
 					return err
 				}
 			}
 		}
 		bufs, addrs = bufs[n:], addrs[n:]
-	}
-	return nil
-}
-
-// WriteMany writes each of bufs at the address of the same index in
-// addrs, with one process_vm_writev where the pages are writable by the
-// tracee (where WriteAt makes a write each), else each with WriteAt.
-func (m *Mem) WriteMany(bufs [][]byte, addrs []uint64) error {
-	local := make([]unix.Iovec, 0, len(bufs))
-	remote := make([]unix.RemoteIovec, 0, len(bufs))
-	total := 0
-	for i, b := range bufs {
-		if len(b) == 0 {
-			continue
-		}
-		local = append(local, unix.Iovec{Base: &b[0], Len: uint64(len(b))})
-		remote = append(remote, unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(b)})
-		total += len(b)
-	}
-	if len(local) <= 1024 { // IOV_MAX
-		if n, err := unix.ProcessVMWritev(m.pid, local, remote, 0); err == nil && n == total {
-			return nil
-		}
-	}
-	for i, b := range bufs {
-		if _, err := m.WriteAt(b, addrs[i]); err != nil {
-			return err
-		}
 	}
 	return nil
 }

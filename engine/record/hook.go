@@ -222,39 +222,11 @@ func (r *Recorder) patchHookSite(t *thread, e *trace.Event) error {
 
 // writeSite writes site's stub at stub and the jump to it over the site.
 func writeSite(p *process, site hook.Site, stub uint64) error {
-	stubs, jumps := p.mem.Writes(), p.mem.Writes()
-	if err := addSite(stubs, jumps, site, stub); err != nil {
+	w := hook.NewSiteWrites(p.mem)
+	if err := w.Add(site, stub); err != nil {
 		return err
 	}
-	return flushSites(stubs, jumps)
-}
-
-// addSite adds the writes that patch site to call stub: the stub's to
-// stubs, the jump's to jumps.
-func addSite(stubs, jumps *ptrace.Writes, site hook.Site, stub uint64) error {
-	jmp, err := site.Jump(stub)
-	if err != nil {
-		return err
-	}
-	code, err := site.Stub(stub)
-	if err != nil {
-		return err
-	}
-	stubs.Add(stub, code)
-	jumps.Add(site.Start(), jmp)
-	return nil
-}
-
-// flushSites makes the writes of addSite: every stub before any jump to
-// one, which another thread could take at once.
-func flushSites(stubs, jumps *ptrace.Writes) error {
-	if err := stubs.Flush(); err != nil {
-		return fmt.Errorf("hook stub: %w", err)
-	}
-	if err := jumps.Flush(); err != nil {
-		return fmt.Errorf("hook site: %w", err)
-	}
-	return nil
+	return w.Flush()
 }
 
 // inSiteCall says whether a thread other than t, of t's address space,

@@ -79,9 +79,9 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 	}
 	p := t.proc
 	// The sites' code is read at once, their stubs and jumps written
-	// together (addSite): an exec maps dozens of sites, which took three
-	// system calls each.
-	stubs, jumps := p.mem.Writes(), p.mem.Writes()
+	// together (hook.SiteWrites): an exec maps dozens of sites, which took
+	// three system calls each.
+	writes := hook.NewSiteWrites(p.mem)
 	for _, f := range p.code.Files(lo, hi) {
 		r.loadKnown(f.Image)
 		sites := r.known[f.Image]
@@ -99,7 +99,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				continue
 			}
 			if k, ok := hook.TrapOf(sites[off]); ok {
-				if err := flushSites(stubs, jumps); err != nil {
+				if err := writes.Flush(); err != nil {
 					return err
 				}
 				w, ok := p.code.TrapWindow(p.mem, rip)
@@ -114,8 +114,8 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				continue
 			}
 			code := codes[off]
-			if code == nil || jumps.Pending(rip-hook.SiteBefore, hook.SiteCode) {
-				if err := flushSites(stubs, jumps); err != nil {
+			if code == nil || writes.Covers(rip) {
+				if err := writes.Flush(); err != nil {
 					return err
 				}
 				code = make([]byte, hook.SiteCode)
@@ -129,39 +129,39 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			}
 			stub, fresh, err := r.stubFor(t, rip)
 			if err != nil || stub == 0 {
-				if ferr := flushSites(stubs, jumps); err == nil {
+				if ferr := writes.Flush(); err == nil {
 					err = ferr
 				}
 				return err
 			}
-			if err := addSite(stubs, jumps, site, stub); err != nil {
+			if err := writes.Add(site, stub); err != nil {
 				return err
 			}
 			p.hooks.sites[rip] = true
 			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
 		}
 	}
-	return flushSites(stubs, jumps)
+	return writes.Flush()
 }
 
 // readSites reads the code of the known system call sites offs of a file
-// mapped at base (the address of its offset 0), by offset; a site whose
-// code could not be read is left out.
+// mapped at base (the address of its offset 0), by offset; none when it
+// cannot be read at once (each site is read alone then).
 func (r *Recorder) readSites(p *process, base uint64, offs []uint64, sites map[uint64]uint32) map[uint64][]byte {
-	var bufs [][]byte
-	var addrs, which []uint64
+	var rips, which []uint64
 	for _, off := range offs {
 		if _, trap := hook.TrapOf(sites[off]); !trap {
-			bufs = append(bufs, make([]byte, hook.SiteCode))
-			addrs = append(addrs, base+off-hook.SiteBefore)
+			rips = append(rips, base+off)
 			which = append(which, off)
 		}
 	}
-	codes := map[uint64][]byte{}
-	if p.mem.ReadMany(bufs, addrs) == nil {
-		for i, off := range which {
-			codes[off] = bufs[i]
-		}
+	codes, err := hook.SiteCodes(p.mem, rips)
+	if err != nil {
+		return nil
 	}
-	return codes
+	byOff := make(map[uint64][]byte, len(which))
+	for i, off := range which {
+		byOff[off] = codes[i]
+	}
+	return byOff
 }

@@ -111,10 +111,6 @@ type sharedMem struct {
 	// hooked: the processes have the hook page (buffering), which must
 	// leave the calls that change shared memory to the recorder.
 	hooked bool
-	// readOnly is the shared file mapping being made (mapShared) when its
-	// file was opened read-only: it can never be written, and rescan need
-	// not read /proc/PID/smaps to learn it.
-	readOnly roMapping
 }
 
 // roMapping is a mapping [start, end) of process pid that can never be
@@ -170,6 +166,13 @@ func readMaps(pid int) ([]vma, error) {
 // objects on the way. file, when not nil, is the file behind the mapping
 // just made (an mmap of an fd): it is kept for its object.
 func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
+	return sm.rescanMade(p, file, roMapping{})
+}
+
+// rescanMade is rescan after a mapping was made, readOnly when it can never
+// be written (its file opened read-only): rescan need not read
+// /proc/PID/smaps to learn it.
+func (sm *sharedMem) rescanMade(p sharedProc, file *os.File, readOnly roMapping) error {
 	vmas, err := readMaps(p.pid)
 	if err != nil {
 		return err
@@ -229,7 +232,7 @@ func (sm *sharedMem) rescan(p sharedProc, file *os.File) error {
 	if sm.hooked && p.mem != nil {
 		// No page yet (before its exec's exit): the exec drops the
 		// mappings, and the flag with the old page.
-		if err := hook.SetShared(p.mem, sharing(p.pid, ms, sm.readOnly)); err != nil {
+		if err := hook.SetShared(p.mem, sharing(p.pid, ms, readOnly)); err != nil {
 			return err
 		}
 		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
@@ -653,6 +656,7 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace.Event) error {
 	sm := r.sharedMem()
 	var file *os.File
+	var readOnly roMapping
 	if c.Nr == unix.SYS_MMAP && c.Args[3]&unix.MAP_ANONYMOUS == 0 {
 		fd := int(int32(c.Args[4]))
 		path := fmt.Sprintf("/proc/%d/fd/%d", t.tid, fd)
@@ -669,8 +673,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			}
 			if c.Nr == unix.SYS_MMAP && readOnlyFd(t.tid, fd) {
 				start := uint64(c.Ret)
-				sm.readOnly = roMapping{p.pid, start, start + (c.Args[1]+pageSize-1)&^(pageSize-1)}
-				defer func() { sm.readOnly = roMapping{} }()
+				readOnly = roMapping{p.pid, start, start + (c.Args[1]+pageSize-1)&^(pageSize-1)}
 			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
@@ -679,7 +682,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			}
 		}
 	}
-	if err := sm.rescan(p, file); err != nil {
+	if err := sm.rescanMade(p, file, readOnly); err != nil {
 		return err
 	}
 	m := sm.mappingAt(p.pid, uint64(c.Ret))

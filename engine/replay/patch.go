@@ -212,29 +212,27 @@ func (s *Session) patchHookSite(t *rthread, e *trace.Event) error {
 
 // patchKnownSites patches the known sites of code just mapped that e lists
 // (no thread there yet) as patchSite does each, their code read at once and
-// their stubs, then their jumps, written together: an exec maps dozens,
-// which took three system calls each.
+// their patches written together (hook.SiteWrites), as the recorder does.
 func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 	if len(e.Hooks) == 0 {
 		return nil
 	}
 	m := t.proc.mem
-	var codes [][]byte
-	var addrs []uint64
+	var rips []uint64
 	for _, h := range e.Hooks {
 		if _, trap := hook.TrapOf(h.Nr); !trap {
-			codes = append(codes, make([]byte, hook.SiteCode))
-			addrs = append(addrs, h.Site-hook.SiteBefore)
+			rips = append(rips, h.Site)
 		}
 	}
-	if err := m.ReadMany(codes, addrs); err != nil {
+	codes, err := hook.SiteCodes(m, rips)
+	if err != nil {
 		return err
 	}
-	w := &siteWrites{m.Writes(), m.Writes()}
+	w := hook.NewSiteWrites(m)
 	i := 0
 	for _, h := range e.Hooks {
 		if _, trap := hook.TrapOf(h.Nr); trap {
-			if err := w.flush(); err != nil {
+			if err := w.Flush(); err != nil {
 				return err
 			}
 			if _, err := s.patchTrap(t, e, h); err != nil {
@@ -247,34 +245,23 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 		}
 		i++
 	}
-	return w.flush()
-}
-
-// siteWrites are the writes of patched sites not made yet: every stub is
-// written before any jump to one, as the recorder writes them.
-type siteWrites struct{ stubs, jumps *ptrace.Writes }
-
-func (w *siteWrites) flush() error {
-	if err := w.stubs.Flush(); err != nil {
-		return err
-	}
-	return w.jumps.Flush()
+	return w.Flush()
 }
 
 // patchSite patches one site as the recorder did at e: the stub page
 // mapped first if it mapped one, the stub, the jump over the site's code.
 // code is the site's code read before (nil: read it here); w, when not
-// nil, takes the writes, to be flushed by the caller.
-func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code []byte, w *siteWrites) (hook.Site, error) {
+// nil, takes the patch, to be flushed by the caller.
+func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code []byte, w *hook.SiteWrites) (hook.Site, error) {
 	if _, ok := hook.TrapOf(h.Nr); ok {
 		_, err := s.patchTrap(t, e, h)
 		return hook.Site{}, err
 	}
 	m := t.proc.mem
-	if w != nil && (h.Page != 0 || w.jumps.Pending(h.Site-hook.SiteBefore, hook.SiteCode)) {
+	if w != nil && (h.Page != 0 || w.Covers(h.Site)) {
 		// An injected mmap runs code at the thread's rip; a jump not
 		// written yet changes what was read.
-		if err := w.flush(); err != nil {
+		if err := w.Flush(); err != nil {
 			return hook.Site{}, err
 		}
 		code = nil
@@ -292,26 +279,17 @@ func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code 
 	if !ok {
 		return site, s.diverge(e, "the recording patched the system call site at %#x, which is not one the hook serves here (% x)", h.Site, code)
 	}
-	jmp, err := site.Jump(h.Stub)
-	if err != nil {
-		return site, s.diverge(e, "%v", err)
+	batch := w
+	if batch == nil {
+		batch = hook.NewSiteWrites(m)
 	}
-	stub, err := site.Stub(h.Stub)
-	if err != nil {
+	if err := batch.Add(site, h.Stub); err != nil {
 		return site, s.diverge(e, "%v", err)
 	}
 	// The debugger reads the code the jump replaces.
 	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(h.Site-site.Start()):][:site.Len()])
-	if w != nil {
-		w.stubs.Add(h.Stub, stub)
-		w.jumps.Add(site.Start(), jmp)
-		return site, nil
-	}
-	if _, err := m.WriteAt(stub, h.Stub); err != nil {
-		return site, err
-	}
-	if _, err = m.WriteAt(jmp, site.Start()); err != nil {
-		return site, err
+	if w == nil {
+		return site, batch.Flush()
 	}
 	return site, nil
 }
