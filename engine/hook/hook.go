@@ -32,6 +32,7 @@ const (
 	Base         = 0x70000000 // the code
 	Untraced     = 0x70000000 // syscall; ret — let through by the filter
 	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
+	Reexec       = 0x70000008 // syscall; int3 — let through: replay's re-executed calls
 	Entry        = 0x70000010 // where a patched site's stub jumps
 	TrapCode     = 0x70002800 // the code patched cpuid and rdtsc sites call, to Ctl
 	TrapEntry    = 0x70002800 // where a patched cpuid's or rdtsc's stub calls
@@ -61,6 +62,8 @@ const (
 	ctlTrapRSP   = 112
 	ctlNShared   = 120
 	ctlShared    = 128
+	ctlMissNr    = 640
+	ctlMissRet   = 648
 	SharedMax    = 16
 	trapMissSkip = 10
 	flagTscTrap  = 2
@@ -69,11 +72,18 @@ const (
 	CtlLenAddr   = Ctl + ctlLen
 	CtlCallsAddr = Ctl + ctlCalls
 	CtlPosAddr   = Ctl + ctlPos
+	CtlMissAddr  = Ctl + ctlMissNr // {nr, result}: a call made again whose result differs
 )
 
 // UntracedIP is the instruction pointer the kernel (and the filter) sees
 // for a call made at Untraced: the address after the instruction.
 const UntracedIP = Untraced + 2
+
+// ReexecIP is where a call made at Reexec runs from, which the filter lets
+// through too: replay makes a call again there (its thread's registers
+// set, rip at Reexec) to the int3 after it, one stop where the call's own
+// instruction would stop at the filter first.
+const ReexecIP = Reexec + 2
 
 // Mode is what the hook does with the calls it gets.
 type Mode uint32
@@ -102,6 +112,12 @@ type Record struct {
 	// Std is the standard stream rewind passed that a write went to (1
 	// stdout, 2 stderr), whose bytes Inputs then holds whole; else 0.
 	Std uint64
+	// Remake, in a record replay gives, has the hook make the call again
+	// (a ReplayTraced one: its effect is the kernel's) with RemakeArgs
+	// and check that it returns Ret, where others are answered from the
+	// record.
+	Remake     bool
+	RemakeArgs [6]uint64
 }
 
 // Output is memory a call wrote (or, in Inputs, read).
@@ -111,7 +127,7 @@ type Output struct {
 }
 
 // recHeader is the size of a record's fixed part (struct rec).
-const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8 + 8
+const recHeader = 4 + 4 + 8 + 6*8 + 8 + 8 + 8 + 8 + 8 + 8 + 6*8
 
 // ParseRecords reads the records of buf, the buffer's committed bytes.
 func ParseRecords(buf []byte) ([]Record, error) {
@@ -143,9 +159,10 @@ func ParseRecord(buf []byte, off int, r *Record) (int, error) {
 		return 0, fmt.Errorf("hook buffer: a record at %d says it has %d bytes, %d left", off, size, len(b))
 	}
 	*r = Record{Nr: le.Uint64(b[8:]), Ret: int64(le.Uint64(b[64:])), Site: le.Uint64(b[72:]), Hash: le.Uint64(b[80:]), File: le.Uint64(b[88:]), Std: le.Uint64(b[96:]),
-		Inputs: r.Inputs[:0], Outputs: r.Outputs[:0]}
+		Remake: le.Uint64(b[104:]) != 0, Inputs: r.Inputs[:0], Outputs: r.Outputs[:0]}
 	for i := range r.Args {
 		r.Args[i] = le.Uint64(b[16+8*i:])
+		r.RemakeArgs[i] = le.Uint64(b[112+8*i:])
 	}
 	p := recHeader
 	for i := 0; i < nin+nout; i++ {
@@ -185,6 +202,14 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	buf = le.AppendUint64(buf, r.Hash)
 	buf = le.AppendUint64(buf, r.File)
 	buf = le.AppendUint64(buf, r.Std)
+	remake := uint64(0)
+	if r.Remake {
+		remake = 1
+	}
+	buf = le.AppendUint64(buf, remake)
+	for _, a := range r.RemakeArgs {
+		buf = le.AppendUint64(buf, a)
+	}
 	for _, o := range slices.Concat(r.Inputs, r.Outputs) {
 		buf = le.AppendUint64(buf, o.Addr)
 		buf = le.AppendUint64(buf, uint64(len(o.Data)))
@@ -242,7 +267,8 @@ func Bufferable(nr uint64) bool {
 // again in replay rather than answered from its record: the memory calls,
 // the signal dispositions and mask, the thread's fs/gs bases and the
 // addresses the kernel keeps for it, which the kernel must hold for the
-// replay to go on as recorded (hook.c's replayTraced).
+// replay to go on as recorded. Replay makes it, or has the hook make it
+// (Record.Remake).
 func ReplayTraced(nr uint64) bool {
 	switch nr {
 	case 9, 10, 11, 12, 13, 14, 158, 218, 273:

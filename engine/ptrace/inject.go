@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -178,7 +179,8 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 // from a stop where resuming returns to user code with the registers set:
 // a system call's exit, or a stop outside any call (orig_rax -1); not for
 // a call that makes a process (the child would copy the bytes); and only
-// where the three bytes can be written. atEmu allows a PTRACE_SYSEMU stop,
+// where the three bytes can be written (or the hook page's are there:
+// gadget). atEmu allows a PTRACE_SYSEMU stop,
 // a call's entry: orig_rax -1 has the kernel skip that call (which is the
 // stop's point) and return to user code. ok is false when it did nothing.
 // A signal pending on the way back to user code is caught, as one that
@@ -197,15 +199,20 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, 
 	}
 	at := saved[trace.RIP]
 	var code [3]byte
-	if _, err := m.ReadAt(code[:], at); err != nil {
-		return 0, nil, false, nil
+	if gadget(m) {
+		at = ReexecIP - 2
+	} else {
+		if _, err := m.ReadAt(code[:], at); err != nil {
+			return 0, nil, false, nil
+		}
+		if _, err := m.WriteAt(syscallInt3, at); err != nil {
+			m.WriteAt(code[:], at) // a part may have been written
+			return 0, nil, false, nil
+		}
+		defer m.WriteAt(code[:], at)
 	}
-	if _, err := m.WriteAt([]byte{0x0f, 0x05, 0xcc}, at); err != nil {
-		m.WriteAt(code[:], at) // a part may have been written
-		return 0, nil, false, nil
-	}
-	defer m.WriteAt(code[:], at)
 	regs := *saved
+	regs[trace.RIP] = at
 	regs[trace.RAX], regs[trace.OrigRAX] = nr, ^uint64(0)
 	regs[trace.EFLAGS] &^= eflagsTF
 	argRegs := []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9}
@@ -251,6 +258,18 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, 
 			return 0, caught, true, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 		}
 	}
+}
+
+// syscallInt3 is the code injectToTrap runs: syscall; int3.
+var syscallInt3 = []byte{0x0f, 0x05, 0xcc}
+
+// gadget says whether the process of m maps the hook page, whose code
+// ending at ReexecIP is syscall; int3 and which the filter lets through:
+// a call injected there needs no code written, nor stops at the filter.
+func gadget(m *Mem) bool {
+	var code [3]byte
+	n, _ := m.ReadAt(code[:], ReexecIP-2)
+	return n == len(code) && bytes.Equal(code[:], syscallInt3)
 }
 
 // siKernel is SI_KERNEL, the si_code of the SIGTRAP of an int3.

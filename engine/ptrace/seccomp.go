@@ -20,6 +20,11 @@ const OptTraceSeccomp = unix.PTRACE_O_TRACESECCOMP
 // exit (DESIGN.md §6).
 const UntracedIP = 0x70000000 + 2
 
+// ReexecIP is the hook page's other call the filter lets through, which
+// only replay runs: a call made again there stops once, at the int3 after
+// it, where made at its own instruction it would stop at the filter too.
+const ReexecIP = 0x70000008 + 2
+
 // FilterData is the SECCOMP_RET_DATA of the filter's trace verdict: a
 // PTRACE_EVENT_SECCOMP stop with other data comes from a filter of the
 // program's own.
@@ -32,8 +37,8 @@ const (
 	seccompIPHigh = 12
 )
 
-// traceFilter returns the BPF program: allow a call from UntracedIP in a
-// 64-bit task, trace every other one (32-bit ones included).
+// traceFilter returns the BPF program: allow a call from UntracedIP or
+// ReexecIP in a 64-bit task, trace every other one (32-bit ones included).
 func traceFilter() []unix.SockFilter {
 	stmt := func(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
 	jeq := func(k uint32, jt, jf uint8) unix.SockFilter {
@@ -42,11 +47,12 @@ func traceFilter() []unix.SockFilter {
 	const ld = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	return []unix.SockFilter{
 		stmt(ld, seccompArch),
-		jeq(unix.AUDIT_ARCH_X86_64, 0, 4),
-		stmt(ld, seccompIPLow),
-		jeq(uint32(UntracedIP), 0, 2),
+		jeq(unix.AUDIT_ARCH_X86_64, 0, 5),
 		stmt(ld, seccompIPHigh),
-		jeq(uint32(uint64(UntracedIP)>>32), 1, 0),
+		jeq(uint32(uint64(UntracedIP)>>32), 0, 3), // (ReexecIP's too)
+		stmt(ld, seccompIPLow),
+		jeq(uint32(UntracedIP), 2, 0),
+		jeq(uint32(ReexecIP), 1, 0),
 		stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_TRACE|FilterData),
 		stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW),
 	}

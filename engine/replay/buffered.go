@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -30,6 +35,11 @@ import (
 type batch struct {
 	t     *rthread
 	sizes []int // each record's size, in order
+	// remade says which records the hook makes again (Record.Remake),
+	// which it can only under the filter, the thread resumed with
+	// PTRACE_CONT (PTRACE_SYSEMU would stop those calls too).
+	remade []bool
+	cont   bool // some are
 }
 
 // batchUntil says whether the events ahead may be given to the hook, and
@@ -60,28 +70,34 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	// anything else leaves its last call to be made traced, which stops.
 	var recs []byte
 	var sizes []int
+	var remade []bool
 	n := 0
 	for s.next+int64(n) < s.batchTo {
 		e, err := s.peek(n)
 		if err != nil {
 			return false, err
 		}
-		if e == nil || e.Tid != t.rec || !s.isBuffered(e) {
+		if e == nil || e.Tid != t.rec {
 			break
 		}
 		r := recordOf(e)
+		if !s.inBatch(t, e, r) {
+			break
+		}
+		remake := r.Remake
 		size := hook.RecordSize(r)
 		if len(recs)+size > hook.BufSize {
 			break
 		}
 		recs = hook.AppendRecord(recs, r)
 		sizes = append(sizes, size)
+		remade = append(remade, remake)
 		n++
 	}
 	if n > 0 && !s.stopsAt(t, n) {
 		n--
 		recs = recs[:len(recs)-sizes[n]]
-		sizes = sizes[:n]
+		sizes, remade = sizes[:n], remade[:n]
 	}
 	if n == 0 {
 		return false, nil
@@ -91,7 +107,8 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	if err := t.proc.mem.WriteMany([][]byte{recs, ctl[:]}, []uint64{hook.Buf, hook.CtlLenAddr}); err != nil {
 		return false, fmt.Errorf("give the hook its records: %w", err)
 	}
-	s.batch = &batch{t: t, sizes: sizes}
+	s.batch = &batch{t: t, sizes: sizes, remade: remade, cont: slices.Contains(remade, true)}
+
 	st, err := s.run(t)
 	if s.batch != nil {
 		// Stopped before the thread ran (a breakpoint where it stands).
@@ -104,6 +121,27 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	}
 	t.pending = &st
 	return true, nil
+}
+
+// seccompToEntry turns the filter's stop of t at a call (resumed with
+// PTRACE_CONT for a batch) into the stop replay meets a call at: the call
+// skipped, t moved back onto its instruction and resumed with
+// PTRACE_SYSEMU, which stops at its entry again.
+func (s *Session) seccompToEntry(t *rthread) (ptrace.Status, error) {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return ptrace.Status{}, err
+	}
+	regs[trace.RIP] -= 2 // syscall, or int $0x80
+	regs[trace.RAX] = regs[trace.OrigRAX]
+	regs[trace.OrigRAX] = ^uint64(0)
+	if err := ptrace.SetRegs(t.real, &regs); err != nil {
+		return ptrace.Status{}, fmt.Errorf("back onto a call's instruction: %w", err)
+	}
+	if err := ptrace.Sysemu(t.real, 0); err != nil {
+		return ptrace.Status{}, err
+	}
+	return s.waitFor(t)
 }
 
 // stopsAt says whether the i-th event ahead is where t stops once it has
@@ -123,22 +161,37 @@ func (s *Session) stopsAt(t *rthread, i int) bool {
 func (s *Session) endBatch() error {
 	b := s.batch
 	s.batch = nil
-	mem := b.t.proc.mem
-	var pos [8]byte
-	if _, err := mem.ReadAt(pos[:], hook.CtlPosAddr); err != nil {
+	t, mem := b.t, b.t.proc.mem
+	var pos, miss [16]byte
+	if err := mem.ReadMany([][]byte{pos[:8], miss[:]}, []uint64{hook.CtlPosAddr, hook.CtlMissAddr}); err != nil {
 		return fmt.Errorf("read how far the hook got: %w", err)
 	}
-	consumed := binary.LittleEndian.Uint64(pos[:])
-	zero := make([]byte, 8)
-	if err := mem.WriteMany([][]byte{zero, zero}, []uint64{hook.CtlLenAddr, hook.CtlPosAddr}); err != nil {
+	le := binary.LittleEndian
+	consumed := le.Uint64(pos[:])
+	zero := make([]byte, 16)
+	if err := mem.WriteMany([][]byte{zero[:8], zero[:8], zero}, []uint64{hook.CtlLenAddr, hook.CtlPosAddr, hook.CtlMissAddr}); err != nil {
 		return fmt.Errorf("empty the hook's buffer: %w", err)
 	}
 	off := uint64(0)
-	for _, size := range b.sizes {
+	for i, size := range b.sizes {
 		if off >= consumed {
+			if nr := le.Uint64(miss[:]); nr != 0 && b.remade[i] {
+				e := s.queue[0]
+				return s.diverge(e, "%s (made again by the hook page) returned %#x, recorded %#x",
+					syscalls.Name(int(nr)), le.Uint64(miss[8:]), e.ExitRegs[trace.RAX])
+			}
 			break
 		}
 		off += uint64(size)
+		if b.remade[i] {
+			// What replay does after a call it makes again (a file it
+			// maps is the trace's copy: remakes).
+			e := s.queue[0]
+			s.patchAfterSyscall(t, e)
+			if t.proc == s.main {
+				s.renameMemory(e, callOf(e, &e.Regs), e.Map != nil)
+			}
+		}
 		// The hook checked the bytes the program wrote against the
 		// record (its first ones and hash); what went to a standard
 		// stream is shown as recorded, if those are its bytes.
@@ -162,13 +215,61 @@ func (s *Session) endBatch() error {
 	return nil
 }
 
-// isBuffered says whether e is a call the hook recorded in the program.
-func (s *Session) isBuffered(e *trace.Event) bool {
+// inBatch says whether e, a call the hook recorded in the program, may be
+// given to t's hook in a batch, as r (its record, which it marks to make
+// again when it must be).
+func (s *Session) inBatch(t *rthread, e *trace.Event, r *hook.Record) bool {
 	if e.Kind == trace.KindRdtsc {
 		return e.Flags&trace.FlagBuffered != 0 && s.hdr.Hook != "" // an rdtsc the hook read
 	}
-	return e.Kind == trace.KindSyscall && e.Flags&trace.FlagBuffered != 0 && e.Flags&trace.FlagHookSite == 0 && s.fromHook(e) &&
-		!hook.ReplayTraced(uint64(e.Syscall))
+	if e.Kind != trace.KindSyscall || e.Flags&trace.FlagBuffered == 0 || e.Flags&trace.FlagHookSite != 0 || !s.fromHook(e) {
+		return false
+	}
+	if !hook.ReplayTraced(uint64(e.Syscall)) {
+		return true
+	}
+	return s.remakes(t, e, r)
+}
+
+// remakes says whether the hook of t may take e, a call replay makes again
+// (hook.ReplayTraced), as applySyscall would: made again by the hook (under
+// the filter, which lets the hook's own call through) with the arguments
+// reexec would give it, answered from its record when applySyscall would
+// emulate it (it failed), or not at all when replay must make it itself
+// (an mmap that fills memory from the trace, or whose stored file is not
+// open in the process yet; a call a filter of the program's own stopped,
+// rolled back with its number in its result).
+func (s *Session) remakes(t *rthread, e *trace.Event, r *hook.Record) bool {
+	c := callOf(e, &e.Regs)
+	spec, known := syscalls.Lookup(c.Nr)
+	if !s.filtered || !t.proc.hooked || !known || e.ExitRegs[trace.RAX] == e.Regs[trace.OrigRAX] {
+		return false
+	}
+	if spec.PolicyFor(&c) != syscalls.Reexec || isErr(e.ExitRegs[trace.RAX]) && !spec.NoFailure {
+		return true
+	}
+	r.Remake, r.RemakeArgs = true, c.Args
+	if c.Nr != unix.SYS_MMAP {
+		return true
+	}
+	// The hook records private mappings of memory, or of a file the
+	// trace stored (hook.c's mappable): reexec's arguments.
+	if e.Shared != nil || c.Args[3]&mapTypeMask != unix.MAP_PRIVATE {
+		return false
+	}
+	if c.Args[3]&unix.MAP_FIXED == 0 {
+		r.RemakeArgs[0] = e.ExitRegs[trace.RAX]
+		r.RemakeArgs[3] |= mapFixedNoReplace
+	}
+	if c.Args[3]&unix.MAP_ANONYMOUS != 0 {
+		return true
+	}
+	if e.Map == nil {
+		return false
+	}
+	fd, ok := t.proc.stored.fd(e.Map.Blob)
+	r.RemakeArgs[4] = uint64(fd)
+	return ok
 }
 
 // recordOf is the hook's record of buffered call e.

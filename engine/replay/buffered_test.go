@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"github.com/rewind-debugger/rewind/internal/testprog"
@@ -267,6 +268,30 @@ func TestBufferedReplayTraced(t *testing.T) {
 	}
 	if got, err := replayAll(t, path); err != nil || got != printed {
 		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+
+	// The hook makes those calls again itself in replay, in its runs of
+	// buffered calls: an mmap of memory, or of a file the trace stored,
+	// whose recorded address is taken (by the hook page) is reported at
+	// its own event, as the hook's.
+	for _, file := range []bool{false, true} {
+		t.Run(fmt.Sprintf("diverging mmap, file %v", file), func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "bad.rwd")
+			changed, seen := -1, 0
+			rewrite(t, path, bad, func(i int, e *trace.Event) {
+				if e.Flags&trace.FlagBuffered != 0 && e.Syscall == unix.SYS_MMAP && (e.Map != nil) == file {
+					if seen++; seen == rounds/2 {
+						e.ExitRegs[trace.RAX] = hook.Ctl
+						changed = i
+					}
+				}
+			})
+			_, err := replayAll(t, bad)
+			var d *replay.Divergence
+			if !errors.As(err, &d) || d.Event != int64(changed) || !strings.Contains(d.Msg, "made again by the hook page") {
+				t.Fatalf("replay of an mmap at a taken address: %v, want the hook's divergence at event %d", err, changed)
+			}
+		})
 	}
 }
 

@@ -32,6 +32,7 @@ type Checkpoint struct {
 	shared      []sharedSave
 	sharedBytes int64
 	code        *patch.Space
+	hooked      bool // the process maps the hook page
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -67,7 +68,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		return nil, err
 	}
 	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
-		stored: s.main.stored.clone(), shared: saved, sharedBytes: copied, code: s.main.code.Clone()}
+		stored: s.main.stored.clone(), shared: saved, sharedBytes: copied, code: s.main.code.Clone(), hooked: s.main.hooked}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -171,7 +172,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone(), stored: cp.stored.clone()}
+	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone(), stored: cp.stored.clone(), hooked: cp.hooked}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}

@@ -288,13 +288,20 @@ func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 	}
 	sig := t.resumeSig
 	t.resumeSig = 0
-	if err := ptrace.Sysemu(t.real, sig); err != nil {
+	resume := ptrace.Sysemu
+	if s.batch != nil && s.batch.t == t && s.batch.cont {
+		resume = ptrace.Cont // buffered.go
+	}
+	if err := resume(t.real, sig); err != nil {
 		s.removeBPs()
 		return ptrace.Status{}, false, err
 	}
 	st, err := s.waitFor(t)
 	if rerr := s.removeBPs(); err == nil && rerr != nil && !t.dead {
 		err = rerr
+	}
+	if err == nil && st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_SECCOMP {
+		st, err = s.seccompToEntry(t)
 	}
 	if s.batch != nil && s.batch.t == t {
 		if berr := s.endBatch(); err == nil {

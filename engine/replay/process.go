@@ -36,6 +36,8 @@ type rproc struct {
 	// stored are the stored files' memfds open in the process (mapfile.go),
 	// by blob.
 	stored storedFds
+	// hooked: the hook page is mapped in the process (engine/hook).
+	hooked bool
 }
 
 // cloneExitSignalMask is the exit-signal byte of clone's flags.
@@ -226,6 +228,7 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 		return err
 	}
 	nt.proc.code = inheritCode(t.proc, real)
+	nt.proc.hooked = t.proc.hooked
 	if c.Nr != unix.SYS_CLONE || c.Args[0]&unix.CLONE_FILES == 0 {
 		// The child has a copy of the parent's descriptors. (One that
 		// shares them starts with none of its own to close.)

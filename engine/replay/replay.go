@@ -125,6 +125,9 @@ type Session struct {
 	// (buffered.go).
 	batchTo int64
 	batch   *batch
+	// filtered: the program runs under the recorder's seccomp filter,
+	// which lets the hook page's own calls through (buffered.go).
+	filtered bool
 }
 
 // rthread is one thread of the replaying process.
@@ -259,11 +262,18 @@ func (s *Session) launch() error {
 		ignored = int64(*s.hdr.Ignored)
 	}
 	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
-		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Ignored: ignored, Stdin: null, Stdout: null, Stderr: null}
+		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Ignored: ignored, Stdin: null, Stdout: null, Stderr: null,
+		Filter: s.hdr.Hook != ""}
 	pid, err := ptrace.Start(spec)
+	if errors.Is(err, ptrace.ErrNoFilter) {
+		// The hook then answers calls only, and replay makes the rest.
+		spec.Filter = false
+		pid, err = ptrace.Start(spec)
+	}
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
+	s.filtered = spec.Filter
 	p := &rproc{real: pid}
 	s.pid = pid
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
@@ -620,6 +630,7 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			s.fileMaps = nil
 		}
 		p.stored = storedFds{} // close-on-exec
+		p.hooked = false       // until the exec's exit maps it again
 		s.execShared(p)
 	}
 	var regs trace.Regs

@@ -107,6 +107,7 @@ func (b *builder) build() error {
 		if err := hook.Reset(b.m, hook.ModeReplay); err != nil {
 			return err
 		}
+		b.t.proc.hooked = true
 	}
 	// The other threads first: they are cloned from the main thread while
 	// it still runs from the scratch page.

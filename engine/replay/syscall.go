@@ -140,6 +140,7 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 			if err := hook.Install(t.real, t.proc.mem, hook.ModeReplay); err != nil {
 				return err
 			}
+			t.proc.hooked = true
 			return hook.SetCpuid(t.proc.mem, s.hdr.Cpuid)
 		}
 		return nil
@@ -378,13 +379,21 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	}
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]
+	after := regs[trace.RIP] + 2
+	quick := quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0
+	atHook := quick && s.filtered && t.proc.hooked
+	if atHook {
+		// Made at the hook page's own instruction, which the filter lets
+		// through (at the call's own, it would stop there first).
+		regs[trace.RIP] = hook.Reexec
+	}
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
 	}
 	var got trace.Regs
 	var newTid int
-	if quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0 {
-		if err := s.reexecToTrap(t, e, c, regs[trace.RIP]+2, &got); err != nil {
+	if quick {
+		if err := s.reexecToTrap(t, e, c, after, atHook, &got); err != nil {
 			return err
 		}
 	} else {
@@ -412,6 +421,10 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		if err := ptrace.Syscall(t.real, 0); err != nil {
 			return err
 		}
+		early, err := s.passFilterStop(t)
+		if err != nil {
+			return err
+		}
 		if e.Flags&trace.FlagNoReturn != 0 {
 			return nil // exit, exit_group: the thread is going away
 		}
@@ -422,9 +435,12 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		for {
 			var st ptrace.Status
 			var err error
-			if exec {
+			switch {
+			case early != nil:
+				st, early = *early, nil
+			case exec:
 				st, err = s.waitExec(t, waiter)
-			} else {
+			default:
 				st, err = s.waitFor(t)
 			}
 			if err != nil {
@@ -546,10 +562,33 @@ func quickReexec(nr int) bool {
 	return false
 }
 
+// passFilterStop takes the filter's stop of t, resumed from the entry of
+// its call with PTRACE_SYSCALL, and lets the call run: the call stops
+// there before anything it does happens (the exec, the fork, the exit).
+// A call the filter never sees (the kernel passes uprobe's own, 6.11 on)
+// goes on to its next stop, which it returns for the caller to take.
+func (s *Session) passFilterStop(t *rthread) (*ptrace.Status, error) {
+	if !s.filtered {
+		return nil, nil
+	}
+	st, err := s.waitFor(t)
+	if err != nil || t.dead {
+		return &st, err
+	}
+	if st.Kind != ptrace.StopEvent || st.Event != unix.PTRACE_EVENT_SECCOMP {
+		return &st, nil
+	}
+	return nil, ptrace.Syscall(t.real, 0)
+}
+
 // reexecToTrap makes t's call again, t standing on its syscall
 // instruction, whose end is after: a breakpoint there, PTRACE_CONT; got is
-// what the thread holds after the call.
-func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, after uint64, got *trace.Regs) error {
+// what the thread holds after the call, at after. atHook: t stands on
+// the hook page's syscall; int3 instead (hook.Reexec).
+func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, after uint64, atHook bool, got *trace.Regs) error {
+	if atHook {
+		return s.reexecAtHook(t, e, c, after, got)
+	}
 	m := t.proc.mem
 	var orig [1]byte
 	if _, err := m.ReadAt(orig[:], after); err != nil {
@@ -577,6 +616,32 @@ func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, afte
 	}
 	got[trace.RIP] = after
 	return ptrace.SetRegs(t.real, got)
+}
+
+// reexecAtHook is reexecToTrap for t standing on hook.Reexec: its int3
+// ends the call, with no breakpoint to write. The thread then has the
+// registers the call at after would have left (rcx: where it returns).
+func (s *Session) reexecAtHook(t *rthread, e *trace.Event, c syscalls.Call, after uint64, got *trace.Regs) error {
+	st, err := s.contWait(t)
+	if err != nil {
+		return err
+	}
+	if err := ptrace.GetRegs(t.real, got); err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || got[trace.RIP] != hook.ReexecIP+1 {
+		return s.diverge(e, "re-executing %s: got %s%s", syscalls.Name(c.Nr), describe(st), s.where(t, st))
+	}
+	got[trace.RIP], got[trace.RCX] = after, after
+	return ptrace.SetRegs(t.real, got)
+}
+
+// contWait resumes t with PTRACE_CONT and waits for its stop.
+func (s *Session) contWait(t *rthread) (ptrace.Status, error) {
+	if err := ptrace.Cont(t.real, 0); err != nil {
+		return ptrace.Status{}, err
+	}
+	return s.waitFor(t)
 }
 
 // addressResult tells the re-executed calls whose result must be what was

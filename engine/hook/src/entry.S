@@ -8,13 +8,17 @@
 #include "layout.h"
 
 	.section .text.entry, "ax"
-	.globl untraced_syscall, traced_syscall, hook_entry, hook_trap_entry
+	.globl untraced_syscall, traced_syscall, reexec_syscall, hook_entry, hook_trap_entry
 untraced_syscall:		/* HOOK_UNTRACED: the filter allows this one */
 	syscall
 	ret
 traced_syscall:			/* HOOK_TRACED: kept for the layout */
 	syscall
 	ret
+	.org HOOK_REEXEC - HOOK_BASE, 0xcc
+reexec_syscall:			/* HOOK_REEXEC: replay's calls, let through too */
+	syscall
+	int3
 	.org HOOK_ENTRY - HOOK_BASE, 0xcc
 hook_entry:
 	pushfq

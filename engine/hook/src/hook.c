@@ -39,6 +39,8 @@ struct rec {
 	u64 hash; /* of the bytes a write wrote (FNV-1a, low bit set), else 0 */
 	u64 file; /* the file an mmap mapped: its entry in HOOK_FILES, from 1 */
 	u64 std;  /* the standard stream a write went to (1, 2; its bytes kept), else 0 */
+	u64 remake; /* replay's: 1 for a call to make again (see remade), else 0 */
+	u64 margs[6]; /* replay's: the arguments to make it with */
 };
 struct out {
 	u64 addr, len;
@@ -498,26 +500,6 @@ static int blocks(u64 fd) {
 	return fl < 0 || !(fl & 04000 /* O_NONBLOCK */);
 }
 
-/* replayTraced says whether call nr is one the hook records but leaves
-   to replay, which makes it again (the memory calls, the signal
-   dispositions and mask, the thread's registers and addresses the kernel
-   keeps: what it must hold for the replay to go on as recorded). */
-static int replayTraced(u64 nr) {
-	switch (nr) {
-	case 9:  /* mmap */
-	case 10: /* mprotect */
-	case 11: /* munmap */
-	case 12: /* brk */
-	case 13: /* rt_sigaction */
-	case 14: /* rt_sigprocmask */
-	case 158: /* arch_prctl */
-	case 218: /* set_tid_address */
-	case 273: /* set_robust_list */
-		return 1;
-	}
-	return 0;
-}
-
 /* stored says which entry of the table of the files the recorder stored
    fd is, from 1, or 0: the recorder needs no look at a mapping of one. */
 static u64 stored(u64 fd) {
@@ -657,11 +639,30 @@ static long traced(u64 nr) {
 	return nr;
 }
 
+/* remade makes call nr of record r again, untraced, with the arguments
+   replay chose (an mmap where it mapped, of the trace's copy of its
+   file). It returns 1 with *ret the recorded result, or records in
+   CTL_MISS_NR and CTL_MISS_RET a result that differs from the recording
+   (for replay to report: the call is then made traced) and returns 0. */
+static int remade(u64 nr, const struct rec *r, long *ret) {
+	long want = r->ret, got = do_syscall(nr, r->margs, HOOK_UNTRACED);
+	if (got != want && nr != 218) { /* set_tid_address: the tid, which differs */
+		CTL(CTL_MISS_NR, u64) = nr;
+		CTL(CTL_MISS_RET, u64) = got;
+		return 0;
+	}
+	*ret = want;
+	return 1;
+}
+
 /* replayed answers call nr from the next record replay gave, if it is
-   that call: 1 with *ret set, else 0. */
+   that call: 1 with *ret set, else 0. A record replay marks remake is a
+   call whose effect is the kernel's (the memory calls, the signal
+   dispositions and mask, the thread's registers and addresses the kernel
+   keeps: hook.ReplayTraced), made again. */
 static int replayed(u64 nr, const u64 *a, long *ret) {
 	u64 pos = CTL(CTL_POS, u64), len = CTL(CTL_LEN, u64);
-	if (pos >= len || replayTraced(nr))
+	if (pos >= len)
 		return 0;
 	struct rec *r = (struct rec *)(HOOK_BUF + pos);
 	if (r->nr != nr)
@@ -682,6 +683,8 @@ static int replayed(u64 nr, const u64 *a, long *ret) {
 	}
 	if (r->hash != 0 && written(nr, a, r->ret) != r->hash)
 		return 0; /* other bytes written */
+	if (r->remake && !remade(nr, r, ret))
+		return 0;
 	for (u32 i = 0; i < r->nout; i++) {
 		struct out o;
 		copy((char *)&o, p, sizeof o);
@@ -689,7 +692,8 @@ static int replayed(u64 nr, const u64 *a, long *ret) {
 		copy((char *)o.addr, p, o.len);
 		p += (o.len + 7) & ~7UL;
 	}
-	*ret = r->ret;
+	if (!r->remake)
+		*ret = r->ret;
 	CTL(CTL_POS, u64) = pos + r->size;
 	return 1;
 }
@@ -749,7 +753,9 @@ TRAP static int trapRdtsc(struct trapframe *f, u64 site) {
 		r->ret = v;
 		r->site = site;
 		r->nin = r->nout = 0;
-		r->hash = r->file = r->std = 0;
+		r->hash = r->file = r->std = r->remake = 0;
+		for (int i = 0; i < 6; i++)
+			r->margs[i] = 0;
 		r->size = sizeof(struct rec);
 		CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	}
@@ -780,7 +786,7 @@ long hook_call(struct frame *f, u64 nr) {
 	   jumping through memory leaves rcx and r11 as a syscall leaves them. */
 	CTL(CTL_RET, u64) = CTL(CTL_STUB, u64) + STUB_RET;
 	if (CTL(CTL_MODE, u32) != MODE_RECORD) {
-		long ret;
+		long ret = 0;
 		if (CTL(CTL_MODE, u32) == MODE_REPLAY && replayed(nr, a, &ret))
 			return ret;
 		return traced(nr);
@@ -832,6 +838,9 @@ long hook_call(struct frame *f, u64 nr) {
 	r->hash = (writes(nr) || nr == 20) && ret > 0 ? written(nr, a, ret) : 0;
 	r->file = file;
 	r->std = writes(nr) && ret > 0 ? std : 0;
+	r->remake = 0;
+	for (int i = 0; i < 6; i++)
+		r->margs[i] = 0;
 	r->size = p - (char *)r;
 	CTL(CTL_LEN, u64) = len + r->size; /* the commit */
 	return ret;

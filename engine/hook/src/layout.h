@@ -3,6 +3,7 @@
 #define HOOK_BASE 0x70000000     /* code: the two syscall instructions first */
 #define HOOK_UNTRACED 0x70000000 /* syscall; ret — the filter lets it through */
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
+#define HOOK_REEXEC 0x70000008  /* syscall; int3 — replay runs a call here, let through, to a stop after it */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
 #define HOOK_TRAP_CODE 0x70002800   /* the code patched cpuid and rdtsc sites call, to the control page */
 #define HOOK_TRAP_ENTRY 0x70002800  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
@@ -34,6 +35,8 @@
 #define CTL_NSHARED 120 /* u64: entries of CTL_SHARED_MAPS in use; past SHARED_MAX, too many to list */
 #define CTL_SHARED_MAPS 128 /* SHARED_MAX x {start, end, dev, ino}: the process's shared mappings */
 #define SHARED_MAX 16
+#define CTL_MISS_NR 640  /* u64: replay: a call the hook made again whose result differs, or 0 */
+#define CTL_MISS_RET 648 /* u64: that result */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
