@@ -74,7 +74,7 @@ func InjectSyscall(tid int, m *Mem, nr uint64, args ...uint64) (int64, error) {
 }
 
 // InjectSyscallAtEmu is InjectSyscall for a thread at a PTRACE_SYSEMU
-// stop, whose own call is not made: the injected call runs to an int3
+// stop (or a filter's stop), whose own call is not made: the injected call runs to an int3
 // with one stop (as from a call's exit), where InjectSyscall would stop at
 // the skipped call's exit, then at the injected call's entry and exit.
 // The thread is then at a signal stop.
@@ -180,9 +180,10 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 // a system call's exit, or a stop outside any call (orig_rax -1); not for
 // a call that makes a process (the child would copy the bytes); and only
 // where the three bytes can be written (or the hook page's are there:
-// gadget). atEmu allows a PTRACE_SYSEMU stop,
-// a call's entry: orig_rax -1 has the kernel skip that call (which is the
-// stop's point) and return to user code. ok is false when it did nothing.
+// gadget). atEmu allows a PTRACE_SYSEMU stop, a call's entry, or a
+// filter's stop at one (PTRACE_EVENT_SECCOMP): orig_rax -1 has the kernel
+// skip that call (which is the stop's point) and return to user code. ok
+// is false when it did nothing.
 // A signal pending on the way back to user code is caught, as one that
 // comes during the call is.
 func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, atEmu bool) (ret int64, caught [][]byte, ok bool, err error) {
@@ -194,7 +195,7 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, 
 		return 0, nil, false, nil
 	}
 	op, _, err := syscallOp(tid)
-	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1 || atEmu && op == syscallInfoEntry) {
+	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1 || atEmu && (op == syscallInfoEntry || op == SyscallSeccomp)) {
 		return 0, nil, false, nil
 	}
 	at := saved[trace.RIP]

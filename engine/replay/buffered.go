@@ -126,8 +126,10 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 // seccompToEntry turns the filter's stop of t at a call (resumed with
 // PTRACE_CONT for a batch) into the stop replay meets a call at: the call
 // skipped, t moved back onto its instruction and resumed with
-// PTRACE_SYSEMU, which stops at its entry again.
+// PTRACE_SYSEMU, which stops at its entry again. A call reexec makes again
+// at the hook page needs none of that: one stop less.
 func (s *Session) seccompToEntry(t *rthread) (ptrace.Status, error) {
+	t.atFilter = false
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return ptrace.Status{}, err
@@ -142,6 +144,19 @@ func (s *Session) seccompToEntry(t *rthread) (ptrace.Status, error) {
 		return ptrace.Status{}, err
 	}
 	return s.waitFor(t)
+}
+
+// leaveFilterStop makes t's stop PTRACE_SYSEMU's where the filter stopped
+// it (atFilter).
+func (s *Session) leaveFilterStop(t *rthread) error {
+	if !t.atFilter {
+		return nil
+	}
+	st, err := s.seccompToEntry(t)
+	if err == nil && st.Kind != ptrace.StopSyscall {
+		err = fmt.Errorf("back at a call's entry: got %s", describe(st))
+	}
+	return err
 }
 
 // stopsAt says whether the i-th event ahead is where t stops once it has

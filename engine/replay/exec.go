@@ -248,6 +248,11 @@ func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 	if t.pending != nil {
 		st := *t.pending
 		t.pending = nil
+		if t.atFilter {
+			// Not taken by toEntry: the stop replay expects elsewhere.
+			st, err := s.seccompToEntry(t)
+			return st, false, err
+		}
 		return st, false, nil
 	}
 	if err := s.syncWatch(t); err != nil {
@@ -301,7 +306,13 @@ func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 		err = rerr
 	}
 	if err == nil && st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_SECCOMP {
-		st, err = s.seccompToEntry(t)
+		// The call that ends a batch (buffered.go): toEntry takes it as
+		// it is, for applySyscall to decide.
+		t.atFilter = true
+		st.Kind, st.Event = ptrace.StopSyscall, 0
+		if s.batch == nil || s.batch.t != t {
+			st, err = s.seccompToEntry(t)
+		}
 	}
 	if s.batch != nil && s.batch.t == t {
 		if berr := s.endBatch(); err == nil {

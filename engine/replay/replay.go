@@ -142,6 +142,12 @@ type rthread struct {
 	injected int
 	// atEntry: parked at the entry of an emulated call whose exit is a later event.
 	atEntry bool
+	// atFilter: stopped by the filter (PTRACE_EVENT_SECCOMP) at the call
+	// that ends a run of buffered calls, which reexec may make again from
+	// there; any other use first turns the stop into PTRACE_SYSEMU's
+	// (leaveFilterStop). The call runs when resumed unless its number is
+	// taken out.
+	atFilter bool
 	// atExec: parked at the exec stop of a re-executed execve.
 	atExec bool
 	// inKernel: left inside a re-executed call that blocks (a vfork waiting

@@ -34,8 +34,13 @@ func isErr(ret uint64) bool { return int64(ret) < 0 && int64(ret) >= -4095 }
 // toEntry runs t to the entry of its next system call and checks it is the
 // recorded one.
 func (s *Session) toEntry(t *rthread, e *trace.Event) error {
-	st, err := s.run(t)
-	if err != nil {
+	var st ptrace.Status
+	var err error
+	if t.atFilter && t.pending != nil {
+		// A batch ended at the call, stopped by the filter: applySyscall
+		// decides what that stop must become.
+		st, t.pending = *t.pending, nil
+	} else if st, err = s.run(t); err != nil {
 		return err
 	}
 	if st.Kind != ptrace.StopSyscall {
@@ -43,6 +48,9 @@ func (s *Session) toEntry(t *rthread, e *trace.Event) error {
 	}
 	if s.countersOpen(t) {
 		// The segment is over: the event meets the recorded address space.
+		if err := s.leaveFilterStop(t); err != nil {
+			return err
+		}
 		if err := s.closeCounters(); err != nil {
 			return err
 		}
@@ -72,6 +80,9 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 	if e.Flags&trace.FlagSkipped != 0 {
 		// The program's tracer skipped it (PTRACE_SYSEMU): nothing ran,
 		// the thread goes on with the registers the tracer left.
+		if err := s.leaveFilterStop(t); err != nil {
+			return err
+		}
 		return s.setResult(t, e)
 	}
 	policy, noFailure := syscalls.Emulate, false
@@ -79,6 +90,9 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		policy, noFailure = spec.PolicyFor(&c), spec.NoFailure
 	}
 	if verdict, ok := s.seccompKill(t, e, &e.Regs); ok {
+		if err := s.leaveFilterStop(t); err != nil {
+			return err
+		}
 		return s.replaySeccompKill(t, &e.Regs, verdict) // seccomp.go
 	}
 	if s.seccompTrapped(t, e) || s.execFailed(t, e, &c) {
@@ -97,6 +111,9 @@ func (s *Session) applySyscall(t *rthread, e *trace.Event) error {
 		policy = syscalls.Reexec // tempmask.go
 	}
 	if policy != syscalls.Reexec {
+		if err := s.leaveFilterStop(t); err != nil {
+			return err
+		}
 		if split {
 			t.atEntry = true
 			return nil
@@ -270,6 +287,17 @@ func (s *Session) emit(t *rthread, e *trace.Event, data []byte) error {
 // answer is the recorded one (mappings at the recorded addresses, file
 // mappings made anonymous and filled from the trace).
 func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
+	_, forking := s.createsFollowed(e)
+	quick := quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0
+	atHook := quick && s.filtered && t.proc.hooked
+	if !atHook || e.Shared != nil {
+		// (Made at the hook page, the call stopped by the filter needs
+		// only its number taken out; mapShared's injections need
+		// PTRACE_SYSEMU's stop.)
+		if err := s.leaveFilterStop(t); err != nil {
+			return err
+		}
+	}
 	regs := e.Regs
 	closeFd := -1   // a stored file's memfd to close after an mmap (mapfile.go)
 	stored := false // the mmap maps a stored file's memfd
@@ -380,12 +408,14 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	regs[trace.RIP] -= 2
 	regs[trace.RAX] = regs[trace.OrigRAX]
 	after := regs[trace.RIP] + 2
-	quick := quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0
-	atHook := quick && s.filtered && t.proc.hooked
 	if atHook {
 		// Made at the hook page's own instruction, which the filter lets
-		// through (at the call's own, it would stop there first).
+		// through (at the call's own, it would stop there first). The
+		// call t stands at is skipped (orig_rax -1), where the filter
+		// stopped it too.
 		regs[trace.RIP] = hook.Reexec
+		regs[trace.OrigRAX] = ^uint64(0)
+		t.atFilter = false
 	}
 	if err := ptrace.SetRegs(t.real, &regs); err != nil {
 		return fmt.Errorf("move back onto the instruction of %s: %w", syscalls.Name(c.Nr), err)
