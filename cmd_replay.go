@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -256,6 +257,9 @@ func warnSession(s *debugger.Session) {
 // says first how many events are usable, replays those and exits with
 // exitPartialTrace.
 func runCheck(path string, pid int32) error {
+	// As for recording (cmd_record.go): a replay's garbage is events on
+	// their way through, its live heap small without a debugger's tables.
+	debug.SetGCPercent(400)
 	st, err := trace.Check(path)
 	if err != nil {
 		return err

@@ -40,6 +40,10 @@ type batch struct {
 	// PTRACE_CONT (PTRACE_SYSEMU would stop those calls too).
 	remade []bool
 	cont   bool // some are
+	// recs and rec: the records, and the one being made, kept from run
+	// to run.
+	recs []byte
+	rec  hook.Record
 }
 
 // batchUntil says whether the events ahead may be given to the hook, and
@@ -68,9 +72,11 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	// The run: buffered calls of t, then an event that t's next stop is
 	// (a system call's entry), all before the limit. A run followed by
 	// anything else leaves its last call to be made traced, which stops.
-	var recs []byte
-	var sizes []int
-	var remade []bool
+	// (Its buffers are the last run's: a run of 100k close calls made
+	// garbage enough to spend a third of the replay collecting it.)
+	b := &s.batchBuf
+	recs, sizes, remade := b.recs[:0], b.sizes[:0], b.remade[:0]
+	r := &b.rec
 	n := 0
 	for s.next+int64(n) < s.batchTo {
 		e, err := s.peek(n)
@@ -80,7 +86,7 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 		if e == nil || e.Tid != t.rec {
 			break
 		}
-		r := recordOf(e)
+		recordOf(e, r)
 		if !s.inBatch(t, e, r) {
 			break
 		}
@@ -107,7 +113,8 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	if err := t.proc.mem.WriteMany([][]byte{recs, ctl[:]}, []uint64{hook.Buf, hook.CtlLenAddr}); err != nil {
 		return false, fmt.Errorf("give the hook its records: %w", err)
 	}
-	s.batch = &batch{t: t, sizes: sizes, remade: remade, cont: slices.Contains(remade, true)}
+	b.t, b.recs, b.sizes, b.remade, b.cont = t, recs, sizes, remade, slices.Contains(remade, true)
+	s.batch = b
 
 	st, err := s.run(t)
 	if s.batch != nil {
@@ -287,12 +294,15 @@ func (s *Session) remakes(t *rthread, e *trace.Event, r *hook.Record) bool {
 	return ok
 }
 
-// recordOf is the hook's record of buffered call e.
-func recordOf(e *trace.Event) *hook.Record {
+// recordOf makes r the hook's record of buffered call e (reusing its
+// slices).
+func recordOf(e *trace.Event, r *hook.Record) {
+	*r = hook.Record{Inputs: r.Inputs[:0], Outputs: r.Outputs[:0]}
 	if e.Kind == trace.KindRdtsc {
-		return &hook.Record{Nr: hook.NrRdtsc, Args: [6]uint64{e.Regs[trace.RIP]}, Ret: int64(e.Value)}
+		r.Nr, r.Args[0], r.Ret = hook.NrRdtsc, e.Regs[trace.RIP], int64(e.Value)
+		return
 	}
-	r := &hook.Record{Nr: uint64(e.Syscall), Ret: int64(e.ExitRegs[trace.RAX]), Hash: e.Hash}
+	r.Nr, r.Ret, r.Hash = uint64(e.Syscall), int64(e.ExitRegs[trace.RAX]), e.Hash
 	for i, reg := range []int{trace.RDI, trace.RSI, trace.RDX, trace.R10, trace.R8, trace.R9} {
 		r.Args[i] = e.Regs[reg]
 	}
@@ -302,5 +312,4 @@ func recordOf(e *trace.Event) *hook.Record {
 	for _, m := range e.In {
 		r.Inputs = append(r.Inputs, hook.Output{Addr: m.Addr, Data: m.Data})
 	}
-	return r
 }

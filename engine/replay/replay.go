@@ -123,8 +123,9 @@ type Session struct {
 	snap         *trace.Snapshot
 	// batchTo and batch: the buffered calls given to the hook
 	// (buffered.go).
-	batchTo int64
-	batch   *batch
+	batchTo  int64
+	batch    *batch
+	batchBuf batch // what batch points to, reused
 	// filtered: the program runs under the recorder's seccomp filter,
 	// which lets the hook page's own calls through (buffered.go).
 	filtered bool
