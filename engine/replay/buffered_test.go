@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -342,27 +345,57 @@ func TestKnownSites(t *testing.T) {
 	}
 }
 
-// TestStoredFilesMapped: replay maps the libraries a program mapped from
-// the trace's copies of them (memfds, mapfile.go), not from anonymous
-// memory filled page by page.
+// TestStoredFilesMapped: replay maps the files a program mapped (its own
+// executable, each round: buffered_memory.c) from the files themselves
+// while they are the ones recorded, and from the trace's copies of them
+// (memfds, mapfile.go) once they changed, never from anonymous memory
+// filled page by page.
 func TestStoredFilesMapped(t *testing.T) {
 	prog := buildC(t, "buffered_memory")
-	path, _, _ := recordProg(t, prog, "3")
-	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
+	path, printed, _ := recordProg(t, prog, "3")
+	mapped := func() string {
+		s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		base := loadBase(t, s, prog)
+		s.SetBreakpoints([]uint64{base + testprog.Symbol(t, prog, "mapped_own")})
+		if st, err := s.Continue(0); err != nil || st == nil {
+			t.Fatalf("continue to mapped_own: %v %v", st, err)
+		}
+		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Threads()[0].Real))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(maps)
+	}
+	// The round's private read-only mapping of 8 KiB at offset 0 of prog.
+	own := regexp.MustCompile(`(?m)^([0-9a-f]+)-([0-9a-f]+) r--p 00000000 \S+ \d+ +(.+)$`)
+	find := func(maps, name string) bool {
+		for _, m := range own.FindAllStringSubmatch(maps, -1) {
+			lo, _ := strconv.ParseUint(m[1], 16, 64)
+			hi, _ := strconv.ParseUint(m[2], 16, 64)
+			if hi-lo == 8192 && strings.HasPrefix(m[3], name) {
+				return true
+			}
+		}
+		return false
+	}
+	if maps := mapped(); !find(maps, prog) || strings.Contains(maps, "memfd:rewind-file-") {
+		t.Errorf("the program's mapping of itself is not of %s in the replaying process, or a library is the trace's copy:\n%s", prog, maps)
+	}
+	// Changed (its times: any write changes them), the file is not the
+	// recorded one any more: the trace's copy is mapped, and the replay
+	// is the recorded one.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(prog, later, later); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	base := loadBase(t, s, prog)
-	s.SetBreakpoints([]uint64{base + testprog.Symbol(t, prog, "on_usr1")})
-	if st, err := s.Continue(0); err != nil || st == nil {
-		t.Fatalf("continue to the handler: %v %v", st, err)
+	if maps := mapped(); !find(maps, "/memfd:rewind-file-") {
+		t.Errorf("no mapping of the trace's copy of the changed program in the replaying process:\n%s", maps)
 	}
-	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Threads()[0].Real))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(maps), "memfd:rewind-file-") {
-		t.Errorf("no mapping of a stored file in the replaying process:\n%s", maps)
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay after the program changed: err %v, output %q want %q", err, got, printed)
 	}
 }

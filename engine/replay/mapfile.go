@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
@@ -38,10 +39,20 @@ func (sf *storedFiles) close() {
 	sf.byBlob, sf.bytes = nil, 0
 }
 
-// storedFile returns the sealed memfd holding blob id, made on first use;
-// nil past maxFileBytes.
-func (s *Session) storedFile(id uint32) (*os.File, error) {
+// storedFile returns the file holding the stored file m maps, opened on
+// first use: the file itself where it is still the one recorded
+// (localFile), else a sealed memfd filled with the trace's copy; nil
+// past maxFileBytes.
+func (s *Session) storedFile(m *trace.MapFile) (*os.File, error) {
+	id := m.Blob
 	if f := s.files.byBlob[id]; f != nil {
+		return f, nil
+	}
+	if f := s.localFile(m); f != nil {
+		if s.files.byBlob == nil {
+			s.files.byBlob = map[uint32]*os.File{}
+		}
+		s.files.byBlob[id] = f
 		return f, nil
 	}
 	data, err := s.blob(id)
@@ -73,6 +84,31 @@ func (s *Session) storedFile(id uint32) (*os.File, error) {
 	return f, nil
 }
 
+// localFile opens, read only, the file at m's path when it is the file
+// the recording read blob m.Blob from: its identity (device, inode, size,
+// times of modification and change, in nanoseconds: any write changes the
+// last) is the recorded one (trace.Reader.BlobSource). On the machine
+// that recorded, the libraries a program maps are mostly untouched since:
+// mapping them spares decompressing the trace's copies (a third of the
+// CPU of python's replay). Elsewhere, or once a file changed, nil.
+func (s *Session) localFile(m *trace.MapFile) *os.File {
+	want, ok := s.rd.BlobSource(m.Blob)
+	if !ok || m.Path == "" || !filepath.IsAbs(m.Path) {
+		return nil
+	}
+	f, err := os.Open(m.Path)
+	if err != nil {
+		return nil
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if k, ok := trace.FileKeyOf(st); ok && k == want {
+			return f
+		}
+	}
+	f.Close()
+	return nil
+}
+
 // openStored opens f, a stored file's memfd, in the process of t, read
 // only, and returns the descriptor (-1 when it cannot).
 func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
@@ -101,7 +137,7 @@ func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int
 		regs[trace.R8] = uint64(fd)
 		return -1, true, nil
 	}
-	f, err := s.storedFile(m.Blob)
+	f, err := s.storedFile(m)
 	if err != nil || f == nil {
 		return -1, false, err
 	}

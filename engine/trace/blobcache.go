@@ -36,9 +36,11 @@ type BlobCache struct {
 // FileKey identifies the contents of a file: device, inode, size and the
 // times of its last modification and status change, in nanoseconds.
 type FileKey struct {
-	Dev, Ino     uint64
-	Size         int64
-	Mtime, Ctime int64
+	Dev   uint64 `json:"dev"`
+	Ino   uint64 `json:"ino"`
+	Size  int64  `json:"size"`
+	Mtime int64  `json:"mtime"`
+	Ctime int64  `json:"ctime"`
 }
 
 // FileKeyOf is the key of the file fi describes (os.Stat's answer); false

@@ -251,6 +251,18 @@ type Footer struct {
 	// say how many events it held; with this index a reader still names
 	// them, and counts the events lost. Traces of older writers lack it.
 	FrameEvents []int64 `json:"frame_events,omitempty"`
+	// Sources are the identities of the files blobs were read from
+	// (Writer.Close sets them): a replay on the machine that recorded
+	// maps such a file itself while its identity is unchanged, rather
+	// than decompressing the trace's copy (Reader.BlobSource). Traces
+	// of older writers, and files read without a cache, lack them.
+	Sources []BlobSource `json:"sources,omitempty"`
+}
+
+// BlobSource says which file a blob holds the contents of.
+type BlobSource struct {
+	Blob uint32  `json:"blob"`
+	Key  FileKey `json:"key"`
 }
 
 // DataHashCRC is Header.DataHash for ptrace.DataSum.

@@ -40,6 +40,8 @@ type Reader struct {
 	footer *Footer
 	frames []frameInfo
 	blobs  []int // frame index of each blob id
+	// sources are the footer's Sources by blob.
+	sources map[uint32]FileKey
 
 	codec *codec
 	next  int // next frame index for Next
@@ -218,6 +220,12 @@ func (r *Reader) scan(size int64) error {
 			r.scanStop = err
 		} else {
 			r.footer = &ft
+			for _, src := range ft.Sources {
+				if r.sources == nil {
+					r.sources = map[uint32]FileKey{}
+				}
+				r.sources[src.Blob] = src.Key
+			}
 		}
 		r.frames = r.frames[:last]
 	}
@@ -373,6 +381,13 @@ func (r *Reader) stopAt(err error) {
 	r.stop = err
 	r.done = true
 	r.cur = dec{}
+}
+
+// BlobSource returns the identity of the file blob id was read from, when
+// the footer says it (Footer.Sources).
+func (r *Reader) BlobSource(id uint32) (FileKey, bool) {
+	k, ok := r.sources[id]
+	return k, ok
 }
 
 // Blobs returns the number of blobs in the trace.

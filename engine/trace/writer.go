@@ -46,6 +46,8 @@ type Writer struct {
 	nEvents int64
 	nBlobs  uint32
 	closed  bool
+	// sources are the files blobs were read from (Footer.Sources).
+	sources []BlobSource
 	// frameEvents counts the events of each events frame sent, for the
 	// footer's index; sent is the number of events they hold in all.
 	frameEvents []int64
@@ -531,6 +533,17 @@ func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
 // and go to it once compressed otherwise. A nil cache is no cache. With a
 // cache, a large file is read in the background, from a duplicate of f.
 func (w *Writer) ReadFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
+	id, err := w.readFileBlob(f, n, key, cache)
+	if err == nil {
+		w.lateMu.Lock()
+		w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
+		w.lateMu.Unlock()
+	}
+	return id, err
+}
+
+// readFileBlob is ReadFileBlob but for noting the blob's source.
+func (w *Writer) readFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
 	if cache != nil && n >= deferredRead && uint64(n) <= maxFrameLen-4 && w.deferred.Load() < maxDeferred {
 		fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 		if err == nil {
@@ -681,6 +694,9 @@ func (w *Writer) Close(f *Footer) error {
 		foot.Events = w.nEvents
 		foot.Blobs = int(w.nBlobs)
 		foot.FrameEvents = w.frameEvents
+		w.lateMu.Lock()
+		foot.Sources = w.sources
+		w.lateMu.Unlock()
 		var fj []byte
 		if fj, err = json.Marshal(&foot); err == nil {
 			w.jobs <- job{typ: FrameFooter, data: fj}
