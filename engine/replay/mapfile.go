@@ -92,8 +92,7 @@ func (s *Session) storedFile(m *trace.MapFile) (*os.File, error) {
 // mapping them spares decompressing the trace's copies (a third of the
 // CPU of python's replay). Elsewhere, or once a file changed, nil.
 func (s *Session) localFile(m *trace.MapFile) *os.File {
-	want, ok := s.rd.BlobSource(m.Blob)
-	if !ok || m.Path == "" || !filepath.IsAbs(m.Path) {
+	if !s.unchanged(m) {
 		return nil
 	}
 	f, err := os.Open(m.Path)
@@ -101,12 +100,39 @@ func (s *Session) localFile(m *trace.MapFile) *os.File {
 		return nil
 	}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		if k, ok := trace.FileKeyOf(st); ok && k == want {
+		if k, ok := trace.FileKeyOf(st); ok && s.sameSource(m.Blob, k) {
 			return f
 		}
 	}
 	f.Close()
 	return nil
+}
+
+// unchanged says whether the file at m's path is the one the recording
+// read blob m.Blob from (localFile), asked once a blob.
+func (s *Session) unchanged(m *trace.MapFile) bool {
+	if same, ok := s.local[m.Blob]; ok {
+		return same
+	}
+	same := false
+	if m.Path != "" && filepath.IsAbs(m.Path) {
+		if st, err := os.Stat(m.Path); err == nil && st.Mode().IsRegular() {
+			k, ok := trace.FileKeyOf(st)
+			same = ok && s.sameSource(m.Blob, k)
+		}
+	}
+	if s.local == nil {
+		s.local = map[uint32]bool{}
+	}
+	s.local[m.Blob] = same
+	return same
+}
+
+// sameSource says whether k is the identity of the file blob was read
+// from.
+func (s *Session) sameSource(blob uint32, k trace.FileKey) bool {
+	want, ok := s.rd.BlobSource(blob)
+	return ok && k == want
 }
 
 // openStored opens f, a stored file's memfd, in the process of t, read

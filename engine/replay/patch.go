@@ -111,6 +111,13 @@ func (s *Session) patchAfterSyscall(t *rthread, e *trace.Event) {
 		if e.Map == nil {
 			return nil
 		}
+		if s.unchanged(e.Map) {
+			// The file itself, named as the recorder names it: its
+			// kept analysis, and its bytes unless they are needed,
+			// without decompressing the trace's copy (mapfile.go).
+			path := e.Map.Path
+			return s.analyses.Follow(s.code.Exec(path), func() string { return fileName(path) })
+		}
 		blob := e.Map.Blob
 		return s.analyses.Follow(s.code.Blob(blob, func() ([]byte, error) { return s.rd.Blob(blob) }),
 			func() string { return s.blobName(blob) })

@@ -107,8 +107,10 @@ type Session struct {
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
 	// files are the memfds of stored files that private mappings map
-	// (mapfile.go).
+	// (mapfile.go); local says, by blob, whether the file a blob was read
+	// from is still at its path, unchanged.
 	files storedFiles
+	local map[uint32]bool
 	// code holds the files code patching reads: executable mappings by blob
 	// (read from the trace), the files the kernel mapped at exec by path.
 	// The sites belong to each process (rproc.code).
