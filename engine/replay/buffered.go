@@ -115,7 +115,6 @@ func (s *Session) runBuffered(t *rthread) (bool, error) {
 	}
 	b.t, b.recs, b.sizes, b.remade, b.cont = t, recs, sizes, remade, slices.Contains(remade, true)
 	s.batch = b
-
 	st, err := s.run(t)
 	if s.batch != nil {
 		// Stopped before the thread ran (a breakpoint where it stands).
@@ -184,8 +183,9 @@ func (s *Session) endBatch() error {
 	b := s.batch
 	s.batch = nil
 	t, mem := b.t, b.t.proc.mem
-	var pos, miss [16]byte
-	if err := mem.ReadMany([][]byte{pos[:8], miss[:]}, []uint64{hook.CtlPosAddr, hook.CtlMissAddr}); err != nil {
+	var pos [8]byte
+	var miss [16]byte // nr, result (hook.CtlMissAddr)
+	if err := mem.ReadMany([][]byte{pos[:], miss[:]}, []uint64{hook.CtlPosAddr, hook.CtlMissAddr}); err != nil {
 		return fmt.Errorf("read how far the hook got: %w", err)
 	}
 	le := binary.LittleEndian
