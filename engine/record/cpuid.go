@@ -55,7 +55,33 @@ var cpuidSubleaves = map[uint32]uint32{
 // the hook's table can hold (hook.SetCpuid), masked as trapped ones are:
 // patched cpuid sites read their answers there, in replay too (the trace
 // header keeps the table). The rest trap.
+//
+// The table is kept in the cache (cpuidtable.go): in a VM each of its
+// ~190 questions is an exit to the hypervisor, 2–10 ms of every recording.
 func (r *Recorder) cpuidTable() []hook.CpuidAnswer {
+	key := cpuidTableKey()
+	if tab, ok := loadCpuidTable(key); ok {
+		r.learnCpuid(tab)
+		return tab
+	}
+	tab := r.askCpuidTable()
+	saveCpuidTable(key, tab)
+	return tab
+}
+
+// learnCpuid makes tab's answers the recording's (Recorder.cpuid), so that
+// a cpuid that traps is answered as the table answers it.
+func (r *Recorder) learnCpuid(tab []hook.CpuidAnswer) {
+	if r.cpuids == nil {
+		r.cpuids = map[cpuidKey][2]uint64{}
+	}
+	for _, a := range tab {
+		r.cpuids[cpuidKey{a.Leaf, a.Sub}] = [2]uint64{uint64(a.Eax) | uint64(a.Ebx)<<32, uint64(a.Ecx) | uint64(a.Edx)<<32}
+	}
+}
+
+// askCpuidTable asks cpuid the table's questions.
+func (r *Recorder) askCpuidTable() []hook.CpuidAnswer {
 	var out []hook.CpuidAnswer
 	add := func(leaf, sub uint32, any bool) {
 		v, a := r.cpuid(leaf, sub)
