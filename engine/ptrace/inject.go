@@ -177,7 +177,8 @@ func injectRaw(tid int, m *Mem, nr uint64, args ...uint64) (ret int64, child int
 // and PTRACE_CONT, one stop (two under a filter that traces the call)
 // where stopping at the call's entry and exit takes two or three. Only
 // from a stop where resuming returns to user code with the registers set:
-// a system call's exit, or a stop outside any call (orig_rax -1); not for
+// a system call's exit, or a stop outside any call (orig_rax -1, or
+// afterInjection's); not for
 // a call that makes a process (the child would copy the bytes); and only
 // where the three bytes can be written (or the hook page's are there:
 // gadget). atEmu allows a PTRACE_SYSEMU stop, a call's entry, or a
@@ -195,7 +196,8 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, 
 		return 0, nil, false, nil
 	}
 	op, _, err := syscallOp(tid)
-	if err != nil || !(op == syscallInfoExit || op == SyscallNone && int64(saved[trace.OrigRAX]) == -1 || atEmu && (op == syscallInfoEntry || op == SyscallSeccomp)) {
+	if err != nil || !(op == syscallInfoExit || op == SyscallNone && (int64(saved[trace.OrigRAX]) == -1 || afterInjection(tid, saved)) ||
+		atEmu && (op == syscallInfoEntry || op == SyscallSeccomp)) {
 		return 0, nil, false, nil
 	}
 	at := saved[trace.RIP]
@@ -259,6 +261,21 @@ func injectToTrap(tid int, m *Mem, saved *trace.Regs, nr uint64, args []uint64, 
 			return 0, caught, true, fmt.Errorf("inject syscall %d into %d: got %v", nr, tid, st)
 		}
 	}
+}
+
+// afterInjection says whether a thread stopped outside any call is at the
+// int3 an earlier injection ran to, its registers (those of a call's
+// exit) given back: a SIGTRAP of an int3 with orig_rax set, which only a
+// tracer sets there (an exception's is -1). Resuming returns to user code
+// with the registers set unless rax asks the kernel to restart a call.
+// An exec's several injected calls (rdtsc trapping, the hook's two
+// mappings) took the slow way after the first: three stops each.
+func afterInjection(tid int, saved *trace.Regs) bool {
+	if IsRestart(saved[trace.RAX]) {
+		return false
+	}
+	info, err := GetSiginfo(tid)
+	return err == nil && len(info) >= 12 && int32(binary.LittleEndian.Uint32(info)) == int32(unix.SIGTRAP) && SiCode(info) == siKernel
 }
 
 // syscallInt3 is the code injectToTrap runs: syscall; int3.
