@@ -5,7 +5,7 @@
 #	bench/machine.sh prepare DIR [BASE]   here: DIR gets a static rewind (and
 #	                                      one built at commit BASE, to compare),
 #	                                      static test programs, recordings made
-#	                                      here, and this script
+#	                                      here, this script and setup.sh
 #	DIR/machine.sh run                    there: the report on stdout
 #
 # The report: the machine; native, record and `replay --check` times (best
@@ -35,6 +35,7 @@ prepare)
 	gcc -g -O0 -static -o "$dir/demo" "$top/testdata/overflow.c" || exit 1
 	gcc -g -O0 -o "$dir/demo-dyn" "$top/testdata/overflow.c" || exit 1
 	cp "$0" "$dir/machine.sh"
+	cp "$top/bench/setup.sh" "$dir/setup.sh"
 	rw=$dir/rewind
 	"$rw" record -o "$dir/traces/static-demo.rwd" -- "$dir/demo" >/dev/null 2>&1
 	"$rw" record -o "$dir/traces/static-pingpong.rwd" -- "$dir/pingpong" 500 >/dev/null 2>&1
@@ -52,26 +53,15 @@ run) ;;
 esac
 
 D=$(cd "$(dirname "$0")" && pwd)
-RW=$D/rewind
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+REWIND=$D/rewind runs=3 bench=machine
+. "$D/setup.sh" # ms, best (of $runs), $work
+RW=$rewind W=$work
 echo "== machine"
 uname -a
 echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo); $(grep -m1 -o cpuid_fault /proc/cpuinfo || echo 'no cpuid_fault')"
 ldd --version 2>&1 | head -1
 for t in find sort python3 git make gcc sh; do printf '%s: %s\n' $t "$(command -v $t)"; done
 
-ms() { date +%s%3N; }
-best() {
-	b=0
-	for k in 1 2 3; do
-		t0=$(ms)
-		"$@" >/dev/null 2>&1 </dev/null
-		t=$(($(ms) - t0))
-		if [ $b -eq 0 ] || [ $t -lt $b ]; then b=$t; fi
-	done
-	echo $b
-}
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / ($2 > 0 ? $2 : 1) }"; }
 row() {
 	name=$1

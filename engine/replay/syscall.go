@@ -613,53 +613,35 @@ func (s *Session) passFilterStop(t *rthread) (*ptrace.Status, error) {
 
 // reexecToTrap makes t's call again, t standing on its syscall
 // instruction, whose end is after: a breakpoint there, PTRACE_CONT; got is
-// what the thread holds after the call, at after. atHook: t stands on
-// the hook page's syscall; int3 instead (hook.Reexec).
+// what the thread holds after the call, at after. atHook: t stands on the
+// hook page's syscall; int3 instead (hook.Reexec), with no breakpoint to
+// write; rcx is then made what the call at after would have left.
 func (s *Session) reexecToTrap(t *rthread, e *trace.Event, c syscalls.Call, after uint64, atHook bool, got *trace.Regs) error {
-	if atHook {
-		return s.reexecAtHook(t, e, c, after, got)
-	}
-	m := t.proc.mem
+	m, trap := t.proc.mem, after
 	var orig [1]byte
-	if _, err := m.ReadAt(orig[:], after); err != nil {
-		return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
+	if atHook {
+		trap = hook.ReexecIP
+	} else {
+		if _, err := m.ReadAt(orig[:], after); err != nil {
+			return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
+		}
+		if _, err := m.WriteAt([]byte{0xcc}, after); err != nil {
+			return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
+		}
 	}
-	if _, err := m.WriteAt([]byte{0xcc}, after); err != nil {
-		return fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), err)
-	}
-	err := ptrace.Cont(t.real, 0)
-	var st ptrace.Status
-	if err == nil {
-		st, err = s.waitFor(t)
-	}
-	if _, werr := m.WriteAt(orig[:], after); err == nil && werr != nil {
-		err = fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), werr)
-	}
-	if err != nil {
-		return err
-	}
-	if err := ptrace.GetRegs(t.real, got); err != nil {
-		return err
-	}
-	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || got[trace.RIP] != after+1 {
-		return s.diverge(e, "re-executing %s: got %s%s", syscalls.Name(c.Nr), describe(st), s.where(t, st))
-	}
-	got[trace.RIP] = after
-	return ptrace.SetRegs(t.real, got)
-}
-
-// reexecAtHook is reexecToTrap for t standing on hook.Reexec: its int3
-// ends the call, with no breakpoint to write. The thread then has the
-// registers the call at after would have left (rcx: where it returns).
-func (s *Session) reexecAtHook(t *rthread, e *trace.Event, c syscalls.Call, after uint64, got *trace.Regs) error {
 	st, err := s.contWait(t)
+	if !atHook {
+		if _, werr := m.WriteAt(orig[:], after); err == nil && werr != nil {
+			err = fmt.Errorf("re-executing %s: %w", syscalls.Name(c.Nr), werr)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	if err := ptrace.GetRegs(t.real, got); err != nil {
 		return err
 	}
-	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || got[trace.RIP] != hook.ReexecIP+1 {
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) || got[trace.RIP] != trap+1 {
 		return s.diverge(e, "re-executing %s: got %s%s", syscalls.Name(c.Nr), describe(st), s.where(t, st))
 	}
 	got[trace.RIP], got[trace.RCX] = after, after
