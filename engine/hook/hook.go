@@ -14,6 +14,7 @@
 package hook
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/binary"
 	"fmt"
@@ -34,18 +35,18 @@ const (
 	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
 	Reexec       = 0x70000008 // syscall; int3 — let through: replay's re-executed calls
 	Entry        = 0x70000010 // where a patched site's stub jumps
-	TrapCode     = 0x70002800 // the code patched cpuid and rdtsc sites call, to Ctl
-	TrapEntry    = 0x70002800 // where a patched cpuid's or rdtsc's stub calls
+	TrapCode     = 0x70002c00 // the code patched cpuid and rdtsc sites call, to Ctl
+	TrapEntry    = 0x70002c00 // where a patched cpuid's or rdtsc's stub calls
 	Ctl          = 0x70003000 // the control page
 	TrapStackTop = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
 	StackTop     = 0x70005000 // the hook's stack, below the buffer
 	Buf          = 0x70005000 // the records
 	BufSize      = 0x40000
 	Files        = 0x70045000 // the table of the files the recorder stored
-	FilesMax     = 256
-	CpuidTable   = 0x70047000 // cpuid's answers (SetCpuid)
+	FilesMax     = 4096
+	CpuidTable   = 0x70065000 // cpuid's answers (SetCpuid)
 	CpuidMax     = 256
-	Size         = 0x49000 // the whole mapping
+	Size         = 0x67000 // the whole mapping
 	CodeSize     = Ctl - Base
 	ctlMode      = 0
 	ctlLen       = 8
@@ -68,6 +69,12 @@ const (
 	trapMissSkip = 10
 	flagTscTrap  = 2
 	flagShared   = 1
+	// FileNew is Record.File for an mmap of a file the recorder had not
+	// stored, which the record carries (Record.New), at most NewFileMax
+	// bytes, its path shorter than newFilePath.
+	FileNew      = 0xffffffffffffffff
+	NewFileMax   = 65536
+	newFilePath  = 4096
 	CtlModeAddr  = Ctl + ctlMode
 	CtlLenAddr   = Ctl + ctlLen
 	CtlCallsAddr = Ctl + ctlCalls
@@ -107,8 +114,11 @@ type Record struct {
 	// trace.Event's), else 0: replay's hook checks it.
 	Hash uint64
 	// File is the file an mmap mapped: its entry in the table of stored
-	// files (SetStored), from 1; else 0.
+	// files (SetStored), from 1; FileNew for one New holds; else 0.
 	File uint64
+	// New is the file an mmap mapped that the recorder had not stored
+	// (File is FileNew), read whole by the hook.
+	New NewFile
 	// Std is the standard stream rewind passed that a write went to (1
 	// stdout, 2 stderr), whose bytes Inputs then holds whole; else 0.
 	Std uint64
@@ -118,7 +128,23 @@ type Record struct {
 	// record.
 	Remake     bool
 	RemakeArgs [6]uint64
+	// RemakePath, for an mmap made again, is the path of a file the hook
+	// opens to map (for the descriptor of RemakeArgs) and closes after:
+	// replay's copy of a stored file, which the process does not hold.
+	RemakePath string
 }
+
+// NewFile is a file the hook read whole when the program mapped it, the
+// recorder not having stored it yet: what fstat said of it (times in
+// nanoseconds), its path and its bytes.
+type NewFile struct {
+	Dev, Ino, Size, MtimeNs, CtimeNs uint64
+	Path                             string
+	Data                             []byte
+}
+
+// newFileHeader is the size of hook.c's struct newfile.
+const newFileHeader = 5 * 8
 
 // Output is memory a call wrote (or, in Inputs, read).
 type Output struct {
@@ -164,6 +190,13 @@ func ParseRecord(buf []byte, off int, r *Record) (int, error) {
 		r.Args[i] = le.Uint64(b[16+8*i:])
 		r.RemakeArgs[i] = le.Uint64(b[112+8*i:])
 	}
+	if v := le.Uint64(b[104:]); v > 1 && v >= Buf+uint64(off+recHeader) && v < Buf+uint64(off+size) {
+		// (buf is the buffer from its start, as AppendRecord laid it.)
+		path := b[v-Buf-uint64(off) : size]
+		if end := bytes.IndexByte(path, 0); end >= 0 {
+			r.RemakePath = string(path[:end])
+		}
+	}
 	p := recHeader
 	for i := 0; i < nin+nout; i++ {
 		if p+16 > size {
@@ -182,14 +215,42 @@ func ParseRecord(buf []byte, off int, r *Record) (int, error) {
 		}
 		p += (n + 7) &^ 7
 	}
+	if r.File == FileNew {
+		if err := r.takeNew(); err != nil {
+			return 0, fmt.Errorf("hook buffer: the record at %d: %w", off, err)
+		}
+	}
 	return size, nil
+}
+
+// takeNew moves the new file an mmap's record carries in its inputs (a
+// struct newfile with the path, then the bytes) into r.New.
+func (r *Record) takeNew() error {
+	if len(r.Inputs) != 2 || len(r.Inputs[0].Data) < newFileHeader+2 {
+		return fmt.Errorf("an mmap of a new file carries %d inputs, not the file", len(r.Inputs))
+	}
+	le := binary.LittleEndian
+	h, path := r.Inputs[0].Data[:newFileHeader], r.Inputs[0].Data[newFileHeader:]
+	end := bytes.IndexByte(path, 0)
+	if end <= 0 {
+		return fmt.Errorf("an mmap of a new file carries no path")
+	}
+	r.New = NewFile{Dev: le.Uint64(h), Ino: le.Uint64(h[8:]), Size: le.Uint64(h[16:]), MtimeNs: le.Uint64(h[24:]), CtimeNs: le.Uint64(h[32:]),
+		Path: string(path[:end]), Data: r.Inputs[1].Data}
+	if uint64(len(r.New.Data)) != r.New.Size {
+		return fmt.Errorf("an mmap of a new file of %d bytes carries %d", r.New.Size, len(r.New.Data))
+	}
+	r.Inputs = r.Inputs[:0]
+	return nil
 }
 
 // AppendRecord appends r to buf as the hook lays records out (what
 // ParseRecords reads): replay gives the hook the records it answers
-// calls from this way.
+// calls from this way. buf holds the records before r as the buffer
+// will (r's address is Buf+len(buf)), for RemakePath's address.
 func AppendRecord(buf []byte, r *Record) []byte {
 	le := binary.LittleEndian
+	start := len(buf)
 	buf = le.AppendUint32(buf, uint32(RecordSize(r)))
 	buf = le.AppendUint16(buf, uint16(len(r.Outputs)))
 	buf = le.AppendUint16(buf, uint16(len(r.Inputs)))
@@ -203,7 +264,10 @@ func AppendRecord(buf []byte, r *Record) []byte {
 	buf = le.AppendUint64(buf, r.File)
 	buf = le.AppendUint64(buf, r.Std)
 	remake := uint64(0)
-	if r.Remake {
+	switch {
+	case r.Remake && r.RemakePath != "":
+		remake = Buf + uint64(start+RecordSize(r)-pathRoom(r.RemakePath))
+	case r.Remake:
 		remake = 1
 	}
 	buf = le.AppendUint64(buf, remake)
@@ -216,7 +280,17 @@ func AppendRecord(buf []byte, r *Record) []byte {
 		buf = append(buf, o.Data...)
 		buf = append(buf, make([]byte, (8-len(o.Data)%8)%8)...)
 	}
+	if r.Remake && r.RemakePath != "" {
+		buf = append(buf, r.RemakePath...)
+		buf = append(buf, make([]byte, pathRoom(r.RemakePath)-len(r.RemakePath))...)
+	}
 	return buf
+}
+
+// pathRoom is the room a record's RemakePath takes: its bytes, a NUL,
+// padding to 8.
+func pathRoom(path string) int {
+	return (len(path) + 1 + 7) &^ 7
 }
 
 // RecordSize is the size of r laid out by AppendRecord.
@@ -226,6 +300,9 @@ func RecordSize(r *Record) int {
 		for _, o := range m {
 			size += 16 + (len(o.Data)+7)&^7
 		}
+	}
+	if r.Remake && r.RemakePath != "" {
+		size += pathRoom(r.RemakePath)
 	}
 	return size
 }

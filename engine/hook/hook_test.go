@@ -27,7 +27,7 @@ func TestLayout(t *testing.T) {
 		"CTL_MISS_NR": ctlMissNr, "CTL_MISS_RET": ctlMissRet,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
 		"HOOK_FILES": Files, "HOOK_FILES_MAX": FilesMax, "CTL_NFILES": ctlNFiles,
-		"HOOK_TRAP_CODE": TrapCode, "HOOK_TRAP_STACK_TOP": TrapStackTop, "CTL_TRAP_RSP": ctlTrapRSP, "CTL_NSHARED": ctlNShared, "CTL_SHARED_MAPS": ctlShared, "SHARED_MAX": SharedMax, "HOOK_TRAP_ENTRY": TrapEntry, "NR_RDTSC": NrRdtsc, "FLAG_TSC_TRAP": flagTscTrap, "HOOK_CPUID_TABLE": CpuidTable, "HOOK_CPUID_MAX": CpuidMax, "CTL_NCPUID": ctlNCpuid, "TRAP_MISS_SKIP": trapMissSkip,
+		"HOOK_TRAP_CODE": TrapCode, "HOOK_TRAP_STACK_TOP": TrapStackTop, "CTL_TRAP_RSP": ctlTrapRSP, "CTL_NSHARED": ctlNShared, "CTL_SHARED_MAPS": ctlShared, "SHARED_MAX": SharedMax, "HOOK_TRAP_ENTRY": TrapEntry, "NR_RDTSC": NrRdtsc, "FILE_NEW": FileNew, "NEWFILE_MAX": NewFileMax, "NEWFILE_PATH": newFilePath, "FLAG_TSC_TRAP": flagTscTrap, "HOOK_CPUID_TABLE": CpuidTable, "HOOK_CPUID_MAX": CpuidMax, "CTL_NCPUID": ctlNCpuid, "TRAP_MISS_SKIP": trapMissSkip,
 		"CTL_MODE": ctlMode, "CTL_LEN": ctlLen, "CTL_USER_RSP": ctlUserRSP, "CTL_CALLS": ctlCalls, "CTL_POS": ctlPos, "CTL_STUB": ctlStub, "STUB_RET": stubRet, "STUB_TAIL": stubTail, "STUB_LEN": StubLen, "CTL_RET": ctlRet,
 		"CTL_FLAGS": ctlFlags, "CTL_STREAMS": ctlStreams, "CTL_PROC_DEV": ctlProcDev, "FLAG_SHARED": flagShared,
 		"MODE_TRACED": uint64(ModeTraced), "MODE_RECORD": uint64(ModeRecord), "MODE_REPLAY": uint64(ModeReplay)}

@@ -110,15 +110,38 @@ func (s *fileStore) captureFile(path string, offset, length uint64) (*trace.MapF
 		if err != nil {
 			return nil, fmt.Errorf("read mapped file: %w", err)
 		}
-		s.blobs[key] = id
 		target, _ := os.Readlink(path)
-		sf := storedFile{key: key, blob: id, path: target}
-		s.stored = append(s.stored, sf)
-		if s.onStore != nil {
-			s.onStore(len(s.stored)-1, sf)
-		}
+		s.add(key, id, target)
 		return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: target}, nil
 	}
 	target, _ := os.Readlink(path)
 	return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: target}, nil
+}
+
+// add notes blob id, just stored, as the file key names, at path, and
+// publishes it to the hook pages.
+func (s *fileStore) add(key hook.StoredFile, id uint32, path string) {
+	s.blobs[key] = id
+	sf := storedFile{key: key, blob: id, path: path}
+	s.stored = append(s.stored, sf)
+	if s.onStore != nil {
+		s.onStore(len(s.stored)-1, sf)
+	}
+}
+
+// storeNew stores f, a file the hook read whole when the program mapped
+// it (not stored yet then), unless another mapping stored it since, and
+// returns how replay fills the mapping, of length bytes from offset.
+func (s *fileStore) storeNew(f *hook.NewFile, offset, length uint64) (*trace.MapFile, error) {
+	key := hook.StoredFile{Dev: f.Dev, Ino: f.Ino, Size: f.Size, MtimeNs: f.MtimeNs}
+	id, ok := s.blobs[key]
+	if !ok {
+		var err error
+		fk := trace.FileKey{Dev: f.Dev, Ino: f.Ino, Size: int64(f.Size), Mtime: int64(f.MtimeNs), Ctime: int64(f.CtimeNs)}
+		if id, err = s.w.AddFileBlob(f.Data, fk); err != nil {
+			return nil, fmt.Errorf("store a mapped file: %w", err)
+		}
+		s.add(key, id, f.Path)
+	}
+	return &trace.MapFile{Blob: id, Offset: offset, Length: length, Path: f.Path}, nil
 }

@@ -385,7 +385,13 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
 		bufferedEvent(int32(t.tid), rec, e)
-		if rec.Nr == unix.SYS_MMAP && rec.File != 0 {
+		switch {
+		case rec.Nr != unix.SYS_MMAP || rec.File == 0:
+		case rec.File == hook.FileNew:
+			if e.Map, err = r.files.storeNew(&rec.New, rec.Args[5], rec.Args[1]); err != nil {
+				return fmt.Errorf("thread %d: %w", t.tid, err)
+			}
+		default:
 			if e.Map, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1]); err != nil {
 				return fmt.Errorf("thread %d: %w", t.tid, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -289,9 +290,19 @@ func (s *Session) remakes(t *rthread, e *trace.Event, r *hook.Record) bool {
 	if e.Map == nil {
 		return false
 	}
-	fd, ok := t.proc.stored.fd(e.Map.Blob)
-	r.RemakeArgs[4] = uint64(fd)
-	return ok
+	if fd, ok := t.proc.stored.fd(e.Map.Blob); ok {
+		r.RemakeArgs[4] = uint64(fd)
+		return true
+	}
+	// Not open in the process: the hook opens replay's copy itself
+	// (storedFile: the file, where it is still the one recorded, or a
+	// memfd of the trace's), maps it and closes it, with no stop.
+	f, err := s.storedFile(e.Map)
+	if err != nil || f == nil {
+		return false
+	}
+	r.RemakePath = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
+	return true
 }
 
 // recordOf makes r the hook's record of buffered call e (reusing its

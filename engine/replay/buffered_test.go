@@ -354,21 +354,8 @@ func TestStoredFilesMapped(t *testing.T) {
 	prog := buildC(t, "buffered_memory")
 	path, printed, _ := recordProg(t, prog, "3")
 	mapped := func() string {
-		s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		base := loadBase(t, s, prog)
-		s.SetBreakpoints([]uint64{base + testprog.Symbol(t, prog, "mapped_own")})
-		if st, err := s.Continue(0); err != nil || st == nil {
-			t.Fatalf("continue to mapped_own: %v %v", st, err)
-		}
-		maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Threads()[0].Real))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(maps)
+		maps, _ := mapsAtCall(t, path, prog, "mapped_own")
+		return maps
 	}
 	// The round's private read-only mapping of 8 KiB at offset 0 of prog.
 	own := regexp.MustCompile(`(?m)^([0-9a-f]+)-([0-9a-f]+) r--p 00000000 \S+ \d+ +(.+)$`)
@@ -397,5 +384,101 @@ func TestStoredFilesMapped(t *testing.T) {
 	}
 	if got, err := replayAll(t, path); err != nil || got != printed {
 		t.Fatalf("replay after the program changed: err %v, output %q want %q", err, got, printed)
+	}
+}
+
+// mapsAtCall replays path to the first call of prog's function fn and
+// returns the replaying process's /proc/PID/maps then, and the registers.
+func mapsAtCall(t *testing.T, path, prog, fn string) (string, trace.Regs) {
+	t.Helper()
+	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := loadBase(t, s, prog)
+	s.SetBreakpoints([]uint64{base + testprog.Symbol(t, prog, fn)})
+	if st, err := s.Continue(0); err != nil || st == nil {
+		t.Fatalf("continue to %s: %v %v", fn, st, err)
+	}
+	regs, err := s.Regs(s.Threads()[0].Tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", s.Threads()[0].Real))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(maps), regs
+}
+
+// TestBufferedNewFiles: the hook records an mmap of a small file the
+// recorder has not stored yet, with the file's bytes (git maps each loose
+// object it reads), with no stop, and the next mmap of it from the table
+// of stored files; a file larger than the hook carries stays traced.
+// Replay has the hook map the file itself where it is still the recorded
+// one, and the trace's copy once it is gone.
+func TestBufferedNewFiles(t *testing.T) {
+	const n = 40
+	prog := buildC(t, "buffered_mapfiles")
+	dir := t.TempDir()
+	for i := range n {
+		data := make([]byte, 100+i*97)
+		for j := range data {
+			data[j] = byte(i*131 + j*7 + j>>5)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big"), make([]byte, hook.NewFileMax+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, printed, _ := recordProg(t, prog, dir, strconv.Itoa(n))
+	blobs := map[uint32]bool{}
+	buffered, traced := 0, 0
+	for _, e := range readEvents(t, path) {
+		if e.Kind != trace.KindSyscall || e.Syscall != unix.SYS_MMAP || e.Map == nil || !strings.HasPrefix(e.Map.Path, dir) {
+			continue
+		}
+		blobs[e.Map.Blob] = true
+		switch {
+		case e.Flags&trace.FlagBuffered != 0 && e.Map.Path != filepath.Join(dir, "big"):
+			buffered++
+		case e.Flags&trace.FlagBuffered == 0 && e.Map.Path == filepath.Join(dir, "big"):
+			traced++
+		default:
+			t.Errorf("mmap of %s: flags %#x", e.Map.Path, e.Flags)
+		}
+	}
+	if buffered != 2*n || traced != 1 || len(blobs) != n+1 {
+		t.Fatalf("%d buffered mmaps of the small files (want %d), %d traced of big (want 1), %d files stored (want %d)", buffered, 2*n, traced, len(blobs), n+1)
+	}
+	// f0's mapping, kept at mapped_at, in the replaying process.
+	mapping := func() string {
+		maps, regs := mapsAtCall(t, path, prog, "mapped_at")
+		for _, line := range strings.Split(maps, "\n") {
+			var lo, hi uint64
+			if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err == nil && lo <= regs[trace.RDI] && regs[trace.RDI] < hi {
+				return line
+			}
+		}
+		t.Fatalf("mapped_at's argument %#x is not mapped in the replay:\n%s", regs[trace.RDI], maps)
+		return ""
+	}
+	if m := mapping(); !strings.HasSuffix(m, filepath.Join(dir, "f0")) {
+		t.Errorf("f0's mapping in the replay is %q, want the file itself", m)
+	}
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if m := mapping(); !strings.Contains(m, "memfd:rewind-file-") {
+		t.Errorf("f0's mapping in the replay, the file gone, is %q, want the trace's copy", m)
+	}
+	if got, err := replayAll(t, path); err != nil || got != printed {
+		t.Fatalf("replay with the files gone: err %v, output %q want %q", err, got, printed)
 	}
 }

@@ -504,6 +504,19 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 	return w.addPayload(payload)
 }
 
+// AddFileBlob is AddBlob of the contents of a file whose identity is key
+// (a file the program mapped, read by the hook): replay may map the file
+// itself while it is still that one (Footer.Sources).
+func (w *Writer) AddFileBlob(data []byte, key FileKey) (uint32, error) {
+	id, err := w.AddBlob(data)
+	if err == nil {
+		w.lateMu.Lock()
+		w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
+		w.lateMu.Unlock()
+	}
+	return id, err
+}
+
 // ReadBlob is AddBlob of the n bytes of r from its start (a mapped file),
 // read straight into the frame's buffer; fewer if r ends sooner.
 func (w *Writer) ReadBlob(r io.ReaderAt, n int64) (uint32, error) {

@@ -37,9 +37,10 @@ struct rec {
 	u16 nout, nin;
 	u64 nr, args[6], ret, site;
 	u64 hash; /* of the bytes a write wrote (FNV-1a, low bit set), else 0 */
-	u64 file; /* the file an mmap mapped: its entry in HOOK_FILES, from 1 */
+	u64 file; /* the file an mmap mapped: its entry in HOOK_FILES, from 1, or FILE_NEW */
 	u64 std;  /* the standard stream a write went to (1, 2; its bytes kept), else 0 */
-	u64 remake; /* replay's: 1 for a call to make again (see remade), else 0 */
+	u64 remake; /* replay's: 1 for a call to make again (see remade), or the
+		       address of the path of the file an mmap made again maps; else 0 */
 	u64 margs[6]; /* replay's: the arguments to make it with */
 };
 struct out {
@@ -500,11 +501,27 @@ static int blocks(u64 fd) {
 	return fl < 0 || !(fl & 04000 /* O_NONBLOCK */);
 }
 
+static void copy(char *dst, const char *src, u64 n) {
+	while (n--)
+		*dst++ = *src++;
+}
+
+/* A file an mmap maps that the recorder has not stored, small enough to
+   travel in the record: the hook reads it whole, and the record's two
+   inputs are a struct newfile with the file's path (its NUL included),
+   then its bytes. The recorder stores it as it stores a file it looked at
+   itself, with no stop. */
+struct newfile {
+	u64 dev, ino, size, mtime, ctime; /* what fstat said, times in ns */
+};
+
 /* stored says which entry of the table of the files the recorder stored
-   fd is, from 1, or 0: the recorder needs no look at a mapping of one. */
-static u64 stored(u64 fd) {
+   fd is, from 1, or 0: the recorder needs no look at a mapping of one.
+   Of another regular file *nf is what fstat says. */
+static u64 stored(u64 fd, struct newfile *nf) {
 	u64 st[18];
 	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	nf->size = 0;
 	if (do_syscall(5, b, HOOK_UNTRACED) != 0 || ST_FMT(st) != S_IFREG)
 		return 0;
 	u64 mtime = st[11] * 1000000000UL + st[12]; /* st_mtim */
@@ -513,22 +530,77 @@ static u64 stored(u64 fd) {
 	for (u64 i = 0; i < n && i < HOOK_FILES_MAX; i++, f += 4)
 		if (f[0] == st[0] && f[1] == st[1] && f[2] == st[6] && f[3] == mtime)
 			return i + 1;
+	nf->dev = st[0], nf->ino = st[1], nf->size = st[6], nf->mtime = mtime;
+	nf->ctime = st[13] * 1000000000UL + st[14]; /* st_ctim */
 	return 0;
 }
 
 /* mappable says whether mmap(a) is the hook's to record: private memory
    that is not executable (the recorder patches new code before it runs),
-   anonymous or of a file the recorder stored (*file), replacing nothing
-   shared (the recorder follows what a MAP_FIXED mapping replaces in a
-   process that maps memory shared). */
-static int mappable(const u64 *a, u64 *file) {
+   anonymous or of a file the recorder stored (*file), or of a small one
+   it has not (*file FILE_NEW, *nf what fstat says: one that procfs or
+   sysfs says is empty may not be), replacing nothing shared (the recorder
+   follows what a MAP_FIXED mapping replaces in a process that maps memory
+   shared) and, for a new file, nothing at all (the hook undoes the
+   mapping when the file changes under it). */
+static int mappable(const u64 *a, u64 *file, struct newfile *nf) {
 	if ((a[2] & 4) || (a[3] & 0xf) != 2 ||
 	    ((a[3] & 0x10) && ((CTL(CTL_FLAGS, u32) & FLAG_SHARED) || sharedOverlap(a[0], (a[0] + a[1] + 4095) & ~4095UL))))
 		return 0;
 	if (a[3] & 0x20) /* MAP_ANONYMOUS */
 		return 1;
-	*file = stored(a[4]);
+	*file = stored(a[4], nf);
+	if (*file == 0 && nf->size > 0 && nf->size <= NEWFILE_MAX && !(a[3] & 0x10) && nf->dev != CTL(CTL_PROC_DEV, u64))
+		*file = FILE_NEW;
 	return *file != 0;
+}
+
+/* fdPath writes "/proc/self/fd/<fd>" into p. */
+static void fdPath(char *p, u64 fd) {
+	const char *pre = "/proc/self/fd/";
+	while (*pre)
+		*p++ = *pre++;
+	char d[20];
+	int n = 0;
+	do
+		d[n++] = '0' + fd % 10;
+	while ((fd /= 10) != 0);
+	while (n > 0)
+		*p++ = d[--n];
+	*p = 0;
+}
+
+/* readNew writes at p the two inputs of an mmap of new file fd (struct
+   newfile): *nf with the file's path, and its bytes, mapped at addr. It
+   returns the end of what it wrote, or 0 when the file changed since nf
+   was asked, or its path or bytes cannot be read (the hook then undoes the
+   mapping and makes the call traced). */
+static char *readNew(u64 fd, const struct newfile *nf, u64 addr, char *p) {
+	struct out o = {0, 0};
+	char *head = p, *path = p + sizeof o + sizeof *nf;
+	char proc[40];
+	fdPath(proc, fd);
+	u64 b[6] = {(u64)proc, (u64)path, NEWFILE_PATH - 1, 0, 0, 0};
+	long n = do_syscall(89 /* readlink */, b, HOOK_UNTRACED);
+	if (n <= 0 || n >= NEWFILE_PATH - 1 || path[0] != '/')
+		return 0;
+	path[n] = 0;
+	o.len = sizeof *nf + n + 1;
+	copy(head, (const char *)&o, sizeof o);
+	copy(head + sizeof o, (const char *)nf, sizeof *nf);
+	p = head + sizeof o + ((o.len + 7) & ~7UL);
+	struct out d = {addr, nf->size};
+	copy(p, (const char *)&d, sizeof d);
+	p += sizeof d;
+	u64 r[6] = {fd, (u64)p, nf->size, 0, 0, 0};
+	if ((u64)do_syscall(17 /* pread64 */, r, HOOK_UNTRACED) != nf->size)
+		return 0;
+	p += (nf->size + 7) & ~7UL;
+	struct newfile now;
+	if (stored(fd, &now) != 0 || now.size != nf->size || now.mtime != nf->mtime || now.ctime != nf->ctime ||
+	    now.dev != nf->dev || now.ino != nf->ino)
+		return 0;
+	return p;
 }
 
 /* absent says why execve(a) fails when its path names nothing, as a
@@ -556,10 +628,10 @@ static int maskable(const u64 *a) {
 
 /* room says how many bytes the record of call nr with arguments a may
    take, or 0 for a call the hook does not record itself; *file is the
-   stored file an mmap maps, *probing whether the call may wait on a pipe
+   stored file an mmap maps (*nf a new one's identity), *probing whether the call may wait on a pipe
    or a socket and is to be made so that it does not (probe), *std the
    standard stream a write goes to. */
-static u64 room(u64 nr, const u64 *a, u64 *file, int *probing, int *std) {
+static u64 room(u64 nr, const u64 *a, u64 *file, struct newfile *nf, int *probing, int *std) {
 	struct out o[2];
 	if (outputs(nr, a, -1, o) < 0)
 		return 0;
@@ -570,8 +642,10 @@ static u64 room(u64 nr, const u64 *a, u64 *file, int *probing, int *std) {
 			return 0;
 		break;
 	case 9:
-		if (!mappable(a, file))
+		if (!mappable(a, file, nf))
 			return 0;
+		if (*file == FILE_NEW)
+			n += 2 * sizeof(struct out) + sizeof *nf + NEWFILE_PATH + ((nf->size + 7) & ~7UL);
 		break;
 	case 10: /* mprotect: not making code */
 		if (a[2] & 4)
@@ -629,11 +703,6 @@ static u64 room(u64 nr, const u64 *a, u64 *file, int *probing, int *std) {
 	return n;
 }
 
-static void copy(char *dst, const char *src, u64 n) {
-	while (n--)
-		*dst++ = *src++;
-}
-
 static long traced(u64 nr) {
 	CTL(CTL_RET, u64) = CTL(CTL_STUB, u64) + STUB_TAIL;
 	return nr;
@@ -641,11 +710,27 @@ static long traced(u64 nr) {
 
 /* remade makes call nr of record r again, untraced, with the arguments
    replay chose (an mmap where it mapped, of the trace's copy of its
-   file). It returns 1 with *ret the recorded result, or records in
-   CTL_MISS_NR and CTL_MISS_RET a result that differs from the recording
-   (for replay to report: the call is then made traced) and returns 0. */
+   file: open in the process, or, when r->remake is not 1, opened here
+   from the path it points to, the file replay holds, and closed after).
+   It returns 1 with *ret the recorded result, or records in CTL_MISS_NR
+   and CTL_MISS_RET a result that differs from the recording (for replay
+   to report: the call is then made traced) and returns 0. */
 static int remade(u64 nr, const struct rec *r, long *ret) {
-	long want = r->ret, got = do_syscall(nr, r->margs, HOOK_UNTRACED);
+	u64 a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = r->margs[i];
+	long fd = -1, want = r->ret, got;
+	if (r->remake != 1) {
+		u64 o[6] = {(u64)-100 /* AT_FDCWD */, r->remake, 02000000 /* O_RDONLY|O_CLOEXEC */, 0, 0, 0};
+		got = fd = do_syscall(257 /* openat */, o, HOOK_UNTRACED);
+		if (fd >= 0) {
+			a[4] = fd;
+			got = do_syscall(nr, a, HOOK_UNTRACED);
+			u64 c[6] = {fd, 0, 0, 0, 0, 0};
+			do_syscall(3 /* close */, c, HOOK_UNTRACED);
+		}
+	} else
+		got = do_syscall(nr, a, HOOK_UNTRACED);
 	if (got != want && nr != 218) { /* set_tid_address: the tid, which differs */
 		CTL(CTL_MISS_NR, u64) = nr;
 		CTL(CTL_MISS_RET, u64) = got;
@@ -793,8 +878,9 @@ long hook_call(struct frame *f, u64 nr) {
 	}
 	/* Only in record mode: room may make calls of its own. */
 	u64 file = 0;
+	struct newfile nf;
 	int probing = 0, std = 0;
-	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file, &probing, &std);
+	u64 len = CTL(CTL_LEN, u64), need = room(nr, a, &file, &nf, &probing, &std);
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
 	long ret;
@@ -811,6 +897,18 @@ long hook_call(struct frame *f, u64 nr) {
 	struct out o[2];
 	char *p = (char *)(r + 1);
 	r->nin = 0;
+	if (file == FILE_NEW && (u64)ret >= -4095UL)
+		file = 0; /* it mapped nothing */
+	if (file == FILE_NEW) {
+		char *end = readNew(a[4], &nf, ret, p);
+		if (end == 0) {
+			u64 u[6] = {ret, a[1], 0, 0, 0, 0};
+			do_syscall(11 /* munmap */, u, HOOK_UNTRACED);
+			return traced(nr);
+		}
+		p = end;
+		r->nin = 2;
+	}
 	int pi = input(nr);
 	if (pi >= 0 && (writes(nr) ? ret > 0 : ret != -14 /* EFAULT */)) {
 		struct out in = {a[pi], inputLen(nr, a, ret, std && writes(nr))};

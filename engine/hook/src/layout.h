@@ -5,18 +5,18 @@
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
 #define HOOK_REEXEC 0x70000008  /* syscall; int3 — replay runs a call here, let through, to a stop after it */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
-#define HOOK_TRAP_CODE 0x70002800   /* the code patched cpuid and rdtsc sites call, to the control page */
-#define HOOK_TRAP_ENTRY 0x70002800  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
+#define HOOK_TRAP_CODE 0x70002c00   /* the code patched cpuid and rdtsc sites call, to the control page */
+#define HOOK_TRAP_ENTRY 0x70002c00  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
 #define HOOK_CTL 0x70003000      /* control page */
 #define HOOK_TRAP_STACK_TOP 0x70004000 /* patched cpuid's and rdtsc's, in the control page's upper part */
 #define HOOK_STACK_TOP 0x70005000
 #define HOOK_BUF 0x70005000
 #define HOOK_BUF_SIZE 0x40000
 #define HOOK_FILES 0x70045000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
-#define HOOK_FILES_MAX 256
-#define HOOK_CPUID_TABLE 0x70047000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
+#define HOOK_FILES_MAX 4096
+#define HOOK_CPUID_TABLE 0x70065000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
 #define HOOK_CPUID_MAX 256
-#define HOOK_SIZE 0x49000 /* the whole mapping */
+#define HOOK_SIZE 0x67000 /* the whole mapping */
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
@@ -50,6 +50,12 @@
 /* The number of the hook's record of an rdtsc (its first argument: the
    patched rdtsc's address). */
 #define NR_RDTSC 0xfffffffe
+/* A record's file for an mmap of a file the recorder has not stored (the
+   record carries it: hook.c's struct newfile), of at most NEWFILE_MAX
+   bytes and a path of fewer than NEWFILE_PATH. */
+#define FILE_NEW 0xffffffffffffffffUL
+#define NEWFILE_MAX 65536
+#define NEWFILE_PATH 4096
 
 #define MODE_TRACED 0
 #define MODE_RECORD 1
