@@ -290,7 +290,11 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	_, forking := s.createsFollowed(e)
 	quick := quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0
 	atHook := quick && s.filtered && t.proc.hooked
-	if !atHook || e.Shared != nil {
+	// onFilter: t stands at the filter's stop of this very call (a run of
+	// buffered calls ended there), from which the call goes on to its
+	// exit when nothing is injected into t before it.
+	onFilter := !quick && t.atFilter && e.Kind == trace.KindSyscall && !injectsBefore(c.Nr)
+	if (!atHook || e.Shared != nil) && !onFilter {
 		// (Made at the hook page, the call stopped by the filter needs
 		// only its number taken out; mapShared's injections need
 		// PTRACE_SYSEMU's stop.)
@@ -405,8 +409,10 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			defer s.removeProvided()
 		}
 	}
-	regs[trace.RIP] -= 2
-	regs[trace.RAX] = regs[trace.OrigRAX]
+	if !onFilter {
+		regs[trace.RIP] -= 2
+		regs[trace.RAX] = regs[trace.OrigRAX]
+	}
 	after := regs[trace.RIP] + 2
 	if atHook {
 		// Made at the hook page's own instruction, which the filter lets
@@ -427,33 +433,35 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 			return err
 		}
 	} else {
-		// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first reports the
-		// exit of the skipped call (at the rewound rip), then the real entry.
-		for {
+		var early *ptrace.Status
+		switch {
+		case onFilter:
+			t.atFilter = false
 			if err := ptrace.Syscall(t.real, 0); err != nil {
 				return err
 			}
-			st, err := s.waitFor(t)
-			if err != nil {
+		case s.filtered && filterSees(c.Nr):
+			// The call stops at the filter first. PTRACE_CONT runs the
+			// instruction again to that stop with nothing reported on the
+			// way, where PTRACE_SYSCALL would report the skipped call's
+			// exit, then the new entry: two stops fewer.
+			if err := ptrace.Cont(t.real, 0); err != nil {
 				return err
 			}
-			if st.Kind != ptrace.StopSyscall {
-				return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
-			}
-			var now trace.Regs
-			if err := ptrace.GetRegs(t.real, &now); err != nil {
+			var err error
+			if early, err = s.passFilterStop(t); err != nil {
 				return err
 			}
-			if now[trace.RIP] != regs[trace.RIP] {
-				break
+		default:
+			// Resuming a PTRACE_SYSEMU stop with PTRACE_SYSCALL first
+			// reports the exit of the skipped call (at the rewound rip),
+			// then the real entry.
+			if err := s.toRealEntry(t, e, c, regs[trace.RIP]); err != nil {
+				return err
 			}
-		}
-		if err := ptrace.Syscall(t.real, 0); err != nil {
-			return err
-		}
-		early, err := s.passFilterStop(t)
-		if err != nil {
-			return err
+			if err := ptrace.Syscall(t.real, 0); err != nil {
+				return err
+			}
 		}
 		if e.Flags&trace.FlagNoReturn != 0 {
 			return nil // exit, exit_group: the thread is going away
@@ -592,8 +600,53 @@ func quickReexec(nr int) bool {
 	return false
 }
 
+// toRealEntry resumes t, at PTRACE_SYSEMU's stop of c moved back onto its
+// instruction at rip, with PTRACE_SYSCALL to the entry of the call made
+// again: the exit of the skipped call is reported first, at rip.
+func (s *Session) toRealEntry(t *rthread, e *trace.Event, c syscalls.Call, rip uint64) error {
+	for {
+		if err := ptrace.Syscall(t.real, 0); err != nil {
+			return err
+		}
+		st, err := s.waitFor(t)
+		if err != nil {
+			return err
+		}
+		if st.Kind != ptrace.StopSyscall {
+			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
+		}
+		var now trace.Regs
+		if err := ptrace.GetRegs(t.real, &now); err != nil {
+			return err
+		}
+		if now[trace.RIP] != rip {
+			return nil
+		}
+	}
+}
+
+// filterSees says whether the recorder's filter judges call nr, which it
+// then stops at: all but uprobe's own (uretprobe, uprobe), which the
+// kernel passes by seccomp, 6.11 on.
+func filterSees(nr int) bool {
+	return nr != unix.SYS_URETPROBE && nr != unix.SYS_UPROBE
+}
+
+// injectsBefore says whether reexec may inject calls into the thread, or
+// signal it, before it makes call nr again: those need PTRACE_SYSEMU's
+// stop, not the filter's.
+func injectsBefore(nr int) bool {
+	switch nr {
+	case unix.SYS_MMAP, unix.SYS_SHMAT, unix.SYS_SHMDT, unix.SYS_RT_SIGSUSPEND, unix.SYS_PPOLL, unix.SYS_PSELECT6,
+		unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2, unix.SYS_EXECVE, unix.SYS_EXECVEAT:
+		return true
+	}
+	return false
+}
+
 // passFilterStop takes the filter's stop of t, resumed from the entry of
-// its call with PTRACE_SYSCALL, and lets the call run: the call stops
+// its call with PTRACE_SYSCALL (or onto its instruction with PTRACE_CONT),
+// and lets the call run: the call stops
 // there before anything it does happens (the exec, the fork, the exit).
 // A call the filter never sees (the kernel passes uprobe's own, 6.11 on)
 // goes on to its next stop, which it returns for the caller to take.
