@@ -129,15 +129,8 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 	case t.atExec:
 		// The exit of an execve (or of the initial exec).
 		t.atExec = false
-		if err := ptrace.Syscall(t.real, 0); err != nil {
+		if err := s.syscallStop(t, e, "expected the end of execve"); err != nil {
 			return err
-		}
-		st, err := s.waitFor(t)
-		if err != nil {
-			return err
-		}
-		if st.Kind != ptrace.StopSyscall {
-			return s.diverge(e, "expected the end of execve, got %s", describe(st))
 		}
 		var regs trace.Regs
 		if err := ptrace.GetRegs(t.real, &regs); err != nil {
@@ -605,15 +598,8 @@ func quickReexec(nr int) bool {
 // again: the exit of the skipped call is reported first, at rip.
 func (s *Session) toRealEntry(t *rthread, e *trace.Event, c syscalls.Call, rip uint64) error {
 	for {
-		if err := ptrace.Syscall(t.real, 0); err != nil {
+		if err := s.syscallStop(t, e, "re-executing "+syscalls.Name(c.Nr)); err != nil {
 			return err
-		}
-		st, err := s.waitFor(t)
-		if err != nil {
-			return err
-		}
-		if st.Kind != ptrace.StopSyscall {
-			return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
 		}
 		var now trace.Regs
 		if err := ptrace.GetRegs(t.real, &now); err != nil {
@@ -623,6 +609,23 @@ func (s *Session) toRealEntry(t *rthread, e *trace.Event, c syscalls.Call, rip u
 			return nil
 		}
 	}
+}
+
+// syscallStop resumes t with PTRACE_SYSCALL to its next stop, which must
+// be a system call's: anything else diverges from the recording at e,
+// doing what says.
+func (s *Session) syscallStop(t *rthread, e *trace.Event, doing string) error {
+	if err := ptrace.Syscall(t.real, 0); err != nil {
+		return err
+	}
+	st, err := s.waitFor(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSyscall {
+		return s.diverge(e, "%s: got %s", doing, describe(st))
+	}
+	return nil
 }
 
 // filterSees says whether the recorder's filter judges call nr, which it
