@@ -170,6 +170,18 @@ func ParseRecords(buf []byte) ([]Record, error) {
 	return out, nil
 }
 
+// PeekRecord reads the number and the size of the record at off of buf,
+// without the rest: ok is false for a record cut or malformed, which
+// ParseRecord says more of.
+func PeekRecord(buf []byte, off int) (nr uint64, size int, ok bool) {
+	if len(buf)-off < recHeader {
+		return 0, 0, false
+	}
+	b := buf[off:]
+	size = int(binary.LittleEndian.Uint32(b))
+	return binary.LittleEndian.Uint64(b[8:]), size, size >= recHeader && size <= len(b)
+}
+
 // ParseRecord reads the record at off of buf into r and returns its size.
 // r's memory slices are reused and its Data point into buf: the recorder
 // turns thousands of records a flush into events that the trace's writer

@@ -414,6 +414,9 @@ func (r *Recorder) writeSnapshot(snap *trace.Snapshot) error {
 	}
 	// To the file at once: a recorder that dies later leaves a trace
 	// that starts somewhere.
+	if err := r.drainLog(); err != nil {
+		return err
+	}
 	return r.w.Push()
 }
 

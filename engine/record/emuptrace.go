@@ -216,7 +216,7 @@ func (r *Recorder) ptraceRequest(t *thread, c *syscalls.Call) int64 {
 			}
 			// rewind cannot order the stops of a task it does not
 			// record, nor be a second tracer of one.
-			r.warnOnce("ptrace attach", "rewind: warning: ptrace at event %d fails with EPERM: attaching to a process outside the recording is refused\n", r.w.Events())
+			r.warnOnce("ptrace attach", "rewind: warning: ptrace at event %d fails with EPERM: attaching to a process outside the recording is refused\n", r.events())
 			return errno(unix.EPERM)
 		}
 		if x.proc == t.proc || x.pt.tracer != 0 {
@@ -387,7 +387,7 @@ func (r *Recorder) ptraceRequest(t *thread, c *syscalls.Call) int64 {
 
 // notEmulated fails a request the emulation does not do (yet), saying so.
 func (r *Recorder) notEmulated(c *syscalls.Call, what string) int64 {
-	r.warnOnce(fmt.Sprintf("ptrace %#x", c.Args[0]), "rewind: warning: ptrace %s of the program at event %d fails with EIO: rewind does not emulate it\n", what, r.w.Events())
+	r.warnOnce(fmt.Sprintf("ptrace %#x", c.Args[0]), "rewind: warning: ptrace %s of the program at event %d fails with EIO: rewind does not emulate it\n", what, r.events())
 	return errno(unix.EIO)
 }
 

@@ -353,11 +353,16 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	if n > hook.BufSize {
 		return fmt.Errorf("hook buffer of thread %d: %d bytes, more than it holds", t.tid, n)
 	}
-	if cap(r.hookBuf) < int(n) {
-		r.hookBuf = make([]byte, hook.BufSize)
+	var recs []byte
+	if r.logger != nil {
+		recs = r.logger.buffer(int(n))
+	} else {
+		if cap(r.hookBuf) < int(n) {
+			r.hookBuf = make([]byte, hook.BufSize)
+		}
+		recs = r.hookBuf[:n]
 	}
-	buf := r.hookBuf[:n]
-	if _, err := t.proc.mem.ReadAt(buf, hook.Buf); err != nil {
+	if _, err := t.proc.mem.ReadAt(recs, hook.Buf); err != nil {
 		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 	}
 	if !running {
@@ -365,36 +370,39 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 			return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 		}
 	}
-	// One record and one event for them all: the writer copies what it
-	// keeps, and a flush holds thousands.
-	rec, e := &r.hookRec, &r.hookEvent
-	for off := 0; off < len(buf); {
-		size, err := hook.ParseRecord(buf, off, rec)
+	// What the recorder decides on is taken here, in order; the events
+	// are logged beside the program (bufferlog.go).
+	job := logJob{w: r.w, now: r.now, tid: int32(t.tid), recs: recs}
+	rec := &r.hookRec
+	defer func() { r.noting = 0 }()
+	for i, off := 0, 0; off < len(recs); i++ {
+		if nr, size, ok := hook.PeekRecord(recs, off); ok && !decidesOn(nr) {
+			off += size
+			continue
+		}
+		r.noting = i
+		size, err := hook.ParseRecord(recs, off, rec)
 		if err != nil {
 			return fmt.Errorf("thread %d: %w", t.tid, err)
 		}
 		off += size
-		if rec.Nr == hook.NrRdtsc {
-			bufferedRdtsc(int32(t.tid), rec, e)
-			if err := r.log(e); err != nil {
-				return err
-			}
-			continue
-		}
 		// What the recorder notes of a call it sees (logExit) that
 		// matters for these: the descriptors of the standard streams.
 		r.forgetStreams(int(rec.Nr))
-		bufferedEvent(int32(t.tid), rec, e)
+		var m *trace.MapFile
 		switch {
 		case rec.Nr != unix.SYS_MMAP || rec.File == 0:
 		case rec.File == hook.FileNew:
-			if e.Map, err = r.files.storeNew(&rec.New, rec.Args[5], rec.Args[1]); err != nil {
-				return fmt.Errorf("thread %d: %w", t.tid, err)
-			}
+			m, err = r.files.storeNew(&rec.New, rec.Args[5], rec.Args[1])
 		default:
-			if e.Map, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1]); err != nil {
-				return fmt.Errorf("thread %d: %w", t.tid, err)
-			}
+			m, err = r.files.mapFile(rec.File-1, rec.Args[5], rec.Args[1])
+		}
+		if err != nil {
+			return fmt.Errorf("thread %d: %w", t.tid, err)
+		}
+		if m != nil {
+			job.maps = append(job.maps, make([]*trace.MapFile, i+1-len(job.maps))...)
+			job.maps[i] = m
 		}
 		if rec.Nr == unix.SYS_SET_ROBUST_LIST && rec.Ret == 0 {
 			t.robust = rec.Args[0] // as logExit notes it
@@ -404,11 +412,24 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 			// or an unmapping may drop patched sites.
 			r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, int(rec.Nr), rec.Args, uint64(rec.Ret), nil))
 		}
-		if err := r.log(e); err != nil {
-			return err
-		}
 	}
-	return nil
+	if r.logger == nil {
+		var e trace.Event
+		return job.log(rec, &e)
+	}
+	return r.sendLog(job)
+}
+
+// decidesOn says whether the recorder takes anything from a buffered call
+// nr at the stop that flushes it (takeRecords), besides its event.
+func decidesOn(nr uint64) bool {
+	switch nr {
+	case unix.SYS_CLOSE, unix.SYS_CLOSE_RANGE, unix.SYS_DUP, unix.SYS_DUP2, unix.SYS_DUP3, unix.SYS_FCNTL,
+		unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_UNSHARE, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_FORK, unix.SYS_VFORK,
+		unix.SYS_IOCTL, unix.SYS_SET_ROBUST_LIST:
+		return true
+	}
+	return isMemoryCall(int(nr))
 }
 
 // bufferedEvent makes e the event of a call the hook recorded: the

@@ -113,7 +113,7 @@ func (r *Recorder) warnPatch(warns []string) {
 			}
 			r.code.wx = true
 		}
-		fmt.Fprintf(r.opts.Warn, "rewind: warning: %s (event %d)\n", w, r.w.Events())
+		fmt.Fprintf(r.opts.Warn, "rewind: warning: %s (event %d)\n", w, r.events())
 	}
 }
 

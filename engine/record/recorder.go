@@ -213,11 +213,15 @@ type Recorder struct {
 	// many an image had once they were loaded (sitecache.go).
 	sites       *siteCache
 	sitesLoaded map[*patch.Image]int
-	// hookBuf, hookRec and hookEvent are takeRecords' scratch: a flush
-	// turns up to hook.BufSize bytes of records into events.
-	hookBuf   []byte
-	hookRec   hook.Record
-	hookEvent trace.Event
+	// hookBuf and hookRec are takeRecords' scratch: a flush turns up to
+	// hook.BufSize bytes of records into events.
+	hookBuf []byte
+	hookRec hook.Record
+	// logger logs the events of flushed records beside the program
+	// (bufferlog.go); noting is the record takeRecords is at, which
+	// events() counts.
+	logger *bufLogger
+	noting int
 	// shepherd is the pid of the process that traces the daemons left
 	// running under the filter (ptrace/shepherd.go), or 0.
 	shepherd int
@@ -369,6 +373,8 @@ func Record(opts Options) (*Result, error) {
 
 	th := ptrace.NewThread()
 	defer th.Close()
+	r.startLogger()
+	defer r.stopLogger()
 	var runErr error
 	th.Do(func() {
 		want := -1
@@ -436,6 +442,9 @@ func Record(opts Options) (*Result, error) {
 			wk.Close(false)
 		}
 	})
+	if err := r.drainLog(); err != nil && runErr == nil {
+		runErr = err
+	}
 	r.saveKnown()
 	if r.pid == 0 {
 		return nil, runErr
@@ -547,24 +556,22 @@ func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
 // user looks first when the recorder itself did not survive.
 func (r *Recorder) log(e *trace.Event) error {
 	e.Time = r.now()
-	if err := r.w.Append(e); err != nil {
-		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
+	push := false
+	if e.Kind == trace.KindExit || e.Kind == trace.KindEnd || e.Kind == trace.KindSignal {
+		// (Others: the writer's AutoPush takes them within pushEvery.)
+		now := time.Now()
+		if push = e.Kind != trace.KindSignal || now.Sub(r.lastPush) >= pushSignalGap; push {
+			r.lastPush = now
+		}
 	}
-	if err := r.sharedOnEvent(e); err != nil {
+	if r.logger != nil {
+		if err := r.sendLog(logJob{w: r.w, event: e.Clone(), push: push}); err != nil {
+			return err
+		}
+	} else if err := (&logJob{w: r.w, event: e, push: push}).logEvent(); err != nil {
 		return err
 	}
-	if e.Kind != trace.KindExit && e.Kind != trace.KindEnd && e.Kind != trace.KindSignal {
-		return nil // the writer's AutoPush takes them within pushEvery
-	}
-	now := time.Now()
-	if e.Kind == trace.KindSignal && now.Sub(r.lastPush) < pushSignalGap {
-		return nil
-	}
-	r.lastPush = now
-	if err := r.w.Push(); err != nil {
-		return fmt.Errorf("write trace at event %d: %w", r.w.Events(), err)
-	}
-	return nil
+	return r.sharedOnEvent(e)
 }
 
 // startLeader starts the recording of a launched program at its exec stop.
@@ -680,7 +687,7 @@ func (r *Recorder) handle(st ptrace.Status) error {
 	if err := r.dispatch(st); err != nil {
 		// Say where the recording was: the event being recorded, and
 		// which thread stopped for what.
-		return fmt.Errorf("at event %d (%v): %w", r.w.Events(), st, err)
+		return fmt.Errorf("at event %d (%v): %w", r.events(), st, err)
 	}
 	return nil
 }

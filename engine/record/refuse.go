@@ -26,7 +26,7 @@ func (r *Recorder) refuseAtEntry(t *thread, c *syscalls.Call) error {
 	}
 	if why != "" {
 		r.warnOnce("refused "+syscalls.Label(c), "rewind: warning: %s at event %d fails with %s: %s\n",
-			syscalls.Name(c.Nr), r.w.Events(), syscalls.ErrnoName(int(errno)), why)
+			syscalls.Name(c.Nr), r.events(), syscalls.ErrnoName(int(errno)), why)
 	}
 	return r.skipCall(t, c, -int64(errno))
 }

@@ -148,6 +148,9 @@ func (r *Recorder) rotate() error {
 	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(trace.SegmentEnd)}); err != nil {
 		return err
 	}
+	if err := r.drainLog(); err != nil {
+		return err
+	}
 	if err := r.w.Close(&trace.Footer{Interrupted: trace.SegmentEnd, Blobs: r.files.count()}); err != nil {
 		return fmt.Errorf("ring buffer: %w", err)
 	}

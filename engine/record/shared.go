@@ -677,7 +677,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
-				r.warnOnce("shared device mapping", "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.w.Events())
+				r.warnOnce("shared device mapping", "rewind: warning: shared mapping of a device (fd %d) at event %d is not supported; replay maps zeros there\n", fd, r.events())
 				return nil
 			}
 		}
@@ -779,7 +779,7 @@ func (r *Recorder) syncShared(t *thread, p sharedProc, only func(*sharedObject) 
 		return err
 	}
 	if n := r.shared.stats.compared - before; n > bigShared {
-		r.warnOnce("shared memory size", "rewind: warning: %d MiB of shared memory hold data at event %d: every blocking system call compares it, which slows the recording\n", n>>20, r.w.Events())
+		r.warnOnce("shared memory size", "rewind: warning: %d MiB of shared memory hold data at event %d: every blocking system call compares it, which slows the recording\n", n>>20, r.events())
 	}
 	for _, e := range evs {
 		e.Tid = int32(t.tid)

@@ -216,7 +216,7 @@ func (r *Recorder) captureWrite(t *thread, c *syscalls.Call, e *trace.Event) {
 	n := int(min(c.Ret, maxHashed))
 	if t.stream != 0 && c.Ret > maxHashed {
 		r.warnOnce("stream size", "rewind: warning: %s of %d bytes into standard %s at event %d: replay checks and re-emits its first %d MiB\n",
-			syscalls.Name(c.Nr), c.Ret, streamName(t.stream), r.w.Events(), maxHashed>>20)
+			syscalls.Name(c.Nr), c.Ret, streamName(t.stream), r.events(), maxHashed>>20)
 	}
 	var data []byte
 	switch src {
@@ -232,13 +232,13 @@ func (r *Recorder) captureWrite(t *thread, c *syscalls.Call, e *trace.Event) {
 		var err error
 		if data, err = r.readSource(t, c); err != nil {
 			r.warnOnce("stream "+syscalls.Name(c.Nr), "rewind: warning: %s into standard %s at event %d: %v; replay will not re-emit its bytes\n",
-				syscalls.Name(c.Nr), streamName(t.stream), r.w.Events(), err)
+				syscalls.Name(c.Nr), streamName(t.stream), r.events(), err)
 			return
 		}
 	case syscalls.FromMessages:
 		if t.stream != 0 {
 			r.warnOnce("stream "+syscalls.Name(c.Nr), "rewind: warning: %s into standard %s at event %d: replay will not re-emit its bytes\n",
-				syscalls.Name(c.Nr), streamName(t.stream), r.w.Events())
+				syscalls.Name(c.Nr), streamName(t.stream), r.events())
 		}
 		return
 	}

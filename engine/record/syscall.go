@@ -344,7 +344,7 @@ func (r *Recorder) captureOutputs(t *thread, c *syscalls.Call, e *trace.Event) e
 		if ok && c.Args[3]&(unix.MAP_ANONYMOUS|unix.MAP_SHARED) == 0 {
 			m, err := r.files.capture(t.tid, int(int32(c.Args[4])), c.Args[5], c.Args[1])
 			if err != nil {
-				r.warnOnce("mmap capture", "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.w.Events(), err)
+				r.warnOnce("mmap capture", "rewind: warning: mmap of fd %d at event %d: %v\n", int32(c.Args[4]), r.events(), err)
 			}
 			e.Map = m
 		}
@@ -459,7 +459,7 @@ func (r *Recorder) onExec(t *thread) error {
 		return fmt.Errorf("exec stop: %w", err)
 	}
 	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso}
-	if r.w.Events() > 0 {
+	if r.events() > 0 {
 		e.Map = r.captureExe(t.proc.pid)
 	}
 	if st.AtRandom != 0 {

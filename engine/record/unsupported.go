@@ -12,5 +12,5 @@ import (
 func (r *Recorder) markUnsupported(c *syscalls.Call, e *trace.Event, why string) {
 	e.Flags |= trace.FlagUnsupported
 	r.warnOnce("unsupported "+syscalls.Label(c), "rewind: warning: system call %s is not supported: %s; replay will stop at event %d\n",
-		syscalls.Label(c), why, r.w.Events())
+		syscalls.Label(c), why, r.events())
 }

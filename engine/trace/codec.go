@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // Presence bits of an encoded event, in encoding order. The fields a
@@ -48,20 +49,48 @@ type codec struct {
 	tid   int32
 	value uint64
 	regs  map[int32]*Regs
+	// last is regs[tid] for the thread of the last event (nil when it
+	// has none): most events follow one of the same thread.
+	last *Regs
+	// slab holds the events decodeEvent returns next: one allocation for
+	// many (each of ~700 bytes with pointers was a third of a replay's
+	// decoding).
+	slab []Event
+}
+
+// slabEvents is how many events a slab holds.
+const slabEvents = 64
+
+// newEvent is a zero Event from the slab.
+func (c *codec) newEvent() *Event {
+	if len(c.slab) == 0 {
+		c.slab = make([]Event, slabEvents)
+	}
+	e := &c.slab[0]
+	c.slab = c.slab[1:]
+	return e
 }
 
 func newCodec() *codec { return &codec{regs: make(map[int32]*Regs)} }
 
-// base returns the thread's current delta base (zero for a new thread).
+// zeroRegs is the delta base of a thread's first event.
+var zeroRegs Regs
+
+// base returns the thread's current delta base (zero for a new thread),
+// which the caller does not change.
 func (c *codec) base(tid int32) *Regs {
+	if tid == c.tid && c.last != nil {
+		return c.last
+	}
 	if r := c.regs[tid]; r != nil {
 		return r
 	}
-	return &Regs{}
+	return &zeroRegs
 }
 
 // update records the state after event e.
 func (c *codec) update(e *Event, hasRegs bool) {
+	same := e.Tid == c.tid
 	c.time = e.Time
 	c.tid = e.Tid
 	if e.Value != 0 {
@@ -70,13 +99,19 @@ func (c *codec) update(e *Event, hasRegs bool) {
 	switch {
 	case e.Kind == KindThreadExit:
 		delete(c.regs, e.Tid)
+		c.last = nil
 	case hasRegs:
-		r := c.regs[e.Tid]
-		if r == nil {
-			r = new(Regs)
-			c.regs[e.Tid] = r
+		r := c.last
+		if !same || r == nil {
+			if r = c.regs[e.Tid]; r == nil {
+				r = new(Regs)
+				c.regs[e.Tid] = r
+			}
 		}
 		*r = e.Regs
+		c.last = r
+	case !same:
+		c.last = c.regs[e.Tid]
 	}
 }
 
@@ -226,17 +261,19 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 }
 
 func appendRegs(b []byte, r, base *Regs) []byte {
+	// One pass for the differences, then one varint each: a buffered
+	// call's exit differs from its entry in rax alone.
+	var diff [len(regOrder)]uint64
 	var mask uint64
 	for i, ri := range regOrder {
-		if r[ri] != base[ri] {
+		if d := r[ri%uint8(len(r))] - base[ri%uint8(len(base))]; d != 0 {
+			diff[i] = d
 			mask |= 1 << i
 		}
 	}
 	b = binary.AppendUvarint(b, mask)
-	for i, ri := range regOrder {
-		if mask&(1<<i) != 0 {
-			b = binary.AppendVarint(b, int64(r[ri]-base[ri]))
-		}
+	for m := mask; m != 0; m &= m - 1 {
+		b = binary.AppendVarint(b, int64(diff[bits.TrailingZeros64(m)%len(diff)]))
 	}
 	return b
 }
@@ -376,17 +413,17 @@ func (d *dec) regs(r, base *Regs) {
 	if d.err != nil {
 		return
 	}
-	for i, ri := range regOrder {
-		if mask&(1<<i) != 0 {
-			r[ri] = base[ri] + uint64(d.varint())
-		}
+	for m := mask; m != 0; m &= m - 1 {
+		ri := regOrder[bits.TrailingZeros64(m)%len(regOrder)] % uint8(len(r))
+		r[ri] = base[ri] + uint64(d.varint())
 	}
 }
 
 // decodeEvent decodes the next event of d and advances the state. On error
 // (d.err set) it returns nil and the state is no longer usable.
 func (c *codec) decodeEvent(d *dec) *Event {
-	e := &Event{Kind: Kind(d.u8())}
+	e := c.newEvent()
+	e.Kind = Kind(d.u8())
 	p := d.uvarint()
 	if d.err != nil {
 		return nil

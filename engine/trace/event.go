@@ -3,6 +3,11 @@
 // replayer and every inspection command read it.
 package trace
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Kind says what an event is. The numeric values are part of the file format.
 type Kind uint8
 
@@ -290,3 +295,43 @@ type CpuidAnswer struct {
 
 // maxHooks bounds the sites of one event a reader accepts.
 const maxHooks = 1 << 16
+
+// Clone returns a deep copy of e in the form the reader returns (empty
+// slices are nil): what outlives a caller that reuses e's buffers.
+func (e *Event) Clone() *Event {
+	c := *e
+	c.Mem, c.In = cloneMems(e.Mem), cloneMems(e.In)
+	c.Data, c.Siginfo = cloneBytes(e.Data), cloneBytes(e.Siginfo)
+	if len(e.Hooks) == 0 {
+		c.Hooks = nil
+	} else {
+		c.Hooks = slices.Clone(e.Hooks)
+	}
+	if e.Map != nil {
+		m := *e.Map
+		c.Map = &m
+	}
+	if e.Shared != nil {
+		sh := *e.Shared
+		c.Shared = &sh
+	}
+	return &c
+}
+
+func cloneBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return bytes.Clone(b)
+}
+
+func cloneMems(ms []Mem) []Mem {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]Mem, len(ms))
+	for i, m := range ms {
+		out[i] = Mem{Addr: m.Addr, Data: cloneBytes(m.Data)}
+	}
+	return out
+}

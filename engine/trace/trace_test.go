@@ -46,36 +46,7 @@ func testHeader() *Header {
 
 // canon returns a deep copy of e in the canonical form the reader returns:
 // empty slices are nil.
-func canon(e *Event) *Event {
-	c := *e
-	cb := func(b []byte) []byte {
-		if len(b) == 0 {
-			return nil
-		}
-		return bytes.Clone(b)
-	}
-	cm := func(ms []Mem) []Mem {
-		if len(ms) == 0 {
-			return nil
-		}
-		out := make([]Mem, len(ms))
-		for i, m := range ms {
-			out[i] = Mem{Addr: m.Addr, Data: cb(m.Data)}
-		}
-		return out
-	}
-	c.Mem, c.In = cm(e.Mem), cm(e.In)
-	c.Data, c.Siginfo = cb(e.Data), cb(e.Siginfo)
-	if e.Map != nil {
-		m := *e.Map
-		c.Map = &m
-	}
-	if e.Shared != nil {
-		m := *e.Shared
-		c.Shared = &m
-	}
-	return &c
-}
+func canon(e *Event) *Event { return e.Clone() }
 
 // scribble overwrites the slices of e, as a caller reusing its buffers would.
 func scribble(e *Event) {

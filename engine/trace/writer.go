@@ -408,6 +408,30 @@ func (w *Writer) Append(e *Event) error {
 	return nil
 }
 
+// AppendEach appends the events fill makes into e, one at a time, until it
+// returns false or an error, holding the writer once for them all: a flush
+// of the hook's buffer brings thousands.
+func (w *Writer) AppendEach(e *Event, fill func(*Event) (bool, error)) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		more, err := fill(e)
+		if err != nil || !more {
+			return err
+		}
+		w.buf = w.codec.appendEvent(w.buf, e)
+		w.nEvents++
+		if len(w.buf) > frameTarget {
+			if err := w.sendEvents(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 // sendEvents queues the current events frame and starts a new one.
 func (w *Writer) sendEvents() error {
 	if len(w.buf) == 0 {
