@@ -41,12 +41,12 @@ const (
 	TrapStackTop = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
 	StackTop     = 0x70005000 // the hook's stack, below the buffer
 	Buf          = 0x70005000 // the records
-	BufSize      = 0x40000
-	Files        = 0x70045000 // the table of the files the recorder stored
+	BufSize      = 0x100000
+	Files        = 0x70105000 // the table of the files the recorder stored
 	FilesMax     = 4096
-	CpuidTable   = 0x70065000 // cpuid's answers (SetCpuid)
+	CpuidTable   = 0x70125000 // cpuid's answers (SetCpuid)
 	CpuidMax     = 256
-	Size         = 0x67000 // the whole mapping
+	Size         = 0x127000 // the whole mapping
 	CodeSize     = Ctl - Base
 	ctlMode      = 0
 	ctlLen       = 8

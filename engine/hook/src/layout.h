@@ -11,12 +11,12 @@
 #define HOOK_TRAP_STACK_TOP 0x70004000 /* patched cpuid's and rdtsc's, in the control page's upper part */
 #define HOOK_STACK_TOP 0x70005000
 #define HOOK_BUF 0x70005000
-#define HOOK_BUF_SIZE 0x40000
-#define HOOK_FILES 0x70045000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
+#define HOOK_BUF_SIZE 0x100000
+#define HOOK_FILES 0x70105000 /* the files the recorder stored: HOOK_FILES_MAX x {dev, ino, size, mtime ns} */
 #define HOOK_FILES_MAX 4096
-#define HOOK_CPUID_TABLE 0x70065000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
+#define HOOK_CPUID_TABLE 0x70125000 /* cpuid's answers: HOOK_CPUID_MAX x {leaf, sub, any sub, 0, eax, ebx, ecx, edx} (u32) */
 #define HOOK_CPUID_MAX 256
-#define HOOK_SIZE 0x67000 /* the whole mapping */
+#define HOOK_SIZE 0x127000 /* the whole mapping */
 
 /* Control page fields (offsets). */
 #define CTL_MODE 0      /* u32: 0 every call traced, 1 record, 2 replay */
