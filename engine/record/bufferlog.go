@@ -20,6 +20,11 @@ import (
 // flushed ones without waiting for them. What needs the trace as it is
 // (the number of events, its end) waits for the logger first (drainLog).
 
+// asyncFlush is the size of a flush from which the logger takes it: waking
+// it costs a process tree's many small flushes more (10-20 µs here) than
+// encoding them at once.
+const asyncFlush = 32 << 10
+
 // maxLogFlushes bounds the flushes waiting for the logger (each holds a
 // copy of a hook buffer), maxLogJobs the jobs.
 const (
@@ -34,6 +39,7 @@ type bufLogger struct {
 	free    chan []byte
 	pending []bool // the jobs sent whose result is not taken: flushes?
 	flushes int    // how many of them are
+	err     error  // the first error a job met, which the next drain returns
 }
 
 // logResult is what the logger says of a job.
@@ -89,12 +95,11 @@ func (l *bufLogger) buffer(n int) []byte {
 func (r *Recorder) sendLog(job logJob) error {
 	l := r.logger
 	flush := job.event == nil
-	var err error
 	for len(l.pending) >= maxLogJobs || flush && l.flushes >= maxLogFlushes {
-		if e := l.take(); err == nil {
-			err = e
-		}
+		l.take()
 	}
+	err := l.err
+	l.err = nil
 	l.jobs <- job
 	l.pending = append(l.pending, flush)
 	if flush {
@@ -103,12 +108,38 @@ func (r *Recorder) sendLog(job logJob) error {
 	return err
 }
 
+// busy says whether the logger has jobs to do: an event logged meanwhile
+// goes after them; else it is appended at once, with no copy or hand-over
+// (a process tree's events, mostly of calls that stopped).
+func (l *bufLogger) busy() bool {
+	if l == nil || len(l.pending) == 0 {
+		return false
+	}
+	for len(l.pending) > 0 {
+		select {
+		case res := <-l.results:
+			l.done(res)
+			continue
+		default:
+		}
+		break
+	}
+	return len(l.pending) > 0
+}
+
 // take waits for the result of the oldest job sent.
 func (l *bufLogger) take() error {
-	res := <-l.results
+	return l.done(<-l.results)
+}
+
+// done takes res, the result of the oldest job sent.
+func (l *bufLogger) done(res logResult) error {
 	l.pending = l.pending[1:]
 	if res.flush {
 		l.flushes--
+	}
+	if res.err != nil && l.err == nil {
+		l.err = res.err
 	}
 	return res.err
 }
@@ -120,12 +151,11 @@ func (r *Recorder) drainLog() error {
 	if l == nil {
 		return nil
 	}
-	var err error
 	for len(l.pending) > 0 {
-		if e := l.take(); err == nil {
-			err = e
-		}
+		l.take()
 	}
+	err := l.err
+	l.err = nil
 	return err
 }
 
@@ -144,14 +174,19 @@ func (l *bufLogger) run() {
 		flush := job.event == nil
 		if flush {
 			err = job.log(&rec, &e)
-			select {
-			case l.free <- job.recs[:0]:
-			default:
-			}
+			l.recycle(job.recs)
 		} else {
 			err = job.logEvent()
 		}
 		l.results <- logResult{err: err, flush: flush}
+	}
+}
+
+// recycle keeps recs, a flush's copy logged, for another.
+func (l *bufLogger) recycle(recs []byte) {
+	select {
+	case l.free <- recs[:0]:
+	default:
 	}
 }
 

@@ -413,11 +413,15 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 			r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, int(rec.Nr), rec.Args, uint64(rec.Ret), nil))
 		}
 	}
-	if r.logger == nil {
-		var e trace.Event
-		return job.log(rec, &e)
+	if r.logger != nil && (len(recs) >= asyncFlush || r.logger.busy()) {
+		return r.sendLog(job)
 	}
-	return r.sendLog(job)
+	// Few, with the logger idle: at once, as waking it costs more.
+	err := job.log(rec, &r.hookEvent)
+	if r.logger != nil {
+		r.logger.recycle(recs)
+	}
+	return err
 }
 
 // decidesOn says whether the recorder takes anything from a buffered call

@@ -213,10 +213,11 @@ type Recorder struct {
 	// many an image had once they were loaded (sitecache.go).
 	sites       *siteCache
 	sitesLoaded map[*patch.Image]int
-	// hookBuf and hookRec are takeRecords' scratch: a flush turns up to
-	// hook.BufSize bytes of records into events.
-	hookBuf []byte
-	hookRec hook.Record
+	// hookBuf, hookRec and hookEvent are takeRecords' scratch: a flush
+	// turns up to hook.BufSize bytes of records into events.
+	hookBuf   []byte
+	hookRec   hook.Record
+	hookEvent trace.Event
 	// logger logs the events of flushed records beside the program
 	// (bufferlog.go); noting is the record takeRecords is at, which
 	// events() counts.
@@ -564,7 +565,8 @@ func (r *Recorder) log(e *trace.Event) error {
 			r.lastPush = now
 		}
 	}
-	if r.logger != nil {
+	if r.logger.busy() {
+		// After the logger's flushes, without waiting for them.
 		if err := r.sendLog(logJob{w: r.w, event: e.Clone(), push: push}); err != nil {
 			return err
 		}

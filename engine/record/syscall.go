@@ -459,7 +459,7 @@ func (r *Recorder) onExec(t *thread) error {
 		return fmt.Errorf("exec stop: %w", err)
 	}
 	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso}
-	if r.events() > 0 {
+	if r.logger.busy() || r.w.Events() > 0 { // (not the first exec: no wait for the logger)
 		e.Map = r.captureExe(t.proc.pid)
 	}
 	if st.AtRandom != 0 {
