@@ -482,3 +482,42 @@ func TestBufferedNewFiles(t *testing.T) {
 		t.Fatalf("replay with the files gone: err %v, output %q want %q", err, got, printed)
 	}
 }
+
+// TestBufferedFlushOrder: thousands of buffered calls, then a call that
+// stops, in rounds of each size the recorder logs differently (a few
+// records at once; a large flush beside the program, the stopping call's
+// event after it without waiting): each stopping call's event comes after
+// exactly the calls made before it, and the recording replays.
+func TestBufferedFlushOrder(t *testing.T) {
+	prog := buildC(t, "buffered_flushes")
+	for _, n := range []int{10, 5000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			const rounds = 6
+			path, printed, _ := recordProg(t, prog, strconv.Itoa(rounds), strconv.Itoa(n))
+			calls, yields := 0, 0
+			for _, e := range readEvents(t, path) {
+				if e.Kind != trace.KindSyscall {
+					continue
+				}
+				switch {
+				case e.Syscall == unix.SYS_GETPPID && e.Flags&trace.FlagBuffered != 0:
+					calls++
+				case e.Syscall == unix.SYS_GETPPID:
+					calls++ // the site's first call, before it is patched
+				case e.Syscall == unix.SYS_SCHED_YIELD:
+					yields++
+					if calls != n {
+						t.Fatalf("yield %d comes after %d getppid events, want %d", yields, calls, n)
+					}
+					calls = 0
+				}
+			}
+			if yields != rounds {
+				t.Fatalf("%d yields in the recording, want %d", yields, rounds)
+			}
+			if got, err := replayAll(t, path); err != nil || got != printed {
+				t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
+			}
+		})
+	}
+}
