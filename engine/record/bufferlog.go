@@ -77,7 +77,7 @@ func (r *Recorder) stopLogger() {
 	}
 }
 
-// logBuffer is a buffer for a copy of a hook buffer's n bytes.
+// buffer is room for a copy of n bytes of a hook buffer.
 func (l *bufLogger) buffer(n int) []byte {
 	select {
 	case b := <-l.free:
