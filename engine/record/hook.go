@@ -376,7 +376,7 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	rec := &r.hookRec
 	defer func() { r.noting = 0 }()
 	for i, off := 0, 0; off < len(recs); i++ {
-		if nr, size, ok := hook.PeekRecord(recs, off); ok && !decidesOn(nr) {
+		if nr, size, ok := hook.PeekRecord(recs, off); ok && !r.decidesOn(nr) {
 			off += size
 			continue
 		}
@@ -425,15 +425,11 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 }
 
 // decidesOn says whether the recorder takes anything from a buffered call
-// nr at the stop that flushes it (takeRecords), besides its event.
-func decidesOn(nr uint64) bool {
-	switch nr {
-	case unix.SYS_CLOSE, unix.SYS_CLOSE_RANGE, unix.SYS_DUP, unix.SYS_DUP2, unix.SYS_DUP3, unix.SYS_FCNTL,
-		unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_UNSHARE, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_FORK, unix.SYS_VFORK,
-		unix.SYS_IOCTL, unix.SYS_SET_ROBUST_LIST:
-		return true
-	}
-	return isMemoryCall(int(nr))
+// nr at the stop that flushes it (takeRecords), besides its event: a
+// thread's robust list, mappings, and the standard streams' descriptors
+// while it knows them (a loop of close calls forgets them once).
+func (r *Recorder) decidesOn(nr uint64) bool {
+	return nr == unix.SYS_SET_ROBUST_LIST || isMemoryCall(int(nr)) || r.out.fds != nil && forgetsStreams(int(nr))
 }
 
 // bufferedEvent makes e the event of a call the hook recorded: the

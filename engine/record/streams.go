@@ -183,15 +183,21 @@ func decodeTTYNr(n uint64) uint64 {
 // not: a new descriptor takes a number that was free, and a number is only
 // freed by the calls listed here.
 func (r *Recorder) forgetStreams(nr int) {
-	if r.out.fds == nil {
-		return
+	if r.out.fds != nil && forgetsStreams(nr) {
+		r.out.fds = nil
 	}
+}
+
+// forgetsStreams says whether call nr may change which descriptors are
+// the standard streams' files.
+func forgetsStreams(nr int) bool {
 	switch nr {
 	case unix.SYS_CLOSE, unix.SYS_CLOSE_RANGE, unix.SYS_DUP, unix.SYS_DUP2, unix.SYS_DUP3, unix.SYS_FCNTL,
 		unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_UNSHARE, unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_FORK, unix.SYS_VFORK,
 		unix.SYS_IOCTL: // SECCOMP_IOCTL_NOTIF_ADDFD can replace a descriptor of another process
-		r.out.fds = nil
+		return true
 	}
+	return false
 }
 
 // writeStream says which standard stream the call t is entering writes to
