@@ -62,13 +62,9 @@ echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo); $(grep -m1 -o cpuid
 ldd --version 2>&1 | head -1
 for t in find sort python3 git make gcc sh; do printf '%s: %s\n' $t "$(command -v $t)"; done
 
-ratio() { awk "BEGIN { printf \"%.2f\", $1 / ($2 > 0 ? $2 : 1) }"; }
 row() {
+	measure "$@"
 	name=$1
-	shift
-	nat=$(best "$@")
-	rec=$(best "$RW" record -o "$W/$name.rwd" -- "$@")
-	rep=$(best "$RW" replay --check "$W/$name.rwd")
 	chk=$("$RW" replay --check "$W/$name.rwd" 2>&1 >/dev/null | tail -1)
 	printf '%-12s %7d %7d %7d %6s %6s  %s\n' "$name" "$nat" "$rec" "$rep" "$(ratio $rec $nat)" "$(ratio $rep $nat)" "$chk"
 }
@@ -88,14 +84,7 @@ ab() {
 	printf '%-12s %7d  %7d %7d  %7d %7d\n' "$name" $n $r0 $r1 $p0 $p1
 }
 
-mkdir -p "$W/proj"
-objs=
-for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-	printf 'int f%d(int x) { return x * %d; }\n' $i $i >"$W/proj/f$i.c"
-	objs="$objs f$i.o"
-done
-printf 'int main(void) { return 0; }\n' >"$W/proj/main.c"
-printf 'prog: main.o%s\n\tgcc -o $@ $^\n%%.o: %%.c\n\tgcc -O1 -c -o $@ $<\n' "$objs" >"$W/proj/Makefile"
+makeproj "$W/proj"
 seq 1 400000 | awk '{ printf "%08d %s\n", (($1 * 7919) % 1000003), $1 }' >"$W/lines.txt"
 shell='i=0; while [ $i -lt 3000 ]; do i=$((i + 1)); echo $i >/dev/null; done; for j in 1 2 3 4 5 6 7 8 9 10; do true | cat; done'
 python='import json, decimal, email, http.client, asyncio'

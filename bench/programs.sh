@@ -26,28 +26,15 @@ seq 1 400000 | awk '{ srand($1); printf "%08d %s\n", (($1 * 7919) % 1000003), $1
 	done
 	echo 'SELECT count(*) FROM t;'
 } >"$work/inserts.sql"
-mkdir -p "$work/proj"
-i=1
-objs=
-while [ "$i" -le 12 ]; do
-	printf 'int f%d(int x) { return x * %d + %d; }\n' "$i" "$i" "$i" >"$work/proj/f$i.c"
-	objs="$objs f$i.o"
-	i=$((i + 1))
-done
-printf 'int main(void) { return 0; }\n' >"$work/proj/main.c"
-printf 'prog: main.o%s\n\tgcc -o $@ $^\n%%.o: %%.c\n\tgcc -O1 -c -o $@ $<\n' "$objs" >"$work/proj/Makefile"
+makeproj "$work/proj"
 
 # run NAME CMD...: one row of the table.
 rows=$work/rows
 run() {
 	name=$1
 	shift
-	nat=$(best "$@")
-	rec=$(best "$rewind" record -o "$work/$name.rwd" -- "$@")
-	rep=$(best "$rewind" replay --check "$work/$name.rwd")
-	[ "$nat" -gt 0 ] || nat=1
-	printf '%-14s %9d %9d %9d %8s %8s\n' "$name" "$nat" "$rec" "$rep" \
-		"$(awk "BEGIN { printf \"%.2f\", $rec / $nat }")" "$(awk "BEGIN { printf \"%.2f\", $rep / $nat }")" | tee -a "$rows"
+	measure "$name" "$@"
+	printf '%-14s %9d %9d %9d %8s %8s\n' "$name" "$nat" "$rec" "$rep" "$(ratio $rec $nat)" "$(ratio $rep $nat)" | tee -a "$rows"
 }
 
 printf '%-14s %9s %9s %9s %8s %8s\n' program native_ms record_ms replay_ms record× replay×

@@ -353,15 +353,7 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	if n > hook.BufSize {
 		return fmt.Errorf("hook buffer of thread %d: %d bytes, more than it holds", t.tid, n)
 	}
-	var recs []byte
-	if r.logger != nil {
-		recs = r.logger.buffer(int(n))
-	} else {
-		if cap(r.hookBuf) < int(n) {
-			r.hookBuf = make([]byte, hook.BufSize)
-		}
-		recs = r.hookBuf[:n]
-	}
+	recs := r.logger.buffer(int(n))
 	if _, err := t.proc.mem.ReadAt(recs, hook.Buf); err != nil {
 		return fmt.Errorf("hook buffer of thread %d: %w", t.tid, err)
 	}
@@ -413,14 +405,12 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 			r.warnPatch(t.proc.code.AfterSyscall(t.proc.mem, int(rec.Nr), rec.Args, uint64(rec.Ret), nil))
 		}
 	}
-	if r.logger != nil && (len(recs) >= asyncFlush || r.logger.busy()) {
+	if len(recs) >= asyncFlush || r.logger.busy() {
 		return r.sendLog(job)
 	}
 	// Few, with the logger idle: at once, as waking it costs more.
 	err := job.log(rec, &r.hookEvent)
-	if r.logger != nil {
-		r.logger.recycle(recs)
-	}
+	r.logger.recycle(recs)
 	return err
 }
 

@@ -213,14 +213,13 @@ type Recorder struct {
 	// many an image had once they were loaded (sitecache.go).
 	sites       *siteCache
 	sitesLoaded map[*patch.Image]int
-	// hookBuf, hookRec and hookEvent are takeRecords' scratch: a flush
-	// turns up to hook.BufSize bytes of records into events.
-	hookBuf   []byte
+	// hookRec and hookEvent are takeRecords' scratch: a flush turns up
+	// to hook.BufSize bytes of records into events.
 	hookRec   hook.Record
 	hookEvent trace.Event
 	// logger logs the events of flushed records beside the program
-	// (bufferlog.go); noting is the record takeRecords is at, which
-	// events() counts.
+	// (bufferlog.go), from Record's start to its end; noting is the record
+	// takeRecords is at, which events() counts.
 	logger *bufLogger
 	noting int
 	// shepherd is the pid of the process that traces the daemons left

@@ -400,6 +400,12 @@ func (w *Writer) Append(e *Event) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.appendLocked(e)
+}
+
+// appendLocked encodes e into the current frame, sent once full; w.mu is
+// held.
+func (w *Writer) appendLocked(e *Event) error {
 	w.buf = w.codec.appendEvent(w.buf, e)
 	w.nEvents++
 	if len(w.buf) > frameTarget {
@@ -422,12 +428,8 @@ func (w *Writer) AppendEach(e *Event, fill func(*Event) (bool, error)) error {
 		if err != nil || !more {
 			return err
 		}
-		w.buf = w.codec.appendEvent(w.buf, e)
-		w.nEvents++
-		if len(w.buf) > frameTarget {
-			if err := w.sendEvents(); err != nil {
-				return err
-			}
+		if err := w.appendLocked(e); err != nil {
+			return err
 		}
 	}
 }
@@ -534,11 +536,16 @@ func (w *Writer) AddBlob(data []byte) (uint32, error) {
 func (w *Writer) AddFileBlob(data []byte, key FileKey) (uint32, error) {
 	id, err := w.AddBlob(data)
 	if err == nil {
-		w.lateMu.Lock()
-		w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
-		w.lateMu.Unlock()
+		w.noteSource(id, key)
 	}
 	return id, err
+}
+
+// noteSource notes that blob id holds the file key names (Footer.Sources).
+func (w *Writer) noteSource(id uint32, key FileKey) {
+	w.lateMu.Lock()
+	w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
+	w.lateMu.Unlock()
 }
 
 // ReadBlob is AddBlob of the n bytes of r from its start (a mapped file),
@@ -572,9 +579,7 @@ func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
 func (w *Writer) ReadFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
 	id, err := w.readFileBlob(f, n, key, cache)
 	if err == nil {
-		w.lateMu.Lock()
-		w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
-		w.lateMu.Unlock()
+		w.noteSource(id, key)
 	}
 	return id, err
 }
