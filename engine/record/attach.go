@@ -138,7 +138,7 @@ func (r *Recorder) attachTo(pid, cpu int) error {
 			t.held = append(t.held, heldSignal{sig: int(binary.LittleEndian.Uint32(info)), info: info})
 		}
 		r.threads[st.Tid] = t
-		r.ready = append(r.ready, t)
+		root.cpu.ready = append(root.cpu.ready, t)
 	}
 	if r.opts.Attached != nil {
 		r.opts.Attached(AttachInfo{Threads: len(snap.Threads), Regions: len(snap.Regions), Bytes: r.att.kept, Pause: time.Since(begin)})

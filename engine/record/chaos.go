@@ -37,13 +37,13 @@ func newChaos(seed uint64) *chaos {
 
 // takeNext removes from the ready queue the thread to run next: the
 // oldest, or in chaos mode any.
-func (r *Recorder) takeNext() *thread {
+func (r *Recorder) takeNext(c *cpu) *thread {
 	i := 0
-	if r.chaos != nil && len(r.ready) > 1 {
-		i = r.chaos.rng.IntN(len(r.ready))
+	if r.chaos != nil && len(c.ready) > 1 {
+		i = r.chaos.rng.IntN(len(c.ready))
 	}
-	t := r.ready[i]
-	r.ready = append(r.ready[:i], r.ready[i+1:]...)
+	t := c.ready[i]
+	c.ready = append(c.ready[:i], c.ready[i+1:]...)
 	return t
 }
 

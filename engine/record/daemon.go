@@ -114,8 +114,8 @@ func (r *Recorder) checkDaemons(now time.Time) []daemon {
 func (r *Recorder) releaseDaemons(ds []daemon) error {
 	r.settleCurrent()
 	tid := ds[0].pid
-	if r.current != nil && r.current.state != gone {
-		tid = r.current.tid
+	if t := r.someCurrent(); t != nil {
+		tid = t.tid
 	}
 	var names []string
 	for _, d := range ds {

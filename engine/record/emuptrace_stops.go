@@ -151,7 +151,7 @@ func (r *Recorder) enterPtraceStop(t *thread, status int, regs *trace.Regs) erro
 	r.notifyTracer(t)
 	r.wakeWaiters(t.pt.tracer)
 	r.kickWaits(t.pt.tracer)
-	return r.scheduleIfIdle()
+	return r.scheduleIdle()
 }
 
 // trappedSiginfo is the SIGCHLD siginfo of x's stop (CLD_TRAPPED), as

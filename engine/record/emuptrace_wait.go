@@ -79,7 +79,7 @@ func (r *Recorder) pollWaits(now time.Time) error {
 	if !woke {
 		return nil
 	}
-	return r.scheduleIfIdle()
+	return r.scheduleIdle()
 }
 
 // waitArgs decodes a wait4 or waitid: which child it waits for (-1: any),
@@ -287,5 +287,5 @@ func (r *Recorder) waitExit(t *thread) error {
 	// it is held for its next system call (no registers match these).
 	t.resumeRegs, t.haveRegs = trace.Regs{}, true
 	t.state, t.park = parked, parkResume
-	return r.scheduleIfIdle()
+	return r.scheduleIdle()
 }

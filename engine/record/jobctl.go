@@ -57,9 +57,9 @@ func (r *Recorder) onGroupStop(t *thread) error {
 	if err := ptrace.Listen(t.tid); err != nil {
 		return err
 	}
-	if r.current == t {
-		r.current = nil
-		return r.scheduleIfIdle()
+	if c := t.cpu(); c.current == t {
+		c.current = nil
+		return r.scheduleIfIdle(c)
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (r *Recorder) onGroupStop(t *thread) error {
 // waits for the CPU again, to resume where it stopped.
 func (r *Recorder) onContinued(t *thread) error {
 	r.parkReady(t, parkResume)
-	return r.scheduleIfIdle()
+	return r.scheduleIfIdle(t.cpu())
 }
 
 // jobControl handles what is special about the job control signal sig,

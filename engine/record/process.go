@@ -41,12 +41,14 @@ type process struct {
 	// knownGen is the recorder's knownGen when the known sites were last
 	// patched in its code (knownsites.go).
 	knownGen int
+	// cpu is the run queue its threads take turns on (cpus.go).
+	cpu *cpu
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
 // clone without CLONE_THREAD). Its memory is opened at its first stop.
 func (r *Recorder) newProcess(pid, parent int) *process {
-	p := &process{pid: pid, parent: parent}
+	p := &process{pid: pid, parent: parent, cpu: r.serial}
 	p.code = r.inheritCode(r.procs[parent], pid)
 	if pp := r.procs[parent]; pp != nil {
 		p.vdso = pp.vdso

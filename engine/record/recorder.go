@@ -231,9 +231,11 @@ type Recorder struct {
 	procs    map[int]*process
 	rootDone bool
 	threads  map[int]*thread
-	current  *thread
-	ready    []*thread
-	pending  map[int]ptrace.Status
+	// cpus are the run queues (cpus.go); serial, the first, holds the
+	// first process and every process that must take turns with others.
+	cpus    []*cpu
+	serial  *cpu
+	pending map[int]ptrace.Status
 
 	files  *fileStore
 	warned map[string]bool
@@ -255,8 +257,6 @@ type Recorder struct {
 	rootSidKnown bool
 	daemonCheck  bool
 	daemonRetry  time.Time // when to ask again an unsure daemonCheck
-	// lastProc is the process of the thread that ran last.
-	lastProc *process
 	// code holds the files code patching reads (the sites are per process).
 	code codeFiles
 	// chaos is nil unless scheduling is randomised.
@@ -347,6 +347,7 @@ func Record(opts Options) (*Result, error) {
 		out:     newStreams(opts.Stdout, opts.Stderr),
 		sites:   defaultSiteCache(),
 	}
+	r.serial = r.newCPU()
 	if r.sites != nil {
 		r.code.analyses = patch.DefaultAnalysisStore()
 	}
@@ -434,7 +435,7 @@ func Record(opts Options) (*Result, error) {
 		go r.relayStops()
 		defer r.startWatchdog()()
 		if opts.Attach != 0 {
-			runErr = r.run(r.scheduleIfIdle)
+			runErr = r.run(r.scheduleIdle)
 		} else {
 			runErr = r.run(r.startLeader)
 		}
@@ -588,7 +589,7 @@ func (r *Recorder) startLeader() error {
 		return err
 	}
 	leader.split = true // the exit of the initial execve is logged as an exit
-	r.current = leader
+	leader.cpu().current = leader
 	return r.resume(leader, 0)
 }
 
@@ -669,21 +670,29 @@ func (r *Recorder) run(start func() error) error {
 	return nil
 }
 
-// deadlineAt returns when the recorder must step in: the current thread has
-// used its slice while others wait, or holds a signal back. Zero: never.
+// deadlineAt returns when the recorder must step in: a run queue's current
+// thread has used its slice while others wait, or holds a signal back.
+// Zero: never.
 func (r *Recorder) deadlineAt() time.Time {
-	t := r.current
-	if t == nil || t.state == gone {
-		return time.Time{}
+	var dl time.Time
+	for _, c := range r.cpus {
+		t := c.current
+		if t == nil || t.state == gone {
+			continue
+		}
+		if d := r.busyDeadline(t); !d.IsZero() && (dl.IsZero() || d.Before(dl)) {
+			dl = d
+		}
 	}
-	return r.busyDeadline(t)
+	return dl
 }
 
 // handle dispatches one stop; its errors say where the recording was.
 func (r *Recorder) handle(st ptrace.Status) error {
 	r.dog.stops.Add(1)
 	if debug {
-		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, r.current != nil && r.current.tid == st.Tid)
+		t := r.threads[st.Tid]
+		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, t != nil && t.cpu().current == t)
 	}
 	if err := r.dispatch(st); err != nil {
 		// Say where the recording was: the event being recorded, and
@@ -699,7 +708,7 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	if t == nil {
 		return r.handleStranger(st)
 	}
-	if t == r.current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
+	if t == t.cpu().current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
 		if err := r.flushHook(t); err != nil {
 			return err
 		}
@@ -829,18 +838,20 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 		return err
 	}
 	t.state, t.park = parked, parkResume
-	r.ready = append(r.ready, t)
+	c := t.cpu()
+	c.ready = append(c.ready, t)
 	// A parent waiting for its child (waitpid after fork) gives it the
 	// CPU now rather than at the end of its slice.
-	if err := r.yieldBlockedCall(); err != nil {
+	if err := r.yieldBlockedCall(c); err != nil {
 		return err
 	}
-	return r.scheduleIfIdle()
+	return r.scheduleIfIdle(c)
 }
 
 // onDeath records the end of a thread or of the whole program.
 func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
-	wasCurrent := r.current == t
+	c := t.cpu()
+	wasCurrent := c.current == t
 	r.ptraceDeath(t, st)
 	t.state = gone
 	r.dropReady(t)
@@ -863,23 +874,31 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 		}
 	}
 	if wasCurrent {
-		r.current = nil
+		c.current = nil
 	}
 	// A death can make a waiting tracer ready (ptraceProcessGone).
-	return r.scheduleIfIdle()
+	return r.scheduleIdle()
 }
 
 // settleMax bounds how long the end of a recording waits for the running
 // thread's system call to return.
 const settleMax = 200 * time.Millisecond
 
-// settleCurrent lets the running thread's system call, already in the
-// kernel and not expected to block, reach its exit stop and be logged
+// settleCurrent lets the running threads' system calls, already in the
+// kernel and not expected to block, reach their exit stops and be logged
 // before the program is killed: the kernel may have done its work (a write
 // the user saw on the terminal), which replay must then do too.
 func (r *Recorder) settleCurrent() {
-	t := r.current
-	if t == nil || !t.inSyscall || t.split || t.state != running {
+	for _, c := range r.cpus {
+		if t := c.current; t != nil {
+			r.settle(t)
+		}
+	}
+}
+
+// settle is settleCurrent for t, the current thread of a run queue.
+func (r *Recorder) settle(t *thread) {
+	if !t.inSyscall || t.split || t.state != running {
 		return
 	}
 	for end := time.Now().Add(settleMax); t.inSyscall && t.state == running && time.Now().Before(end); {
@@ -898,24 +917,28 @@ func (r *Recorder) settleCurrent() {
 }
 
 func (r *Recorder) dropReady(t *thread) {
-	for i, x := range r.ready {
+	c := t.cpu()
+	for i, x := range c.ready {
 		if x == t {
-			r.ready = append(r.ready[:i], r.ready[i+1:]...)
+			c.ready = append(c.ready[:i], c.ready[i+1:]...)
 			return
 		}
 	}
 }
 
 func (r *Recorder) dumpState() {
-	cur := "nil"
-	if r.current != nil {
-		cur = fmt.Sprintf("%d(state %d inSys %v split %v spin %d)", r.current.tid, r.current.state, r.current.inSyscall, r.current.split, r.current.spin.phase)
+	for i, c := range r.cpus {
+		cur := "nil"
+		if t := c.current; t != nil {
+			cur = fmt.Sprintf("%d(state %d inSys %v split %v spin %d)", t.tid, t.state, t.inSyscall, t.split, t.spin.phase)
+		}
+		var rd []int
+		for _, t := range c.ready {
+			rd = append(rd, t.tid)
+		}
+		fmt.Fprintf(os.Stderr, "   cpu %d: current %s ready %v\n", i, cur, rd)
 	}
-	var rd []int
-	for _, t := range r.ready {
-		rd = append(rd, t.tid)
-	}
-	fmt.Fprintf(os.Stderr, "   current %s ready %v deadline %v\n", cur, rd, r.deadlineAt())
+	fmt.Fprintf(os.Stderr, "   deadline %v\n", r.deadlineAt())
 }
 
 // resume lets t run until its next stop, delivering sig.
@@ -947,34 +970,37 @@ func (r *Recorder) let(t *thread, sig int) error {
 // park stops considering t as running; it will be resumed when scheduled.
 func (r *Recorder) parkReady(t *thread, k parkKind) {
 	t.state, t.park = parked, k
-	r.ready = append(r.ready, t)
+	c := t.cpu()
+	c.ready = append(c.ready, t)
 }
 
-// scheduleIfIdle gives the CPU to the next ready thread when none runs.
-func (r *Recorder) scheduleIfIdle() error {
+// scheduleIfIdle gives run queue c to its next ready thread when none
+// runs there.
+func (r *Recorder) scheduleIfIdle(c *cpu) error {
 	if r.pausing {
 		return nil
 	}
-	if r.current != nil && r.current.state != gone && r.current.state != inKernel && r.current.state != parked && r.current.state != stopped {
+	if t := c.current; t != nil && t.state != gone && t.state != inKernel && t.state != parked && t.state != stopped {
 		return nil
 	}
-	if len(r.ready) == 0 {
-		r.current = nil
+	if len(c.ready) == 0 {
+		c.current = nil
 		return nil
 	}
-	return r.switchTo(r.takeNext())
+	return r.switchTo(r.takeNext(c))
 }
 
-// switchTo makes t the running thread.
+// switchTo makes t the running thread of its run queue.
 func (r *Recorder) switchTo(t *thread) error {
-	r.current = t
+	c := t.cpu()
+	c.current = t
 	t.sliceStart = time.Now()
 	t.spin.slice = r.newSlice()
-	if prev := r.lastProc; prev != t.proc {
+	if prev := c.lastProc; prev != t.proc {
 		// Memory another process of the tree shares with this one may
 		// have changed since it last ran: what it will read is logged, so
 		// that a replay of this process alone (-p) sees it.
-		r.lastProc = t.proc
+		c.lastProc = t.proc
 		if prev != nil && r.shared.tracking(t.proc.pid) {
 			if err := r.syncShared(t, r.procOf(t), nil); err != nil {
 				return err
@@ -1017,11 +1043,12 @@ func (r *Recorder) resumeLogged(t *thread) error {
 // yield ends t's turn at a point where its last event is logged, if others
 // wait and its slice is used up. It reports whether it switched.
 func (r *Recorder) yield(t *thread) (bool, error) {
-	if len(r.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) || r.inHookNow(t) {
+	c := t.cpu()
+	if len(c.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) || r.inHookNow(t) {
 		return false, nil
 	}
 	r.parkReady(t, parkResume)
-	return true, r.switchTo(r.takeNext())
+	return true, r.switchTo(r.takeNext(c))
 }
 
 // onStopSignal handles a signal sent to rewind itself, and reports whether
@@ -1119,10 +1146,12 @@ func (r *Recorder) stopReason(sig unix.Signal) string {
 func (r *Recorder) end() error {
 	r.settleCurrent()
 	tid := r.pid
-	if r.current != nil {
-		tid = r.current.tid
-		if r.current.state == running {
-			if err := r.flushRunning(r.current); err != nil {
+	if t := r.someCurrent(); t != nil {
+		tid = t.tid
+	}
+	for _, c := range r.cpus {
+		if t := c.current; t != nil && t.state == running {
+			if err := r.flushRunning(t); err != nil {
 				return err
 			}
 		}

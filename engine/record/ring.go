@@ -121,10 +121,12 @@ func (r *Recorder) rotate() error {
 			return r.resumeStopped(tids)
 		}
 	}
-	if r.current != nil {
-		// The calls the hook recorded so far belong to this segment.
-		if err := r.flushHook(r.current); err != nil {
-			return err
+	for _, c := range r.cpus {
+		if c.current != nil {
+			// The calls the hook recorded so far belong to this segment.
+			if err := r.flushHook(c.current); err != nil {
+				return err
+			}
 		}
 	}
 	g.rotated = time.Now()
@@ -142,8 +144,8 @@ func (r *Recorder) rotate() error {
 		return err
 	}
 	tid := r.pid
-	if r.current != nil {
-		tid = r.current.tid
+	if t := r.someCurrent(); t != nil {
+		tid = t.tid
 	}
 	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(trace.SegmentEnd)}); err != nil {
 		return err
@@ -190,14 +192,17 @@ func (r *Recorder) rotate() error {
 // resumeStopped lets the threads stopAll stopped go on from where they
 // stand, as the recorder's scheduler decides.
 func (r *Recorder) resumeStopped(tids []int) error {
-	r.current, r.ready = nil, nil
+	for _, c := range r.cpus {
+		c.current, c.ready = nil, nil
+	}
 	for _, tid := range tids {
 		t := r.threads[tid]
 		t.state, t.park, t.inSyscall, t.split, t.refused = parked, parkResume, false, false, false
 		t.haveRegs = ptrace.GetRegs(tid, &t.resumeRegs) == nil
-		r.ready = append(r.ready, t)
+		c := t.cpu()
+		c.ready = append(c.ready, t)
 	}
-	return r.scheduleIfIdle()
+	return r.scheduleIdle()
 }
 
 // original puts back, in the snapshot's bytes, the code the recorder

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -124,7 +125,7 @@ func (r *Recorder) busyDeadline(t *thread) time.Time {
 		return t.spin.armedAt.Add(hitWait)
 	}
 	var dl time.Time
-	if len(r.ready) > 0 {
+	if len(t.cpu().ready) > 0 {
 		dl = t.sliceStart.Add(r.sliceOf(t))
 	}
 	if len(t.held) > 0 && !t.spin.heldBlocked {
@@ -143,7 +144,7 @@ func (r *Recorder) busyDeadline(t *thread) time.Time {
 func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 	spec, known := syscalls.Lookup(t.nr)
 	c := t.effective(t.call())
-	if len(r.ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
+	if len(t.cpu().ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
 		return false, nil
 	}
 	if r.inHook(t.proc, t.entry[trace.RIP]) {
@@ -165,8 +166,8 @@ func (r *Recorder) preemptInCall(t *thread) (bool, error) {
 // would make each message cost a slice. Calls that block by nature and are
 // re-executed in replay, and threads with held signals, are left to the
 // deadline, which handles them.
-func (r *Recorder) yieldBlockedCall() error {
-	t := r.current
+func (r *Recorder) yieldBlockedCall(c *cpu) error {
+	t := c.current
 	if t == nil || !t.inSyscall || t.split || t.state != running || len(t.held) > 0 ||
 		t.spin.exiting || t.spin.starting || t.pt.waitRetry {
 		return nil
@@ -185,11 +186,27 @@ func (r *Recorder) sliceOf(t *thread) time.Duration {
 	return r.opts.Slice
 }
 
-// deadline runs when the current thread used its slice while others wait or
-// a signal held for it waited long enough.
+// deadline runs when a run queue's current thread used its slice while
+// others wait or a signal held for it waited long enough.
 func (r *Recorder) deadline() error {
-	t := r.current
 	now := time.Now()
+	for _, c := range r.cpus {
+		t := c.current
+		if t == nil || t.state == gone {
+			continue
+		}
+		if dl := r.busyDeadline(t); dl.IsZero() || now.Before(dl) {
+			continue
+		}
+		if err := r.deadlineOf(t, now); err != nil && !errors.Is(err, unix.ESRCH) {
+			return err
+		}
+	}
+	return nil
+}
+
+// deadlineOf is deadline for t, the current thread of its run queue.
+func (r *Recorder) deadlineOf(t *thread, now time.Time) error {
 	t.sliceStart = now
 	if t.spin.exiting || t.spin.starting || t.pt.waitRetry {
 		// A tracer's wait made WNOHANG (emuptrace.go) returns at once and
@@ -217,7 +234,7 @@ func (r *Recorder) deadline() error {
 		_, err := r.preemptInCall(t)
 		return err
 	}
-	if t.state != running || (!signal && len(r.ready) == 0) {
+	if t.state != running || (!signal && len(t.cpu().ready) == 0) {
 		return nil
 	}
 	switch t.spin.phase {
@@ -279,7 +296,7 @@ func (r *Recorder) onInterrupt(t *thread) error {
 		t.spin.phase = spinNone
 		return r.resume(t, 0)
 	}
-	if len(t.held) > 0 && len(r.ready) == 0 && !r.deliverable(t) {
+	if len(t.held) > 0 && len(t.cpu().ready) == 0 && !r.deliverable(t) {
 		// Interrupted for signals it blocks: they wait for its next
 		// system call, where its mask may change.
 		t.spin.heldBlocked = true
@@ -613,9 +630,9 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 		return err
 	}
 	t.resumeRegs, t.haveRegs = *regs, true
-	if len(r.ready) > 0 && (len(t.held) == 0 || t.spin.heldBlocked) {
+	if c := t.cpu(); len(c.ready) > 0 && (len(t.held) == 0 || t.spin.heldBlocked) {
 		r.parkReady(t, parkResume)
-		return r.switchTo(r.takeNext())
+		return r.switchTo(r.takeNext(c))
 	}
 	t.sliceStart = time.Now()
 	return r.resumeLogged(t)

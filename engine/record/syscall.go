@@ -144,7 +144,7 @@ func (r *Recorder) othersLive(t *thread) bool {
 // wait at its entry instead.
 func (r *Recorder) startCall(t *thread, c *syscalls.Call) error {
 	if r.holdWrite(t) {
-		return r.scheduleIfIdle()
+		return r.scheduleIfIdle(t.cpu())
 	}
 	if len(t.held) > 0 && syscalls.MayBlock(c) {
 		// A signal is held for this thread: let it interrupt the wait rather
@@ -153,7 +153,7 @@ func (r *Recorder) startCall(t *thread, c *syscalls.Call) error {
 			return err
 		}
 	}
-	if (len(r.ready) > 0 && t.stream == 0 || t.vfork) && syscalls.MayBlock(c) {
+	if (len(t.cpu().ready) > 0 && t.stream == 0 || t.vfork) && syscalls.MayBlock(c) {
 		// A vfork parent sleeps until its child execs or exits: the child
 		// (not born yet) must get the CPU meanwhile.
 		return r.logEntryAndRun(t, true)
@@ -186,7 +186,7 @@ func (r *Recorder) logEntry(t *thread) error {
 // runs another thread.
 func (r *Recorder) leaveInKernel(t *thread) error {
 	t.state = inKernel
-	return r.scheduleIfIdle()
+	return r.scheduleIfIdle(t.cpu())
 }
 
 // onSyscallExit handles a syscall-exit-stop.
@@ -199,11 +199,12 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 		// logged when the thread is next scheduled.
 		t.park = parkBlockedExit
 		t.state = parked
-		r.ready = append(r.ready, t)
-		if err := r.yieldBlockedCall(); err != nil {
+		c := t.cpu()
+		c.ready = append(c.ready, t)
+		if err := r.yieldBlockedCall(c); err != nil {
 			return err
 		}
-		return r.scheduleIfIdle()
+		return r.scheduleIfIdle(c)
 	}
 	return r.finishSyscall(t)
 }
@@ -223,7 +224,7 @@ func (r *Recorder) finishSyscall(t *thread) error {
 	if t.nr == unix.SYS_EXECVE || t.nr == unix.SYS_EXECVEAT {
 		t.split = false
 	}
-	if c.Nr == unix.SYS_SCHED_YIELD && len(r.ready) > 0 {
+	if c.Nr == unix.SYS_SCHED_YIELD && len(t.cpu().ready) > 0 {
 		// What sched_yield asks for: let the others run now, rather than
 		// spin through the rest of the slice.
 		t.sliceStart = time.Time{}

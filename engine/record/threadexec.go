@@ -21,8 +21,8 @@ func (r *Recorder) execTakesLeader(leader *thread, former int) (*thread, error) 
 	leader.state = gone
 	r.dropReady(leader)
 	r.writeDone(leader)
-	if r.current == leader {
-		r.current = t
+	if c := leader.cpu(); c.current == leader {
+		c.current = t
 	}
 	delete(r.threads, former)
 	t.tid = leader.tid

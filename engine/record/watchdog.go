@@ -114,7 +114,7 @@ func (r *Recorder) reportStall() {
 		}
 		r.daemonRetry = time.Now()
 	}
-	if err := r.scheduleIfIdle(); err != nil {
+	if err := r.scheduleIdle(); err != nil {
 		fmt.Fprintf(r.opts.Warn, "rewind:   scheduling a waiting thread: %v\n", err)
 	}
 }
@@ -136,8 +136,8 @@ func (r *Recorder) waitsFor(t *thread, kernel byte) string {
 		b.WriteString("its write waits behind another thread's (output order)")
 	case t.state == parked:
 		b.WriteString("waits for rewind to give it the CPU")
-		if r.current != nil && r.current != t {
-			fmt.Fprintf(&b, " (thread %d has it)", r.current.tid)
+		if c := t.cpu().current; c != nil && c != t {
+			fmt.Fprintf(&b, " (thread %d has it)", c.tid)
 		}
 	default:
 		b.WriteString("resumed by rewind")
