@@ -30,7 +30,7 @@ func newRecordCmd() *cobra.Command {
 	var chaos bool
 	var seed uint64
 	var pid int
-	var noBuffer bool
+	var noBuffer, serial bool
 	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
 		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
@@ -80,7 +80,7 @@ after --duration. The process ending or crashing ends the recording too.`,
 				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
 			}
 			setChaos := func(o *record.Options) {
-				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer = chaos, seed, keepLast, noBuffer
+				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer, o.Serial = chaos, seed, keepLast, noBuffer, serial
 			}
 			if pid != 0 {
 				return runAttach(out, bindCPU, pid, duration, setChaos)
@@ -100,6 +100,7 @@ after --duration. The process ending or crashing ends the recording too.`,
 	cmd.Flags().IntVarP(&pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
 	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
+	cmd.Flags().BoolVar(&serial, "serial", false, "have the recorded processes take turns on one CPU, as threads do, instead of running side by side")
 	cmd.Flags().BoolVar(&noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
 	return cmd
 }

@@ -30,45 +30,52 @@ var Image []byte
 
 // The page's layout: layout.h's, which TestLayout checks.
 const (
-	Base         = 0x70000000 // the code
-	Untraced     = 0x70000000 // syscall; ret — let through by the filter
-	Traced       = 0x70000003 // syscall; ret — the rip of a buffered call's event
-	Reexec       = 0x70000008 // syscall; int3 — let through: replay's re-executed calls
-	Entry        = 0x70000010 // where a patched site's stub jumps
-	TrapCode     = 0x70002c00 // the code patched cpuid and rdtsc sites call, to Ctl
-	TrapEntry    = 0x70002c00 // where a patched cpuid's or rdtsc's stub calls
-	Ctl          = 0x70003000 // the control page
-	TrapStackTop = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
-	StackTop     = 0x70005000 // the hook's stack, below the buffer
-	Buf          = 0x70005000 // the records
-	BufSize      = 0x100000
-	Files        = 0x70105000 // the table of the files the recorder stored
-	FilesMax     = 4096
-	CpuidTable   = 0x70125000 // cpuid's answers (SetCpuid)
-	CpuidMax     = 256
-	Size         = 0x127000 // the whole mapping
-	CodeSize     = Ctl - Base
-	ctlMode      = 0
-	ctlLen       = 8
-	ctlUserRSP   = 16
-	ctlCalls     = 24
-	ctlPos       = 32
-	ctlStub      = 40
-	ctlRet       = 48
-	ctlFlags     = 4
-	ctlStreams   = 56
-	ctlProcDev   = 88
-	ctlNFiles    = 96
-	ctlNCpuid    = 104
-	ctlTrapRSP   = 112
-	ctlNShared   = 120
-	ctlShared    = 128
-	ctlMissNr    = 640
-	ctlMissRet   = 648
-	SharedMax    = 16
-	trapMissSkip = 10
-	flagTscTrap  = 2
-	flagShared   = 1
+	Base          = 0x70000000 // the code
+	Untraced      = 0x70000000 // syscall; ret — let through by the filter
+	Traced        = 0x70000003 // syscall; ret — the rip of a buffered call's event
+	Reexec        = 0x70000008 // syscall; int3 — let through: replay's re-executed calls
+	Entry         = 0x70000010 // where a patched site's stub jumps
+	TrapCode      = 0x70002c00 // the code patched cpuid and rdtsc sites call, to Ctl
+	TrapEntry     = 0x70002c00 // where a patched cpuid's or rdtsc's stub calls
+	Ctl           = 0x70003000 // the control page
+	TrapStackTop  = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
+	StackTop      = 0x70005000 // the hook's stack, below the buffer
+	Buf           = 0x70005000 // the records
+	BufSize       = 0x100000
+	Files         = 0x70105000 // the table of the files the recorder stored
+	FilesMax      = 4096
+	CpuidTable    = 0x70125000 // cpuid's answers (SetCpuid)
+	CpuidMax      = 256
+	Size          = 0x127000 // the whole mapping
+	CodeSize      = Ctl - Base
+	ctlMode       = 0
+	ctlLen        = 8
+	ctlUserRSP    = 16
+	ctlCalls      = 24
+	ctlPos        = 32
+	ctlStub       = 40
+	ctlRet        = 48
+	ctlFlags      = 4
+	ctlStreams    = 56
+	ctlProcDev    = 88
+	ctlNFiles     = 96
+	ctlNCpuid     = 104
+	ctlTrapRSP    = 112
+	ctlNShared    = 120
+	ctlShared     = 128
+	ctlMissNr     = 640
+	ctlMissRet    = 648
+	ctlWaiting    = 656
+	SharedMax     = 16
+	trapMissSkip  = 10
+	flagTscTrap   = 2
+	flagShared    = 1
+	flagWait      = 4
+	flagStdTraced = 8
+	// Retrace is the error a read waiting in the hook (FlagWait) is given
+	// by the recorder when it stops the thread there: the hook makes the
+	// call traced.
+	Retrace = 4000
 	// FileNew is Record.File for an mmap of a file the recorder had not
 	// stored, which the record carries (Record.New), at most NewFileMax
 	// bytes, its path shorter than newFilePath.

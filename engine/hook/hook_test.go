@@ -24,7 +24,8 @@ func TestLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_REEXEC": Reexec, "HOOK_ENTRY": Entry,
-		"CTL_MISS_NR": ctlMissNr, "CTL_MISS_RET": ctlMissRet,
+		"CTL_MISS_NR": ctlMissNr, "CTL_MISS_RET": ctlMissRet, "CTL_WAITING": ctlWaiting,
+		"FLAG_WAIT": flagWait, "FLAG_STD_TRACED": flagStdTraced, "RETRACE": Retrace,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
 		"HOOK_FILES": Files, "HOOK_FILES_MAX": FilesMax, "CTL_NFILES": ctlNFiles,
 		"HOOK_TRAP_CODE": TrapCode, "HOOK_TRAP_STACK_TOP": TrapStackTop, "CTL_TRAP_RSP": ctlTrapRSP, "CTL_NSHARED": ctlNShared, "CTL_SHARED_MAPS": ctlShared, "SHARED_MAX": SharedMax, "HOOK_TRAP_ENTRY": TrapEntry, "NR_RDTSC": NrRdtsc, "FILE_NEW": FileNew, "NEWFILE_MAX": NewFileMax, "NEWFILE_PATH": newFilePath, "FLAG_TSC_TRAP": flagTscTrap, "HOOK_CPUID_TABLE": CpuidTable, "HOOK_CPUID_MAX": CpuidMax, "CTL_NCPUID": ctlNCpuid, "TRAP_MISS_SKIP": trapMissSkip,

@@ -108,6 +108,33 @@ func SetSharedMaps(m *ptrace.Mem, maps []SharedMap) error {
 	return nil
 }
 
+// SetRunFlags tells the hook of a recorded process how it runs beside the
+// others (engine/record's sidebyside.go): wait, alone on a run queue, so
+// that a read of a pipe or a socket may wait in the hook; stdTraced,
+// beside other processes, so that writes to the standard streams are
+// traced, in the order their bytes reached them.
+func SetRunFlags(m *ptrace.Mem, wait, stdTraced bool) error {
+	return changeFlags(m, func(v uint32) uint32 {
+		v &^= flagWait | flagStdTraced
+		if wait {
+			v |= flagWait
+		}
+		if stdTraced {
+			v |= flagStdTraced
+		}
+		return v
+	})
+}
+
+// Waiting says whether the thread of a process whose hook may wait
+// (SetRunFlags), stopped in the hook's untraced system call, stopped in a
+// read the hook waits in.
+func Waiting(m *ptrace.Mem) bool {
+	var b [8]byte
+	_, err := m.ReadAt(b[:], Ctl+ctlWaiting)
+	return err == nil && binary.LittleEndian.Uint64(b[:]) != 0
+}
+
 // setFlag sets flag among the hook's CTL_FLAGS.
 func setFlag(m *ptrace.Mem, flag uint32) error {
 	return changeFlags(m, func(v uint32) uint32 { return v | flag })

@@ -27,6 +27,18 @@ func (r *Recorder) newCPU() *cpu {
 // cpuOf is the run queue t takes turns on.
 func (t *thread) cpu() *cpu { return t.proc.cpu }
 
+// enqueue adds t, parked, to the ready threads of its queue; while
+// collapse waits for threads it interrupted, to those it holds
+// (sidebyside.go).
+func (r *Recorder) enqueue(t *thread) {
+	c := t.cpu()
+	if c == r.serial && r.mergePending > 0 {
+		r.mergeHeld = append(r.mergeHeld, t)
+		return
+	}
+	c.ready = append(c.ready, t)
+}
+
 // scheduleIdle gives every run queue that has none running a ready
 // thread, if it has one.
 func (r *Recorder) scheduleIdle() error {

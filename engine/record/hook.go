@@ -95,6 +95,10 @@ func (r *Recorder) installHook(t *thread) error {
 			return err
 		}
 	}
+	t.proc.runFlags = runFlags{} // a new page
+	if err := r.setRunFlags(t.proc); err != nil {
+		return err
+	}
 	return hook.SetStored(t.proc.mem, 0, r.files.hookFiles())
 }
 

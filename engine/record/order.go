@@ -71,7 +71,7 @@ func (r *Recorder) writeDone(t *thread) {
 		switch {
 		case h == t || h.state == gone:
 		case release && r.out.ids[h.stream] == id:
-			h.cpu().ready = append(h.cpu().ready, h)
+			r.enqueue(h)
 		default:
 			keep = append(keep, h)
 		}

@@ -43,6 +43,8 @@ type process struct {
 	knownGen int
 	// cpu is the run queue its threads take turns on (cpus.go).
 	cpu *cpu
+	// runFlags are what its hook was told of how it runs (sidebyside.go).
+	runFlags runFlags
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -51,6 +53,7 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 	p := &process{pid: pid, parent: parent, cpu: r.serial}
 	p.code = r.inheritCode(r.procs[parent], pid)
 	if pp := r.procs[parent]; pp != nil {
+		p.cpu = pp.cpu // until its parent's fork is logged (sidebyside.go)
 		p.vdso = pp.vdso
 		p.knownGen = pp.knownGen
 		p.hooks = pp.hooks.clone()

@@ -66,6 +66,9 @@ type Options struct {
 	// by Seed (0: a random seed, recorded in the trace header).
 	Chaos bool
 	Seed  uint64
+	// Serial has the processes of the tree take turns, as the threads of
+	// one process do, rather than run side by side (sidebyside.go).
+	Serial bool
 	// NoBuffer records every system call with ptrace stops, without the
 	// seccomp filter and the hook page that let most calls run with none
 	// (rewind record --no-buffer). A recording of a running process
@@ -125,6 +128,7 @@ const (
 	parkResume      parkKind = iota // resume as is (after a logged event, a new thread, a preemption)
 	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
 	parkHeldEntry                   // at the entry of a write held behind another (order.go)
+	parkSaved                       // at a stop handled when it gets its turn (saved; sidebyside.go)
 )
 
 type thread struct {
@@ -185,6 +189,13 @@ type thread struct {
 	spin       spinState
 	// pt is the thread's part in the program's own ptrace (emuptrace.go).
 	pt ptraceState
+	// merging: it runs on a queue collapse dissolved, and waits on the
+	// serial one from its next stop; saved is a stop that waits for its
+	// turn there (sidebyside.go).
+	merging bool
+	saved   ptrace.Status
+	// mergeKick: collapse interrupted it, and that stop is still to come.
+	mergeKick bool
 }
 
 type heldSignal struct {
@@ -236,6 +247,16 @@ type Recorder struct {
 	cpus    []*cpu
 	serial  *cpu
 	pending map[int]ptrace.Status
+	// sideBySide: processes that nothing ties run side by side, each on
+	// a queue of its own, until solo (sidebyside.go); stdTraced: the
+	// hooks trace writes to the standard streams meanwhile; entangled: the
+	// call being logged wrote into another process's memory.
+	sideBySide, solo, stdTraced, entangled bool
+	// mergeHeld wait for their turns until the mergePending threads
+	// collapse interrupted have stopped (sidebyside.go).
+	mergeHeld    []*thread
+	mergePending int
+	mergeRetry   time.Time
 
 	files  *fileStore
 	warned map[string]bool
@@ -508,6 +529,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 		r.chaos = newChaos(opts.Seed)
 		h.Chaos, h.ChaosSeed = true, r.chaos.seed
 	}
+	// Chaos explores the order of every thread's turns, and a ring
+	// buffer's snapshot holds one process: both keep the serial queue.
+	r.sideBySide = r.filtered && !opts.Serial && r.chaos == nil && opts.KeepLast == 0
 	h.Pid = r.pid
 	if r.filtered {
 		h.Hook = hook.ID()
@@ -579,6 +603,7 @@ func (r *Recorder) log(e *trace.Event) error {
 // startLeader starts the recording of a launched program at its exec stop.
 func (r *Recorder) startLeader() error {
 	root := r.newProcess(r.pid, 0)
+	r.queueLeader(root)
 	if err := root.openMem(); err != nil {
 		return err
 	}
@@ -655,6 +680,11 @@ func (r *Recorder) run(start func() error) error {
 			continue
 		}
 		err = r.handle(st)
+		if err == nil && len(r.cpus) > 1 {
+			// A stop of one queue's thread may have readied another's
+			// (a write it held, a tracer it woke): that queue runs it.
+			err = r.scheduleIdle()
+		}
 		if r.guardDirty {
 			r.guardUpdate()
 		}
@@ -674,7 +704,7 @@ func (r *Recorder) run(start func() error) error {
 // thread has used its slice while others wait, or holds a signal back.
 // Zero: never.
 func (r *Recorder) deadlineAt() time.Time {
-	var dl time.Time
+	dl := r.mergeRetry
 	for _, c := range r.cpus {
 		t := c.current
 		if t == nil || t.state == gone {
@@ -708,8 +738,19 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	if t == nil {
 		return r.handleStranger(st)
 	}
+	if t.mergeKick || t.merging {
+		if done, err := r.mergeStopped(t, st); done || err != nil {
+			return err
+		}
+	}
 	if t == t.cpu().current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
 		if err := r.flushHook(t); err != nil {
+			return err
+		}
+	}
+	if r.mayRunApart() && (st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_SECCOMP ||
+		st.Kind == ptrace.StopSyscall && !t.inSyscall && !t.birth) {
+		if waits, err := r.tiesAtEntry(t, st); waits || err != nil {
 			return err
 		}
 	}
@@ -793,6 +834,11 @@ func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
 		t.child = child
 		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv, tscTrapped: t.tscTrapped, ownFilter: t.ownFilter}
 		r.threads[child] = nt
+		// Its process's hook may no longer wait: another thread, or a
+		// child sharing its memory, needs the queue.
+		if err := r.runFlagsOn(t.cpu()); err != nil {
+			return err
+		}
 		if err := r.followFork(t, nt, st.Event); err != nil {
 			return err
 		}
@@ -834,12 +880,15 @@ func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
 	if err := t.proc.openMem(); err != nil {
 		return err
 	}
+	if err := r.setRunFlags(t.proc); err != nil {
+		return err
+	}
 	if stopped, err := r.birthStop(t); stopped || err != nil {
 		return err
 	}
 	t.state, t.park = parked, parkResume
 	c := t.cpu()
-	c.ready = append(c.ready, t)
+	r.enqueue(t)
 	// A parent waiting for its child (waitpid after fork) gives it the
 	// CPU now rather than at the end of its slice.
 	if err := r.yieldBlockedCall(c); err != nil {
@@ -876,6 +925,11 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	if wasCurrent {
 		c.current = nil
 	}
+	if t.tid == t.proc.pid {
+		if err := r.queueGone(c); err != nil {
+			return err
+		}
+	}
 	// A death can make a waiting tracer ready (ptraceProcessGone).
 	return r.scheduleIdle()
 }
@@ -889,19 +943,21 @@ const settleMax = 200 * time.Millisecond
 // before the program is killed: the kernel may have done its work (a write
 // the user saw on the terminal), which replay must then do too.
 func (r *Recorder) settleCurrent() {
+	end := time.Now().Add(settleMax)
 	for _, c := range r.cpus {
 		if t := c.current; t != nil {
-			r.settle(t)
+			r.settle(t, end)
 		}
 	}
 }
 
-// settle is settleCurrent for t, the current thread of a run queue.
-func (r *Recorder) settle(t *thread) {
+// settle is settleCurrent for t, the current thread of a run queue, until
+// end.
+func (r *Recorder) settle(t *thread, end time.Time) {
 	if !t.inSyscall || t.split || t.state != running {
 		return
 	}
-	for end := time.Now().Add(settleMax); t.inSyscall && t.state == running && time.Now().Before(end); {
+	for t.inSyscall && t.state == running && time.Now().Before(end) {
 		st, ok, err := ptrace.Wait(t.tid, true)
 		if err != nil {
 			return
@@ -970,8 +1026,7 @@ func (r *Recorder) let(t *thread, sig int) error {
 // park stops considering t as running; it will be resumed when scheduled.
 func (r *Recorder) parkReady(t *thread, k parkKind) {
 	t.state, t.park = parked, k
-	c := t.cpu()
-	c.ready = append(c.ready, t)
+	r.enqueue(t)
 }
 
 // scheduleIfIdle gives run queue c to its next ready thread when none
@@ -1015,6 +1070,11 @@ func (r *Recorder) switchTo(t *thread) error {
 		t.park = parkResume
 		c := t.effective(t.call())
 		return r.startCall(t, &c)
+	case parkSaved:
+		// Its stop waited for this turn (sidebyside.go): handled now.
+		st := t.saved
+		t.park, t.saved, t.state = parkResume, ptrace.Status{}, running
+		return r.dispatch(st)
 	}
 	return r.resumeLogged(t)
 }

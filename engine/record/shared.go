@@ -106,6 +106,9 @@ type sharedMem struct {
 	objects map[objKey]*sharedObject
 	nextID  uint32
 	maps    map[int][]sharedMapping // by pid, sorted by start
+	// changing: by pid, whether its mappings may change under it
+	// (sharing), as last told to its hook.
+	changing map[int]bool
 	buf     []byte
 	stats   sharedStats
 	// hooked: the processes have the hook page (buffering), which must
@@ -121,7 +124,7 @@ type roMapping struct {
 }
 
 func newSharedMem() *sharedMem {
-	sm := &sharedMem{seed: maphash.MakeSeed(), objects: map[objKey]*sharedObject{}, maps: map[int][]sharedMapping{}}
+	sm := &sharedMem{seed: maphash.MakeSeed(), objects: map[objKey]*sharedObject{}, maps: map[int][]sharedMapping{}, changing: map[int]bool{}}
 	sm.zero = maphash.Bytes(sm.seed, make([]byte, pageSize))
 	return sm
 }
@@ -137,6 +140,16 @@ func (r *Recorder) sharedMem() *sharedMem {
 
 // tracking reports whether process pid has shared mappings.
 func (sm *sharedMem) tracking(pid int) bool { return sm != nil && len(sm.maps[pid]) > 0 }
+
+// mayChange says whether process pid maps shared memory that may change
+// under it (sharing): not only files it cannot write, mapped shared.
+func (sm *sharedMem) mayChange(pid int) bool {
+	if !sm.tracking(pid) {
+		return false
+	}
+	ch, known := sm.changing[pid]
+	return ch || !known
+}
 
 // vma is one line of /proc/PID/maps.
 type vma struct {
@@ -232,7 +245,9 @@ func (sm *sharedMem) rescanMade(p sharedProc, file *os.File, readOnly roMapping)
 	if sm.hooked && p.mem != nil {
 		// No page yet (before its exec's exit): the exec drops the
 		// mappings, and the flag with the old page.
-		if err := hook.SetShared(p.mem, sharing(p.pid, ms, readOnly)); err != nil {
+		ch := sharing(p.pid, ms, readOnly)
+		sm.changing[p.pid] = ch
+		if err := hook.SetShared(p.mem, ch); err != nil {
 			return err
 		}
 		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
@@ -335,6 +350,7 @@ func (sm *sharedMem) forget(pid int) {
 		return
 	}
 	delete(sm.maps, pid)
+	delete(sm.changing, pid)
 	sm.release()
 }
 

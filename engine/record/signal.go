@@ -53,6 +53,11 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
+	// Waiting in the hook's read: the read is made again, traced, where
+	// the signal is delivered as at any call that may block.
+	if _, err := r.leaveHookWait(t, &regs); err != nil {
+		return err
+	}
 	if sig == int(unix.SIGTRAP) && t.spin.active() && (t.spin.armed || ptrace.SiCode(info) == trapTrace ||
 		ptrace.SiCode(info) == trapBrkpt && r.lostStep(t, regs[trace.RIP])) {
 		return r.spinTrap(t, &regs)

@@ -142,19 +142,29 @@ func (r *Recorder) busyDeadline(t *thread) time.Time {
 // no one else was ready: its entry is logged as a split call's and its
 // exit waits for its next turn. It reports whether it switched.
 func (r *Recorder) preemptInCall(t *thread) (bool, error) {
+	if len(t.cpu().ready) == 0 {
+		return false, nil
+	}
+	if split, err := r.splitInCall(t); !split || err != nil {
+		return split, err
+	}
+	return true, r.leaveInKernel(t)
+}
+
+// splitInCall logs the entry of the call t, running, is in the kernel
+// with, if it may block or blocks by nature, as a split call's, for others
+// to run meanwhile. It reports whether it did.
+func (r *Recorder) splitInCall(t *thread) (bool, error) {
 	spec, known := syscalls.Lookup(t.nr)
 	c := t.effective(t.call())
-	if len(t.cpu().ready) == 0 || t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
+	if t.split || t.state != running || !known || (spec.Policy != syscalls.Emulate && !syscalls.MayBlock(&c)) {
 		return false, nil
 	}
 	if r.inHook(t.proc, t.entry[trace.RIP]) {
 		// Made from the hook page, whose stack the others would use.
 		return false, nil
 	}
-	if err := r.logEntry(t); err != nil {
-		return true, err
-	}
-	return true, r.leaveInKernel(t)
+	return true, r.logEntry(t)
 }
 
 // yieldBlockedCall gives the CPU at once to a thread made ready while the
@@ -190,6 +200,11 @@ func (r *Recorder) sliceOf(t *thread) time.Duration {
 // others wait or a signal held for it waited long enough.
 func (r *Recorder) deadline() error {
 	now := time.Now()
+	if !r.mergeRetry.IsZero() && !now.Before(r.mergeRetry) {
+		if err := r.mergeAgain(); err != nil {
+			return err
+		}
+	}
 	for _, c := range r.cpus {
 		t := c.current
 		if t == nil || t.state == gone {
@@ -288,6 +303,15 @@ func (r *Recorder) onInterrupt(t *thread) error {
 		if err := r.armSpin(t, false); err != nil {
 			return err
 		}
+	}
+	if waited, err := r.leaveHookWait(t, &regs); waited || err != nil {
+		// Waiting in the hook's read: made again traced, it is where
+		// the others get the CPU or a held signal is delivered.
+		t.spin.phase = spinNone
+		if err != nil {
+			return err
+		}
+		return r.resume(t, 0)
 	}
 	if int64(regs[trace.OrigRAX]) >= 0 && ptrace.IsRestart(regs[trace.RAX]) {
 		// Stopped on its way out of an interrupted call (after a signal

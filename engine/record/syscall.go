@@ -153,6 +153,12 @@ func (r *Recorder) startCall(t *thread, c *syscalls.Call) error {
 			return err
 		}
 	}
+	if t.stream != 0 && r.stdTraced {
+		// Processes run side by side: the entry goes in the log before
+		// the bytes reach the stream, for the others' writes to wait
+		// behind it (sidebyside.go, order.go).
+		return r.logEntryAndRun(t, false)
+	}
 	if (len(t.cpu().ready) > 0 && t.stream == 0 || t.vfork) && syscalls.MayBlock(c) {
 		// A vfork parent sleeps until its child execs or exits: the child
 		// (not born yet) must get the CPU meanwhile.
@@ -200,7 +206,7 @@ func (r *Recorder) onSyscallExit(t *thread) error {
 		t.park = parkBlockedExit
 		t.state = parked
 		c := t.cpu()
-		c.ready = append(c.ready, t)
+		r.enqueue(t)
 		if err := r.yieldBlockedCall(c); err != nil {
 			return err
 		}
@@ -230,6 +236,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 		t.sliceStart = time.Time{}
 	}
 	r.noteContinue(&c)
+	if moved, err := r.placeAfter(t, &c); moved || err != nil {
+		return err
+	}
 	if stopped, err := r.ptraceEventStop(t); stopped || err != nil {
 		return err
 	}
@@ -276,6 +285,7 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 		return c, err
 	}
 	other := r.procMemWrites(t, &c, e) // procmem.go
+	r.entangled = r.entangled || other != nil
 	if !t.split && !t.refused && isMemoryCall(c.Nr) {
 		r.patchAfterSyscall(t, &c, e)
 	}

@@ -2,11 +2,13 @@ package record
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 )
@@ -139,6 +141,8 @@ func (r *Recorder) waitsFor(t *thread, kernel byte) string {
 		if c := t.cpu().current; c != nil && c != t {
 			fmt.Fprintf(&b, " (thread %d has it)", c.tid)
 		}
+	case kernel == 'S' && hookWaits(t.tid):
+		b.WriteString("waits in a read the hook makes (side by side: no stop)")
 	default:
 		b.WriteString("resumed by rewind")
 	}
@@ -156,4 +160,16 @@ func (r *Recorder) waitsFor(t *thread, kernel byte) string {
 		fmt.Fprintf(&b, "; %d signal(s) held for it", len(t.held))
 	}
 	return b.String()
+}
+
+// hookWaits says whether thread tid, asleep, sleeps in a read its hook
+// makes (sidebyside.go): /proc's system call line ends with the
+// instruction pointer, the hook's untraced syscall.
+func hookWaits(tid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", tid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) == 9 && (f[0] == "0" || f[0] == "45") && f[8] == fmt.Sprintf("%#x", hook.UntracedIP)
 }

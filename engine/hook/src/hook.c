@@ -667,7 +667,7 @@ static u64 room(u64 nr, const u64 *a, u64 *file, struct newfile *nf, int *probin
 	case 18:
 		if (!writable(a[0], std) && !(nr == 1 && (*probing = nowait(nr, a, std))))
 			return 0;
-		if (*std && a[2] > STD_MAX)
+		if (*std && (a[2] > STD_MAX || (CTL(CTL_FLAGS, u32) & FLAG_STD_TRACED)))
 			return 0;
 		n += sizeof(struct out) + (*std ? (a[2] + 7) & ~7UL : 32);
 		break;
@@ -884,7 +884,14 @@ long hook_call(struct frame *f, u64 nr) {
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
 	long ret;
-	if (probing) {
+	if (probing && (nr == 0 || nr == 45) && (CTL(CTL_FLAGS, u32) & FLAG_WAIT)) {
+		/* Alone on its run queue: a read may wait here. */
+		CTL(CTL_WAITING, u64) = 1;
+		ret = do_syscall(nr, a, HOOK_UNTRACED);
+		CTL(CTL_WAITING, u64) = 0;
+		if (ret == -RETRACE)
+			return traced(nr);
+	} else if (probing) {
 		/* Made so that it cannot wait: one that would have waited, or
 		   failed otherwise, is made traced, for the recorder to let
 		   others run meanwhile. */

@@ -37,6 +37,7 @@
 #define SHARED_MAX 16
 #define CTL_MISS_NR 640  /* u64: replay: a call the hook made again whose result differs, or 0 */
 #define CTL_MISS_RET 648 /* u64: that result */
+#define CTL_WAITING 656  /* u64: 1 while the hook waits in a read (FLAG_WAIT) */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
@@ -69,3 +70,16 @@
 /* CTL_FLAGS: a thread of the process asked for its rdtsc to fault
    (PR_TSC_SIGSEGV): patched rdtsc sites trap, the recorder sorts it out. */
 #define FLAG_TSC_TRAP 2
+/* CTL_FLAGS: the process runs alone on a run queue of the recorder's (one
+   thread, no memory shared): a read of a pipe or a socket with nothing to
+   read waits in the hook, no other thread needing the CPU meanwhile. A
+   signal or an interrupt that stops the thread there gets RETRACE from
+   the recorder, and the hook makes the call traced. */
+#define FLAG_WAIT 4
+/* CTL_FLAGS: other processes run side by side with this one: a write to a
+   standard stream is made traced, so that its event takes its place among
+   theirs in the order the bytes reached the stream. */
+#define FLAG_STD_TRACED 8
+/* The error the recorder gives a read waiting in the hook that it stops
+   (a signal, an interrupt): no call returns it. */
+#define RETRACE 4000

@@ -1,0 +1,105 @@
+// Two processes that share nothing but descriptors, as rewind records them
+// side by side (engine/record/sidebyside.go):
+//   pingpong N  parent and child exchange N messages over a socketpair, each
+//               waiting in read for the other; both print to stdout.
+//   signal      the child waits in read of a pipe (after a first read that
+//               got a byte); the parent interrupts it with SIGUSR1 (no
+//               SA_RESTART), then writes.
+//   kill        the child waits in read of a pipe; the parent kills it.
+//   race N      parent and child each write N lines to stdout at once.
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void say(const char *fmt, int a, int b) {
+	char line[64];
+	int n = snprintf(line, sizeof line, fmt, a, b);
+	if (write(1, line, n) != n)
+		exit(3);
+}
+
+static volatile sig_atomic_t seen;
+static void onusr1(int sig) { seen = sig; }
+
+int main(int argc, char **argv) {
+	const char *mode = argc > 1 ? argv[1] : "pingpong";
+	int n = argc > 2 ? atoi(argv[2]) : 100;
+	if (strcmp(mode, "pingpong") == 0) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			return 1;
+		pid_t p = fork();
+		if (p == 0) {
+			int v = 0;
+			for (int i = 0; i < n; i++) {
+				v++;
+				if (write(sv[1], &v, sizeof v) != sizeof v || read(sv[1], &v, sizeof v) != sizeof v)
+					return 2;
+				say("child %d got %d\n", i, v);
+			}
+			return 0;
+		}
+		int v, sum = 0;
+		for (int i = 0; i < n; i++) {
+			if (read(sv[0], &v, sizeof v) != sizeof v)
+				return 2;
+			sum += v;
+			say("parent %d got %d\n", i, v);
+			v = v * 2 % 1000003;
+			if (write(sv[0], &v, sizeof v) != sizeof v)
+				return 2;
+		}
+		int st;
+		waitpid(p, &st, 0);
+		say("sum %d, child status %d\n", sum, st);
+		return 0;
+	}
+	if (strcmp(mode, "signal") == 0 || strcmp(mode, "kill") == 0) {
+		int fd[2];
+		if (pipe(fd) != 0)
+			return 1;
+		pid_t p = fork();
+		if (p == 0) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_handler = onusr1; // no SA_RESTART: the read fails with EINTR
+			sigaction(SIGUSR1, &sa, 0);
+			char c;
+			for (;;) { // one site: the first read patches it, the next waits in the hook
+				ssize_t r = read(fd[0], &c, 1);
+				if (r == 1 && c == 'x')
+					break;
+				if (r < 0 && errno != EINTR)
+					return 2;
+			}
+			say("child: signal %d, read %d\n", seen, c);
+			return 0;
+		}
+		if (write(fd[1], "a", 1) != 1)
+			return 2;
+		usleep(100000); // the child waits in its read by now
+		kill(p, strcmp(mode, "kill") == 0 ? SIGTERM : SIGUSR1);
+		usleep(20000);
+		if (write(fd[1], "x", 1) != 1)
+			return 2;
+		int st;
+		waitpid(p, &st, 0);
+		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		return 0;
+	}
+	if (strcmp(mode, "race") == 0) {
+		pid_t p = fork();
+		for (int i = 0; i < n; i++)
+			say(p == 0 ? "child line %d of %d\n" : "parent line %d of %d\n", i, n);
+		if (p == 0)
+			return 0;
+		waitpid(p, 0, 0);
+		return 0;
+	}
+	return 1;
+}
