@@ -33,7 +33,7 @@ func newRecordCmd() *cobra.Command {
 	var noBuffer, serial bool
 	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
+		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -50,6 +50,10 @@ The simple system calls (reads of files, fstat, clock_gettime, getpid, close
 and the like) are made by the program itself, through a page rewind maps into
 it, and cost no stop; each is still an event of the recording. --no-buffer
 stops at every call instead.
+
+Processes that share no memory run side by side, and a process with one
+thread waits for a pipe or a socket with no stop: two processes exchanging
+messages cost little. --serial has them take turns, as threads do.
 
 With -p PID, rewind records a process that already runs (as "rewind attach
 PID" does): it stops it for a snapshot of its state, records from there, and
