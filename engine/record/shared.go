@@ -109,8 +109,8 @@ type sharedMem struct {
 	// changing: by pid, whether its mappings may change under it
 	// (sharing), as last told to its hook.
 	changing map[int]bool
-	buf     []byte
-	stats   sharedStats
+	buf      []byte
+	stats    sharedStats
 	// hooked: the processes have the hook page (buffering), which must
 	// leave the calls that change shared memory to the recorder.
 	hooked bool
