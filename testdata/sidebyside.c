@@ -2,6 +2,8 @@
 // side by side (engine/record/sidebyside.go):
 //   pingpong N  parent and child exchange N messages over a socketpair, each
 //               waiting in read for the other; both print to stdout.
+//   poll N      the same, each waiting in poll (the child) or epoll_wait (the
+//               parent) before it reads.
 //   signal      the child waits in read of a pipe (after a first read that
 //               got a byte); the parent interrupts it with SIGUSR1 (no
 //               SA_RESTART), then writes.
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,10 +30,24 @@ static void say(const char *fmt, int a, int b) {
 static volatile sig_atomic_t seen;
 static void onusr1(int sig) { seen = sig; }
 
+// waitin waits until fd can be read: with poll, or with epoll_wait on ep.
+static void waitin(int fd, int ep) {
+	if (ep < 0) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, -1) != 1 || !(p.revents & POLLIN))
+			exit(4);
+		return;
+	}
+	struct epoll_event e;
+	if (epoll_wait(ep, &e, 1, -1) != 1 || e.data.fd != fd)
+		exit(5);
+}
+
 int main(int argc, char **argv) {
 	const char *mode = argc > 1 ? argv[1] : "pingpong";
 	int n = argc > 2 ? atoi(argv[2]) : 100;
-	if (strcmp(mode, "pingpong") == 0) {
+	int polls = strcmp(mode, "poll") == 0;
+	if (strcmp(mode, "pingpong") == 0 || polls) {
 		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 			return 1;
@@ -38,14 +56,26 @@ int main(int argc, char **argv) {
 			int v = 0;
 			for (int i = 0; i < n; i++) {
 				v++;
-				if (write(sv[1], &v, sizeof v) != sizeof v || read(sv[1], &v, sizeof v) != sizeof v)
+				if (write(sv[1], &v, sizeof v) != sizeof v)
+					return 2;
+				if (polls)
+					waitin(sv[1], -1);
+				if (read(sv[1], &v, sizeof v) != sizeof v)
 					return 2;
 				say("child %d got %d\n", i, v);
 			}
 			return 0;
 		}
-		int v, sum = 0;
+		int v, sum = 0, ep = -1;
+		if (polls) {
+			struct epoll_event e = {.events = EPOLLIN, .data.fd = sv[0]};
+			ep = epoll_create1(0);
+			if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, sv[0], &e) != 0)
+				return 1;
+		}
 		for (int i = 0; i < n; i++) {
+			if (polls)
+				waitin(sv[0], ep);
 			if (read(sv[0], &v, sizeof v) != sizeof v)
 				return 2;
 			sum += v;

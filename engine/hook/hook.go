@@ -35,8 +35,8 @@ const (
 	Traced        = 0x70000003 // syscall; ret — the rip of a buffered call's event
 	Reexec        = 0x70000008 // syscall; int3 — let through: replay's re-executed calls
 	Entry         = 0x70000010 // where a patched site's stub jumps
-	TrapCode      = 0x70002c00 // the code patched cpuid and rdtsc sites call, to Ctl
-	TrapEntry     = 0x70002c00 // where a patched cpuid's or rdtsc's stub calls
+	TrapCode      = 0x70002d00 // the code patched cpuid and rdtsc sites call, to Ctl
+	TrapEntry     = 0x70002d00 // where a patched cpuid's or rdtsc's stub calls
 	Ctl           = 0x70003000 // the control page
 	TrapStackTop  = 0x70004000 // patched cpuid's and rdtsc's stack, in the control page
 	StackTop      = 0x70005000 // the hook's stack, below the buffer
@@ -343,6 +343,7 @@ func Bufferable(nr uint64) bool {
 		90, 91, 268, 93, 260, // chmod, fchmod, fchmodat, fchown, fchownat
 		0, 17, // read, pread64 (of regular files; read of a pipe or a socket with data there)
 		44, 45, // sendto, recvfrom (of a socket, with no address, that need not wait)
+		7, 232, // poll, epoll_wait (that need not wait, or alone on a run queue)
 		257, 332, 21, 269, 439, // openat (of what never blocks), statx, access, faccessat, faccessat2
 		89, 267, 318, 79, 63, // readlink, readlinkat, getrandom, getcwd, uname
 		1, 18, 20, // write, pwrite64, writev (to regular files and memory devices; write to a pipe or a socket that need not wait)

@@ -371,7 +371,7 @@ func (r *Recorder) leaveHookWait(t *thread, regs *trace.Regs) (bool, error) {
 	if !r.sideBySide || regs[trace.RIP] != hook.UntracedIP || !ptrace.IsRestart(regs[trace.RAX]) && int64(regs[trace.RAX]) != -int64(unix.EINTR) {
 		return false, nil
 	}
-	if nr := regs[trace.OrigRAX]; nr != unix.SYS_READ && nr != unix.SYS_RECVFROM || !hook.Waiting(t.proc.mem) {
+	if !hook.Waits(regs[trace.OrigRAX]) || !hook.Waiting(t.proc.mem) {
 		return false, nil
 	}
 	regs[trace.RAX] = ^uint64(hook.Retrace - 1) // -Retrace

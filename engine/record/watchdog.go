@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -142,7 +143,7 @@ func (r *Recorder) waitsFor(t *thread, kernel byte) string {
 			fmt.Fprintf(&b, " (thread %d has it)", c.tid)
 		}
 	case kernel == 'S' && hookWaits(t.tid):
-		b.WriteString("waits in a read the hook makes (side by side: no stop)")
+		b.WriteString("waits in a read or a poll the hook makes (side by side: no stop)")
 	default:
 		b.WriteString("resumed by rewind")
 	}
@@ -171,5 +172,6 @@ func hookWaits(tid int) bool {
 		return false
 	}
 	f := strings.Fields(string(b))
-	return len(f) == 9 && (f[0] == "0" || f[0] == "45") && f[8] == fmt.Sprintf("%#x", hook.UntracedIP)
+	nr, err := strconv.ParseUint(f[0], 10, 64)
+	return err == nil && len(f) == 9 && hook.Waits(nr) && f[8] == fmt.Sprintf("%#x", hook.UntracedIP)
 }

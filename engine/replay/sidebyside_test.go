@@ -40,12 +40,12 @@ func recordWith(t *testing.T, opts record.Options, prog string, args ...string) 
 	return opts.Output, string(printed)
 }
 
-// tracedReads counts the reads of a recording that stopped (not made by
-// the hook).
-func tracedReads(t *testing.T, path string) int {
+// traced counts the calls nr of a recording that stopped (not made by the
+// hook).
+func traced(t *testing.T, path string, nr int32) int {
 	n := 0
 	for _, e := range readEvents(t, path) {
-		if (e.Kind == trace.KindSyscall || e.Kind == trace.KindSyscallExit) && e.Syscall == unix.SYS_READ && e.Flags&trace.FlagBuffered == 0 {
+		if (e.Kind == trace.KindSyscall || e.Kind == trace.KindSyscallExit) && e.Syscall == nr && e.Flags&trace.FlagBuffered == 0 {
 			n++
 		}
 	}
@@ -69,13 +69,23 @@ func TestSideBySide(t *testing.T) {
 	}{
 		{name: "pingpong", args: []string{"pingpong", "200"}, want: "child status 0", check: func(t *testing.T, path string) {
 			// The first read of each site, before it is patched, may stop.
-			if n := tracedReads(t, path); n > 4 {
+			if n := traced(t, path, unix.SYS_READ); n > 4 {
 				t.Errorf("%d of 400 reads stopped, want them made by the hook", n)
+			}
+		}},
+		{name: "poll", args: []string{"poll", "200"}, want: "child status 0", check: func(t *testing.T, path string) {
+			for _, c := range []struct {
+				name string
+				nr   int32
+			}{{"poll", unix.SYS_POLL}, {"epoll_wait", unix.SYS_EPOLL_WAIT}, {"read", unix.SYS_READ}} {
+				if n := traced(t, path, c.nr); n > 4 {
+					t.Errorf("%d of 200 %s calls stopped, want them made by the hook", n, c.name)
+				}
 			}
 		}},
 		{name: "serial", args: []string{"pingpong", "200"}, serial: true, want: "child status 0", check: func(t *testing.T, path string) {
 			// Taking turns, a read that waits for the other process stops.
-			if n := tracedReads(t, path); n < 100 {
+			if n := traced(t, path, unix.SYS_READ); n < 100 {
 				t.Errorf("%d of 400 reads stopped with --serial, want the waits to", n)
 			}
 		}},

@@ -78,6 +78,16 @@ static int outputs(u64 nr, const u64 *a, long ret, struct out *o) {
 			return 0;
 		o[0].addr = a[1], o[0].len = ret;
 		return 1;
+	case 7: /* poll: the revents of each */
+		if (ret < 0)
+			return 0;
+		o[0].addr = a[0], o[0].len = a[1] * 8;
+		return 1;
+	case 232: /* epoll_wait: the events */
+		if (ret <= 0)
+			return 0;
+		o[0].addr = a[1], o[0].len = ret * 12;
+		return 1;
 	case 45: /* recvfrom, with no address (see room) */
 		if (a[4] != 0)
 			return -1;
@@ -473,6 +483,10 @@ static int nowait(u64 nr, const u64 *a, int *std) {
 	return 0;
 }
 
+/* POLL_MAX: the most descriptors a poll, or events an epoll_wait, the
+   hook makes. */
+#define POLL_MAX 64
+
 /* STD_MAX: the most bytes of a write to a standard stream a record keeps
    (larger ones are made traced, the recorder keeping their bytes). */
 #define STD_MAX 65536
@@ -670,6 +684,16 @@ static u64 room(u64 nr, const u64 *a, u64 *file, struct newfile *nf, int *probin
 		if (*std && (a[2] > STD_MAX || (CTL(CTL_FLAGS, u32) & FLAG_STD_TRACED)))
 			return 0;
 		n += sizeof(struct out) + (*std ? (a[2] + 7) & ~7UL : 32);
+		break;
+	case 7:
+	case 232:
+		/* Of few descriptors, and waiting only where the process may
+		   wait in the hook (FLAG_WAIT); never where memory it shares may
+		   change meanwhile, which the recorder compares after a wait. */
+		if ((CTL(CTL_FLAGS, u32) & FLAG_SHARED) || a[nr == 7 ? 1 : 2] - 1 >= POLL_MAX ||
+			((int)a[nr == 7 ? 2 : 3] != 0 && !(CTL(CTL_FLAGS, u32) & FLAG_WAIT)))
+			return 0;
+		n += sizeof(struct out) + a[nr == 7 ? 1 : 2] * (nr == 7 ? 8 : 12);
 		break;
 	case 44: /* (to a standard stream: traced, the recorder keeps the bytes) */
 		if (!(*probing = nowait(nr, a, std)) || *std)
@@ -884,8 +908,9 @@ long hook_call(struct frame *f, u64 nr) {
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
 	long ret;
-	if (probing && (nr == 0 || nr == 45) && (CTL(CTL_FLAGS, u32) & FLAG_WAIT)) {
-		/* Alone on its run queue: a read may wait here. */
+	if ((probing && (nr == 0 || nr == 45) && (CTL(CTL_FLAGS, u32) & FLAG_WAIT)) ||
+		(nr == 7 && (int)a[2] != 0) || (nr == 232 && (int)a[3] != 0)) {
+		/* Alone on its run queue: a read, a poll may wait here. */
 		CTL(CTL_WAITING, u64) = 1;
 		ret = do_syscall(nr, a, HOOK_UNTRACED);
 		CTL(CTL_WAITING, u64) = 0;

@@ -5,8 +5,8 @@
 #define HOOK_TRACED 0x70000003   /* syscall; ret — where buffered calls say they were made */
 #define HOOK_REEXEC 0x70000008  /* syscall; int3 — replay runs a call here, let through, to a stop after it */
 #define HOOK_ENTRY 0x70000010    /* where a patched site's stub jumps */
-#define HOOK_TRAP_CODE 0x70002c00   /* the code patched cpuid and rdtsc sites call, to the control page */
-#define HOOK_TRAP_ENTRY 0x70002c00  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
+#define HOOK_TRAP_CODE 0x70002d00   /* the code patched cpuid and rdtsc sites call, to the control page */
+#define HOOK_TRAP_ENTRY 0x70002d00  /* where a patched cpuid's or rdtsc's stub calls (hook_trap_entry) */
 #define HOOK_CTL 0x70003000      /* control page */
 #define HOOK_TRAP_STACK_TOP 0x70004000 /* patched cpuid's and rdtsc's, in the control page's upper part */
 #define HOOK_STACK_TOP 0x70005000
@@ -72,7 +72,8 @@
 #define FLAG_TSC_TRAP 2
 /* CTL_FLAGS: the process runs alone on a run queue of the recorder's (one
    thread, no memory shared): a read of a pipe or a socket with nothing to
-   read waits in the hook, no other thread needing the CPU meanwhile. A
+   read, a poll or an epoll_wait, waits in the hook, no other thread
+   needing the CPU meanwhile. A
    signal or an interrupt that stops the thread there gets RETRACE from
    the recorder, and the hook makes the call traced. */
 #define FLAG_WAIT 4
