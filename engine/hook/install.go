@@ -20,7 +20,10 @@ func ID() string {
 
 // Install maps the hook page into the process of thread tid, stopped at
 // its exec (nothing of the program has run), with mode. The same calls in
-// recording and replay give the same address space.
+// recording and replay give the same address space. The code goes first:
+// its `syscall; int3` then serves the calls injected after it (the control
+// page's mapping, and the caller's), each with one stop where the
+// program's own code would take two under the filter.
 func Install(tid int, m *ptrace.Mem, mode Mode) error {
 	maps := []struct {
 		addr, size uint64
@@ -38,9 +41,11 @@ func Install(tid int, m *ptrace.Mem, mode Mode) error {
 		if uint64(got) != mp.addr {
 			return fmt.Errorf("map the hook page at %#x: %w", mp.addr, unix.Errno(-got))
 		}
-	}
-	if _, err := m.WriteAt(Image, Base); err != nil {
-		return fmt.Errorf("write the hook page: %w", err)
+		if mp.addr == Base {
+			if _, err := m.WriteAt(Image, Base); err != nil {
+				return fmt.Errorf("write the hook page: %w", err)
+			}
+		}
 	}
 	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, uint32(mode)), CtlModeAddr); err != nil {
 		return fmt.Errorf("write the hook page: %w", err)

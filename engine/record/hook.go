@@ -63,15 +63,19 @@ func (h *hookSpace) trapStub(pc uint64) bool {
 // not the exec stop: a call injected there would run as the end of the
 // execve.
 func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
+	if r.filtered {
+		// The hook first: its code makes the calls injected next with
+		// one stop each (hook.Install).
+		if err := r.installHook(t); err != nil {
+			return fmt.Errorf("exec: %w", err)
+		}
+	}
 	if err := ptrace.TrapInstructions(t.tid, t.proc.mem, !t.tscTrapped, r.cpuidFaulting); err != nil {
 		return fmt.Errorf("trap rdtsc/cpuid: %w", err)
 	}
 	t.tscTrapped = true
 	if !r.filtered {
 		return nil
-	}
-	if err := r.installHook(t); err != nil {
-		return fmt.Errorf("exec: %w", err)
 	}
 	t.proc.knownGen = r.knownGen
 	return r.patchKnown(t, e, 0, ^uint64(0), 0)
