@@ -118,3 +118,25 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 		t.Fatalf("replay --check of the recording made with damaged analyses kept: exit %d\n%s", code, tail(errOut))
 	}
 }
+
+// TestUretprobeAfterKnownSites: with the sites of a first recording
+// patched at once in the second, testdata/conformance/failed.c reaches its
+// uretprobe (which the recorder's filter does not see) right after calls
+// the hook made, which replay hands back to the hook in a run: the run
+// ends before it, and the second trace replays (it diverged with a SIGILL
+// where the run went on through the call).
+func TestUretprobeAfterKnownSites(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "conformance/failed.c")
+	env := []string{"REWIND_CACHE=" + t.TempDir()}
+	for _, name := range []string{"cold.rwd", "warm.rwd"} {
+		trace := filepath.Join(t.TempDir(), name)
+		r := recordOpts(t, runOpts{Env: env}, trace, prog)
+		if r.Code != 0 || !strings.Contains(string(r.Stdout), "uretprobe") {
+			t.Fatalf("record %s: exit %d, stdout %q\n%s", name, r.Code, r.Stdout, tail(r.Stderr))
+		}
+		if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != string(r.Stdout) {
+			t.Fatalf("replay --check of %s: exit %d, stdout %q\n%s", name, code, out, tail(errOut))
+		}
+	}
+}

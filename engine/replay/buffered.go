@@ -167,14 +167,17 @@ func (s *Session) leaveFilterStop(t *rthread) error {
 }
 
 // stopsAt says whether the i-th event ahead is where t stops once it has
-// made the calls before it: the entry of a system call of t, before the
-// limit.
+// made the calls before it: the entry of a system call of t that the
+// filter stops, before the limit.
 func (s *Session) stopsAt(t *rthread, i int) bool {
 	if s.next+int64(i) >= s.batchTo {
 		return false
 	}
 	e, err := s.peek(i)
-	return err == nil && e != nil && e.Tid == t.rec && (e.Kind == trace.KindSyscall || e.Kind == trace.KindSyscallEntry)
+	// Not a call the filter does not see (uretprobe): run with
+	// PTRACE_CONT, the thread would go through it to what it does.
+	return err == nil && e != nil && e.Tid == t.rec && (e.Kind == trace.KindSyscall || e.Kind == trace.KindSyscallEntry) &&
+		filterSees(int(e.Syscall))
 }
 
 // endBatch, at the first stop of the thread given a run, replays the
