@@ -166,6 +166,17 @@ func changeFlags(m *ptrace.Mem, change func(uint32) uint32) error {
 	return nil
 }
 
+// SetMode puts the hook page of a recorded process in mode, keeping the
+// records it holds: ModeTraced once the program runs under a seccomp
+// filter of its own, which would judge the hook's calls too (a KILL
+// verdict would kill the thread inside the hook, with no record).
+func SetMode(m *ptrace.Mem, mode Mode) error {
+	if _, err := m.WriteAt(binary.LittleEndian.AppendUint32(nil, uint32(mode)), CtlModeAddr); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	return nil
+}
+
 // Reset puts the hook page of a process rebuilt from a snapshot (a ring
 // buffer's segment) in mode, with an empty buffer: the snapshot holds the
 // page as the recorder left it, in record mode.

@@ -84,7 +84,11 @@ func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
 // installHook maps the hook page into the process of t, at the exit of
 // its exec, and tells the hook which files it leaves to the recorder.
 func (r *Recorder) installHook(t *thread) error {
-	if err := hook.Install(t.tid, t.proc.mem, hook.ModeRecord); err != nil {
+	mode := hook.ModeRecord
+	if t.ownFilter {
+		mode = hook.ModeTraced // the program's filter outlives the exec (noteOwnFilter)
+	}
+	if err := hook.Install(t.tid, t.proc.mem, mode); err != nil {
 		return err
 	}
 	file := func(id fileID) [2]uint64 { return [2]uint64{id.dev, id.ino} }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -141,6 +142,12 @@ func (r *Recorder) noteOwnFilter(t *thread, c *syscalls.Call) {
 				u.ownFilter = true
 			}
 		}
+	}
+	if r.filtered && t.proc.mem != nil {
+		// The sites patched already would make calls the filter judges
+		// from the hook, where a killed one leaves no record: from now
+		// on the hook has every call made traced.
+		hook.SetMode(t.proc.mem, hook.ModeTraced)
 	}
 }
 
