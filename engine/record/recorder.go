@@ -242,8 +242,9 @@ type Recorder struct {
 	procs    map[int]*process
 	rootDone bool
 	threads  map[int]*thread
-	// cpus are the run queues (cpus.go); serial, the first, holds the
-	// first process and every process that must take turns with others.
+	// cpus are the run queues (cpus.go); serial, the first, holds every
+	// process that must take turns with others (all of them, unless they
+	// run side by side: sidebyside.go).
 	cpus    []*cpu
 	serial  *cpu
 	pending map[int]ptrace.Status
