@@ -9,6 +9,8 @@
 //               SA_RESTART), then writes.
 //   kill        the child waits in read of a pipe; the parent kills it.
 //   race N      parent and child each write N lines to stdout at once.
+//   bulk N      the child writes N chunks of 16 KiB into a pipe, which holds
+//               64 KiB: its writes wait for the parent's reads.
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -120,6 +122,34 @@ int main(int argc, char **argv) {
 		int st;
 		waitpid(p, &st, 0);
 		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		return 0;
+	}
+	if (strcmp(mode, "bulk") == 0) {
+		int fd[2];
+		static char buf[16384];
+		if (pipe(fd) != 0)
+			return 1;
+		pid_t p = fork();
+		if (p == 0) {
+			close(fd[0]);
+			for (int i = 0; i < n; i++) {
+				memset(buf, 'a' + i % 26, sizeof buf);
+				if (write(fd[1], buf, sizeof buf) != sizeof buf)
+					return 2;
+			}
+			return 0;
+		}
+		close(fd[1]);
+		long total = 0, sum = 0;
+		ssize_t r;
+		while ((r = read(fd[0], buf, sizeof buf)) > 0) {
+			total += r;
+			for (ssize_t i = 0; i < r; i++)
+				sum += buf[i];
+		}
+		int st;
+		waitpid(p, &st, 0);
+		say("bulk %d bytes, sum %d\n", (int)total, (int)sum);
 		return 0;
 	}
 	if (strcmp(mode, "race") == 0) {

@@ -132,8 +132,14 @@ func SetRunFlags(m *ptrace.Mem, wait, stdTraced bool) error {
 }
 
 // Waits says whether the hook may wait in call nr (SetRunFlags): read,
-// recvfrom, poll, epoll_wait.
-func Waits(nr uint64) bool { return nr == 0 || nr == 45 || nr == 7 || nr == 232 }
+// recvfrom, write, sendto, poll, epoll_wait.
+func Waits(nr uint64) bool {
+	switch nr {
+	case 0, 45, 1, 44, 7, 232:
+		return true
+	}
+	return false
+}
 
 // Waiting says whether the thread of a process whose hook may wait
 // (SetRunFlags), stopped in the hook's untraced system call, stopped in a

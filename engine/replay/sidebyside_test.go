@@ -89,6 +89,12 @@ func TestSideBySide(t *testing.T) {
 				t.Errorf("%d of 400 reads stopped with --serial, want the waits to", n)
 			}
 		}},
+		{name: "bulk", args: []string{"bulk", "100"}, want: "bulk 1638400 bytes, sum 178683904", check: func(t *testing.T, path string) {
+			// Writes of 16 KiB into a full pipe wait in the hook too.
+			if n := traced(t, path, unix.SYS_WRITE); n > 4 {
+				t.Errorf("%d of 100 writes stopped, want them made by the hook", n)
+			}
+		}},
 		{name: "signal", args: []string{"signal"}, want: "child: signal 10, read 120"},
 		{name: "kill", args: []string{"kill"}, want: "parent: child exited -1, signal 15"},
 		{name: "race", args: []string{"race", "300"}, want: "parent line 299 of 300"},

@@ -329,6 +329,14 @@ static int memDevice(const u64 *st) {
 		(rdev & 0xff) == 7 || (rdev & 0xff) == 8 || (rdev & 0xff) == 9);
 }
 
+/* onDevice says whether fd is a memory device (/dev/null...): what is
+   written there is seen by no one, in whatever order (FLAG_STD_TRACED). */
+static int onDevice(u64 fd) {
+	u64 st[18];
+	u64 b[6] = {fd, (u64)st, 0, 0, 0, 0};
+	return do_syscall(5, b, HOOK_UNTRACED) == 0 && memDevice(st);
+}
+
 /* The process's shared mappings, as the recorder lists them: each
    {start, end, dev, ino}. */
 #define SHARED(i, f) (((const u64 *)(HOOK_CTL + CTL_SHARED_MAPS))[4 * (i) + (f)])
@@ -455,6 +463,10 @@ static int sendable(u64 fd) {
 	return do_syscall(7, b, HOOK_UNTRACED) == 1 && (p.revents & 4);
 }
 
+/* waits says whether the process may wait in the hook (FLAG_WAIT): a
+   write there may be of any size, made as it comes (hook_call). */
+static int waits(void) { return (CTL(CTL_FLAGS, u32) & FLAG_WAIT) != 0; }
+
 /* nowait says whether call nr with arguments a, which may wait on a pipe
    or a socket, is to be tried without waiting (probe): a read or a
    receive always (it may return less natively too), a write or a send
@@ -472,13 +484,13 @@ static int nowait(u64 nr, const u64 *a, int *std) {
 		   others after (a pipe's large writes interleave). */
 		switch (stream(a[0], std) * !*std) {
 		case STREAM_PIPE:
-			return a[2] <= PIPE_BUF;
+			return a[2] <= PIPE_BUF || waits();
 		case STREAM_SOCKET:
-			return a[2] <= SMALL_SEND && sendable(a[0]);
+			return waits() || (a[2] <= SMALL_SEND && sendable(a[0]));
 		}
 		return 0;
 	case 44:
-		return a[4] == 0 && a[2] <= SMALL_SEND && stream(a[0], std) == STREAM_SOCKET && sendable(a[0]);
+		return a[4] == 0 && stream(a[0], std) == STREAM_SOCKET && (waits() || (a[2] <= SMALL_SEND && sendable(a[0])));
 	}
 	return 0;
 }
@@ -681,7 +693,7 @@ static u64 room(u64 nr, const u64 *a, u64 *file, struct newfile *nf, int *probin
 	case 18:
 		if (!writable(a[0], std) && !(nr == 1 && (*probing = nowait(nr, a, std))))
 			return 0;
-		if (*std && (a[2] > STD_MAX || (CTL(CTL_FLAGS, u32) & FLAG_STD_TRACED)))
+		if (*std && (a[2] > STD_MAX || ((CTL(CTL_FLAGS, u32) & FLAG_STD_TRACED) && !onDevice(a[0]))))
 			return 0;
 		n += sizeof(struct out) + (*std ? (a[2] + 7) & ~7UL : 32);
 		break;
@@ -908,9 +920,10 @@ long hook_call(struct frame *f, u64 nr) {
 	if (need == 0 || need > HOOK_BUF_SIZE - len)
 		return traced(nr);
 	long ret;
-	if ((probing && (nr == 0 || nr == 45) && (CTL(CTL_FLAGS, u32) & FLAG_WAIT)) ||
+	if ((probing && (nr == 0 || nr == 45 || nr == 1 || nr == 44) && waits()) ||
 		(nr == 7 && (int)a[2] != 0) || (nr == 232 && (int)a[3] != 0)) {
-		/* Alone on its run queue: a read, a poll may wait here. */
+		/* Alone on its run queue: a read, a write, a poll may wait
+		   here (a write a signal cuts short returns what it wrote). */
 		CTL(CTL_WAITING, u64) = 1;
 		ret = do_syscall(nr, a, HOOK_UNTRACED);
 		CTL(CTL_WAITING, u64) = 0;

@@ -79,7 +79,8 @@
 #define FLAG_WAIT 4
 /* CTL_FLAGS: other processes run side by side with this one: a write to a
    standard stream is made traced, so that its event takes its place among
-   theirs in the order the bytes reached the stream. */
+   theirs in the order the bytes reached the stream (but for a memory
+   device, /dev/null, whose bytes no one sees in any order). */
 #define FLAG_STD_TRACED 8
 /* The error the recorder gives a read waiting in the hook that it stops
    (a signal, an interrupt): no call returns it. */
