@@ -9,6 +9,9 @@
 //               SA_RESTART), then writes.
 //   kill        the child waits in read of a pipe; the parent kills it.
 //   race N      parent and child each write N lines to stdout at once.
+//   epipe       the child writes into a pipe until the parent, which read
+//               one chunk, closes it: SIGPIPE kills the child, as without
+//               rewind (not a write failing with EPIPE).
 //   bulk N      the child writes N chunks of 16 KiB into a pipe, which holds
 //               64 KiB: its writes wait for the parent's reads.
 #include <errno.h>
@@ -119,6 +122,27 @@ int main(int argc, char **argv) {
 		usleep(20000);
 		if (write(fd[1], "x", 1) != 1)
 			return 2;
+		int st;
+		waitpid(p, &st, 0);
+		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		return 0;
+	}
+	if (strcmp(mode, "epipe") == 0) {
+		int fd[2];
+		static char buf[16384];
+		if (pipe(fd) != 0)
+			return 1;
+		pid_t p = fork();
+		if (p == 0) {
+			close(fd[0]);
+			for (;;)
+				if (write(fd[1], buf, sizeof buf) < 0)
+					_exit(2); // EPIPE: what a SIGPIPE lost to rewind shows
+		}
+		close(fd[1]);
+		if (read(fd[0], buf, sizeof buf) <= 0)
+			return 2;
+		close(fd[0]);
 		int st;
 		waitpid(p, &st, 0);
 		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);

@@ -95,6 +95,7 @@ func TestSideBySide(t *testing.T) {
 				t.Errorf("%d of 100 writes stopped, want them made by the hook", n)
 			}
 		}},
+		{name: "epipe", args: []string{"epipe"}, want: "parent: child exited -1, signal 13"},
 		{name: "signal", args: []string{"signal"}, want: "child: signal 10, read 120"},
 		{name: "kill", args: []string{"kill"}, want: "parent: child exited -1, signal 15"},
 		{name: "race", args: []string{"race", "300"}, want: "parent line 299 of 300"},

@@ -927,7 +927,10 @@ long hook_call(struct frame *f, u64 nr) {
 		CTL(CTL_WAITING, u64) = 1;
 		ret = do_syscall(nr, a, HOOK_UNTRACED);
 		CTL(CTL_WAITING, u64) = 0;
-		if (ret == -RETRACE)
+		/* A write to a pipe or socket no one reads (EPIPE, nothing
+		   written) raised a SIGPIPE, which kills before the call returns:
+		   made again traced, where the recorder delivers it. */
+		if (ret == -RETRACE || (ret == -32 /* EPIPE */ && (nr == 1 || nr == 44)))
 			return traced(nr);
 	} else if (probing) {
 		/* Made so that it cannot wait: one that would have waited, or
