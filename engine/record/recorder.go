@@ -129,6 +129,7 @@ const (
 	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
 	parkHeldEntry                   // at the entry of a write held behind another (order.go)
 	parkSaved                       // at a stop handled when it gets its turn (saved; sidebyside.go)
+	parkEntry                       // at a call's entry, handled when it gets its turn (sidebyside.go)
 )
 
 type thread struct {
@@ -749,12 +750,6 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 			return err
 		}
 	}
-	if r.mayRunApart() && (st.Kind == ptrace.StopEvent && st.Event == unix.PTRACE_EVENT_SECCOMP ||
-		st.Kind == ptrace.StopSyscall && !t.inSyscall && !t.birth) {
-		if waits, err := r.tiesAtEntry(t, st); waits || err != nil {
-			return err
-		}
-	}
 	switch st.Kind {
 	case ptrace.Exited, ptrace.Killed:
 		return r.onDeath(t, st)
@@ -1076,6 +1071,9 @@ func (r *Recorder) switchTo(t *thread) error {
 		st := t.saved
 		t.park, t.saved, t.state = parkResume, ptrace.Status{}, running
 		return r.dispatch(st)
+	case parkEntry:
+		t.park, t.state = parkResume, running
+		return r.onSyscallEntry(t)
 	}
 	return r.resumeLogged(t)
 }

@@ -65,7 +65,7 @@ func (r *Recorder) placeAfter(t *thread, c *syscalls.Call) (bool, error) {
 	if r.entangled {
 		r.entangled = false
 		if !r.solo {
-			return true, r.collapse(t, "a process wrote into another's memory")
+			return true, r.collapse(t, "a process wrote into another's memory", parkResume)
 		}
 	}
 	if !r.mayRunApart() {
@@ -167,34 +167,32 @@ func (r *Recorder) moveProcess(t *thread, p *process, to *cpu) error {
 	return r.scheduleIfIdle(to)
 }
 
-// tiesAtEntry looks at the call t stops at the entry of, before anything
-// of it is handled: one that ties processes (ptrace, process_vm_writev)
-// sends every process to the serial queue first. It reports whether t
-// waits for its turn there (its stop st is handled then).
-func (r *Recorder) tiesAtEntry(t *thread, st ptrace.Status) (bool, error) {
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-		return false, err
-	}
-	switch regs[trace.OrigRAX] {
+// tiesAtEntry looks at the call t stops at the entry of (t.entry read,
+// nothing of it handled: no emulated tracer exists before the first
+// ptrace): one that ties processes (ptrace, process_vm_writev) sends
+// every process to the serial queue first. It reports whether t waits for
+// its turn there, where its entry is handled.
+func (r *Recorder) tiesAtEntry(t *thread) (bool, error) {
+	why := ""
+	switch t.entry[trace.OrigRAX] {
 	case unix.SYS_PTRACE:
-		t.saved = st
-		return true, r.collapse(t, "a process called ptrace")
+		why = "a process called ptrace"
 	case unix.SYS_PROCESS_VM_WRITEV:
-		t.saved = st
-		return true, r.collapse(t, "a process wrote into another's memory")
+		why = "a process wrote into another's memory"
+	default:
+		return false, nil
 	}
-	return false, nil
+	t.inSyscall = false
+	return true, r.collapse(t, why, parkEntry)
 }
 
 // collapse sends every process to the serial queue for the rest of the
-// recording. t, stopped, waits for its turn there, its stop to be handled
-// then (t.saved), or from its logged point; the threads running elsewhere
+// recording. t, stopped, waits for its turn there, parked as park says; the threads running elsewhere
 // are interrupted, and wait too from their next stop (mergeStop). No
 // thread of the other queues, nor t, gets a turn before they all stopped:
 // two threads of a process would share its hook, and t's call may be about
 // one of them (a ptrace attach).
-func (r *Recorder) collapse(t *thread, why string) error {
+func (r *Recorder) collapse(t *thread, why string, park parkKind) error {
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: collapse: %s\n", why)
 	}
@@ -241,10 +239,7 @@ func (r *Recorder) collapse(t *thread, why string) error {
 	if s.current == t {
 		s.current = nil
 	}
-	t.state, t.park = parked, parkResume
-	if t.saved.Tid != 0 {
-		t.park = parkSaved
-	}
+	t.state, t.park = parked, park
 	r.mergeHeld = append(r.mergeHeld, t)
 	r.releaseMerged()
 	for _, p := range r.procs {
@@ -353,7 +348,7 @@ func (r *Recorder) releaseMerged() {
 	}
 	for _, saved := range []bool{true, false} {
 		for _, u := range r.mergeHeld {
-			if u.state != gone && (u.park == parkSaved) == saved {
+			if u.state != gone && (u.park == parkSaved || u.park == parkEntry) == saved {
 				r.serial.ready = append(r.serial.ready, u)
 			}
 		}

@@ -60,6 +60,11 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
+	if r.mayRunApart() {
+		if waits, err := r.tiesAtEntry(t); waits || err != nil {
+			return err
+		}
+	}
 	t.i386 = r.madeWithInt80(t)
 	raw := t.call()
 	t.nr = raw.Nr
