@@ -20,30 +20,9 @@ const numRlimits = 16
 // layout reads the address space layout from /proc/PID/stat, and the
 // program break, which it does not show, with an injected brk(0).
 func (p *Process) layout() (trace.MMLayout, error) {
-	var l trace.MMLayout
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid))
+	l, err := ptrace.ReadLayout(p.Pid)
 	if err != nil {
-		return l, fmt.Errorf("read the address space layout: %w", err)
-	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from the last ')', which ends field 2.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return l, fmt.Errorf("read the address space layout: /proc/%d/stat: no command name", p.Pid)
-	}
-	f := strings.Fields(string(data[i+1:]))
-	field := func(n int) uint64 { // n counts from 1, as proc(5) does
-		if n-3 >= len(f) {
-			return 0
-		}
-		v, _ := strconv.ParseUint(f[n-3], 10, 64)
-		return v
-	}
-	l = trace.MMLayout{StartCode: field(26), EndCode: field(27), StartStack: field(28),
-		StartData: field(45), EndData: field(46), StartBrk: field(47),
-		ArgStart: field(48), ArgEnd: field(49), EnvStart: field(50), EnvEnd: field(51)}
-	if l.EnvEnd == 0 {
-		return l, fmt.Errorf("read the address space layout: /proc/%d/stat hides it", p.Pid)
+		return l, err
 	}
 	ret, err := ptrace.InjectSyscall(p.tids[0], p.mem, unix.SYS_BRK, 0)
 	if err != nil {

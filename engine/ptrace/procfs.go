@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // ProcPath returns the /proc path of name (maps, smaps, exe, map_files/…)
@@ -74,4 +77,38 @@ func OwnTid(tid int) (int, error) {
 	}
 	// A kernel without NSpid (before 4.1) cannot tell: tid is all there is.
 	return tid, nil
+}
+
+// ReadLayout reads the address space layout of process pid from its
+// /proc stat (struct prctl_mm_map's fields). The program break is not
+// there: Brk is StartBrk, as it is right after an exec; a caller that
+// needs the break of a process that ran asks it with brk(0).
+func ReadLayout(pid int) (trace.MMLayout, error) {
+	var l trace.MMLayout
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return l, fmt.Errorf("read the address space layout: %w", err)
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from the last ')', which ends field 2.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return l, fmt.Errorf("read the address space layout: /proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	field := func(n int) uint64 { // n counts from 1, as proc(5) does
+		if n-3 >= len(f) {
+			return 0
+		}
+		v, _ := strconv.ParseUint(f[n-3], 10, 64)
+		return v
+	}
+	l = trace.MMLayout{StartCode: field(26), EndCode: field(27), StartStack: field(28),
+		StartData: field(45), EndData: field(46), StartBrk: field(47),
+		ArgStart: field(48), ArgEnd: field(49), EnvStart: field(50), EnvEnd: field(51)}
+	if l.EnvEnd == 0 {
+		return l, fmt.Errorf("read the address space layout: /proc/%d/stat hides it", pid)
+	}
+	l.Brk = l.StartBrk
+	return l, nil
 }

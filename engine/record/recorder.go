@@ -262,7 +262,10 @@ type Recorder struct {
 
 	files  *fileStore
 	warned map[string]bool
-	cpuids map[cpuidKey][2]uint64
+	// imageBlobs are the blobs of exec images' bytes that every process
+	// shares (the vDSO's), by their FNV-1a hash: stored once a trace.
+	imageBlobs map[uint64]uint32
+	cpuids     map[cpuidKey][2]uint64
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.
 	cpuidAnswers []hook.CpuidAnswer

@@ -470,11 +470,16 @@ func (r *Recorder) onExec(t *thread) error {
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return err
 	}
+	// Before anything is patched: the image as the kernel left it.
+	image, err := r.captureImage(t.proc.pid, t.proc.mem, regs[trace.RSP])
+	if err != nil {
+		return fmt.Errorf("exec stop: %w", err)
+	}
 	st, vdso, err := r.startImage(t, regs[trace.RSP])
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso, Image: image}
 	if r.logger.busy() || r.w.Events() > 0 { // (not the first exec: no wait for the logger)
 		e.Map = r.captureExe(t.proc.pid)
 	}

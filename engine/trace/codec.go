@@ -31,6 +31,7 @@ const (
 	pNewTid
 	pShared
 	pHooks
+	pImage
 
 	pAll = 1<<iota - 1
 )
@@ -179,6 +180,9 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 	if len(e.Hooks) > 0 {
 		p |= pHooks
 	}
+	if len(e.Image) > 0 {
+		p |= pImage
+	}
 
 	b = append(b, byte(e.Kind))
 	b = binary.AppendUvarint(b, p)
@@ -255,6 +259,9 @@ func (c *codec) appendEvent(b []byte, e *Event) []byte {
 			b = binary.AppendUvarint(b, h.Page)
 			b = binary.AppendUvarint(b, uint64(h.Nr))
 		}
+	}
+	if p&pImage != 0 {
+		b = appendBytes(b, e.Image)
 	}
 	c.update(e, hasRegs)
 	return b
@@ -517,6 +524,9 @@ func (c *codec) decodeEvent(d *dec) *Event {
 			h.Nr = uint32(d.uvarint())
 			e.Hooks = append(e.Hooks, h)
 		}
+	}
+	if p&pImage != 0 {
+		e.Image = d.bytes()
 	}
 	if d.err != nil {
 		return nil

@@ -197,11 +197,11 @@ type Mem struct {
 // with bytes of a blob stored in the trace: Length bytes of blob Blob from
 // Offset (fewer if the file was shorter).
 type MapFile struct {
-	Blob   uint32
-	Offset uint64
-	Length uint64
+	Blob   uint32 `json:"blob"`
+	Offset uint64 `json:"offset,omitempty"`
+	Length uint64 `json:"length"`
 	// Path is the file's path when it was mapped, for symbol lookup.
-	Path string
+	Path string `json:"path,omitempty"`
 }
 
 // SharedMap names a shared memory object: a file or memfd mapped MAP_SHARED,
@@ -269,6 +269,9 @@ type Event struct {
 	// mapped again (an exec, an mmap of a library): replay patches them
 	// here too.
 	Hooks []HookPatch
+	// Image is the JSON of the Image a KindExec left (DecodeImage): what
+	// replay rebuilds the process from where the files differ.
+	Image []byte
 }
 
 // HookPatch is a system call site patched to jump to a stub of the hook
@@ -301,7 +304,7 @@ const maxHooks = 1 << 16
 func (e *Event) Clone() *Event {
 	c := *e
 	c.Mem, c.In = cloneMems(e.Mem), cloneMems(e.In)
-	c.Data, c.Siginfo = cloneBytes(e.Data), cloneBytes(e.Siginfo)
+	c.Data, c.Siginfo, c.Image = cloneBytes(e.Data), cloneBytes(e.Siginfo), cloneBytes(e.Image)
 	if len(e.Hooks) == 0 {
 		c.Hooks = nil
 	} else {

@@ -65,6 +65,8 @@
 //	17   NewTid     varint
 //	18   Shared     3 × uvarint: Object, Offset, Size; then uvarint length
 //	                and the bytes of Path
+//	19   Hooks      uvarint count, then count × (uvarint Site, Stub, Page, Nr)
+//	20   Image      uvarint length, the JSON of an Image (KindExec)
 //
 // A register set ("regs") is a uvarint bitmask of the registers that differ
 // from the base registers, then for each of them, in bit order, the varint of
@@ -109,8 +111,10 @@ import (
 // call buffering (Header.Hook, FlagBuffered, FlagHookSite); version 6
 // Event.Hooks, sites patched where known code is mapped again; version 7
 // Header.DataHash, preemption points whose data hash an older replay would
-// compute otherwise and never find. Older traces read the same.
-const CurrentVersion = 7
+// compute otherwise and never find; version 8 Event.Image, the address
+// space an exec left, which replay rebuilds where the files differ. Older
+// traces read the same.
+const CurrentVersion = 8
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"

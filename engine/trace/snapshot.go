@@ -42,8 +42,12 @@ type Region struct {
 	Offset uint64 `json:"offset,omitempty"`
 	// Path is the file, or [heap], [stack], [vdso]…; "" for anonymous memory.
 	Path string `json:"path,omitempty"`
-	// At most one of File, Blobs, Zero and Skipped says what the bytes are.
+	// At most one of File, Stored, Zero and Skipped says what the bytes
+	// are (Blobs may add to Stored).
 	File *FileRef `json:"file,omitempty"`
+	// Stored is the trace's copy of the file mapped here (an exec's
+	// Image): Length bytes from Offset of blob Blob.
+	Stored *MapFile `json:"stored,omitempty"`
 	// Blobs hold the bytes in order, each at most MaxRegionBlob long.
 	Blobs []uint32 `json:"blobs,omitempty"`
 	// Runs, when set, say where the bytes of Blobs go, one run after the

@@ -1,0 +1,153 @@
+package record
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// An exec's image (trace.Image) is what makes a recording replay on a
+// machine whose files differ: the executable and the loader the kernel
+// mapped (stored once per trace, like every mapped file), the stack it
+// wrote, the vDSO it gave. It is read at the exec stop, before rewind
+// patches anything, so that replay rebuilds the process as the kernel left
+// it and then patches it as it does after any exec.
+
+// wholeWritable bounds the writable file regions kept whole in an image;
+// past it only their last page is (where the kernel zeroed the tail of
+// the data segment), the rest being the file's bytes.
+const wholeWritable = 64 << 10
+
+// captureImage reads the image exec left in process pid, whose thread
+// stands at rsp: its JSON, with the files and bytes it needs stored.
+func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, error) {
+	maps, err := ptrace.ReadMaps(pid)
+	if err != nil {
+		return nil, err
+	}
+	im := &trace.Image{}
+	if im.Layout, err = ptrace.ReadLayout(pid); err != nil {
+		return nil, err
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	im.Exe = strings.TrimSuffix(exe, " (deleted)")
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	im.Comm = strings.TrimSuffix(string(comm), "\n")
+	for _, mp := range maps {
+		rg := trace.Region{Start: mp.Start, Size: mp.End - mp.Start, Perms: mp.Perms, Offset: mp.Offset, Path: mp.Path}
+		switch {
+		case mp.Path == "[vsyscall]" || strings.HasPrefix(mp.Path, "[vvar"):
+			rg.Skipped = "the kernel's"
+		case mp.Path == "[vdso]":
+			if err := r.imageBytes(m, &rg, 0, rg.Size, true); err != nil {
+				return nil, err
+			}
+		case mp.Path == "[stack]":
+			from := max(rsp&^(pageSize-1), mp.Start)
+			if err := r.imageBytes(m, &rg, from-mp.Start, mp.End-from, false); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(mp.Path, "/"):
+			stored, why := r.storeImageFile(pid, &mp)
+			if stored == nil {
+				im.Missing = why
+				break
+			}
+			rg.Stored = stored
+			if mp.Perms[1] == 'w' {
+				from := uint64(0)
+				if rg.Size > wholeWritable {
+					from = rg.Size - pageSize
+				}
+				if err := r.imageBytes(m, &rg, from, rg.Size-from, false); err != nil {
+					return nil, err
+				}
+			}
+		case mp.Path == "":
+			rg.Zero = true // .bss: the kernel maps it zero
+		default:
+			// [heap] (none at an exec), or a name this rewind does not know.
+			if err := r.imageBytes(m, &rg, 0, rg.Size, false); err != nil {
+				return nil, err
+			}
+		}
+		im.Regions = append(im.Regions, rg)
+	}
+	return trace.EncodeImage(im)
+}
+
+// imageBytes stores size bytes of rg from off (from its start) as a blob
+// of rg; shared ones (the vDSO, the same in every process) once a trace.
+func (r *Recorder) imageBytes(m *ptrace.Mem, rg *trace.Region, off, size uint64, shared bool) error {
+	data := make([]byte, size)
+	if _, err := m.ReadAt(data, rg.Start+off); err != nil {
+		return fmt.Errorf("read %s at %#x for the exec's image: %w", rg.Path, rg.Start+off, err)
+	}
+	var key uint64
+	if shared {
+		h := fnv.New64a()
+		h.Write(data)
+		key = h.Sum64()
+		if id, ok := r.imageBlobs[key]; ok {
+			rg.Blobs = []uint32{id}
+			rg.Runs = []trace.Run{{Off: off, Len: size}}
+			return nil
+		}
+	}
+	id, err := r.w.AddBlob(data)
+	if err != nil {
+		return err
+	}
+	if shared {
+		if r.imageBlobs == nil {
+			r.imageBlobs = map[uint64]uint32{}
+		}
+		r.imageBlobs[key] = id
+	}
+	rg.Blobs = []uint32{id}
+	rg.Runs = []trace.Run{{Off: off, Len: size}}
+	return nil
+}
+
+// storeImageFile stores the file of mapping mp (once a trace) and says how
+// replay maps it; nil and why where it cannot.
+func (r *Recorder) storeImageFile(pid int, mp *ptrace.MapEntry) (*trace.MapFile, string) {
+	size := mp.End - mp.Start
+	path := strings.TrimSuffix(mp.Path, " (deleted)")
+	link, ok := imageFileLink(pid, mp, path)
+	if !ok {
+		return nil, fmt.Sprintf("%s: not the file mapped (replaced since the exec)", path)
+	}
+	stored, err := r.files.captureFile(link, mp.Offset, size)
+	if err != nil {
+		return nil, fmt.Sprintf("%s: %v", path, err)
+	}
+	stored.Path = path
+	return stored, ""
+}
+
+// imageFileLink names the file mapping mp maps for reading: its
+// /proc/PID/map_files link where rewind may open it (the file even if
+// deleted or replaced), else its path, when that is the same file (device
+// and inode), or the executable's link.
+func imageFileLink(pid int, mp *ptrace.MapEntry, path string) (string, bool) {
+	mf := fmt.Sprintf("/proc/%d/map_files/%x-%x", pid, mp.Start, mp.End)
+	if f, err := os.Open(mf); err == nil {
+		f.Close()
+		return mf, true
+	}
+	for _, p := range []string{path, fmt.Sprintf("/proc/%d/exe", pid)} {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil && st.Ino == mp.Inode &&
+			uint64(unix.Major(st.Dev)) == mp.Major && uint64(unix.Minor(st.Dev)) == mp.Minor {
+			return p, true
+		}
+	}
+	return "", false
+}
