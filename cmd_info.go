@@ -55,6 +55,7 @@ func runInfo(w io.Writer, path string) error {
 		exitStat *int32
 		duration int64
 		procs    = trace.NewProcesses()
+		port     portability
 	)
 	for {
 		e, err := rd.Next()
@@ -86,6 +87,9 @@ func runInfo(w io.Writer, path string) error {
 			exitStat = &s
 		}
 		procs.Observe(events-1, e)
+		if e.Kind == trace.KindExec {
+			port.observe(e)
+		}
 	}
 	fmt.Fprintf(w, "trace:     %s\n", path)
 	if st, err := os.Stat(path); err == nil {
@@ -134,7 +138,8 @@ func runInfo(w io.Writer, path string) error {
 			fmt.Fprintf(w, "patched:   %d rdtsc read by the hook page with no stop; cpuid answered from a table of %d\n", tscs, len(h.Cpuid))
 		}
 	}
-	fmt.Fprintf(w, "files:     %d mapped files stored\n", rd.Blobs())
+	fmt.Fprintf(w, "stored:    %d blobs (the files mapped, the stacks and vDSOs of exec images)\n", rd.Blobs())
+	fmt.Fprintf(w, "portable:  %s\n", port.describe(h))
 	if len(calls) > 0 {
 		fmt.Fprintf(w, "top system calls:\n")
 		type kv struct {

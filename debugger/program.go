@@ -57,7 +57,13 @@ func (s *Session) symbols() *dwarf.Table {
 		key := fmt.Sprintf("%s@%#x", p, b)
 		img := s.images[key]
 		if img == nil {
-			if img, err = dwarf.LoadImage(p, b); err != nil {
+			if data, ok := live.ChangedFile(p); ok {
+				// Not the recorded file here: its symbols from the trace.
+				img, err = dwarf.LoadImageFrom(p, bytes.NewReader(data), b)
+			} else {
+				img, err = dwarf.LoadImage(p, b)
+			}
+			if err != nil {
 				data, ferr := live.RecordedFile(p)
 				if ferr != nil {
 					continue

@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
 	"hash/crc32"
@@ -70,6 +71,24 @@ func DataRanges(tid int) ([]Range, error) {
 	if err != nil {
 		return nil, err
 	}
+	return img.ranges(base, heap), nil
+}
+
+// DataRangesAt is DataRanges for a process whose executable is not the
+// file /proc/PID/exe names (replay rebuilt it from the trace): its ELF
+// is elfData, mapped from base; key names it in the cache.
+func DataRangesAt(tid int, base uint64, key string, elfData []byte) ([]Range, error) {
+	img, err := imageFrom(key, elfData)
+	if err != nil {
+		return nil, err
+	}
+	_, heap, _ := scanMaps(tid, "")
+	return img.ranges(base, heap), nil
+}
+
+// ranges places the image's writable segments where it is mapped from
+// base, then the heap.
+func (img *image) ranges(base uint64, heap Range) []Range {
 	var bias uint64
 	if img.pie {
 		bias = base - img.low
@@ -88,7 +107,7 @@ func DataRanges(tid int) ([]Range, error) {
 	if heap.Len > 0 {
 		add(heap)
 	}
-	return out, nil
+	return out
 }
 
 // image is what DataRanges needs of an executable: whether it is
@@ -124,7 +143,32 @@ func imageOf(path string) (*image, error) {
 		return nil, fmt.Errorf("data ranges: %w", err)
 	}
 	defer f.Close()
-	img := &image{pie: f.Type == elf.ET_DYN, low: ^uint64(0), mod: st.ModTime(), size: st.Size()}
+	img := parseImage(f)
+	img.mod, img.size = st.ModTime(), st.Size()
+	images.m[path] = img
+	return img, nil
+}
+
+// imageFrom reads (or recalls) the image of an executable held in data,
+// cached under key.
+func imageFrom(key string, data []byte) (*image, error) {
+	images.Lock()
+	defer images.Unlock()
+	if img := images.m[key]; img != nil {
+		return img, nil
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("data ranges: %s: %w", key, err)
+	}
+	img := parseImage(f)
+	images.m[key] = img
+	return img, nil
+}
+
+// parseImage reads what DataRanges needs of an ELF file.
+func parseImage(f *elf.File) *image {
+	img := &image{pie: f.Type == elf.ET_DYN, low: ^uint64(0)}
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue
@@ -134,8 +178,7 @@ func imageOf(path string) (*image, error) {
 			img.data = append(img.data, Range{Addr: p.Vaddr, Len: p.Memsz})
 		}
 	}
-	images.m[path] = img
-	return img, nil
+	return img
 }
 
 // pageSize is the page size: load segments start on page boundaries.
@@ -148,7 +191,7 @@ func scanMaps(pid int, path string) (base uint64, heap Range, err error) {
 	if err != nil {
 		return 0, heap, fmt.Errorf("data ranges: %w", err)
 	}
-	found := false
+	found := path == ""
 	for _, m := range maps {
 		switch {
 		case m.Path == "[heap]" && m.End > m.Start:

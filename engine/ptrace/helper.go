@@ -74,3 +74,16 @@ func helperInput(filter bool, env []string) []byte {
 
 // helperPath is the path the child execs the helper's image by.
 var helperPath = fmt.Sprintf("/proc/self/fd/%d", helperFd)
+
+// VesselPath is a path a process of this user can exec for a fresh, nearly
+// empty image: the exec helper's sealed memfd, through rewind's own /proc
+// entry. Replay execs it where it rebuilds an exec from the trace (the
+// image is unmapped before one instruction of it runs). "" where this
+// kernel has no such memfd.
+func VesselPath() string {
+	f := helperFile()
+	if f == nil {
+		return ""
+	}
+	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
+}

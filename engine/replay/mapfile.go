@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,7 @@ func (sf *storedFiles) close() {
 // (localFile), else a sealed memfd filled with the trace's copy; nil
 // past maxFileBytes.
 func (s *Session) storedFile(m *trace.MapFile) (*os.File, error) {
+	s.noteStored(m)
 	id := m.Blob
 	if f := s.files.byBlob[id]; f != nil {
 		return f, nil
@@ -181,4 +183,40 @@ func (s *Session) closeStored(t *rthread, fd int) error {
 		return fmt.Errorf("close a stored file in the replay: %w", err)
 	}
 	return nil
+}
+
+// noteStored remembers the recorded path of a stored file replay maps: the
+// name of its memfd's mappings (Mappings) and where the debugger finds
+// its symbols (ChangedFile).
+func (s *Session) noteStored(m *trace.MapFile) {
+	if m.Path == "" || !filepath.IsAbs(m.Path) {
+		return
+	}
+	if s.storedPaths == nil {
+		s.storedPaths = map[uint32]string{}
+	}
+	s.storedPaths[m.Blob] = m.Path
+	if s.exeBlobs == nil {
+		s.exeBlobs = map[string]uint32{}
+	}
+	if _, ok := s.exeBlobs[m.Path]; !ok {
+		s.exeBlobs[m.Path] = m.Blob
+	}
+}
+
+// ChangedFile returns the recording's copy of the file at path where the
+// file here is not the one recorded (changed, gone, or another machine's),
+// and false where the local file is the one to read, or the recording
+// holds none. The debugger reads symbols from it. It reads the trace only,
+// so it may be called from the OnMapping callback.
+func (s *Session) ChangedFile(path string) ([]byte, bool) {
+	id, ok := s.exeBlobs[path]
+	if !ok || s.unchanged(&trace.MapFile{Blob: id, Path: path}) {
+		return nil, false
+	}
+	data, err := s.blob(id)
+	if err != nil {
+		return nil, false
+	}
+	return bytes.Clone(data), true // the cache's copy stays untouched
 }

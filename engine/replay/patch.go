@@ -66,6 +66,13 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 // exec (provideExe) and removed at once: its mappings then say "(deleted)",
 // where the recorder saw the file, and it is the stored copy.
 func (s *Session) execImage(path string) *patch.Image {
+	if id, ok := storedBlobOf(path); ok {
+		// A stored file's memfd, where an image was rebuilt (execimage.go).
+		return s.analyses.Follow(s.code.Blob(id, func() ([]byte, error) {
+			data, err := s.blob(id)
+			return bytes.Clone(data), err
+		}), func() string { return s.blobName(id) })
+	}
 	orig, deleted := strings.CutSuffix(path, " (deleted)")
 	if !deleted {
 		return s.analyses.Follow(s.code.Exec(path), func() string { return fileName(path) })

@@ -38,6 +38,12 @@ type rproc struct {
 	stored storedFds
 	// hooked: the hook page is mapped in the process (engine/hook).
 	hooked bool
+	// rebuild is the image its next exec rebuilds from the trace, where
+	// it execs the vessel (execimage.go).
+	rebuild *trace.Image
+	// exe is where the executable of an image rebuilt from the trace is:
+	// /proc/PID/exe names the vessel (dataRanges).
+	exe *rebuiltExe
 }
 
 // cloneExitSignalMask is the exit-signal byte of clone's flags.

@@ -81,8 +81,11 @@ type Session struct {
 	// removed, those removed (the exec'd image is then the stored one).
 	provided []string
 	removed  map[string]bool
-	// exeBlobs are the executables the recording stored (path to blob).
+	// exeBlobs are the executables the recording stored (path to blob),
+	// and the other files replay mapped from the trace (noteStored).
 	exeBlobs map[string]uint32
+	// storedPaths name the stored files by blob (noteStored).
+	storedPaths map[uint32]string
 
 	// Debugging state: breakpoints (inserted only while a thread runs),
 	// hardware watchpoints, the preemption point being sought, the last
@@ -102,8 +105,11 @@ type Session struct {
 	stop          *Stop
 	// fileMaps are the file mappings rebuilt from the trace (the kernel
 	// sees them as anonymous memory or memfds, mapfile.go).
-	fileMaps  mapNames
-	onMapping func()
+	fileMaps mapNames
+	// firstImage is the image the first exec rebuilds from the trace,
+	// where the local files are not the recorded ones (execimage.go).
+	firstImage *trace.Image
+	onMapping  func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
 	// files are the memfds of stored files that private mappings map
@@ -153,6 +159,9 @@ type rthread struct {
 	atFilter bool
 	// atExec: parked at the exec stop of a re-executed execve.
 	atExec bool
+	// atExecExit: with atExec, the image was rebuilt from the trace
+	// (execimage.go), which left the thread at the execve's exit already.
+	atExecExit bool
 	// inKernel: left inside a re-executed call that blocks (a vfork waiting
 	// for its child) until its exit event.
 	inKernel bool
@@ -179,7 +188,23 @@ func Open(path string, opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}, procs: map[int32]*rproc{}}
 	s.analyses = patch.DefaultAnalysisStore()
-	if err := s.checkProgram(); err != nil {
+	first, err := s.peek(0)
+	switch {
+	case err != nil:
+	case first != nil && first.Kind == trace.KindExec:
+		// The recorded program may be a script whose interpreter is here
+		// as recorded: not the local files then, but the trace's image.
+		s.firstImage, err = s.rebuildFor(first, s.checkProgram() != nil)
+		if err == nil && s.firstImage == nil {
+			err = s.checkProgram()
+		}
+	default:
+		err = s.checkProgram()
+	}
+	if err == nil {
+		err = s.checkCPU()
+	}
+	if err != nil {
 		rd.Close()
 		return nil, err
 	}
@@ -228,18 +253,24 @@ func (s *Session) Next() int64 { return s.next }
 // Done reports whether the recorded program has ended in replay.
 func (s *Session) Done() bool { return s.done }
 
-// checkProgram refuses to replay a program that changed since recording.
+// checkCPU refuses a trace this machine's CPU cannot replay.
+func (s *Session) checkCPU() error {
+	if s.hdr.CPUIDFaulting {
+		if b, err := os.ReadFile("/proc/cpuinfo"); err == nil && !bytes.Contains(b, []byte(" cpuid_fault")) {
+			return errors.New("this trace was recorded with CPUID faulting, which this machine's CPU or hypervisor does not offer")
+		}
+	}
+	return nil
+}
+
+// checkProgram refuses to replay a program that changed since recording
+// (where the trace has no image of its exec to rebuild it from).
 func (s *Session) checkProgram() error {
 	f, err := os.Open(s.hdr.Program)
 	if err != nil {
 		return fmt.Errorf("replay needs the recorded program: %w", err)
 	}
 	defer f.Close()
-	if s.hdr.CPUIDFaulting {
-		if b, err := os.ReadFile("/proc/cpuinfo"); err == nil && !bytes.Contains(b, []byte(" cpuid_fault")) {
-			return errors.New("this trace was recorded with CPUID faulting, which this machine's CPU or hypervisor does not offer")
-		}
-	}
 	if s.hdr.ExeSHA256 == "" {
 		return nil
 	}
@@ -273,6 +304,13 @@ func (s *Session) launch() error {
 	spec := &ptrace.Spec{Path: s.hdr.Program, Args: s.hdr.Args, Env: s.hdr.Env, Dir: s.hdr.Cwd,
 		StackLimit: s.hdr.Rlimits["RLIMIT_STACK"][0], CPU: cpu, Ignored: ignored, Stdin: null, Stdout: null, Stderr: null,
 		Filter: s.hdr.Hook != ""}
+	if s.firstImage != nil {
+		// The vessel, whose image becomes the recorded one (execimage.go).
+		spec.Path, spec.Args = ptrace.VesselPath(), []string{"rewind-vessel"}
+		if st, err := os.Stat(spec.Dir); err != nil || !st.IsDir() {
+			spec.Dir = "/" // the recorded directory is not here: nothing replayed reads it
+		}
+	}
 	pid, err := ptrace.Start(spec)
 	if errors.Is(err, ptrace.ErrNoFilter) {
 		// The hook then answers calls only, and replay makes the rest.
@@ -305,6 +343,7 @@ func (s *Session) launch() error {
 		s.snap = snap
 		p.rec = int32(snap.Pid) // the process, whose first thread may not be its leader
 	}
+	p.rebuild = s.firstImage
 	s.procs[p.rec] = p
 	s.setMain(p)
 	s.threads[e.Tid] = &rthread{rec: e.Tid, real: pid, proc: p, atExec: true}
@@ -639,8 +678,15 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			s.fileMaps = nil
 		}
 		p.stored = storedFds{} // close-on-exec
-		p.hooked = false       // until the exec's exit maps it again
+		p.exe = nil
+		p.hooked = false // until the exec's exit maps it again
 		s.execShared(p)
+	}
+	if im := t.proc.rebuild; im != nil {
+		t.proc.rebuild = nil
+		if err := s.rebuildExec(t, e, im); err != nil {
+			return err
+		}
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
@@ -880,6 +926,8 @@ func (s *Session) Mappings() ([]Mapping, error) {
 		if m.Path == "" || strings.HasPrefix(m.Path, "/memfd:rewind-") {
 			if path, off, ok := s.fileMaps.at(m.Start); ok {
 				m.Path, m.Offset = path, off
+			} else if id, ok := storedBlobOf(m.Path); ok && s.storedPaths[id] != "" {
+				m.Path = s.storedPaths[id] // a stored file's memfd (mapfile.go)
 			}
 		}
 		out = append(out, m)

@@ -198,7 +198,7 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 	}
 	if e.Aux != 0 {
 		if *data == nil {
-			d, err := ptrace.DataRanges(t.real)
+			d, err := s.dataRanges(t)
 			if err != nil {
 				return false, err
 			}

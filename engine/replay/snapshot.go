@@ -69,6 +69,9 @@ type builder struct {
 	m       *ptrace.Mem
 	snap    *trace.Snapshot
 	scratch uint64
+	// auxv, when set, becomes the kernel's copy of the auxiliary vector
+	// (/proc/PID/auxv, which gdb reads), the vessel's otherwise.
+	auxv []byte
 }
 
 func (b *builder) build() error {
@@ -347,14 +350,21 @@ func (b *builder) fill(r *trace.Region, write func(data []byte, off uint64) erro
 // recording's did.
 func (b *builder) setLayout() error {
 	l := b.snap.Layout
+	addr := b.scratch + scratchData
+	auxvAt := uint64(0)
+	if len(b.auxv) > 0 {
+		auxvAt = addr + prctlMMMapSize
+		if _, err := b.m.WriteAt(b.auxv, auxvAt); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	for _, v := range []uint64{l.StartCode, l.EndCode, l.StartData, l.EndData, l.StartBrk, l.Brk,
-		l.StartStack, l.ArgStart, l.ArgEnd, l.EnvStart, l.EnvEnd, 0} {
+		l.StartStack, l.ArgStart, l.ArgEnd, l.EnvStart, l.EnvEnd, auxvAt} {
 		binary.Write(&buf, binary.LittleEndian, v)
 	}
-	binary.Write(&buf, binary.LittleEndian, uint32(0))          // auxv_size: keep the kernel's
-	binary.Write(&buf, binary.LittleEndian, uint32(0xffffffff)) // exe_fd: keep the executable
-	addr := b.scratch + scratchData
+	binary.Write(&buf, binary.LittleEndian, uint32(len(b.auxv))) // auxv_size: 0 keeps the kernel's
+	binary.Write(&buf, binary.LittleEndian, uint32(0xffffffff))  // exe_fd: keep the executable
 	if _, err := b.m.WriteAt(buf.Bytes(), addr); err != nil {
 		return err
 	}

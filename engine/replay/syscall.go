@@ -129,7 +129,14 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 	case t.atExec:
 		// The exit of an execve (or of the initial exec).
 		t.atExec = false
-		if err := s.syscallStop(t, e, "expected the end of execve"); err != nil {
+		if t.atExecExit {
+			// Rebuilt from the trace (execimage.go): there already, with
+			// the registers the recorded exec left.
+			t.atExecExit = false
+			if err := ptrace.SetRegs(t.real, &e.ExitRegs); err != nil {
+				return err
+			}
+		} else if err := s.syscallStop(t, e, "expected the end of execve"); err != nil {
 			return err
 		}
 		var regs trace.Regs
@@ -391,9 +398,24 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 		quietExit(&regs)
 	}
 	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
-		viaFd, err := s.provideExecFd(t, e, c) // execfd.go
-		if err != nil {
-			return err
+		var im *trace.Image
+		if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindExec {
+			var err error
+			if im, err = s.rebuildFor(next, !s.execsImage(t, c, next)); err != nil {
+				return err
+			}
+		}
+		viaFd := im != nil
+		if viaFd {
+			if err := s.execVessel(t, &regs, c); err != nil {
+				return err
+			}
+			t.proc.rebuild = im
+		} else {
+			var err error
+			if viaFd, err = s.provideExecFd(t, e, c); err != nil { // execfd.go
+				return err
+			}
 		}
 		if !viaFd {
 			if err := s.provideExe(t); err != nil {
