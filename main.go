@@ -125,7 +125,7 @@ hardware performance counters, and replays it deterministically.
 		},
 	}
 	root.Flags().SetInterspersed(false)
-	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPsCmd(), newEventsCmd(),
+	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(),
 		newMCPCmd(), newDAPCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},

@@ -236,6 +236,13 @@ func packEntries(wants []PackWant, old []PackedFile, lim PackLimits, rep *PackRe
 	var entries []packEntry
 	var total int64
 	found := map[[2]string]bool{}
+	skip := func(sk PackSkip) {
+		// One an earlier pack stored stays (the loop on old below): it
+		// is not skipped.
+		if oldIndex(old, PackedFile{Kind: sk.Kind, Path: sk.Path}) < 0 {
+			rep.Skipped = append(rep.Skipped, sk)
+		}
+	}
 	for _, w := range list {
 		st, err := os.Stat(w.Path)
 		if err != nil || !st.Mode().IsRegular() {
@@ -247,17 +254,17 @@ func packEntries(wants []PackWant, old []PackedFile, lim PackLimits, rep *PackRe
 			limit, flag = lim.MaxDebug, "--max-debug-size"
 		}
 		if st.Size() > limit {
-			rep.Skipped = append(rep.Skipped, PackSkip{Kind: w.Kind, Path: w.Path, Size: st.Size(),
+			skip(PackSkip{Kind: w.Kind, Path: w.Path, Size: st.Size(),
 				Reason: fmt.Sprintf("larger than the %s limit of one %s file (%s)", FormatSize(limit), w.Kind, flag)})
 			continue
 		}
 		data, err := os.ReadFile(w.Path)
 		if err != nil {
-			rep.Skipped = append(rep.Skipped, PackSkip{Kind: w.Kind, Path: w.Path, Size: st.Size(), Reason: fmt.Sprintf("cannot be read: %v", err)})
+			skip(PackSkip{Kind: w.Kind, Path: w.Path, Size: st.Size(), Reason: fmt.Sprintf("cannot be read: %v", err)})
 			continue
 		}
 		if total+int64(len(data)) > lim.MaxTotal {
-			rep.Skipped = append(rep.Skipped, PackSkip{Kind: w.Kind, Path: w.Path, Size: int64(len(data)),
+			skip(PackSkip{Kind: w.Kind, Path: w.Path, Size: int64(len(data)),
 				Reason: fmt.Sprintf("would take the packed files past their %s total (--max-total-size)", FormatSize(lim.MaxTotal))})
 			continue
 		}

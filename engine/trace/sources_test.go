@@ -192,6 +192,12 @@ func TestPackAgain(t *testing.T) {
 	if fileSum(t, f.trace) != sum {
 		t.Errorf("packing twice changed the trace")
 	}
+	// Tighter limits drop nothing already packed.
+	tight := testLimits
+	tight.MaxSource, tight.MaxDebug = 10, 10
+	if rep, err = Pack(f.trace, f.wants(), tight); err != nil || rep.Rewritten || len(rep.Kept) != 3 || len(rep.Skipped) != 1 {
+		t.Errorf("pack with tighter limits: %+v %v, want the 3 files kept and only huge.c skipped", rep, err)
+	}
 
 	os.WriteFile(f.src, []byte("int main(void) { return 1; }\n"), 0o644)
 	os.Remove(f.hdr)
