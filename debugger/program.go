@@ -57,12 +57,12 @@ func (s *Session) symbols() *dwarf.Table {
 		key := fmt.Sprintf("%s@%#x", p, b)
 		img := s.images[key]
 		if img == nil {
-			if img, err = dwarf.LoadImage(p, b); err != nil {
+			if img, err = dwarf.LoadImageWith(p, nil, b, s.packedDebug); err != nil {
 				data, ferr := live.RecordedFile(p)
 				if ferr != nil {
 					continue
 				}
-				if img, err = dwarf.LoadImageFrom(p, bytes.NewReader(data), b); err != nil {
+				if img, err = dwarf.LoadImageWith(p, bytes.NewReader(data), b, s.packedDebug); err != nil {
 					continue
 				}
 			}
