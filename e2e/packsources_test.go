@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-dap"
 )
 
 // TestPackedSources: a program built in a directory of its own is
@@ -128,6 +130,7 @@ func TestPackedSources(t *testing.T) {
 			if strings.Contains(fmt.Sprint(rs[1]["text"]), stopText) != packed {
 				t.Errorf("stop text %q: shows %q = %v, want %v", rs[1]["text"], stopText, !packed, packed)
 			}
+			checkDAPSource(t, trace, mainLine, src, packed)
 			if !packed {
 				if rs[2]["ok"] != true || !strings.Contains(fmt.Sprint(rs[2]["text"]), "cannot be read") {
 					t.Errorf("info source without the file nor a copy: %v", rs[2])
@@ -182,4 +185,36 @@ func TestPackRefusesUnfinished(t *testing.T) {
 	if after, _ := os.ReadFile(cut); !bytes.Equal(after, data[:len(data)-8]) {
 		t.Errorf("the unfinished trace was changed")
 	}
+}
+
+// checkDAPSource opens the trace in `rewind dap` at main's first line
+// (where configurationDone goes) with the source file gone: a packed file
+// comes as a sourceReference from the recording, whose source request
+// gives its text; otherwise the frame's source is neither.
+func checkDAPSource(t *testing.T, trace string, line int, text []byte, packed bool) {
+	t.Helper()
+	c := startDAP(t)
+	c.ok("initialize", map[string]any{"adapterID": "rewind", "linesStartAt1": true})
+	c.ok("launch", map[string]any{"trace": trace})
+	c.event("initialized")
+	c.ok("configurationDone", nil)
+	entry := c.stopped("entry", line)
+	frame := c.top(entry.Body.ThreadId)
+	src := frame.Source
+	switch {
+	case src == nil || src.Path != "":
+		t.Errorf("DAP frame source %+v: want no path (the file is gone)", src)
+	case !packed:
+		if src.SourceReference != 0 {
+			t.Errorf("DAP frame source %+v: a reference without a packed file", src)
+		}
+	case src.SourceReference == 0 || src.Origin != "from the recording":
+		t.Errorf("DAP frame source %+v: want a reference to the recording's copy", src)
+	default:
+		m := c.ok("source", map[string]any{"source": map[string]any{"sourceReference": src.SourceReference}, "sourceReference": src.SourceReference})
+		if got := m.(*dap.SourceResponse).Body.Content; got != string(text) {
+			t.Errorf("DAP source request: %d bytes, want the %d of the file", len(got), len(text))
+		}
+	}
+	c.ok("disconnect", nil)
 }
