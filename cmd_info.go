@@ -138,8 +138,14 @@ func runInfo(w io.Writer, path string) error {
 			fmt.Fprintf(w, "patched:   %d rdtsc read by the hook page with no stop; cpuid answered from a table of %d\n", tscs, len(h.Cpuid))
 		}
 	}
-	fmt.Fprintf(w, "stored:    %d blobs (the files mapped, the stacks and vDSOs of exec images)\n", rd.Blobs())
+	packed := rd.Packed()
+	fmt.Fprintf(w, "stored:    %d blobs (the files mapped, the stacks and vDSOs of exec images)\n", rd.Blobs()-len(packed))
 	fmt.Fprintf(w, "portable:  %s\n", port.describe(h))
+	if len(packed) > 0 {
+		fmt.Fprintf(w, "packed:    %s\n", packedSummary(packed))
+	} else {
+		fmt.Fprintf(w, "packed:    no source or debug files (rewind pack adds them)\n")
+	}
 	if len(calls) > 0 {
 		fmt.Fprintf(w, "top system calls:\n")
 		type kv struct {

@@ -30,10 +30,10 @@ func newRecordCmd() *cobra.Command {
 	var chaos bool
 	var seed uint64
 	var pid int
-	var noBuffer, serial bool
+	var noBuffer, serial, withSources bool
 	var duration, keepLast time.Duration
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D]",
+		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -58,7 +58,11 @@ messages cost little. --serial has them take turns, as threads do.
 With -p PID, rewind records a process that already runs (as "rewind attach
 PID" does): it stops it for a snapshot of its state, records from there, and
 lets it go on, detached, at Ctrl-C, SIGTERM, SIGHUP or SIGUSR2 to rewind, or
-after --duration. The process ending or crashing ends the recording too.`,
+after --duration. The process ending or crashing ends the recording too.
+
+--with-sources packs the recording once it is written, as rewind pack does
+with its default limits: the source files and separate debug files of the
+recorded programs travel in the trace (pack's report goes to stderr).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if pid != 0 {
 				if len(args) > 0 {
@@ -87,11 +91,22 @@ after --duration. The process ending or crashing ends the recording too.`,
 				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer, o.Serial = chaos, seed, keepLast, noBuffer, serial
 			}
 			if pid != 0 {
-				return runAttach(out, bindCPU, pid, duration, setChaos)
+				path, err := runAttach(out, bindCPU, pid, duration, setChaos)
+				if err == nil && withSources {
+					err = packRecorded(path)
+				}
+				return err
 			}
-			code, _, err := runRecord(out, bindCPU, args, setChaos)
+			code, path, err := runRecord(out, bindCPU, args, setChaos)
 			if err != nil {
 				return err
+			}
+			if withSources {
+				if err := packRecorded(path); err != nil {
+					// The recording is whole; the program's status is
+					// what record exits with.
+					fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+				}
 			}
 			return &exitError{code}
 		},
@@ -106,7 +121,17 @@ after --duration. The process ending or crashing ends the recording too.`,
 	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
 	cmd.Flags().BoolVar(&serial, "serial", false, "have the recorded processes take turns on one CPU, as threads do, instead of running side by side")
 	cmd.Flags().BoolVar(&noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
+	cmd.Flags().BoolVar(&withSources, "with-sources", false, "store the programs' source files and separate debug files in the trace (rewind pack)")
 	return cmd
+}
+
+// packRecorded is record --with-sources: rewind pack with its default
+// limits, reported on stderr (stdout is the program's).
+func packRecorded(path string) error {
+	if err := packTrace(os.Stderr, path, trace.DefaultPackLimits, false); err != nil {
+		return fmt.Errorf("--with-sources: %w", err)
+	}
+	return nil
 }
 
 func newAttachCmd() *cobra.Command {
@@ -130,7 +155,8 @@ without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
 			if keepLast < 0 {
 				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
 			}
-			return runAttach(out, bindCPU, pid, duration, func(o *record.Options) { o.KeepLast = keepLast })
+			_, err = runAttach(out, bindCPU, pid, duration, func(o *record.Options) { o.KeepLast = keepLast })
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
@@ -141,25 +167,26 @@ without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
 }
 
 // runAttach records the running process pid until rewind is told to stop,
-// the duration ends or the process ends, and says where the trace is.
-func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func(*record.Options)) error {
+// the duration ends or the process ends, and says where the trace is; it
+// returns the trace's path.
+func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func(*record.Options)) (string, error) {
 	if duration < 0 {
-		return fmt.Errorf("--duration %v: must be positive", duration)
+		return "", fmt.Errorf("--duration %v: must be positive", duration)
 	}
 	cpu, err := cpuFlag(bindCPU)
 	if err != nil {
-		return err
+		return "", err
 	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		if _, serr := os.Stat(fmt.Sprintf("/proc/%d", pid)); serr != nil {
-			return fmt.Errorf("attach: no process %d", pid)
+			return "", fmt.Errorf("attach: no process %d", pid)
 		}
-		return fmt.Errorf("attach to %d: %w", pid, err)
+		return "", fmt.Errorf("attach to %d: %w", pid, err)
 	}
 	p, err := reserveTrace(out, filepath.Base(strings.TrimSuffix(exe, " (deleted)")))
 	if err != nil {
-		return traceFailed(err)
+		return "", traceFailed(err)
 	}
 	defer p.Discard()
 	opts := record.Options{Attach: pid, Duration: duration, Output: p.Path(), Trace: p, CPU: cpu}
@@ -173,16 +200,16 @@ func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func
 	res, err := record.Record(opts)
 	switch {
 	case res == nil && !errors.Is(err, trace.ErrWrite):
-		return err // could not attach
+		return "", err // could not attach
 	case err != nil:
-		return traceFailed(err)
+		return "", traceFailed(err)
 	}
 	how := "the process ended"
 	if res.Detached {
 		how = "detached; the process runs on"
 	}
 	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (%s)\n", res.Events, displayPath(p.Path()), how)
-	return nil
+	return p.Path(), nil
 }
 
 // cpuFlag checks --bind-to-cpu: nil for the default.

@@ -65,6 +65,8 @@ func (sv *server) dispatch(req dap.RequestMessage) error {
 		return sv.evaluate(r)
 	case *dap.GotoTargetsRequest:
 		return sv.gotoTargets(r)
+	case *dap.SourceRequest:
+		return sv.source(r)
 	case *dap.GotoRequest:
 		i := r.Arguments.TargetId - 1
 		if i < 0 || i >= len(sv.targets) {
@@ -229,9 +231,16 @@ func (sv *server) stackTrace(r *dap.StackTraceRequest) error {
 		}
 		if f.File != "" {
 			sf.Source = &dap.Source{Name: f.File}
-			if fileExists(f.FullName) {
+			switch {
+			case fileExists(f.FullName):
 				sf.Source.Path = f.FullName
-			} else {
+			case sv.packedRef(f.FullName) > 0:
+				// Not on this machine, but in the recording: the
+				// client asks for the lines by reference, and shows
+				// where they come from.
+				sf.Source.SourceReference = sv.packedRef(f.FullName)
+				sf.Source.Origin = "from the recording"
+			default:
 				sf.Source.PresentationHint = "deemphasize"
 			}
 			sf.Column = 1
@@ -392,4 +401,44 @@ func sourcePath(s dap.Source) string {
 		return filepath.Clean(s.Path)
 	}
 	return s.Name
+}
+
+// packedRef returns the source reference of a file the recording carries
+// (0 when it does not), numbering it on first use.
+func (sv *server) packedRef(path string) int {
+	for i, p := range sv.sourceRefs {
+		if p == path {
+			return i + 1
+		}
+	}
+	if sv.notPacked[path] {
+		return 0
+	}
+	if _, err := sv.s.PackedSourceBytes(path); err != nil {
+		if sv.notPacked == nil {
+			sv.notPacked = map[string]bool{}
+		}
+		sv.notPacked[path] = true
+		return 0
+	}
+	sv.sourceRefs = append(sv.sourceRefs, path)
+	return len(sv.sourceRefs)
+}
+
+// source answers a source request: the recording's copy of a file that
+// stackTrace gave a reference to.
+func (sv *server) source(r *dap.SourceRequest) error {
+	ref := r.Arguments.SourceReference
+	if r.Arguments.Source != nil && r.Arguments.Source.SourceReference != 0 {
+		ref = r.Arguments.Source.SourceReference
+	}
+	if ref < 1 || ref > len(sv.sourceRefs) {
+		return fmt.Errorf("source: no source reference %d", ref)
+	}
+	data, err := sv.s.PackedSourceBytes(sv.sourceRefs[ref-1])
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	sv.send(&dap.SourceResponse{Response: response(r), Body: dap.SourceResponseBody{Content: string(data)}})
+	return nil
 }

@@ -75,6 +75,11 @@ type server struct {
 	// threads are those of the last stop, for a threads request during a
 	// motion (the session is busy then).
 	threads []dap.Thread
+	// sourceRefs are the sources the recording carries (rewind pack)
+	// that this machine lacks, by path: the client asks for their
+	// contents with a source request. Numbered from 1, for the session.
+	sourceRefs []string
+	notPacked  map[string]bool // asked, and not in the recording
 }
 
 // frameRef is a frame of a thread.

@@ -100,7 +100,7 @@ func (s *Session) infoSharedLibrary(res *Result) {
 	var b strings.Builder
 	b.WriteString("From                To                  Syms Read   Shared Object Library")
 	var list []map[string]any
-	missing := false
+	missing, packed := false, false
 	for _, img := range libs {
 		lo, hi, ok := img.TextRange()
 		read := "Yes"
@@ -108,6 +108,11 @@ func (s *Session) infoSharedLibrary(res *Result) {
 			read, missing = "Yes (*)", true
 		}
 		item := map[string]any{"path": img.Path, "debug": img.HasDebugInfo()}
+		if img.DebugPacked {
+			// Not gdb's: say the debug file is the recording's copy.
+			read, packed = "Yes (r)", true
+			item["debug_file"], item["debug_origin"] = img.DebugPath, "recording"
+		}
 		if ok {
 			fmt.Fprintf(&b, "\n0x%016x  0x%016x  %-12s%s", lo, hi, read, img.Path)
 			item["from"], item["to"] = fmt.Sprintf("%#x", lo), fmt.Sprintf("%#x", hi)
@@ -118,6 +123,9 @@ func (s *Session) infoSharedLibrary(res *Result) {
 	}
 	if missing {
 		b.WriteString("\n(*): Shared library is missing debugging information.")
+	}
+	if packed {
+		b.WriteString("\n(r): Debugging information from the recording (rewind pack): its debug file is not on this machine.")
 	}
 	res.Text, res.Value = b.String(), list
 }

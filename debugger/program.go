@@ -3,6 +3,7 @@ package debugger
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rewind-debugger/rewind/dwarf"
@@ -57,18 +58,16 @@ func (s *Session) symbols() *dwarf.Table {
 		key := fmt.Sprintf("%s@%#x", p, b)
 		img := s.images[key]
 		if img == nil {
+			var r io.ReaderAt // the local file
 			if data, ok := live.ChangedFile(p); ok {
-				// Not the recorded file here: its symbols from the trace.
-				img, err = dwarf.LoadImageFrom(p, bytes.NewReader(data), b)
-			} else {
-				img, err = dwarf.LoadImage(p, b)
+				r = bytes.NewReader(data) // not the recorded file here: the trace's copy
 			}
-			if err != nil {
+			if img, err = dwarf.LoadImageWith(p, r, b, s.packedDebug); err != nil {
 				data, ferr := live.RecordedFile(p)
 				if ferr != nil {
 					continue
 				}
-				if img, err = dwarf.LoadImageFrom(p, bytes.NewReader(data), b); err != nil {
+				if img, err = dwarf.LoadImageWith(p, bytes.NewReader(data), b, s.packedDebug); err != nil {
 					continue
 				}
 			}

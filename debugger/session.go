@@ -89,7 +89,9 @@ type watch struct {
 
 // Session is one debugging session over a recording.
 type Session struct {
-	path   string
+	path string
+	// packed are the sources read from the recording (packed.go).
+	packed packedFiles
 	tl     *timeline.Timeline
 	budget int64
 	procs  []*trace.Process

@@ -71,6 +71,9 @@ type SourceView struct {
 	Current     int   // the selected frame's line
 	Breakpoints []int // lines with a breakpoint
 	WatchLine   int   // the line of the last watchpoint hit (0: none)
+	// Packed says the lines are the recording's copy: the file is not on
+	// this machine (rewind pack).
+	Packed bool
 }
 
 // ThreadInfo is one thread.
@@ -132,8 +135,8 @@ func (s *Session) Snapshot() *Snapshot {
 		sn.Registers = s.frameRegisters(sn.Thread, f, sel)
 		sn.Disasm = s.disasmAround(f.PC, sel == 0)
 		if f.File != "" {
-			if lines, err := readSource(f.File); err == nil {
-				sv := &SourceView{Path: f.File, Lines: lines, Current: f.Line}
+			if src, err := s.Source(f.File); err == nil {
+				sv := &SourceView{Path: f.File, Lines: src.Lines, Current: f.Line, Packed: src.Packed}
 				for _, b := range s.bps {
 					for _, a := range b.addrs {
 						if l, ok := s.symbols().LineAt(a); ok && l.File == f.File {

@@ -286,11 +286,11 @@ func (s *Session) sourceLine(file string, line int) string {
 	if file == "" || line <= 0 {
 		return ""
 	}
-	lines, err := readSource(file)
-	if err != nil || line > len(lines) {
+	src, err := s.Source(file)
+	if err != nil || line > len(src.Lines) {
 		return ""
 	}
-	return fmt.Sprintf("%d\t%s", line, lines[line-1])
+	return fmt.Sprintf("%d\t%s", line, src.Lines[line-1])
 }
 
 // cmdInfoVars implements info locals and info args.
@@ -675,10 +675,11 @@ func (s *Session) cmdList(args string, res *Result) error {
 	if file == "" {
 		return errors.New("No source file to list.")
 	}
-	lines, err := readSource(file)
+	src, err := s.Source(file)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", file, err)
 	}
+	lines := src.Lines
 	if first == 0 {
 		first = max(1, center-5)
 	}
@@ -696,7 +697,7 @@ func (s *Session) cmdList(args string, res *Result) error {
 		vals = append(vals, map[string]any{"line": n, "text": lines[n-1]})
 	}
 	s.listFile, s.listLine, s.listFirst = file, last+1, first
-	res.Value = map[string]any{"file": file, "lines": vals}
+	res.Value = map[string]any{"file": file, "lines": vals, "origin": src.Origin()}
 	res.Text = strings.Join(out, "\n")
 	return nil
 }
@@ -789,13 +790,20 @@ func (s *Session) cmdInfoSource(res *Result) error {
 	if f.File == "" {
 		return errors.New("No current source file.")
 	}
-	lines, _ := readSource(f.File)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Current source file is %s\nLocated in %s\n", dwarf.ShortFile(f.File), f.File)
-	if lines != nil {
+	fmt.Fprintf(&b, "Current source file is %s\n", dwarf.ShortFile(f.File))
+	var lines []string
+	origin := ""
+	if src, err := s.Source(f.File); err == nil {
+		lines, origin = src.Lines, src.Origin()
+		if src.Packed {
+			fmt.Fprintf(&b, "Located in %s (from the recording: not on this machine)\n", f.File)
+		} else {
+			fmt.Fprintf(&b, "Located in %s\n", f.File)
+		}
 		fmt.Fprintf(&b, "Contains %d lines.\n", len(lines))
 	} else {
-		b.WriteString("The file cannot be read.\n")
+		fmt.Fprintf(&b, "Located in %s\nThe file cannot be read, and the recording has no copy (rewind pack adds one).\n", f.File)
 	}
 	lang := ""
 	if f.Function != nil {
@@ -804,7 +812,7 @@ func (s *Session) cmdInfoSource(res *Result) error {
 			fmt.Fprintf(&b, "Source language is %s.\n", lang)
 		}
 	}
-	res.Value = map[string]any{"file": f.File, "lines": len(lines), "language": lang}
+	res.Value = map[string]any{"file": f.File, "lines": len(lines), "language": lang, "origin": origin}
 	res.Text = strings.TrimRight(b.String(), "\n")
 	return nil
 }

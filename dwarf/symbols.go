@@ -40,11 +40,14 @@ type Image struct {
 	// DebugPath is the file the DWARF comes from (Path, a build-id debug
 	// file, or "" when there is none).
 	DebugPath string
-	Bias      uint64 // run-time address minus link-time address
-	symbols   []Symbol
-	byName    map[string]int
-	file      *elf.File
-	debug     *elf.File
+	// DebugPacked says the debug file came from the recording (rewind
+	// pack), not from this machine.
+	DebugPacked bool
+	Bias        uint64 // run-time address minus link-time address
+	symbols     []Symbol
+	byName      map[string]int
+	file        *elf.File
+	debug       *elf.File
 
 	dwOnce sync.Once
 	dw     *dwarf.Data
@@ -82,24 +85,43 @@ var DebugRoots = []string{"/usr/lib/debug"}
 // base (the start of its first mapping). The file stays open for lazy reads
 // of its DWARF until Close.
 func LoadImage(path string, base uint64) (*Image, error) {
-	f, err := elf.Open(path)
+	return LoadImageWith(path, nil, base, nil)
+}
+
+// DebugLookup finds the separate debug file of an image when this machine
+// has none: a recording may carry it. It gets the image's path and its
+// build-id in hex ("" when it has none) and returns the debug file's bytes
+// and the path it had.
+type DebugLookup func(image, buildID string) (data []byte, path string, ok bool)
+
+// LoadImageWith is LoadImage for the contents r of the file that was at
+// path (nil: read path), asking packed for the separate debug file when
+// the local lookup finds none (nil: do not ask).
+func LoadImageWith(path string, r io.ReaderAt, base uint64, packed DebugLookup) (*Image, error) {
+	var f *elf.File
+	var err error
+	if r == nil {
+		f, err = elf.Open(path)
+	} else {
+		f, err = elf.NewFile(r)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("symbols of %s: %w", path, err)
 	}
-	return loadImage(path, f, base)
+	img, err := loadImage(path, f, base, packed)
+	if err != nil {
+		f.Close()
+	}
+	return img, err
 }
 
 // LoadImageFrom is LoadImage for the contents of the file that was at path
 // (a recording keeps executables that are gone since).
 func LoadImageFrom(path string, r io.ReaderAt, base uint64) (*Image, error) {
-	f, err := elf.NewFile(r)
-	if err != nil {
-		return nil, fmt.Errorf("symbols of %s: %w", path, err)
-	}
-	return loadImage(path, f, base)
+	return LoadImageWith(path, r, base, nil)
 }
 
-func loadImage(path string, f *elf.File, base uint64) (*Image, error) {
+func loadImage(path string, f *elf.File, base uint64, packed DebugLookup) (*Image, error) {
 	img := &Image{Path: path, file: f, byName: map[string]int{}}
 	// The bias maps link addresses to run-time ones: for a PIE or a shared
 	// library the first PT_LOAD links at vaddr and runs at base.
@@ -117,6 +139,13 @@ func loadImage(path string, f *elf.File, base uint64) (*Image, error) {
 		if dp := findDebugFile(f, path); dp != "" {
 			if df, err := elf.Open(dp); err == nil {
 				img.debug, img.DebugPath = df, dp
+			}
+		}
+		if img.debug == nil && packed != nil {
+			if data, dp, ok := packed(path, hex.EncodeToString(buildID(f))); ok {
+				if df, err := elf.NewFile(bytes.NewReader(data)); err == nil {
+					img.debug, img.DebugPath, img.DebugPacked = df, dp, true
+				}
 			}
 		}
 	} else {

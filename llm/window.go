@@ -3,7 +3,6 @@ package llm
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -332,16 +331,16 @@ func (b *builder) frames() {
 	}
 }
 
-// readSource reads a source file once per window; nil if unreadable (the
-// binary may have been built elsewhere).
+// readSource reads a source file once per window, through the session's
+// lookup (this machine's file, else the recording's copy); nil if neither
+// (the binary may have been built elsewhere).
 func (b *builder) readSource(path string) []string {
 	if l, ok := b.sources[path]; ok {
 		return l
 	}
-	data, err := os.ReadFile(path)
 	var lines []string
-	if err == nil {
-		lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if src, err := b.s.Source(path); err == nil {
+		lines = src.Lines
 	}
 	b.sources[path] = lines
 	return lines

@@ -687,3 +687,22 @@ func TestEmptyPaneHints(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceTitlePacked: the title says when the lines are the
+// recording's copy of a file this machine lacks.
+func TestSourceTitlePacked(t *testing.T) {
+	ctx := ptContext(t, themes.Dark())
+	for _, packed := range []bool{false, true} {
+		sn := ptSnapshot()
+		sn.Source.Packed = packed
+		s := NewSource(ctx)
+		ptSized(s, 40, 10, sn)
+		want := "Source: corrupt.c"
+		if packed {
+			want += " (from the recording)"
+		}
+		if got := s.Title(); got != want {
+			t.Errorf("packed %v: title %q, want %q", packed, got, want)
+		}
+	}
+}

@@ -39,6 +39,10 @@ func (s *Source) Title() string {
 	if s.src == nil {
 		return "Source"
 	}
+	if s.src.Packed {
+		// Say it: the lines are the recording's, not this machine's file.
+		return "Source: " + filepath.Base(s.src.Path) + " (from the recording)"
+	}
 	return "Source: " + filepath.Base(s.src.Path)
 }
 

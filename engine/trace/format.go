@@ -29,6 +29,23 @@
 //     always comes before the events that refer to it.
 //   - FrameFooter (4): the JSON encoding of Footer, written by Writer.Close.
 //
+// # Packed files
+//
+// rewind pack (and record --with-sources) stores source files and separate
+// debug files in the trace, so that the recording debugs on a machine that
+// lacks them. Each is an ordinary blob frame (its id, then the file's
+// bytes), after the last events frame and before the footer; no event maps
+// it. The footer's "packed" list (Footer.Packed, PackedFile) names them:
+// kind ("source" or "debug"), path, blob id, size, SHA-256 and, for a debug
+// file, the image it belongs to and that image's build-id. Their blob ids
+// are the trace's last ones, so that packing again drops and rewrites them
+// without renumbering the blobs events map. Pack rewrites the whole file
+// beside it and renames it over the original; frames of a file are still
+// never rewritten in place. The format version is unchanged: a reader that
+// predates packing sees blobs no event maps and a footer field it ignores.
+// A trace cut inside its packed files loses their index (the footer) but
+// keeps all its events.
+//
 // # Event encoding
 //
 // "uvarint" and "varint" are the encodings of encoding/binary (varint is
@@ -261,6 +278,10 @@ type Footer struct {
 	// than decompressing the trace's copy (Reader.BlobSource). Traces
 	// of older writers, and files read without a cache, lack them.
 	Sources []BlobSource `json:"sources,omitempty"`
+	// Packed are the source and debug files rewind pack stored, so that
+	// the recording debugs where they are absent (sources.go). Their
+	// blobs are the trace's last ones; no event maps them.
+	Packed []PackedFile `json:"packed,omitempty"`
 }
 
 // BlobSource says which file a blob holds the contents of.
