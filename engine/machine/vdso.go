@@ -58,8 +58,8 @@ func VDSO() *trace.VDSO {
 // program calling them replays only where they are at the same places.
 func vdsoWarning(h *trace.Header) string {
 	rec := h.VDSO
-	if rec == nil || h.Patch == 0 {
-		return ""
+	if rec == nil || h.Patch == 0 || h.FormatVersion >= trace.ImageVersion {
+		return "" // (replay maps the recorded vDSO where this one differs)
 	}
 	cur := VDSO()
 	if cur == nil {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
@@ -47,7 +48,7 @@ func (s *Session) rebuildFor(e *trace.Event, need bool) (*trace.Image, error) {
 	if err != nil || im == nil {
 		return nil, err
 	}
-	need = need || os.Getenv(FromTraceEnv) == "1"
+	need = need || os.Getenv(FromTraceEnv) == "1" || s.otherVDSO()
 	for i := range im.Regions {
 		if st := im.Regions[i].Stored; st != nil && !need {
 			need = !s.unchanged(st)
@@ -316,4 +317,17 @@ func (s *Session) execsImage(t *rthread, c syscalls.Call, next *trace.Event) boo
 		return false
 	}
 	return a.Dev == b.Dev && a.Ino == b.Ino
+}
+
+// otherVDSO says whether this kernel's vDSO is not the recording's: the
+// program's calls into it would run other code at other addresses, so
+// every exec is rebuilt with the recorded one.
+func (s *Session) otherVDSO() bool {
+	s.vdsoOnce.Do(func() {
+		if rec := s.hdr.VDSO; rec != nil {
+			cur := machine.VDSO()
+			s.vdsoDiffers = cur == nil || cur.SHA256 != rec.SHA256
+		}
+	})
+	return s.vdsoDiffers
 }

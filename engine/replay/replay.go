@@ -15,6 +15,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -109,7 +110,10 @@ type Session struct {
 	// firstImage is the image the first exec rebuilds from the trace,
 	// where the local files are not the recorded ones (execimage.go).
 	firstImage *trace.Image
-	onMapping  func()
+	// vdsoDiffers: this kernel's vDSO is not the recording's (otherVDSO).
+	vdsoOnce    sync.Once
+	vdsoDiffers bool
+	onMapping   func()
 	// sh is replay's copy of the memory the program shared (shared.go).
 	sh sharedState
 	// files are the memfds of stored files that private mappings map
@@ -343,10 +347,15 @@ func (s *Session) launch() error {
 		s.snap = snap
 		p.rec = int32(snap.Pid) // the process, whose first thread may not be its leader
 	}
-	p.rebuild = s.firstImage
 	s.procs[p.rec] = p
 	s.setMain(p)
-	s.threads[e.Tid] = &rthread{rec: e.Tid, real: pid, proc: p, atExec: true}
+	t := &rthread{rec: e.Tid, real: pid, proc: p, atExec: true}
+	s.threads[e.Tid] = t
+	if s.firstImage != nil {
+		// At once, so that the program is there from the start (its
+		// mappings, its symbols) as where the kernel exec'd it.
+		return s.rebuildExec(t, e, s.firstImage)
+	}
 	return nil
 }
 

@@ -32,6 +32,10 @@ type Image struct {
 	Missing string `json:"missing,omitempty"`
 }
 
+// ImageVersion is the first format version whose exec events have their
+// Image.
+const ImageVersion = 8
+
 // DecodeImage reads the Image of a KindExec event, nil when it has none
 // (a trace recorded before format version 8).
 func DecodeImage(e *Event) (*Image, error) {
