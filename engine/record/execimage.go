@@ -1,8 +1,8 @@
 package record
 
 import (
+	"crypto/sha256"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"strings"
 
@@ -45,12 +45,12 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 		case mp.Path == "[vsyscall]" || strings.HasPrefix(mp.Path, "[vvar"):
 			rg.Skipped = "the kernel's"
 		case mp.Path == "[vdso]":
-			if err := r.imageBytes(m, &rg, 0, rg.Size, true); err != nil {
+			if err := r.imageBytes(m, &rg, 0, rg.Size); err != nil {
 				return nil, err
 			}
 		case mp.Path == "[stack]":
 			from := max(rsp&^(pageSize-1), mp.Start)
-			if err := r.imageBytes(m, &rg, from-mp.Start, mp.End-from, false); err != nil {
+			if err := r.imageBytes(m, &rg, from-mp.Start, mp.End-from); err != nil {
 				return nil, err
 			}
 		case strings.HasPrefix(mp.Path, "/"):
@@ -65,7 +65,7 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 				if rg.Size > wholeWritable {
 					from = rg.Size - pageSize
 				}
-				if err := r.imageBytes(m, &rg, from, rg.Size-from, false); err != nil {
+				if err := r.imageBytes(m, &rg, from, rg.Size-from); err != nil {
 					return nil, err
 				}
 			}
@@ -73,7 +73,7 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 			rg.Zero = true // .bss: the kernel maps it zero
 		default:
 			// [heap] (none at an exec), or a name this rewind does not know.
-			if err := r.imageBytes(m, &rg, 0, rg.Size, false); err != nil {
+			if err := r.imageBytes(m, &rg, 0, rg.Size); err != nil {
 				return nil, err
 			}
 		}
@@ -83,30 +83,22 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 }
 
 // imageBytes stores size bytes of rg from off (from its start) as a blob
-// of rg; shared ones (the vDSO, the same in every process) once a trace.
-func (r *Recorder) imageBytes(m *ptrace.Mem, rg *trace.Region, off, size uint64, shared bool) error {
+// of rg, once a trace: the vDSO, and the data segments of a program exec'd
+// again, are the same bytes each time.
+func (r *Recorder) imageBytes(m *ptrace.Mem, rg *trace.Region, off, size uint64) error {
 	data := make([]byte, size)
 	if _, err := m.ReadAt(data, rg.Start+off); err != nil {
 		return fmt.Errorf("read %s at %#x for the exec's image: %w", rg.Path, rg.Start+off, err)
 	}
-	var key uint64
-	if shared {
-		h := fnv.New64a()
-		h.Write(data)
-		key = h.Sum64()
-		if id, ok := r.imageBlobs[key]; ok {
-			rg.Blobs = []uint32{id}
-			rg.Runs = []trace.Run{{Off: off, Len: size}}
-			return nil
+	key := sha256.Sum256(data)
+	id, ok := r.imageBlobs[key]
+	if !ok {
+		var err error
+		if id, err = r.w.AddBlob(data); err != nil {
+			return err
 		}
-	}
-	id, err := r.w.AddBlob(data)
-	if err != nil {
-		return err
-	}
-	if shared {
 		if r.imageBlobs == nil {
-			r.imageBlobs = map[uint64]uint32{}
+			r.imageBlobs = map[[32]byte]uint32{}
 		}
 		r.imageBlobs[key] = id
 	}

@@ -262,9 +262,9 @@ type Recorder struct {
 
 	files  *fileStore
 	warned map[string]bool
-	// imageBlobs are the blobs of exec images' bytes that every process
-	// shares (the vDSO's), by their FNV-1a hash: stored once a trace.
-	imageBlobs map[uint64]uint32
+	// imageBlobs are the blobs of exec images' bytes by their SHA-256:
+	// stored once a trace (execimage.go).
+	imageBlobs map[[32]byte]uint32
 	cpuids     map[cpuidKey][2]uint64
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.
