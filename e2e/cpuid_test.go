@@ -176,3 +176,56 @@ func TestPatchedRdtsc(t *testing.T) {
 		t.Errorf("finish out of the third read_tsc returned %q, not a recorded value (%d recorded)", ret, len(values))
 	}
 }
+
+// TestCpuidWithoutFaulting: a recording made where cpuid traps replays on a
+// CPU that cannot trap it (another vendor, a hypervisor without the
+// feature), simulated with REWIND_REPLAY_NO_CPUID_FAULTING=1: each cpuid
+// of the recording is reached with a breakpoint and given its recorded
+// answer, and the debugger stops and steps there as where it traps.
+func TestCpuidWithoutFaulting(t *testing.T) {
+	t.Parallel()
+	if !cpuidFaulting(t) {
+		t.Skip("this CPU does not trap cpuid (no cpuid_fault): no recording holds its answers")
+	}
+	noFault := runOpts{Env: []string{"REWIND_REPLAY_NO_CPUID_FAULTING=1"}}
+	prog := buildC(t, "cpuid.c", "-O1")
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"cpuid", []string{prog}},
+		{"shell", []string{"/bin/sh", "-c", "ls / >/dev/null; echo done"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), tc.name+".rwd")
+			rec := recordOpts(t, runOpts{}, trace, tc.argv[0], tc.argv[1:]...)
+			if rec.Code != 0 {
+				t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
+			}
+			events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
+			info := run(t, runOpts{}, rewind(t), "info", trace)
+			if !regexp.MustCompile(`(?m)^  cpuid +[1-9]`).Match(info.Stdout) {
+				t.Fatalf("no cpuid event in the recording:\n%s", info.Stdout)
+			}
+			r := run(t, noFault, rewind(t), "replay", "--check", trace)
+			checkReplayed(t, events, rec.Stdout, progStderr, r.Stdout, r.Stderr, r.Code)
+		})
+	}
+	// The debugger at a cpuid the recording trapped: the same stops and
+	// steps with and without the trap.
+	trace := filepath.Join(t.TempDir(), "steps.rwd")
+	if rec := recordOpts(t, runOpts{}, trace, prog); rec.Code != 0 {
+		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
+	}
+	ps := run(t, runOpts{}, rewind(t), "ps", trace)
+	fields := strings.Fields(strings.Split(string(ps.Stdout), "\n")[1])
+	args := []string{"replay", "-p", fields[0], "--batch", "-ex", "break cache_levels", "-ex", "continue",
+		"-ex", "stepi 12", "-ex", "info registers rip", "-ex", "reverse-stepi 7", "-ex", "stepi 3",
+		"-ex", "print $rbx", "-ex", "continue", trace}
+	want := run(t, runOpts{}, rewind(t), args...)
+	got := run(t, noFault, rewind(t), args...)
+	if !strings.Contains(string(want.Stdout), "Breakpoint 1, ") || string(got.Stdout) != string(want.Stdout) {
+		t.Errorf("the debugger without the trap:\n%s\nwith it:\n%s\nstderr:\n%s", got.Stdout, want.Stdout, tail(got.Stderr))
+	}
+}

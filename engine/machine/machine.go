@@ -58,10 +58,6 @@ func Warnings(h *trace.Header) []string {
 		}
 	}
 	model, flags := CPUInfo()
-	if h.CPUIDFaulting && !slices.Contains(flags, "cpuid_fault") {
-		out = append(out, "the recording trapped cpuid (CPUID faulting), which this CPU cannot: "+
-			"the program sees this CPU's answers, not the recorded ones")
-	}
 	if !h.CPUIDFaulting && h.CPUModel != "" && model != "" && h.CPUModel != model {
 		out = append(out, fmt.Sprintf("recorded on %q, replayed on %q: without CPUID faulting the program "+
 			"sees this CPU's cpuid answers and can take other paths (memcpy variants, feature checks)", h.CPUModel, model))
@@ -85,4 +81,34 @@ func Warnings(h *trace.Header) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isaFlags are the /proc/cpuinfo flags of instruction set extensions: a
+// program told of one (by the recording's cpuid answers) may execute its
+// instructions, which fault on a CPU without it. rdrand, rdseed, hle and
+// rtm are not among them: the recorder hides them from the program.
+var isaFlags = []string{
+	"sse", "sse2", "sse3", "pni", "ssse3", "sse4_1", "sse4_2", "sse4a", "avx", "avx2", "fma", "fma4", "f16c",
+	"bmi1", "bmi2", "abm", "popcnt", "movbe", "adx", "aes", "pclmulqdq", "sha_ni", "vaes", "vpclmulqdq",
+	"gfni", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi",
+	"avx512_vbmi2", "avx512_vnni", "avx512_bitalg", "avx512_vpopcntdq", "avx512_bf16", "avx512_fp16",
+	"avx_vnni", "amx_tile", "amx_bf16", "amx_int8", "xsave", "xsavec", "xsaveopt", "xsaves", "clflushopt",
+	"clwb", "rdpid", "cx16", "lahf_lm", "3dnowprefetch", "movdiri", "movdir64b", "serialize", "waitpkg",
+}
+
+// MissingFeatures lists the instruction set extensions of the CPU h was
+// recorded on that this one lacks: a replay here can fault where the
+// recording ran on. Nothing when they agree or the trace does not say.
+func MissingFeatures(h *trace.Header) []string {
+	_, flags := CPUInfo()
+	if len(h.CPUFlags) == 0 || len(flags) == 0 {
+		return nil
+	}
+	var missing []string
+	for _, f := range isaFlags {
+		if slices.Contains(h.CPUFlags, f) && !slices.Contains(flags, f) {
+			missing = append(missing, f)
+		}
+	}
+	return missing
 }

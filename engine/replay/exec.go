@@ -368,7 +368,12 @@ func (s *Session) classifyTrap(t *rthread, st ptrace.Status) (ptrace.Status, err
 			return st, fmt.Errorf("move back onto the breakpoint at %#x: %w", pc, err)
 		}
 		if pc == s.preemptPC {
-			return st, nil // applyPreempt decides
+			if _, user := s.bps[pc]; user && s.cpuidAt {
+				// The user's breakpoint on a cpuid replay stops at
+				// (cpuid.go): the arrival is the user's first.
+				return st, s.userStop(t, StopBreakpoint, pc, 0)
+			}
+			return st, nil // applyPreempt or runToCpuid decides
 		}
 		return st, s.userStop(t, StopBreakpoint, pc, 0)
 	case code == trapHWBkpt || code == trapBrkpt || code == trapTrace && regs[trace.EFLAGS]&eflagsTF == 0:
@@ -461,6 +466,11 @@ func (s *Session) userStop(t *rthread, kind StopKind, pc uint64, watch int) erro
 func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error) {
 	if err := s.syncWatch(t); err != nil {
 		return st, false, err
+	}
+	if t.resumeSig == 0 && s.atEmulatedCpuid(t) {
+		// Not executed here: the event answers it (cpuid.go), as a
+		// breakpoint on it would have stopped it.
+		return ptrace.Status{Kind: ptrace.StopSignal, Sig: int(unix.SIGTRAP)}, false, nil
 	}
 	sig := t.resumeSig
 	t.resumeSig = 0

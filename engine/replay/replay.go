@@ -7,7 +7,6 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -96,7 +96,9 @@ type Session struct {
 	// insertedIn is the memory of the process the breakpoints are in.
 	insertedIn *ptrace.Mem
 	preemptPC  uint64
-	tramp      *trampoline
+	// cpuidAt: preemptPC is a cpuid's, which runToCpuid seeks (cpuid.go).
+	cpuidAt bool
+	tramp   *trampoline
 	// counters count arrivals for the rest of a segment of counterThread
 	// (counter.go).
 	counters      map[uint64]*counter
@@ -110,6 +112,9 @@ type Session struct {
 	// firstImage is the image the first exec rebuilds from the trace,
 	// where the local files are not the recorded ones (execimage.go).
 	firstImage *trace.Image
+	// cpuidFault: replayed processes trap cpuid (trapsCpuid).
+	cpuidOnce  sync.Once
+	cpuidFault bool
 	// vdsoDiffers: this kernel's vDSO is not the recording's (otherVDSO).
 	vdsoOnce    sync.Once
 	vdsoDiffers bool
@@ -259,10 +264,8 @@ func (s *Session) Done() bool { return s.done }
 
 // checkCPU refuses a trace this machine's CPU cannot replay.
 func (s *Session) checkCPU() error {
-	if s.hdr.CPUIDFaulting {
-		if b, err := os.ReadFile("/proc/cpuinfo"); err == nil && !bytes.Contains(b, []byte(" cpuid_fault")) {
-			return errors.New("this trace was recorded with CPUID faulting, which this machine's CPU or hypervisor does not offer")
-		}
+	if missing := machine.MissingFeatures(s.hdr); len(missing) > 0 {
+		return fmt.Errorf("replay: this CPU lacks instructions the recorded program may have used (%s): it would fault where the recording ran on", strings.Join(missing, " "))
 	}
 	return nil
 }

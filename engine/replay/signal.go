@@ -81,6 +81,10 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		if err := s.runToStubTrap(t, e, &regs); err != nil {
 			return err
 		}
+	} else if e.Kind == trace.KindCpuid && s.emulatesCpuid() {
+		if err := s.runToCpuid(t, e, &regs); err != nil { // cpuid.go
+			return err
+		}
 	} else if err := s.runToTrap(t, e, unix.SIGSEGV, &regs); err != nil {
 		return err
 	}

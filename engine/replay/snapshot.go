@@ -103,7 +103,7 @@ func (b *builder) build() error {
 	if b.snap.Cwd != "" {
 		b.call(unix.SYS_CHDIR, b.str(b.snap.Cwd)) // best effort: the files come from the trace
 	}
-	if err := ptrace.TrapInstructions(b.t.real, b.m, true, b.s.hdr.CPUIDFaulting); err != nil {
+	if err := ptrace.TrapInstructions(b.t.real, b.m, true, b.s.trapsCpuid()); err != nil {
 		return err
 	}
 	if b.s.hdr.Hook != "" && b.holdsHook() {

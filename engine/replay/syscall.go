@@ -149,7 +149,7 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		if isErr(regs[trace.RAX]) {
 			return nil
 		}
-		if err := ptrace.TrapInstructions(t.real, t.proc.mem, true, s.hdr.CPUIDFaulting); err != nil {
+		if err := ptrace.TrapInstructions(t.real, t.proc.mem, true, s.trapsCpuid()); err != nil {
 			return err
 		}
 		if s.hdr.Hook != "" {

@@ -1,0 +1,87 @@
+package replay
+
+import (
+	"bytes"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// A recording made with CPUID faulting has every cpuid the program ran as
+// an event (or, at a site the recorder patched, answered from the hook
+// page's table, which replay patches the same). Where this CPU cannot
+// fault on cpuid (another vendor, a hypervisor without the feature), replay
+// does not let the instruction run, which would answer this CPU's values:
+// it stops the thread on it with a breakpoint and gives it the recorded
+// answer. What the trace does not hold cannot run there: every cpuid of
+// the recording trapped or went through the hook.
+
+// NoCPUIDFaultingEnv, set to 1, makes replay act as on a CPU without CPUID
+// faulting (tests, and a check of what another machine does).
+const NoCPUIDFaultingEnv = "REWIND_REPLAY_NO_CPUID_FAULTING"
+
+// localCPUIDFaulting says whether this machine's CPU can trap cpuid.
+func localCPUIDFaulting() bool {
+	if os.Getenv(NoCPUIDFaultingEnv) == "1" {
+		return false
+	}
+	b, err := os.ReadFile("/proc/cpuinfo")
+	return err == nil && bytes.Contains(b, []byte(" cpuid_fault"))
+}
+
+// trapsCpuid says whether replayed processes trap cpuid as the recording's
+// did (the trace's recording and this CPU both can).
+func (s *Session) trapsCpuid() bool {
+	s.cpuidOnce.Do(func() { s.cpuidFault = s.hdr.CPUIDFaulting && localCPUIDFaulting() })
+	return s.cpuidFault
+}
+
+// emulatesCpuid says whether the recording's cpuid events are reached with
+// breakpoints here (trapsCpuid's other side).
+func (s *Session) emulatesCpuid() bool { return s.hdr.CPUIDFaulting && !s.trapsCpuid() }
+
+// runToCpuid runs t to the cpuid of event e with a breakpoint on it, and
+// reads its registers there, checked against the recording's.
+func (s *Session) runToCpuid(t *rthread, e *trace.Event, regs *trace.Regs) error {
+	pc := e.Regs[trace.RIP]
+	s.preemptPC, s.cpuidAt = pc, true
+	defer func() { s.preemptPC, s.cpuidAt = 0, false }()
+	st, err := s.run(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+		return s.diverge(e, "expected the cpuid at %#x, got %s", pc, describe(st))
+	}
+	if err := ptrace.GetRegs(t.real, regs); err != nil {
+		return err
+	}
+	if regs[trace.RIP] != pc {
+		return s.diverge(e, "expected the cpuid at %#x, got a trap at %#x", pc, regs[trace.RIP])
+	}
+	// A fault's registers have the resume flag set, a breakpoint's not;
+	// the program never sees it.
+	got := *regs
+	got[trace.EFLAGS] = got[trace.EFLAGS]&^eflagsRF | e.Regs[trace.EFLAGS]&eflagsRF
+	return s.compareRegs(e, "at cpuid", &e.Regs, &got)
+}
+
+// eflagsRF is the resume flag.
+const eflagsRF = 0x10000
+
+// atEmulatedCpuid says whether t stands on the cpuid of the next event,
+// which it must not execute here (stepRaw): the event answers it.
+func (s *Session) atEmulatedCpuid(t *rthread) bool {
+	if !s.emulatesCpuid() {
+		return false
+	}
+	e, err := s.peek(0)
+	if err != nil || e == nil || e.Kind != trace.KindCpuid || e.Tid != t.rec || e.Flags&trace.FlagBuffered != 0 {
+		return false
+	}
+	var regs trace.Regs
+	return ptrace.GetRegs(t.real, &regs) == nil && regs[trace.RIP] == e.Regs[trace.RIP]
+}
