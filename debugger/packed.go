@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -134,3 +135,33 @@ func (s *Session) packedDebug(image, buildID string) ([]byte, string, bool) {
 
 // errNotPacked: the recording has no copy of the file.
 var errNotPacked = errors.New("not packed in the recording")
+
+// TargetFile returns the file at path as the recording's machine had it,
+// for a client that reads the target's files itself (gdb's vFile packets
+// under its default sysroot, target:): the recording's copy of an
+// executable, loader or library where this machine's file is not the one
+// recorded, a packed debug file, else this machine's file. fromTrace says
+// which.
+func (s *Session) TargetFile(path string) (data []byte, fromTrace bool, err error) {
+	if data, ok := s.tl.Session().ChangedFile(path); ok {
+		return data, true, nil
+	}
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return data, false, nil
+	}
+	perr := s.withTrace(func(rd *trace.Reader) error {
+		for _, f := range rd.Packed() {
+			if f.Kind == trace.PackedDebug && f.Path == path {
+				var rerr error
+				data, rerr = rd.ReadPacked(f)
+				return rerr
+			}
+		}
+		return errNotPacked
+	})
+	if perr != nil {
+		return nil, false, err // this machine's error: nothing else has it
+	}
+	return data, true, nil
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -224,6 +225,43 @@ func TestPortableMountNamespace(t *testing.T) {
 	for _, want := range []string{"Breakpoint 1, main (", "$1 = 499500", "#0  main ("} {
 		if !strings.Contains(string(res.Stdout), want) {
 			t.Errorf("batch output lacks %q\nstdout:\n%s\nstderr:\n%s", want, res.Stdout, tail(res.Stderr))
+		}
+	}
+}
+
+// TestPortableGDB: gdb over --gdbserver, on a recording whose program,
+// loader and libc are gone, reads them from the recording (vFile, under
+// gdb's default sysroot target:): its breakpoints, backtraces and
+// libraries are the recorded program's.
+func TestPortableGDB(t *testing.T) {
+	needGDB(t)
+	t.Parallel()
+	dir := t.TempDir()
+	prog := privateProgram(t, dir)
+	trace := filepath.Join(t.TempDir(), "gdb.rwd")
+	if rec := recordOpts(t, runOpts{}, trace, prog, "one"); rec.Code != 0 {
+		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		cmd  string
+		want string // a regexp its output must match
+	}{
+		{"break puts", `Breakpoint 1 at`},
+		{"continue", `Breakpoint 1, .*puts \(str=0x[0-9a-f]+ "counter=499500 args=2"\)`},
+		{"bt", `#1 +0x[0-9a-f]+ in main \(argc=2, argv=0x[0-9a-f]+\) at .*portable.c:14`},
+		{"info sharedlibrary", `Yes.*target:` + regexp.QuoteMeta(filepath.Join(dir, "libc.so.6"))},
+	}
+	var cmds []string
+	for _, s := range steps {
+		cmds = append(cmds, s.cmd)
+	}
+	out := remoteGDB(t, prog, pipeTarget(t, trace), cmds)
+	for i, s := range steps {
+		if !regexp.MustCompile(s.want).MatchString(out[i]) {
+			t.Errorf("%s: want %q in:\n%s", s.cmd, s.want, out[i])
 		}
 	}
 }

@@ -45,6 +45,8 @@ type Server struct {
 	xferData []byte
 	// last is the stop reply of the last stop, for '?'.
 	last string
+	// open are the files gdb opened with vFile (files.go).
+	open openFiles
 	// done is set when gdb detached or killed: Serve returns.
 	done bool
 }
@@ -202,10 +204,13 @@ func resumes(s string) bool {
 	return s != "" && (s[0] == 'c' || s[0] == 'C' || s[0] == 's' || s[0] == 'S' || s == "bc" || s == "bs" || strings.HasPrefix(s, "vCont;"))
 }
 
-// vPacket answers the v packets: vCont, vKill, vMustReplyEmpty; anything
-// else (vFile, vRun…) is unsupported, which gdb takes as an empty reply.
+// vPacket answers the v packets: vCont, vKill, vFile (files.go),
+// vMustReplyEmpty; anything else (vRun…) is unsupported, which gdb takes as
+// an empty reply.
 func (sv *Server) vPacket(p string) (string, bool) {
 	switch {
+	case strings.HasPrefix(p, "File:"):
+		return sv.vFile(p[len("File:"):]), true
 	case p == "Cont?":
 		return "vCont;c;C;s;S", true
 	case strings.HasPrefix(p, "Cont;"):
