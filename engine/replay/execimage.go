@@ -28,9 +28,10 @@ import (
 // kernel wrote them, the kernel's layout. From there the exec goes on as
 // any: the vDSO and the code patched, the hook mapped at the execve's exit.
 
-// FromTraceEnv, set to 1, makes replay rebuild every exec from the trace
-// even where the local files are the recorded ones: what a replay on
-// another machine does, checked on this one.
+// FromTraceEnv, set to 1, makes replay rebuild every exec from the trace,
+// and take every file the program maps (and the debugger its symbols) from
+// the trace's copies, even where the local files are the recorded ones:
+// what a replay on another machine does, checked on this one.
 const FromTraceEnv = "REWIND_REPLAY_FROM_TRACE"
 
 // atFDCWD32 is AT_FDCWD as the low 32 bits of a descriptor argument.
