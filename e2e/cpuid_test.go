@@ -211,6 +211,27 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 			r := run(t, noFault, rewind(t), "replay", "--check", trace)
 			checkReplayed(t, events, rec.Stdout, progStderr, r.Stdout, r.Stderr, r.Code)
 		})
+		// Recorded where cpuid cannot fault (REWIND_RECORD_NO_CPUID_FAULTING):
+		// the cpuids found in the code are trapped, their answers logged,
+		// and each site then asks the hook's table; replayed here, with and
+		// without the trap.
+		t.Run(tc.name+"-patched", func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), tc.name+".rwd")
+			rec := recordOpts(t, runOpts{Env: []string{"REWIND_RECORD_NO_CPUID_FAULTING=1"}}, trace, tc.argv[0], tc.argv[1:]...)
+			if rec.Code != 0 {
+				t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
+			}
+			events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
+			info := run(t, runOpts{}, rewind(t), "info", trace)
+			if !regexp.MustCompile(`(?m)^  cpuid +[1-9]`).Match(info.Stdout) || !regexp.MustCompile(`cpuid answered from a table of [1-9]`).Match(info.Stdout) {
+				t.Fatalf("no cpuid event, or no table, in the recording:\n%s", info.Stdout)
+			}
+			for _, opts := range []runOpts{{}, noFault} {
+				r := run(t, opts, rewind(t), "replay", "--check", trace)
+				checkReplayed(t, events, rec.Stdout, progStderr, r.Stdout, r.Stderr, r.Code)
+			}
+		})
 	}
 	// The debugger at a cpuid the recording trapped: the same stops and
 	// steps with and without the trap.

@@ -27,7 +27,9 @@ const AnalysisVersion = 1
 // mapping's start.
 type ScanResult struct {
 	Offset, Length uint64
-	Sites          []Site
+	// Cpuid: cpuid instructions were looked for too (Space.Cpuid).
+	Cpuid bool `json:",omitempty"`
+	Sites []Site
 }
 
 // WindowResult is the window around the trapping instruction at file
@@ -47,7 +49,7 @@ func (im *Image) Analysis() (Analysis, bool) {
 	defer im.mu.Unlock()
 	a := Analysis{Version: AnalysisVersion, Patch: Version}
 	for k, sites := range im.scans {
-		a.Scans = append(a.Scans, ScanResult{Offset: k.offset, Length: k.length, Sites: sites})
+		a.Scans = append(a.Scans, ScanResult{Offset: k.offset, Length: k.length, Cpuid: k.cpuid, Sites: sites})
 	}
 	for off, c := range im.windows {
 		a.Windows = append(a.Windows, WindowResult{Offset: off, Site: c.site, Window: c.Window, OK: c.ok})
@@ -91,7 +93,7 @@ func (im *Image) Seed(a Analysis) {
 		if im.scans == nil {
 			im.scans = map[scanKey][]Site{}
 		}
-		k := scanKey{offset: s.Offset, length: s.Length}
+		k := scanKey{offset: s.Offset, length: s.Length, cpuid: s.Cpuid}
 		if _, ok := im.scans[k]; !ok {
 			im.scans[k] = s.Sites
 		}

@@ -145,8 +145,12 @@ type Image struct {
 	seeder func() (Analysis, bool)
 }
 
-// scanKey names a fresh mapping of an image: its file offset and length.
-type scanKey struct{ offset, length uint64 }
+// scanKey names a fresh mapping of an image: its file offset and length,
+// and whether cpuid was looked for too (Space.Cpuid).
+type scanKey struct {
+	offset, length uint64
+	cpuid          bool
+}
 
 // scanned returns the sites found in a fresh mapping of the image (their
 // addresses relative to its start), if one was scanned.

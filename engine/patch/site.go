@@ -4,7 +4,9 @@
 // Without CPUID faulting a program sees RDRAND and RDSEED in cpuid and runs
 // them; nothing traps them, so each rdrand or rdseed found in executable
 // memory is replaced by a ud2 of the same length: the recorder emulates it on
-// the SIGILL and logs the value, replay injects it. The vDSO's functions are
+// the SIGILL and logs the value, replay injects it. There, cpuid is trapped
+// so too (Space.Cpuid), so that its answers are recorded and the recording
+// replays on another CPU. The vDSO's functions are
 // replaced by stubs that make the real system call, so that clock reads are
 // system calls the recorder sees.
 //
@@ -36,12 +38,19 @@ const (
 // reads as it was.
 const HookSite Op = 3
 
+// Cpuid is a cpuid trapped where the CPU cannot fault on it (no CPUID
+// faulting): its answer is recorded on the SIGILL, as an rdrand's value
+// is, so that the recording replays on another CPU (Space.Cpuid).
+const Cpuid Op = 4
+
 func (o Op) String() string {
 	switch o {
 	case Rdseed:
 		return "rdseed"
 	case HookSite:
 		return "hook site"
+	case Cpuid:
+		return "cpuid"
 	}
 	return "rdrand"
 }
@@ -106,6 +115,15 @@ opcode:
 		return Site{}, false
 	}
 	return s, true
+}
+
+// cpuidInsn recognizes a cpuid of n bytes at the start of b: 0f a2, with no
+// prefix (compilers and assemblers emit none).
+func cpuidInsn(b []byte, n int) (Site, bool) {
+	if n != 2 || len(b) < 2 || b[0] != 0x0f || b[1] != 0xa2 {
+		return Site{}, false
+	}
+	return Site{Orig: []byte{0x0f, 0xa2}, Op: Cpuid}, true
 }
 
 // ud2 is the trap a site is replaced with, followed by nops to the site's

@@ -44,6 +44,9 @@ type region struct {
 // traps and the mappings they were found in. Its methods follow the
 // address space's changes in recording and replay alike.
 type Space struct {
+	// Cpuid: cpuid instructions are trapped too (a recording made where
+	// the CPU cannot fault on them, and its replay).
+	Cpuid   bool
 	sites   []*Site // by address
 	regions []region
 }
@@ -70,7 +73,7 @@ func (s *Space) Clone() *Space {
 	if s == nil {
 		return nil
 	}
-	return &Space{sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
+	return &Space{Cpuid: s.Cpuid, sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
 }
 
 // Len returns how many sites are patched.
@@ -130,7 +133,7 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 	}
 	warns := writableCode(mp.Addr, mp.Addr+mp.Len, mp.Prot)
 	if mp.Fresh && mp.Image != nil {
-		key := scanKey{offset: mp.Offset, length: mp.Len}
+		key := scanKey{offset: mp.Offset, length: mp.Len, cpuid: s.Cpuid}
 		found, ok := mp.Image.scanned(key)
 		if ok && !holds(m, found, mp.Addr) {
 			ok = false // not the bytes the scan was of: scan again
@@ -324,7 +327,7 @@ func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
 	code := make([]byte, rhi-rlo)
 	n, _ := m.ReadAt(code, rlo)
 	code = code[:n]
-	cands := candidates(code)
+	cands := candidates(code, s.Cpuid)
 	inside := false
 	for _, c := range cands {
 		if a := rlo + uint64(c); a >= lo && a < hi {
@@ -346,7 +349,7 @@ func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
 		plan = []span{{start: lo, end: rlo + uint64(len(code))}}
 	}
 	var out []Site
-	for a, site := range findSites(code, rlo, plan, cands) {
+	for a, site := range findSites(code, rlo, plan, cands, s.Cpuid) {
 		if a >= lo && a < hi {
 			out = append(out, site)
 		}
@@ -449,4 +452,27 @@ func (s *Space) Files(lo, hi uint64) []FileRegion {
 		}
 	}
 	return out
+}
+
+// Untrap puts back the instruction of the trapped site at addr and forgets
+// the site: a cpuid the recorder patched further, with the code around it,
+// into a jump to the hook (which needs the instruction there), in replay
+// alike. It returns the site, to trap again with Retrap where that patch
+// could not be made.
+func (s *Space) Untrap(m Memory, addr uint64) (Site, bool) {
+	site, ok := s.Site(addr)
+	if !ok || site.Op == HookSite {
+		return Site{}, false
+	}
+	if _, err := m.WriteAt(site.Orig, addr); err != nil {
+		return Site{}, false
+	}
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= addr })
+	s.sites = append(s.sites[:i], s.sites[i+1:]...)
+	return *site, true
+}
+
+// Retrap traps a site Untrap gave back again.
+func (s *Space) Retrap(m Memory, site Site) []string {
+	return s.patchFound(m, []Site{site}, 0, false)
 }

@@ -224,3 +224,61 @@ func TestFreshMappingsScannedOnce(t *testing.T) {
 		t.Errorf("a mapping that is not fresh: read %d bytes, %d sites; want it read and 2 sites", m.read, third.Len())
 	}
 }
+
+// cpuidCode asks cpuid, then holds its bytes in a mov's immediate (no
+// instruction), then an rdrand.
+var cpuidCode = []byte{
+	0x53,       // push rbx
+	0x31, 0xc0, // xor eax,eax
+	0x0f, 0xa2, // 3: cpuid
+	0xb8, 0x0f, 0xa2, 0x00, 0x00, // mov eax,0xa20f
+	0x48, 0x0f, 0xc7, 0xf0, // 10: rdrand rax
+	0x5b, // pop rbx
+	0xc3, // ret
+}
+
+// TestSpaceTrapsCpuid: with Cpuid (a CPU without CPUID faulting), the
+// cpuid instructions are trapped with the rdrands, not the bytes inside
+// another instruction; without it, only the rdrand; Untrap puts one back
+// and Retrap traps it again.
+func TestSpaceTrapsCpuid(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cpuid bool
+		want  []uint64 // sites, from the code's start
+	}{
+		{"rdrand only", false, []uint64{10}},
+		{"cpuid too", true, []uint64{3, 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newFakeMem(0x2000)
+			copy(m.data[0x1000:], cpuidCode)
+			s := Space{Cpuid: tc.cpuid}
+			s.Map(m, Mapping{Addr: 0x1000, Len: 0x1000, Prot: unix.PROT_EXEC})
+			var got []uint64
+			for _, site := range s.Sites() {
+				got = append(got, site.Addr-0x1000)
+			}
+			if len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
+				t.Fatalf("sites at %v, want %v", got, tc.want)
+			}
+			if !bytes.Equal(m.data[0x1005:0x100a], cpuidCode[5:10]) {
+				t.Errorf("the mov's immediate was patched: % x", m.data[0x1005:0x100a])
+			}
+			if !tc.cpuid {
+				return
+			}
+			if !bytes.Equal(m.data[0x1003:0x1005], []byte{0x0f, 0x0b}) {
+				t.Errorf("cpuid not trapped: % x", m.data[0x1003:0x1005])
+			}
+			site, ok := s.Untrap(m, 0x1003)
+			if !ok || site.Op != Cpuid || !bytes.Equal(m.data[0x1003:0x1005], []byte{0x0f, 0xa2}) || len(s.Sites()) != 1 {
+				t.Fatalf("untrap: %v %+v, memory % x, %d sites", ok, site, m.data[0x1003:0x1005], len(s.Sites()))
+			}
+			s.Retrap(m, site)
+			if _, ok := s.Site(0x1003); !ok || !bytes.Equal(m.data[0x1003:0x1005], []byte{0x0f, 0x0b}) {
+				t.Errorf("retrap: memory % x", m.data[0x1003:0x1005])
+			}
+		})
+	}
+}

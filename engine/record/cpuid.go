@@ -1,8 +1,59 @@
 package record
 
 import (
+	"fmt"
+	"os"
+	"slices"
+
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/patch"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
+
+// NoCPUIDFaultingEnv, set to 1, makes the recorder act as on a CPU that
+// cannot fault on cpuid (tests, and the recordings such a machine makes,
+// checked here).
+const NoCPUIDFaultingEnv = "REWIND_RECORD_NO_CPUID_FAULTING"
+
+// cpuidFaultingHere says whether this CPU (its /proc/cpuinfo flags) can
+// trap cpuid for the recorder.
+func cpuidFaultingHere(flags []string) bool {
+	return slices.Contains(flags, "cpuid_fault") && os.Getenv(NoCPUIDFaultingEnv) != "1"
+}
+
+// newSpace is a new address space's patched code: with cpuid sites too
+// where the CPU cannot fault on cpuid.
+func (r *Recorder) newSpace() *patch.Space { return &patch.Space{Cpuid: r.cpuidPatched} }
+
+// emulateCpuid completes a patched cpuid the thread trapped on (site, a
+// SIGILL there) with the recorder's own, masked as a faulting one is, and
+// logs its answer as a KindCpuid event, as where cpuid faults.
+func (r *Recorder) emulateCpuid(t *thread, site *patch.Site, regs *trace.Regs) error {
+	e := &trace.Event{Kind: trace.KindCpuid, Tid: int32(t.tid), Regs: *regs}
+	e.Value, e.Aux = r.cpuid(uint32(regs[trace.RAX]), uint32(regs[trace.RCX]))
+	rip := regs[trace.RIP]
+	e.ApplyTrap(regs)
+	// As a cpuid that faulted: patched, with the code around it, to ask
+	// the hook's table from now on (the cpuid itself back in place for
+	// it), or trapped again.
+	if orig, ok := t.proc.code.Untrap(t.proc.mem, rip); ok {
+		if err := r.patchTrap(t, e, hook.TrapCpuid, rip, regs); err != nil {
+			return err
+		}
+		if len(e.Hooks) == 0 {
+			r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
+		}
+	}
+	if err := ptrace.SetRegs(t.tid, regs); err != nil {
+		return fmt.Errorf("complete the cpuid at %#x: %w", site.Addr, err)
+	}
+	if err := r.log(e); err != nil {
+		return err
+	}
+	t.resumeRegs, t.haveRegs = *regs, true
+	return r.resumeLogged(t)
+}
 
 // CPUID bits hidden from the program so that it uses something recordable:
 // RDRAND and RDSEED (random numbers from an instruction that cannot be

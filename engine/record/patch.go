@@ -140,7 +140,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 		}
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
-	p.code = &patch.Space{}
+	p.code = r.newSpace()
 	p.hooks = nil
 	maps, err := patch.ExecMappings(p.pid, r.code.execImage)
 	if err != nil {
@@ -180,7 +180,7 @@ func (r *Recorder) patchVDSO(p *process, addr uint64) error {
 // CLONE_VM), and then so is the table.
 func (r *Recorder) inheritCode(parent *process, pid int) *patch.Space {
 	if parent == nil || parent.code == nil {
-		return &patch.Space{}
+		return r.newSpace()
 	}
 	if same, err := patch.SharedMemory(parent.pid, pid); err == nil && same {
 		return parent.code
@@ -216,6 +216,9 @@ func (r *Recorder) emulateRand(t *thread, regs *trace.Regs, info []byte) (bool, 
 		// Trapped while the spin detector stepped it: an event is a
 		// deterministic point, the detector starts afresh.
 		r.cancelSpin(t)
+	}
+	if site.Op == patch.Cpuid {
+		return true, r.emulateCpuid(t, site, regs) // cpuid.go
 	}
 	e := &trace.Event{Kind: trace.KindRdrand, Tid: int32(t.tid), Regs: *regs}
 	var v uint64

@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -273,6 +272,9 @@ type Recorder struct {
 	out streams
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
 	cpuidFaulting bool
+	// cpuidPatched: it cannot, and the cpuid instructions found in the
+	// code are trapped as rdrand's are (cpuid.go).
+	cpuidPatched bool
 	// shared tracks the memory the program shares with the world (shared.go).
 	shared *sharedMem
 	// rootSid is the session of the first process; daemonCheck asks the
@@ -543,9 +545,11 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	}
 	h.CPU = &cpu
 	h.Ignored = &ignored
-	h.CPUIDFaulting = slices.Contains(h.CPUFlags, "cpuid_fault")
+	h.CPUIDFaulting = cpuidFaultingHere(h.CPUFlags)
 	r.cpuidFaulting = h.CPUIDFaulting
-	if r.filtered && r.cpuidFaulting {
+	h.CpuidPatched = !h.CPUIDFaulting
+	r.cpuidPatched = h.CpuidPatched
+	if r.filtered && (r.cpuidFaulting || r.cpuidPatched) {
 		h.Cpuid = r.cpuidTable()
 		r.cpuidAnswers = h.Cpuid
 	}

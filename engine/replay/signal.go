@@ -81,6 +81,16 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		if err := s.runToStubTrap(t, e, &regs); err != nil {
 			return err
 		}
+	} else if e.Kind == trace.KindCpuid && s.hdr.CpuidPatched {
+		// A cpuid the recorder found in the code and trapped (no CPUID
+		// faulting where it recorded): replay trapped the same site, and
+		// puts the cpuid back where the recorder patched it further.
+		if err := s.runToTrap(t, e, unix.SIGILL, &regs); err != nil {
+			return err
+		}
+		if len(e.Hooks) > 0 {
+			t.proc.code.Untrap(t.proc.mem, e.Regs[trace.RIP])
+		}
 	} else if e.Kind == trace.KindCpuid && s.emulatesCpuid() {
 		if err := s.runToCpuid(t, e, &regs); err != nil { // cpuid.go
 			return err

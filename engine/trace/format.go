@@ -203,8 +203,13 @@ type Header struct {
 	// Pid is the process id of the recorded program.
 	Pid int `json:"pid"`
 	// CPUIDFaulting says cpuid was trapped and its answers logged; replay
-	// must trap it too.
+	// traps it too, or, on a CPU that cannot, stops at each with a
+	// breakpoint.
 	CPUIDFaulting bool `json:"cpuid_faulting,omitempty"`
+	// CpuidPatched says the machine could not fault on cpuid and the
+	// recorder trapped the cpuid instructions it found in the code (as it
+	// does rdrand's) to log their answers: replay traps the same sites.
+	CpuidPatched bool `json:"cpuid_patched,omitempty"`
 	// Cpuid is the table of cpuid's answers the recorder wrote into each
 	// hook page (engine/hook), which patched cpuid sites read: replay
 	// writes the same. Empty: cpuid was not patched.
