@@ -52,8 +52,13 @@ func (p *portability) describe(h *trace.Header) string {
 	default:
 		files = fmt.Sprintf("yes: the %d files %d execs ran and every file they mapped are in the recording", len(p.files), p.execs)
 	}
-	if h.CPUIDFaulting {
-		files += "; cpuid was trapped with CPUID faulting, which the replaying machine needs too"
+	switch {
+	case h.CPUIDFaulting:
+		files += "; cpuid's answers recorded (CPUID faulting): another CPU with the same instruction sets replays them"
+	case h.CpuidPatched:
+		files += "; cpuid's answers recorded (its sites trapped): another CPU with the same instruction sets replays them"
+	default:
+		files += "; cpuid's answers not recorded: replay needs a CPU of the same model"
 	}
 	return files
 }

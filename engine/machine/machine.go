@@ -58,7 +58,7 @@ func Warnings(h *trace.Header) []string {
 		}
 	}
 	model, flags := CPUInfo()
-	if !h.CPUIDFaulting && h.CPUModel != "" && model != "" && h.CPUModel != model {
+	if !h.CPUIDFaulting && !h.CpuidPatched && h.CPUModel != "" && model != "" && h.CPUModel != model {
 		out = append(out, fmt.Sprintf("recorded on %q, replayed on %q: without CPUID faulting the program "+
 			"sees this CPU's cpuid answers and can take other paths (memcpy variants, feature checks)", h.CPUModel, model))
 	}
