@@ -10,13 +10,16 @@ import (
 )
 
 // ExecMappings lists the file mappings of process pid as its exec left them
-// (the executable and its interpreter), for Space.Map: image returns the
-// Image of a path (Images.Exec, which tells files at one path apart: the
-// mappings are Fresh). The vDSO and other special mappings are not files.
-func ExecMappings(pid int, image func(path string) *Image) ([]Mapping, error) {
-	maps, err := ptrace.ReadMaps(pid)
-	if err != nil {
-		return nil, err
+// (the executable and its interpreter), for Space.Map, from maps (its
+// /proc/PID/maps, read here when nil): image returns the Image of a path
+// (Images.Exec, which tells files at one path apart: the mappings are
+// Fresh). The vDSO and other special mappings are not files.
+func ExecMappings(pid int, maps []ptrace.MapEntry, image func(path string) *Image) ([]Mapping, error) {
+	if maps == nil {
+		var err error
+		if maps, err = ptrace.ReadMaps(pid); err != nil {
+			return nil, err
+		}
 	}
 	var out []Mapping
 	for _, m := range maps {

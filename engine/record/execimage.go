@@ -24,16 +24,50 @@ import (
 // the data segment), the rest being the file's bytes.
 const wholeWritable = 64 << 10
 
+// imageCache spares an exec's image what an earlier exec of the same
+// files read already (a shell's children: ~0.3 ms an exec before).
+type imageCache struct {
+	// files are the stored files by the device and inode the mappings
+	// name, with the identity stat gave (checked at each exec: a file
+	// written since is stored again).
+	files map[imageFileKey]imageFile
+	// tails are the blobs of writable file regions' bytes (the file's,
+	// the tail of the last page zeroed by the kernel: the same at each
+	// exec of the same file), and vdso the vDSO's (the kernel's, the same
+	// in every process).
+	tails map[imageTailKey]uint32
+	vdso  map[uint64]uint32
+	// gen counts the images read: a file checked in this one is not
+	// checked again for its next mapping.
+	gen int
+}
+
+type imageFileKey struct{ major, minor, inode uint64 }
+
+type imageFile struct {
+	stored    trace.MapFile
+	size      int64
+	mtimeNsec int64
+	checked   int // the gen it was last checked in
+}
+
+type imageTailKey struct {
+	blob               uint32
+	offset, size, from uint64
+}
+
 // captureImage reads the image exec left in process pid, whose thread
-// stands at rsp: its JSON, with the files and bytes it needs stored.
-func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, error) {
+// stands at rsp: its JSON, with the files and bytes it needs stored, and
+// the mappings it read.
+func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, []ptrace.MapEntry, error) {
 	maps, err := ptrace.ReadMaps(pid)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	r.images.gen++
 	im := &trace.Image{}
 	if im.Layout, err = ptrace.ReadLayout(pid); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	im.Exe = strings.TrimSuffix(exe, " (deleted)")
@@ -41,18 +75,24 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 	im.Comm = strings.TrimSuffix(string(comm), "\n")
 	for _, mp := range maps {
 		rg := trace.Region{Start: mp.Start, Size: mp.End - mp.Start, Perms: mp.Perms, Offset: mp.Offset, Path: mp.Path}
+		var err error
 		switch {
 		case mp.Path == "[vsyscall]" || strings.HasPrefix(mp.Path, "[vvar"):
 			rg.Skipped = "the kernel's"
 		case mp.Path == "[vdso]":
-			if err := r.imageBytes(m, &rg, 0, rg.Size); err != nil {
-				return nil, err
+			if id, ok := r.images.vdso[rg.Size]; ok {
+				rg.Blobs, rg.Runs = []uint32{id}, []trace.Run{{Off: 0, Len: rg.Size}}
+				break
+			}
+			if err = r.imageBytes(m, &rg, 0, rg.Size); err == nil {
+				if r.images.vdso == nil {
+					r.images.vdso = map[uint64]uint32{}
+				}
+				r.images.vdso[rg.Size] = rg.Blobs[0]
 			}
 		case mp.Path == "[stack]":
 			from := max(rsp&^(pageSize-1), mp.Start)
-			if err := r.imageBytes(m, &rg, from-mp.Start, mp.End-from); err != nil {
-				return nil, err
-			}
+			err = r.imageBytes(m, &rg, from-mp.Start, mp.End-from)
 		case strings.HasPrefix(mp.Path, "/"):
 			stored, why := r.storeImageFile(pid, &mp)
 			if stored == nil {
@@ -61,25 +101,44 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, err
 			}
 			rg.Stored = stored
 			if mp.Perms[1] == 'w' {
-				from := uint64(0)
-				if rg.Size > wholeWritable {
-					from = rg.Size - pageSize
-				}
-				if err := r.imageBytes(m, &rg, from, rg.Size-from); err != nil {
-					return nil, err
-				}
+				err = r.imageTail(m, &rg)
 			}
 		case mp.Path == "":
 			rg.Zero = true // .bss: the kernel maps it zero
 		default:
 			// [heap] (none at an exec), or a name this rewind does not know.
-			if err := r.imageBytes(m, &rg, 0, rg.Size); err != nil {
-				return nil, err
-			}
+			err = r.imageBytes(m, &rg, 0, rg.Size)
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 		im.Regions = append(im.Regions, rg)
 	}
-	return trace.EncodeImage(im)
+	b, err := trace.EncodeImage(im)
+	return b, maps, err
+}
+
+// imageTail stores the bytes of rg, a writable file region: whole when
+// small, else its last page, where the kernel zeroed the data segment's
+// tail; the same at each exec of the same file.
+func (r *Recorder) imageTail(m *ptrace.Mem, rg *trace.Region) error {
+	from := uint64(0)
+	if rg.Size > wholeWritable {
+		from = rg.Size - pageSize
+	}
+	k := imageTailKey{blob: rg.Stored.Blob, offset: rg.Offset, size: rg.Size, from: from}
+	if id, ok := r.images.tails[k]; ok {
+		rg.Blobs, rg.Runs = []uint32{id}, []trace.Run{{Off: from, Len: rg.Size - from}}
+		return nil
+	}
+	if err := r.imageBytes(m, rg, from, rg.Size-from); err != nil {
+		return err
+	}
+	if r.images.tails == nil {
+		r.images.tails = map[imageTailKey]uint32{}
+	}
+	r.images.tails[k] = rg.Blobs[0]
+	return nil
 }
 
 // imageBytes stores size bytes of rg from off (from its start) as a blob
@@ -112,6 +171,16 @@ func (r *Recorder) imageBytes(m *ptrace.Mem, rg *trace.Region, off, size uint64)
 func (r *Recorder) storeImageFile(pid int, mp *ptrace.MapEntry) (*trace.MapFile, string) {
 	size := mp.End - mp.Start
 	path := strings.TrimSuffix(mp.Path, " (deleted)")
+	k := imageFileKey{mp.Major, mp.Minor, mp.Inode}
+	var st unix.Stat_t
+	if f, ok := r.images.files[k]; ok && (f.checked == r.images.gen || unix.Stat(path, &st) == nil &&
+		st.Ino == mp.Inode && st.Size == f.size && st.Mtim.Nano() == f.mtimeNsec) {
+		f.checked = r.images.gen
+		r.images.files[k] = f
+		stored := f.stored
+		stored.Offset, stored.Length = mp.Offset, size
+		return &stored, ""
+	}
 	link, ok := imageFileLink(pid, mp, path)
 	if !ok {
 		return nil, fmt.Sprintf("%s: not the file mapped (replaced since the exec)", path)
@@ -121,6 +190,12 @@ func (r *Recorder) storeImageFile(pid int, mp *ptrace.MapEntry) (*trace.MapFile,
 		return nil, fmt.Sprintf("%s: %v", path, err)
 	}
 	stored.Path = path
+	if unix.Stat(link, &st) == nil {
+		if r.images.files == nil {
+			r.images.files = map[imageFileKey]imageFile{}
+		}
+		r.images.files[k] = imageFile{stored: *stored, size: st.Size, mtimeNsec: st.Mtim.Nano(), checked: r.images.gen}
+	}
 	return stored, ""
 }
 

@@ -122,7 +122,7 @@ func (r *Recorder) warnPatch(warns []string) {
 // when it cannot) and patches the rdrand and rdseed of the executable and
 // its interpreter. It returns the initial state and the address of the
 // patched vDSO (0: none, or hidden), which the exec event keeps.
-func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64, error) {
+func (r *Recorder) startImage(t *thread, rsp uint64, entries []ptrace.MapEntry) (ptrace.StartState, uint64, error) {
 	p := t.proc
 	st, err := ptrace.InitialState(p.mem, rsp)
 	if err != nil {
@@ -142,7 +142,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64) (ptrace.StartState, uint64,
 	// A new address space: a new table (a vfork child's was its parent's).
 	p.code = r.newSpace()
 	p.hooks = nil
-	maps, err := patch.ExecMappings(p.pid, r.code.execImage)
+	maps, err := patch.ExecMappings(p.pid, entries, r.code.execImage)
 	if err != nil {
 		return st, 0, err
 	}

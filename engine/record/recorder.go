@@ -264,6 +264,7 @@ type Recorder struct {
 	// imageBlobs are the blobs of exec images' bytes by their SHA-256:
 	// stored once a trace (execimage.go).
 	imageBlobs map[[32]byte]uint32
+	images     imageCache
 	cpuids     map[cpuidKey][2]uint64
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.

@@ -471,11 +471,11 @@ func (r *Recorder) onExec(t *thread) error {
 		return err
 	}
 	// Before anything is patched: the image as the kernel left it.
-	image, err := r.captureImage(t.proc.pid, t.proc.mem, regs[trace.RSP])
+	image, maps, err := r.captureImage(t.proc.pid, t.proc.mem, regs[trace.RSP])
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	st, vdso, err := r.startImage(t, regs[trace.RSP])
+	st, vdso, err := r.startImage(t, regs[trace.RSP], maps)
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
