@@ -100,18 +100,23 @@ func (s *Session) infoSharedLibrary(res *Result) {
 	var b strings.Builder
 	b.WriteString("From                To                  Syms Read   Shared Object Library")
 	var list []map[string]any
-	missing, packed := false, false
+	missing, packed, recorded := false, false, false
 	for _, img := range libs {
 		lo, hi, ok := img.TextRange()
 		read := "Yes"
 		if !img.HasDebugInfo() {
 			read, missing = "Yes (*)", true
 		}
-		item := map[string]any{"path": img.Path, "debug": img.HasDebugInfo()}
+		item := map[string]any{"path": img.Path, "debug": img.HasDebugInfo(), "origin": "local"}
 		if img.DebugPacked {
 			// Not gdb's: say the debug file is the recording's copy.
 			read, packed = "Yes (r)", true
 			item["debug_file"], item["debug_origin"] = img.DebugPath, "recording"
+		}
+		if img.Recorded {
+			// Nor this: the library itself is the recording's copy.
+			read, recorded = read+" (R)", true
+			item["origin"] = "recording"
 		}
 		if ok {
 			fmt.Fprintf(&b, "\n0x%016x  0x%016x  %-12s%s", lo, hi, read, img.Path)
@@ -126,6 +131,9 @@ func (s *Session) infoSharedLibrary(res *Result) {
 	}
 	if packed {
 		b.WriteString("\n(r): Debugging information from the recording (rewind pack): its debug file is not on this machine.")
+	}
+	if recorded {
+		b.WriteString("\n(R): The recording's copy of the library: the file on this machine is another, or is gone.")
 	}
 	res.Text, res.Value = b.String(), list
 }

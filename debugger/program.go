@@ -62,7 +62,11 @@ func (s *Session) symbols() *dwarf.Table {
 			if data, ok := live.ChangedFile(p); ok {
 				r = bytes.NewReader(data) // not the recorded file here: the trace's copy
 			}
-			if img, err = dwarf.LoadImageWith(p, r, b, s.packedDebug); err != nil {
+			img, err = dwarf.LoadImageWith(p, r, b, s.packedDebug)
+			if err == nil && r != nil {
+				img.Recorded = true
+			}
+			if err != nil {
 				data, ferr := live.RecordedFile(p)
 				if ferr != nil {
 					continue

@@ -43,6 +43,9 @@ type Image struct {
 	// DebugPacked says the debug file came from the recording (rewind
 	// pack), not from this machine.
 	DebugPacked bool
+	// Recorded says the file itself is the recording's copy: the file at
+	// Path here is another, or is gone (a recording made elsewhere).
+	Recorded bool
 	Bias        uint64 // run-time address minus link-time address
 	symbols     []Symbol
 	byName      map[string]int
