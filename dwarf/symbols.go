@@ -46,11 +46,11 @@ type Image struct {
 	// Recorded says the file itself is the recording's copy: the file at
 	// Path here is another, or is gone (a recording made elsewhere).
 	Recorded bool
-	Bias        uint64 // run-time address minus link-time address
-	symbols     []Symbol
-	byName      map[string]int
-	file        *elf.File
-	debug       *elf.File
+	Bias     uint64 // run-time address minus link-time address
+	symbols  []Symbol
+	byName   map[string]int
+	file     *elf.File
+	debug    *elf.File
 
 	dwOnce sync.Once
 	dw     *dwarf.Data
