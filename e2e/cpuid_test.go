@@ -195,6 +195,9 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 	}{
 		{"cpuid", []string{prog}},
 		{"shell", []string{"/bin/sh", "-c", "ls / >/dev/null; echo done"}},
+		// A cpuid in code written after the last system call before it:
+		// a breakpoint set in memory first would be overwritten.
+		{"jit", []string{buildC(t, "jitcpuid.c", "-O1")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

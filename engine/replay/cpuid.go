@@ -44,11 +44,34 @@ func (s *Session) trapsCpuid() bool {
 func (s *Session) emulatesCpuid() bool { return s.hdr.CPUIDFaulting && !s.trapsCpuid() }
 
 // runToCpuid runs t to the cpuid of event e with a breakpoint on it, and
-// reads its registers there, checked against the recording's.
+// reads its registers there, checked against the recording's. The
+// breakpoint is a debug register's where one is free: code written at run
+// time (a JIT's: the JVM asks cpuid from a stub it generates) is written
+// after the breakpoint is set, over an int3, which would then be put back
+// over it.
 func (s *Session) runToCpuid(t *rthread, e *trace.Event, regs *trace.Regs) error {
 	pc := e.Regs[trace.RIP]
-	s.preemptPC, s.cpuidAt = pc, true
-	defer func() { s.preemptPC, s.cpuidAt = 0, false }()
+	_, user := s.bps[pc] // the user's stops there first: the int3 tells
+	if slot := len(s.watches); slot < MaxWatchpoints && !user {
+		if err := s.syncWatch(t); err != nil {
+			return err
+		}
+		dr7v, err := ptrace.GetDebugReg(t.real, dr7)
+		if err != nil {
+			return err
+		}
+		if err := ptrace.SetDebugReg(t.real, slot, pc); err != nil {
+			return err
+		}
+		// Local enable, execution (RW 00), one byte (LEN 00).
+		if err := ptrace.SetDebugReg(t.real, dr7, dr7v|1<<(2*slot)); err != nil {
+			return err
+		}
+		defer ptrace.SetDebugReg(t.real, dr7, dr7v)
+	} else {
+		s.preemptPC, s.cpuidAt = pc, true
+		defer func() { s.preemptPC, s.cpuidAt = 0, false }()
+	}
 	st, err := s.run(t)
 	if err != nil {
 		return err
