@@ -476,3 +476,18 @@ func (s *Space) Untrap(m Memory, addr uint64) (Site, bool) {
 func (s *Space) Retrap(m Memory, site Site) []string {
 	return s.patchFound(m, []Site{site}, 0, false)
 }
+
+// Trapped says whether a trapped site (not a hook site) lies in [lo, hi):
+// code copied from there elsewhere would trap where no site is known.
+func (s *Space) Trapped(lo, hi uint64) bool {
+	if s == nil {
+		return false
+	}
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr+uint64(len(s.sites[i].Orig)) > lo })
+	for ; i < len(s.sites) && s.sites[i].Addr < hi; i++ {
+		if s.sites[i].Op != HookSite {
+			return true
+		}
+	}
+	return false
+}

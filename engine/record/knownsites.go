@@ -102,8 +102,14 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				if err := writes.Flush(); err != nil {
 					return err
 				}
+				// A cpuid the scan trapped (no CPUID faulting) is put
+				// back for the window, which asks the hook instead.
+				orig, untrapped := p.code.Untrap(p.mem, rip)
 				w, ok := p.code.TrapWindow(p.mem, rip)
-				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) {
+				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) || p.code.Trapped(w.Start, w.End()) {
+					if untrapped {
+						r.warnPatch(p.code.Retrap(p.mem, orig))
+					}
 					continue
 				}
 				h, err := r.writeTrap(t, k, w)

@@ -24,7 +24,9 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 		return nil
 	}
 	w, ok := p.code.TrapWindow(p.mem, rip)
-	if !ok || r.inWindow(t, w) {
+	if !ok || r.inWindow(t, w) || p.code.Trapped(w.Start, w.End()) {
+		// (A trapped rdrand or cpuid copied into the stub would trap
+		// where no site is known.)
 		return nil
 	}
 	h, err := r.writeTrap(t, k, w)

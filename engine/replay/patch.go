@@ -336,6 +336,9 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch) (patc
 	if err := s.mapStubPage(t, e, h); err != nil {
 		return patch.Window{}, err
 	}
+	// A cpuid the scan trapped (a recording without CPUID faulting): the
+	// recorder put it back for the window.
+	t.proc.code.Untrap(t.proc.mem, h.Site)
 	w, ok := t.proc.code.TrapWindow(t.proc.mem, h.Site)
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
