@@ -49,6 +49,11 @@ func (s *Session) rebuildFor(e *trace.Event, need bool) (*trace.Image, error) {
 	if err != nil || im == nil {
 		return nil, err
 	}
+	return s.rebuildImage(im, need)
+}
+
+// rebuildImage is rebuildFor of a decoded image.
+func (s *Session) rebuildImage(im *trace.Image, need bool) (*trace.Image, error) {
 	need = need || os.Getenv(FromTraceEnv) == "1" || s.otherVDSO()
 	for i := range im.Regions {
 		if st := im.Regions[i].Stored; st != nil && !need {
@@ -289,15 +294,11 @@ func stackAuxv(m *ptrace.Mem, sp uint64) ([]byte, error) {
 }
 
 // execsImage says whether the exec call c that t is about to make again
-// runs, here, the executable the recording's exec left (event next): not
+// runs, here, the executable the recording's exec left (image im): not
 // a script whose file is gone or was not the one recorded (the kernel
 // reads a #! script, which the trace does not hold, to find its
 // interpreter: the image is rebuilt instead), nor a path that is not there.
-func (s *Session) execsImage(t *rthread, c syscalls.Call, next *trace.Event) bool {
-	im, err := trace.DecodeImage(next)
-	if err != nil || im == nil {
-		return true // nothing to rebuild from: exec as recorded
-	}
+func (s *Session) execsImage(t *rthread, c syscalls.Call, im *trace.Image) bool {
 	arg := c.Args[0]
 	if c.Nr == unix.SYS_EXECVEAT {
 		if int32(c.Args[0]) != atFDCWD32 {

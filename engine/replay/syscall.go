@@ -400,8 +400,11 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	if c.Nr == unix.SYS_EXECVE || c.Nr == unix.SYS_EXECVEAT {
 		var im *trace.Image
 		if next := s.peekThread(t.rec); next != nil && next.Kind == trace.KindExec {
-			var err error
-			if im, err = s.rebuildFor(next, !s.execsImage(t, c, next)); err != nil {
+			img, err := trace.DecodeImage(next)
+			if err == nil && img != nil {
+				im, err = s.rebuildImage(img, !s.execsImage(t, c, img))
+			}
+			if err != nil {
 				return err
 			}
 		}
