@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -93,11 +94,14 @@ func runShepherd(args []string) {
 			if err != nil {
 				continue
 			}
-			if err := Seize(tid, shepherdOptions); err != nil {
+			seized, err := seizeUnlessEnding(tid)
+			if err != nil {
 				fmt.Fprintf(ready, "seize %d: %v", tid, err)
 				os.Exit(1)
 			}
-			live[tid] = true
+			if seized {
+				live[tid] = true
+			}
 		}
 	}
 	ready.Write([]byte{'S'})
@@ -137,4 +141,22 @@ func runShepherd(args []string) {
 			delete(live, st.Tid) // it died meanwhile
 		}
 	}
+}
+
+// seizeUnlessEnding seizes thread tid for the shepherd, or reports false
+// for a thread that is ending: the kernel refuses to trace a task on its
+// way out (EPERM) before /proc shows it a zombie, as a child that wrote its
+// last byte and called _exit as its parent ended does.
+func seizeUnlessEnding(tid int) (bool, error) {
+	var err error
+	for try := 0; try < 20; try++ {
+		if err = Seize(tid, shepherdOptions); err == nil {
+			return true, nil
+		}
+		if st := TaskState(tid); st == 0 || st == 'Z' || st == 'X' {
+			return false, nil // gone, or its death is all that is left
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false, err
 }

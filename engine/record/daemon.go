@@ -77,6 +77,8 @@ func (r *Recorder) daemons() (out []daemon, unsure bool, whyNot string) {
 		case err != nil:
 			// Ending: its death comes next.
 			return nil, true, fmt.Sprintf("process %d is ending (%v)", pid, err)
+		case st.state == 'Z' || st.state == 'X':
+			return nil, true, fmt.Sprintf("process %d is ending (state %c)", pid, st.state)
 		case st.sid != r.rootSid:
 			out = append(out, daemon{pid, "left the session"})
 		case r.procs[st.ppid] == nil:
