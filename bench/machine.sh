@@ -42,6 +42,15 @@ prepare)
 	"$rw" record -o "$dir/traces/dyn-demo.rwd" -- "$dir/demo-dyn" >/dev/null 2>&1
 	"$rw" record -o "$dir/traces/ls.rwd" -- ls /usr >/dev/null 2>&1
 	"$rw" record -o "$dir/traces/sh-pipe.rwd" -- sh -c 'ls /usr | wc -l' >/dev/null 2>&1
+	# Issue 24: a program whose files the other machine lacks, a script,
+	# python through whatever shim runs it here, with its sources packed.
+	gcc -O1 -o "$dir/cpuid-dyn" "$top/testdata/cpuid.c" || exit 1
+	"$rw" record -o "$dir/traces/cpuid-dyn.rwd" -- "$dir/cpuid-dyn" >/dev/null 2>&1
+	printf '#!/bin/sh\necho script "$@"\nexec ls /usr\n' >"$dir/script.sh" && chmod +x "$dir/script.sh"
+	"$rw" record -o "$dir/traces/script.rwd" -- "$dir/script.sh" a b >/dev/null 2>&1
+	command -v python3 >/dev/null && "$rw" record -o "$dir/traces/python.rwd" -- python3 -c 'import json, decimal' >/dev/null 2>&1
+	"$rw" record --with-sources -o "$dir/traces/dyn-demo-src.rwd" -- "$dir/demo-dyn" >/dev/null 2>&1
+	rm -f "$dir/demo-dyn" "$dir/cpuid-dyn" "$dir/script.sh" # not on the other machine either
 	du -sh "$dir"
 	exit 0
 	;;
@@ -118,6 +127,19 @@ for f in "$D"/traces/*.rwd; do
 	timeout 60 "$RW" replay --check "$f" >/dev/null 2>"$W/err"
 	echo "$(basename "$f"): exit $? $(tail -2 "$W/err" | tr '\n' ' ')"
 done
+
+echo "== the preparing machine's recording of a dynamic program, debugged here (its loader, libc, program and sources from the recording)"
+timeout 60 "$RW" info "$D/traces/dyn-demo-src.rwd" | grep -E 'portable|packed'
+timeout 120 "$RW" replay --batch -ex 'break set_name' -ex continue -ex 'bt' -ex 'finish' -ex 'watch -l r.score' \
+	-ex 'reverse-continue' -ex 'info source' -ex 'info sharedlibrary' "$D/traces/dyn-demo-src.rwd" 2>&1 | tail -24
+if [ -n "${OUT:-}" ]; then
+	echo "== recordings made here, for the preparing machine to replay (\$OUT)"
+	"$RW" record -o "$OUT/here-static-demo.rwd" -- "$D/demo" >/dev/null 2>&1
+	"$RW" record -o "$OUT/here-ls.rwd" -- ls /usr >/dev/null 2>&1
+	"$RW" record -o "$OUT/here-sh-pipe.rwd" -- sh -c 'ls /usr | wc -l' >/dev/null 2>&1
+	command -v python3 >/dev/null && "$RW" record -o "$OUT/here-python.rwd" -- python3 -c 'import json, decimal' >/dev/null 2>&1
+	ls -la "$OUT"
+fi
 
 echo "== debugging the preparing machine's recording of a static program, then one made here"
 "$RW" record -o "$W/demo.rwd" -- "$D/demo" >/dev/null 2>&1
