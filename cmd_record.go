@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -30,10 +31,12 @@ func newRecordCmd() *cobra.Command {
 	var chaos bool
 	var seed uint64
 	var pid int
-	var noBuffer, serial, withSources bool
+	var noBuffer, serial, withSources, keepOnFailure bool
 	var duration, keepLast time.Duration
+	var untilFail, jobs int
+	var failOn string
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
+		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--until-fail[=N] [-j J] [--fail-on REGEX] | --keep-on-failure] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -62,7 +65,19 @@ after --duration. The process ending or crashing ends the recording too.
 
 --with-sources packs the recording once it is written, as rewind pack does
 with its default limits: the source files and separate debug files of the
-recorded programs travel in the trace (pack's report goes to stderr).`,
+recorded programs travel in the trace (pack's report goes to stderr).
+
+--until-fail[=N] hunts a failure that will not reproduce: it records PROG
+again and again (-j J runs at a time, each bound to a CPU of its own; one per
+CPU by default) until a run fails (a non-zero exit, a fatal signal, or
+--fail-on REGEX matching a line of its output) or N runs (default 100) pass, keeps the
+first failing recording (-o TRACE, default ./PROG-fail-N.rwd) and the last
+passing one (TRACE-pass.rwd, or ./PROG-pass-N.rwd), deletes the rest, and
+prints each run's outcome, the chaos seeds, and the time a run took. With
+--chaos each run explores other schedules. It exits with the failing run's
+status (1 when only its output failed it), 0 when every run passed.
+--keep-on-failure, for one run (CI), deletes the recording when the program
+succeeds.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if pid != 0 {
 				if len(args) > 0 {
@@ -90,6 +105,27 @@ recorded programs travel in the trace (pack's report goes to stderr).`,
 			setChaos := func(o *record.Options) {
 				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer, o.Serial = chaos, seed, keepLast, noBuffer, serial
 			}
+			hunting := cmd.Flags().Changed("until-fail")
+			if err := huntFlags(cmd, hunting, pid, keepLast, keepOnFailure, untilFail, jobs); err != nil {
+				return err
+			}
+			if hunting {
+				h := hunt{runs: untilFail, jobs: jobs, out: out, args: args}
+				if failOn != "" {
+					// Line by line, as grep matches: ^ and $ are a line's.
+					re, err := regexp.Compile("(?m)" + failOn)
+					if err != nil {
+						return fmt.Errorf("--fail-on %q: %w", failOn, err)
+					}
+					h.failOn = re
+				}
+				for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources"} {
+					if fl := cmd.Flags().Lookup(f); fl.Changed {
+						h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
+					}
+				}
+				return runHunt(h) // cmd_hunt.go
+			}
 			if pid != 0 {
 				path, err := runAttach(out, bindCPU, pid, duration, setChaos)
 				if err == nil && withSources {
@@ -100,6 +136,13 @@ recorded programs travel in the trace (pack's report goes to stderr).`,
 			code, path, err := runRecord(out, bindCPU, args, setChaos)
 			if err != nil {
 				return err
+			}
+			if keepOnFailure && code == 0 {
+				if err := os.Remove(path); err != nil {
+					return fmt.Errorf("--keep-on-failure: %w", err)
+				}
+				fmt.Fprintf(os.Stderr, "rewind: %s succeeded: its recording is deleted (--keep-on-failure)\n", filepath.Base(args[0]))
+				return &exitError{code}
 			}
 			if withSources {
 				if err := packRecorded(path); err != nil {
@@ -122,7 +165,35 @@ recorded programs travel in the trace (pack's report goes to stderr).`,
 	cmd.Flags().BoolVar(&serial, "serial", false, "have the recorded processes take turns on one CPU, as threads do, instead of running side by side")
 	cmd.Flags().BoolVar(&noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
 	cmd.Flags().BoolVar(&withSources, "with-sources", false, "store the programs' source files and separate debug files in the trace (rewind pack)")
+	cmd.Flags().IntVar(&untilFail, "until-fail", 0, "record PROG again and again until a run fails, at most N runs (default 100)")
+	cmd.Flags().Lookup("until-fail").NoOptDefVal = "100"
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 0, "with --until-fail: runs at a time, each on a CPU of its own (default: one per CPU)")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "with --until-fail: a run with an output line that matches REGEX failed, whatever its status")
+	cmd.Flags().BoolVar(&keepOnFailure, "keep-on-failure", false, "delete the recording when the program succeeds (one run: CI)")
 	return cmd
+}
+
+// huntFlags checks the flags of --until-fail and --keep-on-failure.
+func huntFlags(cmd *cobra.Command, hunting bool, pid int, keepLast time.Duration, keepOnFailure bool, runs, jobs int) error {
+	f := cmd.Flags()
+	switch {
+	case !hunting && (f.Changed("jobs") || f.Changed("fail-on")):
+		return errors.New("-j and --fail-on need --until-fail")
+	case !hunting:
+		if keepOnFailure && (pid != 0 || keepLast != 0) {
+			return errors.New("--keep-on-failure is for a program rewind starts, recorded whole")
+		}
+		return nil
+	case pid != 0 || keepLast != 0 || f.Changed("bind-to-cpu"):
+		return errors.New("--until-fail records a program it starts, whole, on CPUs it picks: not with -p, --keep-last or --bind-to-cpu")
+	case keepOnFailure:
+		return errors.New("--until-fail keeps the failing recording already: not with --keep-on-failure")
+	case runs < 1:
+		return fmt.Errorf("--until-fail=%d: at least one run", runs)
+	case jobs < 0:
+		return fmt.Errorf("-j %d: at least one run at a time", jobs)
+	}
+	return nil
 }
 
 // packRecorded is record --with-sources: rewind pack with its default
