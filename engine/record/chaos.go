@@ -47,6 +47,28 @@ func (r *Recorder) takeNext(c *cpu) *thread {
 	return t
 }
 
+// takeOther is takeNext after t was preempted: in chaos mode another
+// thread than t, which a preemption is for (one between a load and its
+// store loses an update only if another thread runs before the store).
+func (r *Recorder) takeOther(c *cpu, t *thread) *thread {
+	if r.chaos == nil || len(c.ready) < 2 {
+		return r.takeNext(c)
+	}
+	var others []int
+	for i, u := range c.ready {
+		if u != t {
+			others = append(others, i)
+		}
+	}
+	if len(others) == 0 {
+		return r.takeNext(c)
+	}
+	i := others[r.chaos.rng.IntN(len(others))]
+	u := c.ready[i]
+	c.ready = append(c.ready[:i], c.ready[i+1:]...)
+	return u
+}
+
 // newSlice is the length of the slice a thread gets when it is scheduled
 // (0: the default).
 func (r *Recorder) newSlice() time.Duration {

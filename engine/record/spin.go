@@ -656,7 +656,7 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 	t.resumeRegs, t.haveRegs = *regs, true
 	if c := t.cpu(); len(c.ready) > 0 && (len(t.held) == 0 || t.spin.heldBlocked) {
 		r.parkReady(t, parkResume)
-		return r.switchTo(r.takeNext(c))
+		return r.switchTo(r.takeOther(c, t))
 	}
 	t.sliceStart = time.Now()
 	return r.resumeLogged(t)
