@@ -64,7 +64,12 @@ func runHunt(h hunt) error {
 	if err != nil {
 		return fmt.Errorf("--until-fail: %w", err)
 	}
-	tmp, err := os.MkdirTemp(".", ".rewind-hunt-")
+	// Beside where the kept recordings go: they are renamed there.
+	where := "."
+	if h.out != "" {
+		where = filepath.Dir(h.out)
+	}
+	tmp, err := os.MkdirTemp(where, ".rewind-hunt-")
 	if err != nil {
 		return traceFailed(fmt.Errorf("%w: --until-fail: %w", trace.ErrWrite, err))
 	}
