@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,22 +257,16 @@ func keepTrace(from, want, prefix string) (string, error) {
 		}
 		return abs, nil
 	}
-	for n := 1; n <= maxTraceNumber; n++ {
-		abs, err := filepath.Abs(prefix + "-" + strconv.Itoa(n) + ".rwd")
-		if err != nil {
-			return "", fmt.Errorf("%w: %w", trace.ErrWrite, err)
+	// A link, then the old name gone: an existing file is never replaced.
+	abs, err := firstFree(prefix, func(abs string) error { return os.Link(from, abs) })
+	if err != nil {
+		if !errors.Is(err, trace.ErrWrite) {
+			err = fmt.Errorf("%w: keep %s: %w", trace.ErrWrite, abs, err)
 		}
-		// A link, then the old name gone: an existing file is never
-		// replaced.
-		if err := os.Link(from, abs); errors.Is(err, fs.ErrExist) {
-			continue
-		} else if err != nil {
-			return "", fmt.Errorf("%w: keep %s: %w", trace.ErrWrite, abs, err)
-		}
-		os.Remove(from)
-		return abs, nil
+		return "", err
 	}
-	return "", fmt.Errorf("%w: %s-1.rwd to %s-%d.rwd all exist", trace.ErrWrite, prefix, prefix, maxTraceNumber)
+	os.Remove(from)
+	return abs, nil
 }
 
 // seedOf names the chaos seed of a recording made with --chaos.

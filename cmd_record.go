@@ -363,17 +363,29 @@ func reserveTrace(out, prog string) (*trace.Pending, error) {
 		}
 		return trace.Reserve(abs, false)
 	}
+	var p *trace.Pending
+	_, err := firstFree(prog, func(abs string) error {
+		var err error
+		p, err = trace.Reserve(abs, true)
+		return err
+	})
+	return p, err
+}
+
+// firstFree claims the first free PREFIX-N.rwd of the working directory
+// with claim, which fails with fs.ErrExist where the name is taken (never
+// replacing a file), and returns its absolute path.
+func firstFree(prefix string, claim func(abs string) error) (string, error) {
 	for n := 1; n <= maxTraceNumber; n++ {
-		abs, err := filepath.Abs(prog + "-" + strconv.Itoa(n) + ".rwd")
+		abs, err := filepath.Abs(prefix + "-" + strconv.Itoa(n) + ".rwd")
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", trace.ErrWrite, err)
+			return "", fmt.Errorf("%w: %w", trace.ErrWrite, err)
 		}
-		p, err := trace.Reserve(abs, true)
-		if !errors.Is(err, fs.ErrExist) {
-			return p, err
+		if err := claim(abs); !errors.Is(err, fs.ErrExist) {
+			return abs, err
 		}
 	}
-	return nil, fmt.Errorf("%w: %s-1.rwd to %s-%d.rwd all exist", trace.ErrWrite, prog, prog, maxTraceNumber)
+	return "", fmt.Errorf("%w: %s-1.rwd to %s-%d.rwd all exist", trace.ErrWrite, prefix, prefix, maxTraceNumber)
 }
 
 // displayPath shows a path relative to the working directory when shorter.

@@ -37,9 +37,12 @@ const FromTraceEnv = "REWIND_REPLAY_FROM_TRACE"
 // atFDCWD32 is AT_FDCWD as the low 32 bits of a descriptor argument.
 const atFDCWD32 = -100
 
-// memfdPrefix names the memfds of stored files (storedFile) in
-// /proc/PID/maps.
-const memfdPrefix = "/memfd:rewind-file-"
+// storedMemfd is the name of the memfds of stored files (storedFile), and
+// memfdPrefix how /proc/PID/maps shows it.
+const (
+	storedMemfd = "rewind-file-"
+	memfdPrefix = "/memfd:" + storedMemfd
+)
 
 // rebuildFor says whether exec event e must be rebuilt from the trace, and
 // returns its image then (nil: the kernel execs the local files). With
@@ -54,7 +57,7 @@ func (s *Session) rebuildFor(e *trace.Event, need bool) (*trace.Image, error) {
 
 // rebuildImage is rebuildFor of a decoded image.
 func (s *Session) rebuildImage(im *trace.Image, need bool) (*trace.Image, error) {
-	need = need || os.Getenv(FromTraceEnv) == "1" || s.otherVDSO()
+	need = need || s.fromTrace || s.otherVDSO()
 	for i := range im.Regions {
 		if st := im.Regions[i].Stored; st != nil && !need {
 			need = !s.unchanged(st)

@@ -64,11 +64,12 @@ func (s *Session) storedFile(m *trace.MapFile) (*os.File, error) {
 	if s.files.bytes+int64(len(data)) > maxFileBytes {
 		return nil, nil
 	}
-	fd, err := unix.MemfdCreate(fmt.Sprintf("rewind-file-%d", id), unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	name := fmt.Sprintf("%s%d", storedMemfd, id)
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("stored file %d: memfd_create: %w", id, err)
 	}
-	f := os.NewFile(uintptr(fd), fmt.Sprintf("rewind-file-%d", id))
+	f := os.NewFile(uintptr(fd), name)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("stored file %d: %w", id, err)
@@ -113,7 +114,7 @@ func (s *Session) localFile(m *trace.MapFile) *os.File {
 // unchanged says whether the file at m's path is the one the recording
 // read blob m.Blob from (localFile), asked once a blob.
 func (s *Session) unchanged(m *trace.MapFile) bool {
-	if os.Getenv(FromTraceEnv) == "1" {
+	if s.fromTrace {
 		return false // as on another machine: nothing of the program here
 	}
 	if same, ok := s.local[m.Blob]; ok {

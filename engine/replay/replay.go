@@ -112,6 +112,8 @@ type Session struct {
 	// firstImage is the image the first exec rebuilds from the trace,
 	// where the local files are not the recorded ones (execimage.go).
 	firstImage *trace.Image
+	// fromTrace: FromTraceEnv is set (execimage.go).
+	fromTrace bool
 	// cpuidFault: replayed processes trap cpuid (trapsCpuid).
 	cpuidOnce  sync.Once
 	cpuidFault bool
@@ -197,15 +199,17 @@ func Open(path string, opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, rd: rd, hdr: rd.Header(), threads: map[int32]*rthread{}, procs: map[int32]*rproc{}}
 	s.analyses = patch.DefaultAnalysisStore()
+	s.fromTrace = os.Getenv(FromTraceEnv) == "1"
 	first, err := s.peek(0)
 	switch {
 	case err != nil:
 	case first != nil && first.Kind == trace.KindExec:
 		// The recorded program may be a script whose interpreter is here
 		// as recorded: not the local files then, but the trace's image.
-		s.firstImage, err = s.rebuildFor(first, s.checkProgram() != nil)
+		progErr := s.checkProgram() // (hashes the program: once)
+		s.firstImage, err = s.rebuildFor(first, progErr != nil)
 		if err == nil && s.firstImage == nil {
-			err = s.checkProgram()
+			err = progErr
 		}
 	default:
 		err = s.checkProgram()
