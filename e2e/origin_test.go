@@ -120,3 +120,45 @@ func TestOriginForwardRegister(t *testing.T) {
 			rs[4]["value"], rs[5]["value"], rs[7]["value"], w["old"], w["writer"], w["new"])
 	}
 }
+
+// TestOriginInsideLoop: list.c's sum() reaches its faulting instruction
+// twice before, in other states, and writes the pointer n once per pass.
+// From one instruction before the crash, origin n finds the pass that
+// stored the corrupted pointer (not the pass before), and reverse-stepi
+// from a write found that way, or by a watchpoint and reverse-continue,
+// goes one instruction back inside the loop.
+func TestOriginInsideLoop(t *testing.T) {
+	trace := recorded(t, "why/list.c", 139)
+	out := batch(t, trace, "continue", "print n", "reverse-stepi", "origin n", "reverse-stepi", "print n",
+		"goto end", "watch -l n", "reverse-continue", "reverse-stepi", "print n", "reverse-continue")
+	bad := out[1]["value"]
+	if _, w := originWatch(t, out[3]); w["new"] != bad || w["old"] == bad {
+		t.Errorf("origin n from inside the crash's pass: %v, want the write of %v", w, bad)
+	}
+	prev := out[5]
+	if out[4]["ok"] != true || prev["ok"] != true || prev["value"] == bad {
+		t.Errorf("reverse-stepi after origin: %v, then print n: %v, want the value before the corrupting write", out[4], prev)
+	}
+	st := stopOf(t, out[8])
+	if w, _ := st["watch"].(map[string]any); w == nil || w["new"] != bad {
+		t.Errorf("watch n, reverse-continue from the crash: %v, want the write of %v", st, bad)
+	}
+	if out[9]["ok"] != true || out[10]["value"] != prev["value"] {
+		t.Errorf("reverse-stepi after a watchpoint stop: %v, print n: %v, want %v", out[9], out[10], prev["value"])
+	}
+	st = stopOf(t, out[11])
+	if w, _ := st["watch"].(map[string]any); w == nil || w["new"] != prev["value"] {
+		t.Errorf("reverse-continue again: %v, want the write of %v", st, prev["value"])
+	}
+}
+
+// originWatch returns an origin result's stop and its watch part.
+func originWatch(t *testing.T, r map[string]any) (map[string]any, map[string]any) {
+	t.Helper()
+	st := stopOf(t, r)
+	w, _ := st["watch"].(map[string]any)
+	if st["reason"] != "origin" || w == nil {
+		t.Fatalf("%v: stop %v, want reason origin with old and new values", r["command"], st)
+	}
+	return st, w
+}

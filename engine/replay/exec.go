@@ -589,9 +589,11 @@ func (s *Session) stepInstruction() (*Stop, error) {
 		}
 		t.stopEvent, t.stopPC = s.next, regs[trace.RIP]
 		if next, err := s.peek(0); err == nil && next != nil && !applied && next.Tid == t.rec &&
-			next.Kind == trace.KindSignal && next.Flags&trace.FlagSyncSignal != 0 && next.Regs[trace.RIP] == regs[trace.RIP] {
-			// Arrived on the faulting instruction: the fault is this same
-			// point (nothing executes before it), so report it here.
+			next.Kind == trace.KindSignal && next.Flags&trace.FlagSyncSignal != 0 && sameGeneralRegs(&next.Regs, &regs) {
+			// Arrived on the faulting instruction in the state it faulted
+			// in (a loop reaches the pc before, in other states): the fault
+			// is this same point (nothing executes before it), so report
+			// it here.
 			if _, err := s.step(); err != nil && err != errStopped {
 				return nil, err
 			}
@@ -678,4 +680,19 @@ func (s *Session) valuesIn(m *ptrace.Mem, vals []uint64) []uint64 {
 		vals = append(vals, binary.LittleEndian.Uint64(b[:]))
 	}
 	return vals
+}
+
+// sameGeneralRegs says whether two register sets have the same pc and
+// general registers: a thread at the same pc with other registers is at
+// another pass of the same code.
+func sameGeneralRegs(a, b *trace.Regs) bool {
+	if a[trace.RIP] != b[trace.RIP] {
+		return false
+	}
+	for _, r := range x86RegOrder {
+		if a[r] != b[r] {
+			return false
+		}
+	}
+	return true
 }

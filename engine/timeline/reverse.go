@@ -321,11 +321,20 @@ func (tl *Timeline) scan(from int64, target Moment, span int64, useMid bool) (*S
 }
 
 // stepsAfter steps from target's anchor, where the live replay stands, to
-// target, passing the breakpoint stops on the way to hit.
+// target, passing the breakpoint stops and the watched writes on the way to
+// hit (a write by the last step is the target itself, not before it).
 func (tl *Timeline) stepsAfter(target Moment, hit func(Stop)) error {
+	if target.Steps > 0 && len(tl.watches) > 0 {
+		tl.refreshValues() // the old values of the writes the steps make
+	}
 	for i := 0; i < target.Steps; i++ {
-		if _, err := tl.stepOnce(); err != nil {
+		_, st, err := tl.stepOnceLive()
+		if err != nil {
 			return err
+		}
+		if i < target.Steps-1 && st.Kind == replay.StopWatchpoint && !st.Event && st.Watch < len(tl.watches) && tl.wanted(st) {
+			hit(*tl.stopFor(st))
+			continue
 		}
 		if i < target.Steps-1 {
 			regs, err := tl.live.Regs(tl.pos.Tid)

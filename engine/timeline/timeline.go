@@ -904,13 +904,20 @@ func (tl *Timeline) stepThreadOnce(tid int32) (*Stop, error) {
 
 // stepOnce steps and updates the moment.
 func (tl *Timeline) stepOnce() (*Stop, error) {
+	out, _, err := tl.stepOnceLive()
+	return out, err
+}
+
+// stepOnceLive is stepOnce that also returns the live replay's stop, which
+// says whether the instruction wrote a watched location.
+func (tl *Timeline) stepOnceLive() (*Stop, *replay.Stop, error) {
 	before := tl.live.Next()
 	st, err := tl.live.StepInstruction()
 	if errors.Is(err, io.EOF) {
-		return nil, ErrAtEnd
+		return nil, nil, ErrAtEnd
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	after := tl.live.Next()
 	switch {
@@ -926,9 +933,9 @@ func (tl *Timeline) stepOnce() (*Stop, error) {
 	}
 	tl.stepped(st)
 	if sig, ok := tl.index.SignalBefore(after); ok && after != before {
-		return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, nil
+		return &Stop{Reason: ReasonSignal, Moment: tl.pos, Signal: sig}, st, nil
 	}
-	return &Stop{Reason: ReasonStep, Moment: tl.pos}, nil
+	return &Stop{Reason: ReasonStep, Moment: tl.pos}, st, nil
 }
 
 // stepped counts what a single-step met as traps would have: an arrival
