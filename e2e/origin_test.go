@@ -121,14 +121,14 @@ func TestOriginForwardRegister(t *testing.T) {
 	}
 }
 
-// TestOriginInsideLoop: list.c's sum() reaches its faulting instruction
+// TestOriginInsideLoop: corrupt.c's sum() reaches its faulting instruction
 // twice before, in other states, and writes the pointer n once per pass.
 // From one instruction before the crash, origin n finds the pass that
 // stored the corrupted pointer (not the pass before), and reverse-stepi
 // from a write found that way, or by a watchpoint and reverse-continue,
 // goes one instruction back inside the loop.
 func TestOriginInsideLoop(t *testing.T) {
-	trace := recorded(t, "why/list.c", 139)
+	trace := recorded(t, "source/corrupt.c", 139)
 	out := batch(t, trace, "continue", "print n", "reverse-stepi", "origin n", "reverse-stepi", "print n",
 		"goto end", "watch -l n", "reverse-continue", "reverse-stepi", "print n", "reverse-continue")
 	bad := out[1]["value"]
