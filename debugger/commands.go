@@ -156,6 +156,8 @@ func (s *Session) Execute(line string) Result {
 		err = s.cmdHistory(args, &res)
 	case "origin", "o":
 		err = s.cmdOrigin(args, &res)
+	case "why":
+		err = s.cmdWhy(args, &res)
 	default:
 		if strings.HasPrefix(name, "x/") || name == "x" {
 			err = s.cmdExamine(name, args, &res)

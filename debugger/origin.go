@@ -98,7 +98,7 @@ func (s *Session) cmdOrigin(args string, res *Result) error {
 	err := s.runAs(res, op, func(st *timeline.Stop, info *StopInfo) {
 		info.Reason = "origin"
 		info.Watch = &WatchInfo{Expr: tgt.expr, Old: s.watchValue(w, st.Old), New: s.watchValue(w, st.New)}
-		if st.Moment.Hits == 0 && st.Moment.Watch == nil {
+		if kernelWrote(st.Moment) {
 			info.Watch.Syscall = true // the kernel wrote it for a system call
 		} else if pc, err := s.pcOf(st.Moment.Tid); err == nil {
 			// Where the value came from is the line that wrote it (a
@@ -199,4 +199,11 @@ func registerIndex(expr string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// kernelWrote says whether a write found by a reverse search was the
+// kernel's, for a system call: its moment is the start of a segment, not
+// an instruction inside one (an anchor, or steps from the segment start).
+func kernelWrote(m timeline.Moment) bool {
+	return m.Hits == 0 && m.Watch == nil && m.Steps == 0
 }
