@@ -113,6 +113,7 @@ hardware performance counters, and replays it deterministically.
   rewind replay --gdbserver - TRACE   serve a recording to gdb (target remote |)
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording
+  rewind why TRACE              explain a failure: the write that caused it
   rewind pack TRACE             store its source and debug files in it`,
 		Version:       record.Version,
 		SilenceUsage:  true,
@@ -126,7 +127,7 @@ hardware performance counters, and replays it deterministically.
 		},
 	}
 	root.Flags().SetInterspersed(false)
-	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(),
+	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(), newWhyCmd(),
 		newMCPCmd(), newDAPCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},

@@ -190,10 +190,10 @@ func placeWhere(p WhyPlace) string {
 // place describes the current moment in thread tid at pc.
 func (s *Session) place(tid int32, pc uint64) WhyPlace {
 	m := s.tl.Now()
-	s.moments[m.String()] = m
+	s.moments[m.Portable()] = m
 	var info StopInfo
 	s.placeInfo(&info, pc)
-	p := WhyPlace{Moment: m.String(), Event: m.Event, Thread: tid, PC: fmt.Sprintf("%#x", pc),
+	p := WhyPlace{Moment: m.Portable(), Event: m.Event, Thread: tid, PC: fmt.Sprintf("%#x", pc),
 		Function: info.Function, File: info.File, Line: info.Line}
 	if src := s.sourceLine(info.FullName, info.Line); src != "" {
 		_, text, _ := strings.Cut(src, "\t")

@@ -154,7 +154,7 @@ const (
 )
 
 // ToolNames lists the tools the server offers.
-var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto, toolOrigin}
+var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto, toolOrigin, toolWhy}
 
 // annotations of tools that move in time, and of those that only look.
 func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
@@ -162,8 +162,9 @@ func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, IdempotentHint: readOnly, DestructiveHint: &no, OpenWorldHint: &no}
 }
 
-// addTools registers the eight tools.
+// addTools registers the tools.
 func (sv *server) addTools(srv *mcp.Server) {
+	sv.addWhyTool(srv)
 	addTool(srv, sv, &mcp.Tool{Name: toolRunCommand, Annotations: annotations("Run a debugger command", false),
 		Description: `Runs one debugger command (gdb names and short forms) on the recording and returns its result: ` +
 			`ok, error, value/type (print), and for motion commands the stop (reason breakpoint|watchpoint|step|signal|exit|start|end|origin, event, thread, pc, function, file, line, signal, watch old/new, moment). ` +

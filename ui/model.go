@@ -107,7 +107,7 @@ var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disas
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
 	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
-	"origin", "origin --forward", "origin --read",
+	"origin", "origin --forward", "origin --read", "why",
 	"display", "undisplay", "info display", "condition", "ignore", "printf", "echo", "source", "checkpoint", "restart",
 	"info checkpoints", "info watchpoints", "info sharedlibrary", "info symbol", "info signals", "info inferiors",
 	"set print pretty", "show", "run", "kill", "quit"}

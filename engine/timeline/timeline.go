@@ -965,12 +965,28 @@ func (tl *Timeline) armedAt(pc uint64) bool {
 func (tl *Timeline) When() int64 { return tl.pos.Event }
 
 // momentRE matches the text of Moment.String for event and breakpoint
-// anchors: "#N", "#N hit K of 0xPC", each with an optional " +S".
-var momentRE = regexp.MustCompile(`^#(\d+)(?: hit (\d+) of (0x[0-9a-f]+))?(?: \+(\d+))?$`)
+// anchors: "#N", "#N hit K of 0xPC", each with an optional " +S", and of
+// Moment.Portable for watch anchors: "#N write K to 0xADDR/LEN".
+var momentRE = regexp.MustCompile(`^#(\d+)(?: hit (\d+) of (0x[0-9a-f]+)| write (\d+) to (0x[0-9a-f]+)/([1248]))?(?: \+(\d+))?$`)
 
-// ParseMoment reads a moment written by Moment.String, so that a moment
-// shown by one session can be reached in another. Watch anchors ("write K
-// to 0xADDR") do not say the watched length and cannot be parsed.
+// Portable is the moment's text that ParseMoment reads in another
+// session: String, with a watch anchor's length (a count of traps of a
+// watchpoint depends on how many bytes it watches).
+func (m Moment) Portable() string {
+	if m.Watch == nil || m.Hits == 0 {
+		return m.String()
+	}
+	s := fmt.Sprintf("#%d write %d to %#x/%d", m.Event, m.Hits, m.Watch.Addr, m.Watch.Len)
+	if m.Steps > 0 {
+		s += fmt.Sprintf(" +%d", m.Steps)
+	}
+	return s
+}
+
+// ParseMoment reads a moment written by Moment.String or Moment.Portable,
+// so that a moment shown by one session can be reached in another. Watch
+// anchors as String writes them ("write K to 0xADDR") do not say the
+// watched length and cannot be parsed.
 func (tl *Timeline) ParseMoment(s string) (Moment, bool) {
 	m := momentRE.FindStringSubmatch(s)
 	if m == nil {
@@ -983,7 +999,14 @@ func (tl *Timeline) ParseMoment(s string) (Moment, bool) {
 		out.PC, _ = strconv.ParseUint(m[3][2:], 16, 64)
 	}
 	if m[4] != "" {
-		out.Steps, _ = strconv.Atoi(m[4])
+		out.Hits, _ = strconv.Atoi(m[4])
+		w := replay.Watchpoint{}
+		w.Addr, _ = strconv.ParseUint(m[5][2:], 16, 64)
+		w.Len, _ = strconv.Atoi(m[6])
+		out.Watch = &w
+	}
+	if m[7] != "" {
+		out.Steps, _ = strconv.Atoi(m[7])
 	}
 	if out.Event > tl.index.Total() {
 		return Moment{}, false

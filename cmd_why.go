@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-debugger/rewind/debugger"
+)
+
+func newWhyCmd() *cobra.Command {
+	var asJSON bool
+	var links int
+	cmd := &cobra.Command{
+		Use:   "why [-p PID] [--json] [--links N] TRACE",
+		Short: "Explain a failure: follow the bad value back to the write that caused it",
+		Long: `Finds where the recorded program failed (a fault such as SIGSEGV or SIGFPE,
+a failed assert, an abort whose message names a value, or a non-zero exit after
+a message on stderr) and follows the bad value back: the register that held it,
+the instruction that set it, the memory it was loaded from, the write that
+stored it there, and so on, at most --links times. It stops at the first
+suspicious write:
+  - out of bounds: the instruction that wrote it wrote the byte before it too,
+    past the end of another member or object (DWARF says where each ends);
+  - use after free: into a heap block freed and not allocated again since;
+  - below the stack pointer: into a stack frame that has returned;
+  - a data race: by another thread than the one that failed, holding no mutex.
+Each link has its source line and its moment, which goto reaches in replay
+(the UI's :why shows the same). --json prints the explanation as one object.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runWhy(args[0], links, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the explanation as one JSON object")
+	cmd.Flags().IntVar(&links, "links", 12, "the most links to follow back")
+	cmd.Flags().Int32VarP(&sessionProcess, "process", "p", 0, "the recorded pid of the process to explain (default: the one that crashed)")
+	return cmd
+}
+
+// runWhy explains the failure of the recording at path.
+func runWhy(path string, links int, asJSON bool) error {
+	if links < 1 {
+		return fmt.Errorf("why: --links must be 1 or more, not %d", links)
+	}
+	s, err := debugger.Open(path, debugger.Options{Process: sessionProcess})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	warnSession(s)
+	w, err := s.Why(links)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(w)
+	}
+	_, err = os.Stdout.WriteString(w.Text() + "\n")
+	return err
+}
