@@ -127,7 +127,7 @@ hardware performance counters, and replays it deterministically.
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(),
-		newMCPCmd(), newDAPCmd(),
+		newMCPCmd(), newDAPCmd(), newDiffCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},
 	)
