@@ -142,4 +142,3 @@ func side(it *item, p *process, t *thread, next int64) *Side {
 	}
 	return s
 }
-
