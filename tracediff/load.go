@@ -211,8 +211,9 @@ func (p *process) itemOf(i int64, e, entry *trace.Event) (item, bool) {
 		it.result = fmt.Sprintf("%#x %d", e.Value, e.Aux)
 	case trace.KindCpuid:
 		it.key = "cpuid"
-		it.args = []string{strconv.FormatUint(e.Regs[trace.RAX]&0xffffffff, 16)}
-		it.result = fmt.Sprintf("%#x %#x", e.Value, e.Aux)
+		leaf := uint32(e.Regs[trace.RAX])
+		it.args = []string{strconv.FormatUint(uint64(leaf), 16)}
+		it.result = cpuidResult(leaf, e.Value, e.Aux)
 	case trace.KindPreempt:
 		it.key = "preempt"
 		it.args = []string{info.PC}
@@ -246,6 +247,9 @@ func (p *process) syscallItem(it *item, info *debugger.EventInfo, e, entry *trac
 	it.hash = e.Hash
 	for _, m := range e.Mem {
 		it.out = append(it.out, m.Data...)
+	}
+	if statCalls[info.Name] {
+		it.out = normalStat(it.out)
 	}
 	regs := e.Regs
 	if entry != nil {
