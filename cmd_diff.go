@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/tracediff"
+	"github.com/rewind-debugger/rewind/ui"
 )
 
 // exitDiffTrouble is diff's status when it could not compare (diff(1)'s
@@ -72,4 +73,18 @@ func terminalWidth() int {
 	}
 	n, _ := strconv.Atoi(os.Getenv("COLUMNS"))
 	return n
+}
+
+// openDiffUI is replay --diff A B: the UI on B where it leaves A, on the
+// process where it does (unless -p says which), with A's side beside.
+func openDiffUI(a, b string, budget int64) error {
+	rep, err := tracediff.Diff(a, b, tracediff.Options{Stacks: true})
+	if err != nil {
+		return err
+	}
+	if f := rep.First; f != nil && f.B != nil && sessionProcess == 0 {
+		sessionProcess = f.B.Pid
+	}
+	initial, beside, note := ui.DiffOpening(rep)
+	return openUI(b, initial, note, budget, beside)
 }
