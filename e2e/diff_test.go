@@ -153,6 +153,22 @@ func TestDiffBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"replay --diff of another program", []string{"replay", "--diff", other, a}, "not recordings of the same program"},
+		{"replay --diff and --check", []string{"replay", "--diff", a, "--check", a}, "choose one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, runOpts{}, rewind(t), tc.args...)
+			msg := strings.TrimRight(string(r.Stderr), "\n")
+			if r.Code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, tc.want) || strings.Contains(msg, "panic") {
+				t.Errorf("exit %d, stderr %q; want one line with %q", r.Code, msg, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
 		name, a, b, want string
 	}{
 		{"different programs", a, other, "not recordings of the same program"},

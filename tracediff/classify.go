@@ -76,7 +76,7 @@ func classify(a, b *item, m ids) (f finding, ok bool) {
 	if len(a.atRandom) > 0 && !bytes.Equal(a.atRandom, b.atRandom) {
 		return finding{cat: CatRandom, what: "the exec's AT_RANDOM bytes differ", expected: true, name: "AT_RANDOM"}, true
 	}
-	if m.same(a.result, b.result) && m.sameBytes(a.out, b.out) {
+	if m.same(a.result, b.result) && m.sameBytes(a.out, b.out) && a.outSum == b.outSum {
 		return finding{}, false
 	}
 	switch {

@@ -3,6 +3,7 @@ package tracediff
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"path"
 	"slices"
@@ -27,8 +28,10 @@ type item struct {
 	args []string
 	// result is the call's result (with its errno), or a trap's value.
 	result string
-	// out is the memory the call wrote (a read's data, a timespec).
-	out []byte
+	// out is the memory the call wrote (a read's data, a timespec), up
+	// to keptOut bytes; outSum the hash of more.
+	out    []byte
+	outSum uint64
 	// hash is the hash of the bytes a write-like call wrote.
 	hash uint64
 	// path is the file the descriptor of a read-like call names, when the
@@ -134,6 +137,7 @@ func load(path string) (*recording, error) {
 			delete(entries, e.Tid)
 		}
 		if it, ok := p.itemOf(i, e, entry); ok {
+			it.compact()
 			th.items = append(th.items, it)
 		}
 	}
@@ -164,6 +168,20 @@ func (p *process) sortThreads() {
 		}
 		return ra - rb
 	})
+}
+
+// keptOut is how much of a call's output an item keeps as it is: enough
+// for the ids a clone writes; a whole read's data is kept as its hash.
+const keptOut = 64
+
+// compact replaces a long output by its hash: a recording's reads can be
+// larger than memory.
+func (it *item) compact() {
+	if len(it.out) > keptOut {
+		h := fnv.New64a()
+		h.Write(it.out)
+		it.out, it.outSum = nil, h.Sum64()
+	}
 }
 
 // lastWith returns the last process that had thread tid.
