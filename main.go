@@ -113,6 +113,7 @@ hardware performance counters, and replays it deterministically.
   rewind replay --gdbserver - TRACE   serve a recording to gdb (target remote |)
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording
+  rewind diff A.rwd B.rwd       where two recordings of a program part, and what differs
   rewind pack TRACE             store its source and debug files in it`,
 		Version:       record.Version,
 		SilenceUsage:  true,
