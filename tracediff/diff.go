@@ -29,7 +29,14 @@ type Options struct {
 const DefaultStackTimeout = 2 * time.Minute
 
 // Diff compares recording a with recording b.
-func Diff(a, b string, opts Options) (*Report, error) {
+func Diff(a, b string, opts Options) (rep *Report, err error) {
+	defer func() {
+		// A recording the rules did not foresee must not end the caller
+		// (an MCP server, the UI): it is reported as what it is.
+		if p := recover(); p != nil {
+			rep, err = nil, fmt.Errorf("diff: internal error comparing %s and %s: %v", a, b, p)
+		}
+	}()
 	ra, err := load(a)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
@@ -41,7 +48,7 @@ func Diff(a, b string, opts Options) (*Report, error) {
 	if err := sameProgram(ra, rb); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	rep := &Report{A: describe(ra), B: describe(rb), Differences: []Difference{}}
+	rep = &Report{A: describe(ra), B: describe(rb), Differences: []Difference{}}
 	entries := compare(ra, rb)
 	var real []entry
 	for _, e := range entries {
