@@ -93,6 +93,8 @@ func classify(a, b *item, m ids) (f finding, ok bool) {
 		return finding{cat: CatResult, what: "cpuid answered otherwise"}, true
 	case timeCalls[a.name]:
 		return finding{cat: CatTime, what: a.name + " returned another time"}, true
+	case a.outerParent && b.outerParent:
+		return finding{cat: CatResult, what: "the recorder's pid", expected: true, name: "getppid of the first process"}, true
 	case a.tcacheKey && b.tcacheKey:
 		return finding{cat: CatRandom, what: "malloc's tcache key", expected: true, name: "malloc's tcache key"}, true
 	case a.name == "getrandom" || randomFiles[a.path] && randomFiles[b.path]:
@@ -112,6 +114,9 @@ func classify(a, b *item, m ids) (f finding, ok bool) {
 	}
 	if !m.same(a.result, b.result) {
 		return finding{cat: CatResult, what: fmt.Sprintf("%s returned %s in A, %s in B", a.key, a.result, b.result)}, true
+	}
+	if statCalls[a.name] {
+		return finding{cat: CatResult, what: fmt.Sprintf("%s of %s returned another status (size, times, owner…)", a.name, a.path)}, true
 	}
 	return finding{cat: CatResult, what: a.key + " wrote other results into memory"}, true
 }

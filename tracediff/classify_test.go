@@ -46,6 +46,7 @@ func TestClassify(t *testing.T) {
 		{"rdrand", item{key: "rdrand", result: "1"}, item{key: "rdrand", result: "2"}, CatRandom, false},
 		{"exit status", item{key: "exit", result: "exited with status 0"}, item{key: "exit", result: "exited with status 1"}, CatExit, false},
 		{"tcache key", item{key: "getrandom", name: "getrandom", out: []byte{1}, tcacheKey: true}, item{key: "getrandom", name: "getrandom", out: []byte{2}, tcacheKey: true}, CatRandom, true},
+		{"the recorder's pid", item{key: "getppid", name: "getppid", result: "7", outerParent: true}, item{key: "getppid", name: "getppid", result: "8", outerParent: true}, CatResult, true},
 		{"AT_RANDOM", item{key: "exec", atRandom: []byte{1}}, item{key: "exec", atRandom: []byte{2}}, CatRandom, true},
 		{"stdout's pipe", call("newfstatat", []string{"1"}, "0", stat(sIFIFO, 5, 7)), call("newfstatat", []string{"1"}, "0", stat(sIFIFO, 6, 8)), "", false},
 		{"a file read since", call("newfstatat", []string{"3"}, "0", stat(0o100000, 5, 7)), call("newfstatat", []string{"3"}, "0", stat(0o100000, 5, 8)), "", false},

@@ -131,8 +131,13 @@ func divergence(ra, rb *recording, e entry) *Divergence {
 // lacks the step, the thread's next one.
 func side(it *item, p *process, t *thread, next int64) *Side {
 	s := &Side{Event: next, Missing: it == nil}
+	at := next
 	if it != nil {
-		s.Event, s.Text = it.ev, it.text
+		s.Event, s.Text, at = it.ev, it.text, it.next
+	}
+	s.Moment = "end"
+	if at >= 0 {
+		s.Moment = fmt.Sprintf("#%d", at)
 	}
 	if p != nil {
 		s.Pid, s.Process = p.pid, command(p)

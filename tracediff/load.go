@@ -20,8 +20,12 @@ import (
 // depends on timing, not on what the program did), a signal, a trap, a
 // preemption, an exec, an exit.
 type item struct {
-	ev  int64  // its event number
-	key string // what aligns two histories: "read", "signal SIGALRM", "rdtsc"…
+	ev int64 // its event number
+	// next is the thread's next event (a blocking call's entry
+	// included), -1 for none: at that moment the thread stands just
+	// after this step.
+	next int64
+	key  string // what aligns two histories: "read", "signal SIGALRM", "rdtsc"…
 	// name is the system call's name ("" for other kinds).
 	name string
 	// args are the arguments that must agree, addresses left out.
@@ -46,12 +50,17 @@ type item struct {
 	atRandom []byte
 	// tcacheKey marks glibc's malloc reading the key of its tcache.
 	tcacheKey bool
+	// outerParent marks a getppid of the first process: its parent is
+	// the recorder, another process each run.
+	outerParent bool
 }
 
 // thread is one thread's history.
 type thread struct {
 	tid   int32
 	items []item
+	// last is the index of the item whose next event is still to come.
+	last int
 }
 
 // process is one recorded process: its threads in order of creation.
@@ -123,9 +132,12 @@ func load(path string) (*recording, error) {
 		p.exe, p.args = tp.Exe, tp.Args
 		th := p.byTid[e.Tid]
 		if th == nil {
-			th = &thread{tid: e.Tid}
+			th = &thread{tid: e.Tid, last: -1}
 			p.byTid[e.Tid] = th
 			p.threads = append(p.threads, th)
+		}
+		if th.last >= 0 && th.items[th.last].next < 0 {
+			th.items[th.last].next = i
 		}
 		if e.Kind == trace.KindSyscallEntry {
 			entries[e.Tid] = e
@@ -138,7 +150,7 @@ func load(path string) (*recording, error) {
 		}
 		if it, ok := p.itemOf(i, e, entry); ok {
 			it.compact()
-			th.items = append(th.items, it)
+			th.items, th.last = append(th.items, it), len(th.items)
 		}
 	}
 	r.notice = rd.Truncated()
@@ -170,6 +182,9 @@ func (p *process) sortThreads() {
 	})
 }
 
+// forkCalls make processes and threads.
+var forkCalls = map[string]bool{"clone": true, "clone3": true, "fork": true, "vfork": true}
+
 // keptOut is how much of a call's output an item keeps as it is: enough
 // for the ids a clone writes; a whole read's data is kept as its hash.
 const keptOut = 64
@@ -200,7 +215,7 @@ func lastWith(list []*trace.Process, tid int32) *trace.Process {
 // not steps of the program.
 func (p *process) itemOf(i int64, e, entry *trace.Event) (item, bool) {
 	info := debugger.EventRecord(i, e, entry)
-	it := item{ev: i, text: info.Text}
+	it := item{ev: i, next: -1, text: info.Text}
 	switch e.Kind {
 	case trace.KindSyscall, trace.KindSyscallExit:
 		p.syscallItem(&it, &info, e, entry)
@@ -266,8 +281,14 @@ func (p *process) syscallItem(it *item, info *debugger.EventInfo, e, entry *trac
 	for _, m := range e.Mem {
 		it.out = append(it.out, m.Data...)
 	}
-	if statCalls[info.Name] {
+	switch {
+	case statCalls[info.Name]:
 		it.out = normalStat(it.out)
+	case forkCalls[info.Name]:
+		// What a child wrote into memory it shares with its parent (a
+		// vfork child's stack) holds stack canaries and mangled pointers,
+		// drawn from AT_RANDOM: only the result (its pid) is compared.
+		it.out = nil
 	}
 	regs := e.Regs
 	if entry != nil {
@@ -294,6 +315,7 @@ func (p *process) syscallItem(it *item, info *debugger.EventInfo, e, entry *trac
 	if info.Name == "getrandom" && c.Args[1] == 8 && c.Args[2] == 1 && !p.tcacheKeyed {
 		p.tcacheKeyed, it.tcacheKey = true, true
 	}
+	it.outerParent = info.Name == "getppid" && p.tp.Parent == 0
 	if fd, ok := readFd(info.Name, c.Args[0]); ok {
 		it.path = p.fds[fd]
 	}

@@ -87,6 +87,10 @@ type Side struct {
 	Thread  int32  `json:"thread"`
 	Text    string `json:"text,omitempty"`
 	Process string `json:"command,omitempty"`
+	// Moment is where the thread stands just after the event (before its
+	// next one: "#N", or "end"), for goto; where the step is Missing,
+	// where it would have been.
+	Moment string `json:"moment"`
 	// Function, File and Line are the program's own place of the event:
 	// the first frame of the stack with a source line.
 	Function string `json:"function,omitempty"`

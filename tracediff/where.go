@@ -25,7 +25,7 @@ func placeSide(path string, s *Side, timeout time.Duration) {
 		}
 		return
 	}
-	frames, err := stackAt(path, s.Pid, s.Thread, s.Event, timeout)
+	frames, err := stackAt(path, s.Pid, s.Thread, s.Moment, timeout)
 	if err != nil {
 		s.StackError = err.Error()
 		return
@@ -55,13 +55,14 @@ func ownLine(frames []Frame) (Frame, bool) {
 	return Frame{}, false
 }
 
-// stackAt replays a recording to just after event ev (where the thread
-// stands once its system call returned, or its signal or trap was taken)
-// and returns the thread's stack there.
-func stackAt(path string, pid, tid int32, ev int64, timeout time.Duration) (frames []Frame, err error) {
+// stackAt replays a recording to a moment of a side (where its thread
+// stands once its system call returned, or its signal or trap was taken:
+// the thread's next event, so that the session stays on its process) and
+// returns the thread's stack there.
+func stackAt(path string, pid, tid int32, moment string, timeout time.Duration) (frames []Frame, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			frames, err = nil, fmt.Errorf("the debugger failed at event %d: %v", ev, p)
+			frames, err = nil, fmt.Errorf("the debugger failed at %s: %v", moment, p)
 		}
 	}()
 	sess, err := debugger.Open(path, debugger.Options{Process: pid, NoCheckpoints: true})
@@ -71,20 +72,16 @@ func stackAt(path string, pid, tid int32, ev int64, timeout time.Duration) (fram
 	defer sess.Close()
 	deadline := time.Now().Add(timeout)
 	sess.SetProgress(func(done, total int64) bool { return time.Now().Before(deadline) })
-	target := fmt.Sprintf("goto #%d", ev+1)
-	if res := sess.Execute(target); !res.OK {
-		// The event was the last one: its end is the recording's.
-		if res = sess.Execute("goto end"); !res.OK {
-			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("going to event %d: %w", ev, errTimeout)
-			}
-			return nil, fmt.Errorf("going to event %d: %s", ev, res.Error)
+	if res := sess.Execute("goto " + moment); !res.OK {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("going to %s: %w", moment, errTimeout)
 		}
+		return nil, fmt.Errorf("going to %s: %s", moment, res.Error)
 	}
 	bt := sess.ExecuteIn(tid, 0, "bt 32")
 	infos, _ := bt.Value.([]debugger.FrameInfo)
 	if !bt.OK || len(infos) == 0 {
-		return nil, fmt.Errorf("no stack at event %d: %s", ev, bt.Error)
+		return nil, fmt.Errorf("no stack at %s: %s", moment, bt.Error)
 	}
 	for _, fi := range infos {
 		frames = append(frames, Frame{PC: fi.PC, Function: fi.Function, File: fi.File, Line: fi.Line, full: fi.FullName})

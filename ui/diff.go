@@ -23,21 +23,18 @@ const (
 )
 
 // DiffOpening is how the UI opens recording B of a comparison: initial
-// goes where B leaves A (just after B's event, where its thread stands
-// once the call returned; before the next event where B lacks A's step),
-// beside shows A's side, note says what differs for the Console.
+// goes where B leaves A (B's side's moment: just after its event, where
+// its thread stands once the call returned; where B lacks A's step, where
+// it would have been), beside shows A's side, note says what differs for
+// the Console.
 func DiffOpening(rep *tracediff.Report) (initial string, beside *Beside, note string) {
 	if rep.Same || rep.First == nil {
 		return "start", nil, fmt.Sprintf("diff: %s and %s do not differ", filepath.Base(rep.A.Trace), filepath.Base(rep.B.Trace))
 	}
 	d := rep.First
-	switch b := d.B; {
-	case b == nil || b.Event < 0:
-		initial = "goto end"
-	case b.Missing:
-		initial = fmt.Sprintf("goto #%d", b.Event)
-	default:
-		initial = fmt.Sprintf("goto #%d", b.Event+1)
+	initial = "goto end"
+	if d.B != nil {
+		initial = "goto " + d.B.Moment
 	}
 	lines := append([]string{d.Category + ": " + d.What, ""}, tracediff.SideLines("A", d.A)...)
 	at := "its end"

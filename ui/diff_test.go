@@ -38,8 +38,8 @@ func TestDiffOpen(t *testing.T) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 	drive(t, m, m.Init())
-	if m.snap == nil || m.snap.Event != rep.First.B.Event+1 {
-		t.Fatalf("opened at %+v, want just after B's event #%d", m.snap, rep.First.B.Event)
+	if m.snap == nil || fmt.Sprintf("#%d", m.snap.Event) != rep.First.B.Moment || rep.First.B.Moment == fmt.Sprintf("#%d", rep.First.B.Event) {
+		t.Fatalf("opened at %+v, want %s, just after B's event #%d", m.snap, rep.First.B.Moment, rep.First.B.Event)
 	}
 	if !strings.Contains(ansi.Strip(m.console().View()), "diff: this is") {
 		t.Errorf("no note of the diff in the Console:\n%s", m.console().View())
