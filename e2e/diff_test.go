@@ -190,3 +190,43 @@ func TestDiffBadInput(t *testing.T) {
 		})
 	}
 }
+
+// childSide is what TestDiffChildProcess reads of a side.
+type childSide struct {
+	Command    string `json:"command"`
+	Moment     string `json:"moment"`
+	Stack      []any  `json:"stack"`
+	StackError string `json:"stack_error"`
+}
+
+// TestDiffChildProcess: where a child process parts, the difference is
+// its, with its stack (found by replaying that process, not the first).
+func TestDiffChildProcess(t *testing.T) {
+	dir, cwd := t.TempDir(), t.TempDir() // the shell stats its directory: one left alone
+	a, b := filepath.Join(dir, "a.rwd"), filepath.Join(dir, "b.rwd")
+	for _, tr := range []string{a, b} {
+		if r := recordOpts(t, runOpts{Dir: cwd}, tr, "/bin/sh", "-c", "date +%N; true"); r.Code != 0 {
+			t.Fatalf("record: exit %d: %s", r.Code, r.Stderr)
+		}
+	}
+	var rep struct {
+		First *struct {
+			Category string `json:"category"`
+			Process  int    `json:"process"`
+			A, B     childSide
+		} `json:"first"`
+	}
+	r := run(t, runOpts{}, rewind(t), "diff", "--json", a, b)
+	if err := json.Unmarshal(r.Stdout, &rep); err != nil || r.Code != 1 || rep.First == nil {
+		t.Fatalf("exit %d, %v: %s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	f := rep.First
+	if f.Category != "time" || f.Process < 2 {
+		t.Errorf("first difference %s in process %d, want date's time read in a child", f.Category, f.Process)
+	}
+	for _, s := range []childSide{f.A, f.B} {
+		if !strings.HasPrefix(s.Command, "date") || len(s.Stack) == 0 || s.StackError != "" || !strings.HasPrefix(s.Moment, "#") {
+			t.Errorf("side %+v, want date's, with a stack", s)
+		}
+	}
+}
