@@ -230,3 +230,21 @@ func TestDiffChildProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffTUI opens rewind replay --diff A B in a terminal: B where it
+// leaves A, A's event beside the panes, :diff hiding it.
+func TestDiffTUI(t *testing.T) {
+	a, b := recordTwice(t, "nondet.c")
+	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", "--diff", a, b)
+	screen := s.waitFor(`(?s)A: a\.rwd #\d+.*(random|time): .*A #\d+ +(getrandom|clock_gettime)\(.*#\d+/\d+ .*thread`)
+	if !strings.Contains(screen, "diff: this is b.rwd where it leaves a.rwd") {
+		t.Errorf("no note in the Console:\n%s", screen)
+	}
+	s.typeLine("diff")
+	s.waitFor(`A's side hidden`)
+	if screen := s.capture(false); strings.Contains(screen, "A: a.rwd #") {
+		t.Errorf("A's side still shown:\n%s", screen)
+	}
+	s.keys("q")
+	s.waitFor(`Pane is dead|^\s*$`)
+}
