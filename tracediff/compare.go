@@ -114,7 +114,7 @@ func compare(ra, rb *recording) []entry {
 				ev = it.ev
 			}
 			out = append(out, entry{finding: finding{cat: CatProcess, what: "process " + command(pb) + " only in B"},
-				proc: indexOf(rb.procs, pb) + 1, thread: 1, b: it, pb: pb, nextA: -1, order: float64(ev)})
+				proc: slices.Index(rb.procs, pb) + 1, thread: 1, b: it, pb: pb, nextA: -1, order: float64(ev)})
 		}
 	}
 	out = append(out, scheduling(matched)...)
@@ -230,9 +230,4 @@ func command(p *process) string {
 		s += " " + a
 	}
 	return s
-}
-
-// indexOf is the position of p in list.
-func indexOf(list []*process, p *process) int {
-	return slices.Index(list, p)
 }
