@@ -21,10 +21,10 @@ func newReplayCmd() *cobra.Command {
 	var check, batch, jsonOut, session bool
 	var cpMiB int64
 	var pid int32
-	var gdbAddr string
+	var gdbAddr, diffA string
 	var script batchScript
 	cmd := &cobra.Command{
-		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE] | --gdbserver [HOST:]PORT|-] TRACE",
+		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE] | --gdbserver [HOST:]PORT|- | --diff A] TRACE",
 		Short: "Replay a recording",
 		Long: `Without flags, opens the recording in the terminal UI at the first line of
 the program's main (goto start reaches the dynamic loader before it).
@@ -43,18 +43,21 @@ one that exec'd the recorded program). The process command switches.
 reverse execution: on stdio with -, for
   gdb PROG -ex 'target remote | rewind replay --gdbserver - TRACE'
 or on a TCP port ([HOST:]PORT, port 0 picks one and says which on stderr),
-for gdb's target remote HOST:PORT.`,
+for gdb's target remote HOST:PORT.
+
+--diff A opens TRACE in the UI where it leaves recording A (rewind diff A
+TRACE), with A's event, stack and source line beside the panes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sessionProcess = pid
 			modes := 0
-			for _, on := range []bool{check, gdbAddr != "", batch || len(script) > 0} {
+			for _, on := range []bool{check, gdbAddr != "", batch || len(script) > 0, diffA != ""} {
 				if on {
 					modes++
 				}
 			}
 			if modes > 1 {
-				return errors.New("--check, --gdbserver and --batch (-ex, -x) are different ways to replay: choose one")
+				return errors.New("--check, --gdbserver, --batch (-ex, -x) and --diff are different ways to replay: choose one")
 			}
 			switch {
 			case check:
@@ -63,8 +66,10 @@ for gdb's target remote HOST:PORT.`,
 				return runGDBServer(args[0], gdbAddr, cpMiB<<20)
 			case batch || len(script) > 0:
 				return runBatch(args[0], script, jsonOut, session, cpMiB<<20)
+			case diffA != "":
+				return openDiffUI(diffA, args[0], cpMiB<<20)
 			}
-			return openUI(args[0], "start", "", cpMiB<<20)
+			return openUI(args[0], "start", "", cpMiB<<20, nil)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
@@ -74,6 +79,7 @@ for gdb's target remote HOST:PORT.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
 	cmd.Flags().Var(scriptFlag{&script, false}, "ex", "with --batch, a command to run (repeatable; -ex and -x run in the order given, as gdb's)")
 	cmd.Flags().VarP(scriptFlag{&script, true}, "x", "x", "with --batch, a file of commands (repeatable)")
+	cmd.Flags().StringVar(&diffA, "diff", "", "open the UI where TRACE leaves recording A, A's side beside (rewind replay --diff A B)")
 	cmd.Flags().StringVar(&gdbAddr, "gdbserver", "", "serve the replay to gdb: - for stdio, or [HOST:]PORT")
 	cmd.Flags().BoolVar(&session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd

@@ -12,8 +12,9 @@ import (
 )
 
 // openUI opens the terminal UI on a trace, runs initial first ("" stays at
-// the start), and shows hint in the Console.
-func openUI(trace, initial, hint string, budget int64) error {
+// the start), shows hint in the Console and beside (nil: nothing) next to
+// the panes.
+func openUI(trace, initial, hint string, budget int64, beside *ui.Beside) error {
 	cfg, err := ui.LoadConfig(ui.ConfigPath())
 	if err != nil {
 		return err
@@ -30,7 +31,7 @@ func openUI(trace, initial, hint string, budget int64) error {
 	}
 	// no-color.org: any non-empty NO_COLOR means no colour at all.
 	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint,
-		Session: sf, SaveSession: true, Warnings: warnings})
+		Session: sf, SaveSession: true, Warnings: warnings, Beside: beside})
 	if errors.Is(err, ui.ErrEngineBusy) {
 		// Still in use by the stuck operation: rewind's exit ends it.
 		return err
@@ -46,7 +47,7 @@ func runProgramUI(args []string) error {
 	if err != nil {
 		return err
 	}
-	return openUI(trace, "continue", "", debugger.DefaultCheckpointBudget)
+	return openUI(trace, "continue", "", debugger.DefaultCheckpointBudget, nil)
 }
 
 // runDemo is `rewind demo`: build the bundled buggy program, record it and
@@ -67,5 +68,5 @@ func runDemo() error {
 	if _, _, err := runRecord(trace, -1, []string{prog}); err != nil {
 		return err
 	}
-	return openUI(trace, "continue", demo.Hint, debugger.DefaultCheckpointBudget)
+	return openUI(trace, "continue", demo.Hint, debugger.DefaultCheckpointBudget, nil)
 }

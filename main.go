@@ -114,6 +114,7 @@ hardware performance counters, and replays it deterministically.
   rewind replay --check TRACE   replay it and verify every event
   rewind info TRACE             summarise a recording
   rewind why TRACE              explain a failure: the write that caused it
+  rewind diff A.rwd B.rwd       where two recordings of a program part, and what differs
   rewind pack TRACE             store its source and debug files in it`,
 		Version:       record.Version,
 		SilenceUsage:  true,
@@ -128,7 +129,7 @@ hardware performance counters, and replays it deterministically.
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(), newWhyCmd(),
-		newMCPCmd(), newDAPCmd(),
+		newMCPCmd(), newDAPCmd(), newDiffCmd(),
 		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { return runDemo() }},
 	)

@@ -23,6 +23,7 @@ import (
 // instructions tell a client's model how the tools fit together.
 const instructions = `This server debugs one recorded run of a Linux program (a rewind trace) with time travel: the recording is fixed, so you can go forwards and backwards as often as you like, and every run gives the same values.
 Typical session: run_command "continue" to reach the crash (or the end); get_stack and get_locals to see where and with what; watch_history on a corrupted variable to find every write to it; goto a write's moment, or origin EXPR to go straight to the last write before now (again to follow it one write further back).
+Given another recording of the same program (a passing run beside a failing one), diff_traces says where the two first part and what differs after.
 run_command accepts the whole gdb-like command language: break/b LOC, delete, watch EXPR, continue/c, reverse-continue/rc, step/s, next/n, finish, reverse-step/rs, reverse-next/rn, reverse-finish, stepi/si, nexti/ni, reverse-stepi/rsi, until/advance LOC, print/p EXPR, x/FMT ADDR, info registers|locals|args|threads|breakpoints, backtrace/bt, frame N, up, down, thread N, list, disassemble, goto, when, events, history EXPR, origin [--forward|--read] [EXPR].`
 
 // server is the state behind the tools: one session, used by one call at a

@@ -151,10 +151,11 @@ const (
 	toolWatchHistory = "watch_history"
 	toolGoto         = "goto"
 	toolOrigin       = "origin"
+	toolDiffTraces   = "diff_traces"
 )
 
 // ToolNames lists the tools the server offers.
-var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto, toolOrigin, toolWhy}
+var ToolNames = []string{toolRunCommand, toolGetEvents, toolGetStack, toolGetLocals, toolReadMemory, toolWatchHistory, toolGoto, toolOrigin, toolWhy, toolDiffTraces}
 
 // annotations of tools that move in time, and of those that only look.
 func annotations(title string, readOnly bool) *mcp.ToolAnnotations {
@@ -230,6 +231,12 @@ func (sv *server) addTools(srv *mcp.Server) {
 			p["direction"].Default = json.RawMessage(`"back"`)
 		}),
 	}, sv.origin)
+
+	addTool(srv, sv, &mcp.Tool{Name: toolDiffTraces, Annotations: annotations("Compare with another recording", true),
+		Description: `Compares this recording (A) with another recording of the same program (B): aligns them per process and thread by their system calls, signals and scheduling, and returns where they first part (first: category, what, and each side's event number, strace-style text, stack and source line) and a summary of what differs after (differences: category time|random|data|result|args|written|signal|only-a|only-b|scheduling|exit|process, call name, count, first event in each). ` +
+			`same: true when they do the same things with the same results. Use it to find why a run failed when another passed: goto the first difference's A event to debug it here.`,
+		InputSchema: inputSchema[DiffInput](func(p map[string]*jsonschema.Schema) { p["other"].MinLength = ptr(1) }),
+	}, sv.diffTraces)
 }
 
 func (sv *server) origin(_ context.Context, in OriginInput) (debugger.Result, string, error) {

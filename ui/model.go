@@ -40,6 +40,9 @@ type Options struct {
 	SaveSession bool
 	// Warnings are shown in the Console at start (a damaged session file).
 	Warnings []string
+	// Beside, when set, is shown next to the panes: the other recording's
+	// side of a comparison (rewind replay --diff).
+	Beside *Beside
 }
 
 // Model is the root model.
@@ -100,13 +103,17 @@ type Model struct {
 	// kept is what the session file had that could not be set up (a
 	// watch on a local not in scope at main): it stays in the file.
 	kept *debugger.SessionFile
+	// beside is the other recording's side (nil: none); besideOff says
+	// :diff hid it.
+	beside    *views.Beside
+	besideOff bool
 }
 
 // commands are the names the prompt completes.
 var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
 	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
 	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout",
+	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout", "diff",
 	"origin", "origin --forward", "origin --read", "why",
 	"display", "undisplay", "info display", "condition", "ignore", "printf", "echo", "source", "checkpoint", "restart",
 	"info checkpoints", "info watchpoints", "info sharedlibrary", "info symbol", "info signals", "info inferiors",
@@ -155,6 +162,9 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	for _, w := range opts.Warnings {
 		m.console().Append(views.ConsoleEntry{Output: "warning: " + w, Error: true})
 	}
+	if opts.Beside != nil {
+		m.beside = views.NewBeside(m.ctx, opts.Beside.Title, opts.Beside.Lines)
+	}
 	if opts.Session != nil {
 		m.restoreSession(opts.Session)
 	}
@@ -193,6 +203,10 @@ func (m *Model) run(line string) tea.Cmd {
 	}
 	if q, ok := strings.CutPrefix(line, "ask"); ok && (q == "" || q[0] == ' ') {
 		return m.ask(q)
+	}
+	if line == "diff" {
+		m.toggleBeside(line)
+		return nil
 	}
 	if spec, ok := strings.CutPrefix(line, "layout"); ok && (spec == "" || spec[0] == ' ') {
 		m.layoutCommand(line, strings.TrimSpace(spec))
@@ -285,6 +299,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.MouseWheelMsg:
+		if bw := m.besideWidth(); bw > 0 && msg.X >= m.w-bw {
+			k := tea.KeyPressMsg{Code: tea.KeyDown}
+			if msg.Button == tea.MouseWheelUp {
+				k = tea.KeyPressMsg{Code: tea.KeyUp}
+			}
+			return m, m.beside.Update(k)
+		}
 		for id, r := range m.lastRects {
 			if r.contains(msg.X, msg.Y) {
 				k := tea.KeyPressMsg{Code: tea.KeyDown}
@@ -649,11 +670,12 @@ func (m *Model) resize() {
 // bar: the tab row's height depends on what fits on a line, and its
 // highlights on the panes placed.
 func (m *Model) arrange() placement {
-	pl := layout(m.lay, m.w, m.h-2, m.focus, m.zoom)
-	m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus, m.tabs())
+	w := m.w - m.besideWidth()
+	pl := layout(m.lay, w, m.h-2, m.focus, m.zoom)
+	m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, w, pl, m.focus, m.tabs())
 	if n := len(m.tabLines); n != 1 {
-		pl = layout(m.lay, m.w, m.h-1-n, m.focus, m.zoom)
-		m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, m.w, pl, m.focus, m.tabs())
+		pl = layout(m.lay, w, m.h-1-n, m.focus, m.zoom)
+		m.tabLines, m.tabHits = tabRow(m.ctx.Theme, m.ctx.Keys, w, pl, m.focus, m.tabs())
 	}
 	out := placement{}
 	for id, r := range pl {
@@ -701,6 +723,10 @@ func (m *Model) render() string {
 	for id, r := range rects {
 		p := m.panes[id]
 		c.place(r.x, r.y, frame(th, p.Title(), p.View(), r.w, r.h, id == m.focus))
+	}
+	if bw := m.besideWidth(); bw > 0 {
+		m.beside.SetSize(bw-2, m.h-3)
+		c.place(m.w-bw, 0, frame(th, m.beside.Title(), m.beside.View(), bw, m.h-1, false))
 	}
 	lines := c.render()
 	if m.showHelp {
