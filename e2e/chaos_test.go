@@ -93,3 +93,21 @@ func TestChaosSeed(t *testing.T) {
 		t.Errorf("rewind info shows chaos for a plain recording:\n%s", info.Stdout)
 	}
 }
+
+// TestChaosStarve: starve.c waits 30 ms for a worker to start while a
+// spinner keeps the CPU; scheduled fairly the worker always starts, and
+// chaos (whose periods of priorities starve a thread for a while) breaks
+// the assumption within the hunt; the failing recording replays.
+func TestChaosStarve(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "starve.c", "-O1")
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "starve.rwd")
+	r := run(t, runOpts{Dir: dir}, rewind(t), "record", "--until-fail=150", "--chaos", "-j", "2", "-o", trace, "--", prog)
+	if r.Code != 1 || !strings.Contains(string(r.Stderr), "worker starved") {
+		t.Fatalf("hunt: exit %d, want 1 with the worker starved:\n%s", r.Code, tail(r.Stderr))
+	}
+	if _, stderr, code := replayCheck(t, trace); code != 0 {
+		t.Errorf("replay --check of the starved run exited %d\n%s", code, stderr)
+	}
+}

@@ -22,9 +22,36 @@ const (
 	chaosMaxSlice = 20 * time.Millisecond
 )
 
+// Periods: chaos mode alternates, at random, periods where every ready
+// thread is as likely to run next as another with periods of priorities
+// (rr's idea): each thread gets a random priority, and one runs only when
+// no thread of a higher priority is ready, so that a thread can starve for
+// the whole period (a bug that needs one thread to lag far behind, say a
+// worker that has not started when the others expect its result). A
+// period lasts between chaosMinPeriod and chaosMaxPeriod, log-uniformly:
+// priorities also end the starvation of a thread that a higher one spins
+// waiting for.
+const (
+	chaosMinPeriod = time.Millisecond
+	chaosMaxPeriod = time.Second
+	chaosLevels    = 8 // priorities 0 (lowest) to chaosLevels-1
+)
+
 type chaos struct {
 	seed uint64
 	rng  *rand.Rand
+	// period is the current period's number and end; priorities says
+	// whether it has them. A thread's priority is drawn the first time
+	// the period looks at it.
+	period     int
+	periodEnd  time.Time
+	priorities bool
+	prio       map[*thread]chaosPrio
+}
+
+// chaosPrio is a thread's priority in one period.
+type chaosPrio struct {
+	period, level int
 }
 
 // newChaos seeds the generator (seed 0: a random seed).
@@ -32,15 +59,63 @@ func newChaos(seed uint64) *chaos {
 	for seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &chaos{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &chaos{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), prio: map[*thread]chaosPrio{}}
 }
 
+// level is t's priority in the current period, starting a new period when
+// the last has ended.
+func (ch *chaos) level(t *thread, now time.Time) int {
+	if now.After(ch.periodEnd) {
+		ch.period++
+		lo, hi := float64(chaosMinPeriod), float64(chaosMaxPeriod)
+		ch.periodEnd = now.Add(time.Duration(lo * math.Pow(hi/lo, ch.rng.Float64())))
+		ch.priorities = ch.rng.IntN(2) == 0
+		clear(ch.prio)
+	}
+	p, ok := ch.prio[t]
+	if !ok || p.period != ch.period {
+		p = chaosPrio{period: ch.period, level: ch.rng.IntN(chaosLevels)}
+		ch.prio[t] = p
+	}
+	return p.level
+}
+
+// pick chooses among the indexes of c.ready in cands: at random, among
+// those of the highest priority in a period that has priorities.
+func (ch *chaos) pick(c *cpu, cands []int) int {
+	now := time.Now()
+	top := -1
+	var best []int
+	for _, i := range cands {
+		l := ch.level(c.ready[i], now)
+		if !ch.priorities {
+			best = cands
+			break
+		}
+		switch {
+		case l > top:
+			top, best = l, append(best[:0], i)
+		case l == top:
+			best = append(best, i)
+		}
+	}
+	return best[ch.rng.IntN(len(best))]
+}
+
+// forget drops a thread that ended from the priorities.
+func (ch *chaos) forget(t *thread) { delete(ch.prio, t) }
+
 // takeNext removes from the ready queue the thread to run next: the
-// oldest, or in chaos mode any.
+// oldest, or in chaos mode any (of the highest priority, in a period
+// that has priorities).
 func (r *Recorder) takeNext(c *cpu) *thread {
 	i := 0
 	if r.chaos != nil && len(c.ready) > 1 {
-		i = r.chaos.rng.IntN(len(c.ready))
+		all := make([]int, len(c.ready))
+		for k := range all {
+			all[k] = k
+		}
+		i = r.chaos.pick(c, all)
 	}
 	t := c.ready[i]
 	c.ready = append(c.ready[:i], c.ready[i+1:]...)
@@ -49,7 +124,8 @@ func (r *Recorder) takeNext(c *cpu) *thread {
 
 // takeOther is takeNext after t was preempted: in chaos mode another
 // thread than t, which a preemption is for (one between a load and its
-// store loses an update only if another thread runs before the store).
+// store loses an update only if another thread runs before the store),
+// whatever the priorities: among the others, one of the highest.
 func (r *Recorder) takeOther(c *cpu, t *thread) *thread {
 	if r.chaos == nil || len(c.ready) < 2 {
 		return r.takeNext(c)
@@ -63,7 +139,7 @@ func (r *Recorder) takeOther(c *cpu, t *thread) *thread {
 	if len(others) == 0 {
 		return r.takeNext(c)
 	}
-	i := others[r.chaos.rng.IntN(len(others))]
+	i := r.chaos.pick(c, others)
 	u := c.ready[i]
 	c.ready = append(c.ready[:i], c.ready[i+1:]...)
 	return u

@@ -908,6 +908,9 @@ func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
 	r.ptraceDeath(t, st)
 	t.state = gone
 	r.dropReady(t)
+	if r.chaos != nil {
+		r.chaos.forget(t)
+	}
 	r.writeDone(t)
 	delete(r.threads, t.tid)
 	if t.tid == t.proc.pid {
