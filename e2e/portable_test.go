@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -262,6 +263,43 @@ func TestPortableGDB(t *testing.T) {
 	for i, s := range steps {
 		if !regexp.MustCompile(s.want).MatchString(out[i]) {
 			t.Errorf("%s: want %q in:\n%s", s.cmd, s.want, out[i])
+		}
+	}
+}
+
+// TestPortablePreemptFromCheckpoint: a threaded program whose spinner is
+// preempted, its executable replaced after recording. Reaching the
+// preemption from a checkpoint (goto end, then back to it) hashes the
+// process's data from the recording's copy of the executable, as the first
+// replay does: /proc/PID/exe of a restored copy names the vessel.
+func TestPortablePreemptFromCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "spin")
+	copyFile(t, buildC(t, "spin.c"), prog, 0o755)
+	trace := filepath.Join(t.TempDir(), "spin.rwd")
+	if _, stderr, code := record(t, trace, prog); code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, tail(stderr))
+	}
+	copyFile(t, buildC(t, "portable.c"), prog, 0o755)
+	r := run(t, runOpts{}, rewind(t), "events", "--json", trace)
+	preempt := ""
+	for _, l := range lines(r.Stdout) {
+		var e struct {
+			Event int64  `json:"event"`
+			Type  string `json:"type"`
+		}
+		if json.Unmarshal([]byte(l), &e) == nil && e.Type == "preempt" {
+			preempt = fmt.Sprintf("goto #%d", e.Event+1)
+			break
+		}
+	}
+	if preempt == "" {
+		t.Fatalf("no preemption recorded:\n%s", r.Stdout)
+	}
+	for i, res := range batch(t, trace, "goto end", preempt, "goto start", preempt) {
+		if res["ok"] != true {
+			t.Errorf("command %d (%v): %v", i, res["command"], res["error"])
 		}
 	}
 }

@@ -33,6 +33,10 @@ type Checkpoint struct {
 	sharedBytes int64
 	code        *patch.Space
 	hooked      bool // the process maps the hook page
+	// exe is the executable of an image rebuilt from the trace (the
+	// process's /proc/PID/exe is the vessel's): copies of the process
+	// hash its data from it too.
+	exe *rebuiltExe
 }
 
 // Event is the index of the next event at the checkpoint.
@@ -68,7 +72,7 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		return nil, err
 	}
 	cp := &Checkpoint{pid: pid, proc: s.main.rec, next: s.next, threads: map[int32]rthread{}, fileMaps: append([]Mapping(nil), s.fileMaps...),
-		stored: s.main.stored.clone(), shared: saved, sharedBytes: copied, code: s.main.code.Clone(), hooked: s.main.hooked}
+		stored: s.main.stored.clone(), shared: saved, sharedBytes: copied, code: s.main.code.Clone(), hooked: s.main.hooked, exe: s.main.exe}
 	for rec, t := range threads {
 		cp.threads[rec] = *t
 	}
@@ -172,7 +176,7 @@ func (s *Session) restore(cp *Checkpoint) error {
 	s.rd.Close()
 	s.rd, s.queue, s.eof = rd, nil, false
 	s.next, s.done, s.status, s.stop = cp.next, false, 0, nil
-	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone(), stored: cp.stored.clone(), hooked: cp.hooked}
+	p := &rproc{rec: cp.proc, real: pid, code: cp.code.Clone(), stored: cp.stored.clone(), hooked: cp.hooked, exe: cp.exe}
 	if p.mem, err = ptrace.OpenMem(pid); err != nil {
 		return err
 	}

@@ -235,6 +235,7 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 	}
 	nt.proc.code = inheritCode(t.proc, real)
 	nt.proc.hooked = t.proc.hooked
+	nt.proc.exe = t.proc.exe // the same image: a rebuilt one's too
 	if c.Nr != unix.SYS_CLONE || c.Args[0]&unix.CLONE_FILES == 0 {
 		// The child has a copy of the parent's descriptors. (One that
 		// shares them starts with none of its own to close.)
