@@ -56,10 +56,12 @@ func TestWarnings(t *testing.T) {
 			}
 		})
 	}
-	// A recording that trapped cpuid warns exactly where this CPU cannot.
+	// A recording that trapped cpuid replays on any CPU, one that cannot
+	// fault on cpuid too (replay answers each recorded cpuid: cpuid.go in
+	// engine/replay): no warning either way.
 	got := Warnings(&trace.Header{CPUModel: model, CPUFlags: flags, CPUIDFaulting: true})
-	if warned := len(got) == 1 && strings.Contains(got[0], "CPUID faulting"); warned == faulting {
-		t.Errorf("cpuid faulting recorded, this CPU has it: %v; warnings %q", faulting, got)
+	if len(got) != 0 {
+		t.Errorf("cpuid faulting recorded, this CPU has it: %v; warnings %q, want none", faulting, got)
 	}
 }
 
