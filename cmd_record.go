@@ -372,10 +372,22 @@ func reserveTrace(out, prog string) (*trace.Pending, error) {
 	return p, err
 }
 
+// traceDirEnv names the directory where recordings go when -o does not
+// say (default: the working directory): one directory for every test
+// binary a CI job records (go test -exec, ctest's emulator).
+const traceDirEnv = "REWIND_TRACE_DIR"
+
 // firstFree claims the first free PREFIX-N.rwd of the working directory
-// with claim, which fails with fs.ErrExist where the name is taken (never
-// replacing a file), and returns its absolute path.
+// (or of $REWIND_TRACE_DIR) with claim, which fails with fs.ErrExist where
+// the name is taken (never replacing a file), and returns its absolute
+// path.
 func firstFree(prefix string, claim func(abs string) error) (string, error) {
+	if dir := os.Getenv(traceDirEnv); dir != "" && filepath.Dir(prefix) == "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("%w: $%s=%s is not a directory", trace.ErrWrite, traceDirEnv, dir)
+		}
+		prefix = filepath.Join(dir, prefix)
+	}
 	for n := 1; n <= maxTraceNumber; n++ {
 		abs, err := filepath.Abs(prefix + "-" + strconv.Itoa(n) + ".rwd")
 		if err != nil {
