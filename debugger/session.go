@@ -132,6 +132,10 @@ type Session struct {
 	moments map[string]timeline.Moment
 	// origin is the location the last origin command followed.
 	origin *originTarget
+	// goroot is where a Go program's standard library sources are ("" when
+	// none; read once: goRoot), for why to tell the program's code from it.
+	goroot     string
+	gorootRead bool
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int

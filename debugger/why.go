@@ -30,6 +30,9 @@ type WhyFailure struct {
 	Place       WhyPlace `json:"place"`
 	// Stack is the failing thread's backtrace, one frame a line.
 	Stack []string `json:"stack"`
+	// Reported is the line of the program's code the failure message
+	// names (a test's file:line), when it names one: it has no moment.
+	Reported *WhyPlace `json:"reported,omitempty"`
 }
 
 // WhyPlace is a moment of the recording and the code there.
@@ -132,6 +135,12 @@ func (w *Why) Text() string {
 	fmt.Fprintf(&b, "  at %s [%s]\n", placeWhere(f.Place), f.Place.Moment)
 	if f.Place.Source != "" {
 		fmt.Fprintf(&b, "  %s\n", f.Place.Source)
+	}
+	if r := f.Reported; r != nil {
+		fmt.Fprintf(&b, "  reported at %s\n", placeWhere(*r))
+		if r.Source != "" {
+			fmt.Fprintf(&b, "  %s\n", r.Source)
+		}
 	}
 	for _, fr := range f.Stack {
 		fmt.Fprintf(&b, "    %s\n", fr)

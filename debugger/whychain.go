@@ -161,6 +161,7 @@ func (s *Session) followMemory(cur whyCursor, f *failure) (*WhyLink, *whyCursor,
 	if cur.size != 1 && cur.size != 2 && cur.size != 4 && cur.size != 8 || cur.addr%uint64(cur.size) != 0 {
 		wp.Len = 1
 	}
+	read := s.tl.Now() // the moment cur.tid reads the location
 	st, err := s.tl.PreviousWrite(wp)
 	if errors.Is(err, timeline.ErrNoWrite) {
 		return nil, nil, fmt.Sprintf("Nothing wrote %s before: it holds what the program was loaded with.", cur.what), nil
@@ -187,7 +188,7 @@ func (s *Session) followMemory(cur whyCursor, f *failure) (*WhyLink, *whyCursor,
 	}
 	writer := s.writerPC(pc)
 	link.WhyPlace = s.place(tid, writer)
-	link.Suspicion = s.suspectWrite(cur, writer, tid, f)
+	link.Suspicion = s.suspectWrite(cur, writer, tid, read, f)
 	if link.Suspicion != "" {
 		return link, nil, "", nil
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/insn"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -21,6 +22,8 @@ import (
 type failure struct {
 	WhyFailure
 	tid int32
+	// threadEnds are the events where the process's threads ended.
+	threadEnds map[int32]int64
 	// verdict is said when there is no value to follow.
 	verdict string
 }
@@ -33,18 +36,20 @@ type failureEvents struct {
 	faultSig    int32
 	stderr      int64 // the last write to stderr, -1 if none
 	stderrTid   int32
-	stderrText  string
 	stderrAll   string // the end of what it wrote to stderr
+	stdout      int64  // the last write to stdout, -1 if none
+	stdoutTid   int32
+	stdoutAll   string // the end of what it wrote to stdout
 	exited      bool
 	status      int32
 	killedBy    int32 // the fatal signal, 0 for an exit
 	exitCode    int
-	lastTidSeen int32
+	threadEnds  map[int32]int64
 }
 
 // scanFailure reads the events of the debugged process.
 func (s *Session) scanFailure() (*failureEvents, error) {
-	fe := &failureEvents{fault: -1, stderr: -1}
+	fe := &failureEvents{fault: -1, stderr: -1, stdout: -1, threadEnds: map[int32]int64{}}
 	tids := map[int32]bool{}
 	for _, p := range s.procs {
 		if p.Pid == s.Process() {
@@ -59,6 +64,8 @@ func (s *Session) scanFailure() (*failureEvents, error) {
 		return nil, err
 	}
 	defer rd.Close()
+	var outs, errs []outWrite
+	var faultPC uint64
 	for i := int64(0); ; i++ {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) || (err == nil && e == nil) {
@@ -71,20 +78,30 @@ func (s *Session) scanFailure() (*failureEvents, error) {
 			continue
 		}
 		switch {
+		case e.Kind == trace.KindThreadExit || e.Kind == trace.KindExit:
+			fe.threadEnds[e.Tid] = i
 		case e.Kind == trace.KindSignal && e.Flags&trace.FlagSyncSignal != 0 && fatalFault(e.Signo):
-			fe.fault, fe.faultTid, fe.faultSig = i, e.Tid, e.Signo
+			if fe.fault >= 0 && fe.faultTid == e.Tid && faultPC == e.Regs[trace.RIP] && fe.faultSig == e.Signo {
+				// The same fault again, after a handler that returned to
+				// it (Rust's runtime resets SIGSEGV's handler and lets
+				// it fault once more): the first has the program's
+				// registers, the second those sigreturn restored.
+				break
+			}
+			fe.fault, fe.faultTid, fe.faultSig, faultPC = i, e.Tid, e.Signo, e.Regs[trace.RIP]
 			if len(e.Siginfo) >= 24 {
 				fe.faultAddr = binary.LittleEndian.Uint64(e.Siginfo[16:24])
 			}
-		case e.Kind == trace.KindSyscall && (e.Syscall == unix.SYS_WRITE || e.Syscall == unix.SYS_WRITEV) && e.Regs[trace.RDI] == 2:
+		case e.Kind != trace.KindSyscall && e.Kind != trace.KindSyscallEntry:
+		case e.Syscall == unix.SYS_WRITE && e.Regs[trace.RDI] == 1:
+			fe.stdout, fe.stdoutTid = i, e.Tid
+			outs = keepWrite(outs, outWrite{i, e.Tid, e.Regs[trace.RSI], e.Regs[trace.RDX], e.Data})
+		case e.Syscall == unix.SYS_WRITE && e.Regs[trace.RDI] == 2:
 			fe.stderr, fe.stderrTid = i, e.Tid
-			fe.stderrText = firstLine(string(e.Data))
-			fe.stderrAll += string(e.Data)
-			if len(fe.stderrAll) > 4096 {
-				fe.stderrAll = fe.stderrAll[len(fe.stderrAll)-4096:]
-			}
+			errs = keepWrite(errs, outWrite{i, e.Tid, e.Regs[trace.RSI], e.Regs[trace.RDX], e.Data})
 		}
 	}
+	fe.stdoutAll, fe.stderrAll = s.writtenText(outs), s.writtenText(errs)
 	if fe.exited {
 		ws := unix.WaitStatus(fe.status)
 		if ws.Signaled() {
@@ -96,6 +113,46 @@ func (s *Session) scanFailure() (*failureEvents, error) {
 	return fe, nil
 }
 
+// outWrite is a write to stdout or stderr: the event keeps its bytes, or
+// replay reads them from the buffer (a write that blocked keeps only its
+// first ones).
+type outWrite struct {
+	event int64
+	tid   int32
+	addr  uint64
+	n     uint64
+	data  []byte
+}
+
+// maxOutWrites is how many of the last writes to a stream why reads.
+const maxOutWrites = 1024
+
+func keepWrite(ws []outWrite, w outWrite) []outWrite {
+	if len(ws) == maxOutWrites {
+		ws = append(ws[:0], ws[1:]...)
+	}
+	return append(ws, w)
+}
+
+// writtenText is what the writes wrote, read from the replay where their
+// events do not hold all of it.
+func (s *Session) writtenText(ws []outWrite) string {
+	var b strings.Builder
+	for _, w := range ws {
+		data := w.data
+		if uint64(len(data)) < w.n {
+			if err := s.tl.Goto(timeline.Moment{Event: w.event + 1, Tid: w.tid}); err == nil {
+				buf := make([]byte, min(w.n, 4096))
+				if n, _ := s.mem().ReadAt(buf, w.addr); n > 0 {
+					data = buf[:n]
+				}
+			}
+		}
+		b.Write(data)
+	}
+	return lastBytes(b.String(), 16<<10)
+}
+
 func fatalFault(sig int32) bool {
 	switch unix.Signal(sig) {
 	case unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL:
@@ -104,7 +161,38 @@ func fatalFault(sig int32) bool {
 	return false
 }
 
-func firstLine(s string) string {
+// lastBytes is the end of s, at most n bytes.
+func lastBytes(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// failureLineRE matches the lines a failing program or test runner
+// writes about its failure.
+var failureLineRE = regexp.MustCompile(`(?i)fail|error|panic|assert|fatal`)
+
+// failureText is what a message says of the failure: from its first line
+// that speaks of one (a test runner's "--- FAIL: TestX" and the line after
+// it), else its last line.
+func failureText(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for i, l := range lines {
+		if failureLineRE.MatchString(l) {
+			end := min(i+2, len(lines))
+			for j := range lines[i:end] {
+				lines[i+j] = strings.TrimSpace(lines[i+j])
+			}
+			return firstLineOf(strings.Join(lines[i:end], " / "))
+		}
+	}
+	return firstLineOf(lines[len(lines)-1])
+}
+
+func firstLine(s string) string { return firstLineOf(s) }
+
+func firstLineOf(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
@@ -122,6 +210,15 @@ func (s *Session) findFailure() (*failure, *whyCursor, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	f, cur, err := s.failureOf(fe)
+	if f != nil {
+		f.threadEnds = fe.threadEnds
+	}
+	return f, cur, err
+}
+
+// failureOf tells which failure the events show, and goes there.
+func (s *Session) failureOf(fe *failureEvents) (*failure, *whyCursor, error) {
 	failed := fe.killedBy != 0 || fe.exitCode != 0
 	if !fe.exited {
 		failed = true // cut short: the last fault or error is what there is
@@ -132,7 +229,9 @@ func (s *Session) findFailure() (*failure, *whyCursor, error) {
 	case fe.fault >= 0 && failed:
 		return s.faultFailure(fe)
 	case failed && fe.stderr >= 0:
-		return s.stderrFailure(fe)
+		return s.messageFailure(fe, fe.stderr, fe.stderrTid, "stderr", failureText(fe.stderrAll))
+	case failed && fe.stdout >= 0:
+		return s.messageFailure(fe, fe.stdout, fe.stdoutTid, "stdout", failureText(fe.stdoutAll))
 	case fe.killedBy != 0:
 		return s.endFailure(fmt.Sprintf("killed by %s", unix.SignalName(unix.Signal(fe.killedBy))))
 	case fe.exitCode != 0:
@@ -168,8 +267,10 @@ func (s *Session) inLibrary(pc uint64) bool {
 		return true
 	}
 	// The languages' own libraries, linked into the program.
-	if l, ok := s.symbols().LineAt(pc); ok && (strings.HasPrefix(l.File, "/rustc/") || strings.Contains(l.File, "/src/runtime/")) {
-		return true
+	if l, ok := s.symbols().LineAt(pc); ok {
+		if strings.HasPrefix(l.File, "/rustc/") || (s.goRoot() != "" && strings.HasPrefix(l.File, s.goRoot())) {
+			return true
+		}
 	}
 	fn := s.FunctionAt(pc)
 	for _, p := range []string{"std::", "core::", "alloc::", "runtime.", "__rust"} {
@@ -193,10 +294,58 @@ func (s *Session) failureAt(f *failure, tid int32) {
 	s.thread, s.frame = tid, 0
 	_, pc := s.userFrame(tid)
 	f.Place = s.place(tid, pc)
-	r := s.Execute("backtrace")
-	if r.OK {
-		f.Stack = strings.Split(strings.TrimRight(r.Text, "\n"), "\n")
+	f.Stack = s.shortStack(tid)
+}
+
+// maxWhyFrames bounds the failure's stack: the frames that matter are the
+// innermost.
+const maxWhyFrames = 12
+
+// shortStack is the backtrace of thread tid, a line a frame: the function
+// and its line, without the arguments (a Go *testing.T is pages long).
+func (s *Session) shortStack(tid int32) []string {
+	frames, err := s.stack(tid)
+	if err != nil {
+		return nil
 	}
+	var out []string
+	for i, fr := range frames {
+		if i == maxWhyFrames {
+			out = append(out, fmt.Sprintf("... %d more", len(frames)-i))
+			break
+		}
+		pc := fr.PC
+		if i > 0 {
+			pc--
+		}
+		var info StopInfo
+		s.placeInfo(&info, pc)
+		line := fmt.Sprintf("#%d  %s", i, info.Function)
+		if info.Function == "" {
+			line = fmt.Sprintf("#%d  %#x", i, fr.PC)
+		}
+		if info.File != "" {
+			line += fmt.Sprintf(" at %s:%d", info.File, info.Line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// goRoot is the directory of a Go program's standard library sources,
+// read from where its runtime's lines are ("" for another program).
+func (s *Session) goRoot() string {
+	if !s.gorootRead {
+		s.gorootRead = true
+		for _, fn := range s.symbols().FindFunction("runtime.main") {
+			if l, ok := s.symbols().LineAt(fn.Low); ok {
+				if i := strings.Index(l.File, "/src/runtime/"); i > 0 {
+					s.goroot = l.File[:i+len("/src/")]
+				}
+			}
+		}
+	}
+	return s.goroot
 }
 
 // endFailure is a failure with nothing to follow: the end of the process.
@@ -210,20 +359,50 @@ func (s *Session) endFailure(desc string) (*failure, *whyCursor, error) {
 	return f, nil, nil
 }
 
-// stderrFailure is a non-zero exit: the failure is the last message the
-// program wrote to stderr, where its stack shows which code reported it.
-func (s *Session) stderrFailure(fe *failureEvents) (*failure, *whyCursor, error) {
-	if err := s.tl.Goto(timeline.Moment{Event: fe.stderr + 1, Tid: fe.stderrTid}); err != nil {
+// messageFailure is a non-zero exit: the failure is the last message the
+// program wrote (on stderr, else on stdout, where test runners report),
+// where its stack shows which code reported it.
+func (s *Session) messageFailure(fe *failureEvents, event int64, tid int32, stream, text string) (*failure, *whyCursor, error) {
+	if err := s.tl.Goto(timeline.Moment{Event: event + 1, Tid: tid}); err != nil {
 		return nil, nil, err
 	}
-	desc := fmt.Sprintf("exit status %d after writing to stderr: %q", fe.exitCode, fe.stderrText)
+	desc := fmt.Sprintf("exit status %d after writing to %s: %q", fe.exitCode, stream, text)
 	if fe.killedBy != 0 {
-		desc = fmt.Sprintf("killed by %s after writing to stderr: %q", unix.SignalName(unix.Signal(fe.killedBy)), fe.stderrText)
+		desc = fmt.Sprintf("killed by %s after writing to %s: %q", unix.SignalName(unix.Signal(fe.killedBy)), stream, text)
 	}
 	f := &failure{WhyFailure: WhyFailure{Kind: "exit", Description: desc}}
-	s.failureAt(f, fe.stderrTid)
-	f.verdict = fmt.Sprintf("The program reported the failure itself, at %s: no faulting value to follow from there (origin EXPR follows one you choose).", placeWhere(f.Place))
+	s.failureAt(f, tid)
+	f.Reported = s.reportedAt(text)
+	where := placeWhere(f.Place)
+	if f.Reported != nil {
+		where = placeWhere(*f.Reported)
+	}
+	f.verdict = fmt.Sprintf("The program reported the failure itself, at %s: no faulting value to follow from there (origin EXPR follows one you choose).", where)
 	return f, nil, nil
+}
+
+// sourcePosRE matches a source position a message names (a test's
+// "fails_test.go:16", a panic's "main.rs:25:22", an assert's "a.c:30").
+var sourcePosRE = regexp.MustCompile(`([A-Za-z0-9_./+-]+\.(?:go|c|h|cc|cpp|cxx|hpp|rs|zig)):(\d+)`)
+
+// reportedAt is the place of the program's code a failure message names,
+// when the debug information knows it.
+func (s *Session) reportedAt(msg string) *WhyPlace {
+	m := sourcePosRE.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	lines, err := s.resolveSource(m[1] + ":" + m[2])
+	if err != nil || len(lines) == 0 {
+		return nil
+	}
+	l := lines[0]
+	p := &WhyPlace{PC: fmt.Sprintf("%#x", l.Addr), Function: s.FunctionAt(l.Addr), File: dwarf.ShortFile(l.File), Line: l.Line}
+	if src := s.sourceLine(l.File, l.Line); src != "" {
+		_, text, _ := strings.Cut(src, "\t")
+		p.Source = strings.TrimSpace(text)
+	}
+	return p
 }
 
 // faultFailure is a fault: the chain starts with the register that held
@@ -392,7 +571,7 @@ func (s *Session) abortFailure(fe *failureEvents) (*failure, *whyCursor, error) 
 	s.failureAt(f, end.Tid)
 	f.Description = fmt.Sprintf("abort() called at %s", placeWhere(f.Place))
 	if msg := strings.TrimSpace(fe.stderrAll); msg != "" {
-		f.Description += fmt.Sprintf(" after writing to stderr: %q", firstLine(msg))
+		f.Description += fmt.Sprintf(" after writing to stderr: %q", failureText(msg))
 		if cur := s.namedValue(end.Tid, msg); cur != nil {
 			f.Description += fmt.Sprintf("; the message names %s = %s", cur.what, cur.value)
 			return f, &cur.whyCursor, nil

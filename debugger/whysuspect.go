@@ -3,6 +3,7 @@ package debugger
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -175,7 +176,7 @@ func members(t *dwarf.Type, base, addr uint64) []objMember {
 // suspectWrite says why the write of cur by the instruction at writer in
 // thread tid, just made, is suspicious ("" when it is not). The timeline
 // is back at the write when it returns.
-func (s *Session) suspectWrite(cur whyCursor, writer uint64, tid int32, f *failure) string {
+func (s *Session) suspectWrite(cur whyCursor, writer uint64, tid int32, read timeline.Moment, f *failure) string {
 	at := s.tl.Now()
 	defer func() {
 		if s.tl.Now() != at {
@@ -191,12 +192,118 @@ func (s *Session) suspectWrite(cur whyCursor, writer uint64, tid int32, f *failu
 	if why := s.freedBlock(cur.addr, at); why != "" {
 		return why
 	}
-	if tid != f.tid && tid != 0 {
-		if locks := s.heldMutexes(tid); len(locks) == 0 {
-			return fmt.Sprintf("written by thread %d, which held no mutex, and used by thread %d (the one that failed): a data race", tid, f.tid)
-		}
+	if why := s.raced(cur, tid, read, f); why != "" {
+		return why
 	}
 	return ""
+}
+
+// raced: the location is shared (in no thread's stack), and another
+// thread's access of it held no mutex in common with this write (a lockset
+// check, as Eraser's: orderings such as a condition variable or an atomic
+// flag are not seen). The other access is the last write by another
+// thread (two unlocked increments: a lost update), or the read the chain
+// came from, unless its thread read after the writer ended (a join).
+func (s *Session) raced(cur whyCursor, writer int32, read timeline.Moment, f *failure) string {
+	if writer == 0 || s.inAnyStack(cur.addr) {
+		return ""
+	}
+	at := s.tl.Now()
+	defer s.tl.Goto(at)
+	wlocks := s.heldMutexes(writer)
+	common := func(other []uint64) bool {
+		for _, l := range wlocks {
+			if slices.Contains(other, l) {
+				return true
+			}
+		}
+		return false
+	}
+	held := func(ls []uint64) string {
+		if len(ls) == 0 {
+			return "holding no mutex"
+		}
+		return fmt.Sprintf("holding the mutex at %#x", ls[0])
+	}
+	// The write before this one, by another thread still running.
+	wp := replay.Watchpoint{Addr: cur.addr, Len: cur.size}
+	if cur.size != 1 && cur.size != 2 && cur.size != 4 && cur.size != 8 || cur.addr%uint64(cur.size) != 0 {
+		wp.Len = 1
+	}
+	if st := s.lastOtherWriter(wp, writer); st != nil {
+		if plocks := s.heldMutexes(st.Moment.Tid); !common(plocks) {
+			return fmt.Sprintf("written by thread %d %s over what thread %d wrote %s at [%s]: no mutex in common, a data race",
+				writer, held(wlocks), st.Moment.Tid, held(plocks), st.Moment.Portable())
+		}
+	}
+	// The read the chain came from, by another thread still running.
+	reader := cur.tid
+	if reader == 0 || reader == writer || s.endedBefore(f, writer, read) {
+		return ""
+	}
+	if err := s.tl.Goto(read); err != nil {
+		return ""
+	}
+	if rlocks := s.heldMutexes(reader); !common(rlocks) {
+		return fmt.Sprintf("written by thread %d %s, read by thread %d %s: no mutex in common, a data race",
+			writer, held(wlocks), reader, held(rlocks))
+	}
+	return ""
+}
+
+// maxOtherWriterSegments bounds the search for another thread's write:
+// each step back is a reverse search.
+const maxOtherWriterSegments = 64
+
+// lastOtherWriter goes back to the last write to wp before now by another
+// thread than writer (nil when none is found within the bound). A
+// segment between two events is one thread's run: a write of the same
+// thread sends the search to its segment's start, not one write back.
+func (s *Session) lastOtherWriter(wp replay.Watchpoint, writer int32) *timeline.Stop {
+	for range maxOtherWriterSegments {
+		now := s.tl.Now()
+		if now.Hits > 0 || now.Steps > 0 {
+			if s.tl.Goto(timeline.Moment{Event: now.Event, Tid: now.Tid}) != nil {
+				return nil
+			}
+		}
+		st, err := s.tl.PreviousWrite(wp)
+		if err != nil || kernelWrote(st.Moment) || st.Moment.Tid == 0 {
+			return nil
+		}
+		if st.Moment.Tid != writer {
+			return st
+		}
+	}
+	return nil
+}
+
+// endedBefore says whether thread tid had ended before moment m.
+func (s *Session) endedBefore(f *failure, tid int32, m timeline.Moment) bool {
+	end, ok := f.threadEnds[tid]
+	return ok && end < m.Event
+}
+
+// inAnyStack says whether addr is in a thread's stack: a local variable,
+// private to its thread (the mapping of a thread's stack pointer).
+func (s *Session) inAnyStack(addr uint64) bool {
+	maps, err := s.tl.Session().Mappings()
+	if err != nil {
+		return false
+	}
+	for _, info := range s.ThreadInfos() {
+		regs, err := s.tl.Session().Regs(info.Tid)
+		if err != nil {
+			continue
+		}
+		sp := regs[trace.RSP]
+		for _, m := range maps {
+			if sp >= m.Start && sp < m.End && addr >= m.Start && addr < m.End {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // belowStack: a write into thread tid's stack below its stack pointer

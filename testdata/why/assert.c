@@ -1,19 +1,36 @@
 // assert.c: two threads add to a counter without a lock; main asserts
 // the total. With chaos, a preemption between a load and its store loses
-// an update, and the assertion fails.
+// an update, and the assertion fails. With "yield" as the second argument
+// each increment gives the CPU away between its load and its store, and
+// updates are lost whatever the scheduling; with "locked", the same, but
+// each store is made holding a mutex (that the load did not hold).
 #include <assert.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static volatile long counter;
 static long per_thread = 100000;
+static int yield, locked;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *work(void *arg)
 {
 	(void)arg;
-	for (long i = 0; i < per_thread; i++)
-		counter++;
+	for (long i = 0; i < per_thread; i++) {
+		if (yield) {
+			long v = counter;
+			sched_yield();
+			if (locked)
+				pthread_mutex_lock(&mu);
+			counter = v + 1;
+			if (locked)
+				pthread_mutex_unlock(&mu);
+		} else {
+			counter++;
+		}
+	}
 	return NULL;
 }
 
@@ -21,6 +38,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		per_thread = atol(argv[1]);
+	yield = argc > 2 && (argv[2][0] == 'y' || argv[2][0] == 'l');
+	locked = argc > 2 && argv[2][0] == 'l';
 	pthread_t t1, t2;
 	pthread_create(&t1, NULL, work, NULL);
 	pthread_create(&t2, NULL, work, NULL);
