@@ -30,21 +30,21 @@ type failure struct {
 
 // failureEvents is what the recording says of the debugged process's end.
 type failureEvents struct {
-	fault       int64 // the last synchronous fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL), -1 if none
-	faultTid    int32
-	faultAddr   uint64
-	faultSig    int32
-	stderr      int64 // the last write to stderr, -1 if none
-	stderrTid   int32
-	stderrAll   string // the end of what it wrote to stderr
-	stdout      int64  // the last write to stdout, -1 if none
-	stdoutTid   int32
-	stdoutAll   string // the end of what it wrote to stdout
-	exited      bool
-	status      int32
-	killedBy    int32 // the fatal signal, 0 for an exit
-	exitCode    int
-	threadEnds  map[int32]int64
+	fault      int64 // the last synchronous fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL), -1 if none
+	faultTid   int32
+	faultAddr  uint64
+	faultSig   int32
+	stderr     int64 // the last write to stderr, -1 if none
+	stderrTid  int32
+	stderrAll  string // the end of what it wrote to stderr
+	stdout     int64  // the last write to stdout, -1 if none
+	stdoutTid  int32
+	stdoutAll  string // the end of what it wrote to stdout
+	exited     bool
+	status     int32
+	killedBy   int32 // the fatal signal, 0 for an exit
+	exitCode   int
+	threadEnds map[int32]int64
 }
 
 // scanFailure reads the events of the debugged process.
