@@ -187,6 +187,9 @@ func linkVerb(l WhyLink) string {
 // placeWhere is "function at file:line", or the pc without a line.
 func placeWhere(p WhyPlace) string {
 	fn := p.Function
+	if fn == "" && p.File != "" {
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
 	if fn == "" {
 		fn = "??"
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -169,22 +170,37 @@ func lastBytes(s string, n int) string {
 	return s
 }
 
-// failureLineRE matches the lines a failing program or test runner
-// writes about its failure.
-var failureLineRE = regexp.MustCompile(`(?i)fail|error|panic|assert|fatal`)
+// failureLines are the lines failing programs and test runners write
+// about their failure, the most telling first: pytest's summary, go
+// test's, a Rust panic, a C assert, a Go panic; then any line that speaks
+// of a failure. A match takes the line after it too (go test's detail).
+var failureLines = []*regexp.Regexp{
+	regexp.MustCompile(`^FAILED `),
+	regexp.MustCompile(`^\s*--- FAIL:`),
+	regexp.MustCompile(`panicked at`),
+	regexp.MustCompile(`Assertion .* failed`),
+	regexp.MustCompile(`^panic: `),
+	regexp.MustCompile(`(?i)fail|error|panic|assert|fatal`),
+}
 
-// failureText is what a message says of the failure: from its first line
-// that speaks of one (a test runner's "--- FAIL: TestX" and the line after
-// it), else its last line.
+// failureText is what a message says of the failure: its most telling
+// line (failureLines) and the one after it, else its last line.
 func failureText(msg string) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	for i, l := range lines {
-		if failureLineRE.MatchString(l) {
-			end := min(i+2, len(lines))
-			for j := range lines[i:end] {
-				lines[i+j] = strings.TrimSpace(lines[i+j])
+	for _, re := range failureLines {
+		for i, l := range lines {
+			if !re.MatchString(l) {
+				continue
 			}
-			return firstLineOf(strings.Join(lines[i:end], " / "))
+			end := min(i+2, len(lines))
+			if strings.HasPrefix(l, "FAILED ") {
+				end = i + 1 // a line of its own
+			}
+			var parts []string
+			for _, p := range lines[i:end] {
+				parts = append(parts, strings.TrimSpace(p))
+			}
+			return firstLineOf(strings.Join(parts, " / "))
 		}
 	}
 	return firstLineOf(lines[len(lines)-1])
@@ -229,9 +245,9 @@ func (s *Session) failureOf(fe *failureEvents) (*failure, *whyCursor, error) {
 	case fe.fault >= 0 && failed:
 		return s.faultFailure(fe)
 	case failed && fe.stderr >= 0:
-		return s.messageFailure(fe, fe.stderr, fe.stderrTid, "stderr", failureText(fe.stderrAll))
+		return s.messageFailure(fe, fe.stderr, fe.stderrTid, "stderr", fe.stderrAll)
 	case failed && fe.stdout >= 0:
-		return s.messageFailure(fe, fe.stdout, fe.stdoutTid, "stdout", failureText(fe.stdoutAll))
+		return s.messageFailure(fe, fe.stdout, fe.stdoutTid, "stdout", fe.stdoutAll)
 	case fe.killedBy != 0:
 		return s.endFailure(fmt.Sprintf("killed by %s", unix.SignalName(unix.Signal(fe.killedBy))))
 	case fe.exitCode != 0:
@@ -362,7 +378,8 @@ func (s *Session) endFailure(desc string) (*failure, *whyCursor, error) {
 // messageFailure is a non-zero exit: the failure is the last message the
 // program wrote (on stderr, else on stdout, where test runners report),
 // where its stack shows which code reported it.
-func (s *Session) messageFailure(fe *failureEvents, event int64, tid int32, stream, text string) (*failure, *whyCursor, error) {
+func (s *Session) messageFailure(fe *failureEvents, event int64, tid int32, stream, all string) (*failure, *whyCursor, error) {
+	text := failureText(all)
 	if err := s.tl.Goto(timeline.Moment{Event: event + 1, Tid: tid}); err != nil {
 		return nil, nil, err
 	}
@@ -373,6 +390,9 @@ func (s *Session) messageFailure(fe *failureEvents, event int64, tid int32, stre
 	f := &failure{WhyFailure: WhyFailure{Kind: "exit", Description: desc}}
 	s.failureAt(f, tid)
 	f.Reported = s.reportedAt(text)
+	if f.Reported == nil {
+		f.Reported = s.reportedAt(all)
+	}
 	where := placeWhere(f.Place)
 	if f.Reported != nil {
 		where = placeWhere(*f.Reported)
@@ -383,7 +403,7 @@ func (s *Session) messageFailure(fe *failureEvents, event int64, tid int32, stre
 
 // sourcePosRE matches a source position a message names (a test's
 // "fails_test.go:16", a panic's "main.rs:25:22", an assert's "a.c:30").
-var sourcePosRE = regexp.MustCompile(`([A-Za-z0-9_./+-]+\.(?:go|c|h|cc|cpp|cxx|hpp|rs|zig)):(\d+)`)
+var sourcePosRE = regexp.MustCompile(`([A-Za-z0-9_./+-]+\.(?:go|c|h|cc|cpp|cxx|hpp|rs|zig|py)):(\d+)`)
 
 // reportedAt is the place of the program's code a failure message names,
 // when the debug information knows it.
@@ -394,7 +414,19 @@ func (s *Session) reportedAt(msg string) *WhyPlace {
 	}
 	lines, err := s.resolveSource(m[1] + ":" + m[2])
 	if err != nil || len(lines) == 0 {
-		return nil
+		// A file the debug information does not know (a Python test):
+		// its line, from the file where the program ran.
+		n, _ := strconv.Atoi(m[2])
+		path := m[1]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(s.Header().Cwd, path)
+		}
+		p := &WhyPlace{File: filepath.Base(m[1]), Line: n}
+		if src := s.sourceLine(path, n); src != "" {
+			_, text, _ := strings.Cut(src, "\t")
+			p.Source = strings.TrimSpace(text)
+		}
+		return p
 	}
 	l := lines[0]
 	p := &WhyPlace{PC: fmt.Sprintf("%#x", l.Addr), Function: s.FunctionAt(l.Addr), File: dwarf.ShortFile(l.File), Line: l.Line}

@@ -50,3 +50,74 @@ func TestCIRecipeGo(t *testing.T) {
 		t.Errorf("why fails: exit %d, want the failed check reported at its line:\n%s", r.Code, text)
 	}
 }
+
+// TestCIRecipeCTest runs docs/ci.md's recipe for CTest: the test launcher
+// (CMake 3.29 and later) or the emulator (before) runs each test under
+// rewind record --keep-on-failure; the crashing test's recording stays and
+// rewind why finds its overflow.
+func TestCIRecipeCTest(t *testing.T) {
+	cmake, err := exec.LookPath("cmake")
+	if err != nil {
+		t.Skip("cmake not installed")
+	}
+	ctest, err := exec.LookPath("ctest")
+	if err != nil {
+		t.Skip("ctest not installed")
+	}
+	build, traces := t.TempDir(), t.TempDir()
+	launcher := rewind(t) + ";record;--keep-on-failure;--"
+	steps := [][]string{
+		{cmake, "-S", filepath.Join(testdataDir, "cmake"), "-B", build, "-DCMAKE_BUILD_TYPE=Debug",
+			"-DCMAKE_TEST_LAUNCHER=" + launcher, "-DCMAKE_CROSSCOMPILING_EMULATOR=" + launcher},
+		{cmake, "--build", build},
+	}
+	for _, s := range steps {
+		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+	cmd := exec.Command(ctest, "--test-dir", build, "--output-on-failure")
+	cmd.Env = append(os.Environ(), "REWIND_TRACE_DIR="+traces)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("ctest passed, want list's crash:\n%s", out)
+	}
+	entries, _ := os.ReadDir(traces)
+	if len(entries) != 1 || entries[0].Name() != "list_test-1.rwd" {
+		t.Fatalf("kept %v, want list_test-1.rwd only\n%s", entries, out)
+	}
+	w := whyOf(t, filepath.Join(traces, entries[0].Name()))
+	if w.Suspect < 0 || !strings.Contains(w.Chain[w.Suspect].Suspicion, "out of bounds") || w.Chain[w.Suspect].Function != "set_name" {
+		t.Errorf("why: %+v\n%s", w.Chain, w.Verdict)
+	}
+}
+
+// TestCIRecipePytest runs docs/ci.md's recipe for pytest: the interpreter
+// recorded whole, kept because a test failed; rewind why names the failed
+// test and the line its message points at.
+func TestCIRecipePytest(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	if exec.Command(python, "-c", "import pytest").Run() != nil {
+		t.Skip("pytest not installed")
+	}
+	traces := t.TempDir()
+	r := run(t, runOpts{Env: []string{"REWIND_TRACE_DIR=" + traces}}, rewind(t), "record", "--keep-on-failure", "--",
+		python, "-m", "pytest", "-q", "-p", "no:cacheprovider", filepath.Join(testdataDir, "pytest"))
+	if r.Code != 1 {
+		t.Fatalf("record pytest: exit %d, want 1\n%s\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+	}
+	entries, _ := os.ReadDir(traces)
+	if len(entries) != 1 {
+		t.Fatalf("kept %v, want one recording", entries)
+	}
+	why := run(t, runOpts{}, rewind(t), "why", filepath.Join(traces, entries[0].Name()))
+	line := strconv.Itoa(lineOf(t, "pytest/test_calc.py", "assert average"))
+	for _, want := range []string{"test_average - assert 3 == 4", "reported at test_calc.py:" + line, "assert average([2, 4, 6]) == 4"} {
+		if !strings.Contains(string(why.Stdout), want) {
+			t.Errorf("why lacks %q:\n%s", want, why.Stdout)
+		}
+	}
+}
