@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -230,10 +231,14 @@ func (s *Session) raced(cur whyCursor, writer int32, read timeline.Moment, f *fa
 	if cur.size != 1 && cur.size != 2 && cur.size != 4 && cur.size != 8 || cur.addr%uint64(cur.size) != 0 {
 		wp.Len = 1
 	}
-	if st := s.lastOtherWriter(wp, writer); st != nil {
-		if plocks := s.heldMutexes(st.Moment.Tid); !common(plocks) {
-			return fmt.Sprintf("written by thread %d %s over what thread %d wrote %s at [%s]: no mutex in common, a data race",
-				writer, held(wlocks), st.Moment.Tid, held(plocks), st.Moment.Portable())
+	if o := s.otherWriter(wp, writer); o != nil {
+		if plocks := s.heldMutexes(o.tid); !common(plocks) {
+			when := fmt.Sprintf("at [%s]", o.moment.Portable())
+			if !o.exact {
+				when = fmt.Sprintf("in its run before event #%d (holding it at that run's end)", o.moment.Event-1)
+			}
+			return fmt.Sprintf("written by thread %d %s over what thread %d wrote %s %s: no mutex in common, a data race",
+				writer, held(wlocks), o.tid, held(plocks), when)
 		}
 	}
 	// The read the chain came from, by another thread still running.
@@ -251,29 +256,75 @@ func (s *Session) raced(cur whyCursor, writer int32, read timeline.Moment, f *fa
 	return ""
 }
 
-// maxOtherWriterSegments bounds the search for another thread's write:
-// each step back is a reverse search.
-const maxOtherWriterSegments = 64
+// maxOtherWriterSegments bounds the segments otherWriter looks back
+// through, and otherWriterBudget the time it spends finding the exact
+// write in the segment it found (a segment that ends in a preemption
+// takes no arrival counter: each write there is a trap).
+const (
+	maxOtherWriterSegments = 256
+	otherWriterBudget      = 2 * time.Second
+)
 
-// lastOtherWriter goes back to the last write to wp before now by another
-// thread than writer (nil when none is found within the bound). A
-// segment between two events is one thread's run: a write of the same
-// thread sends the search to its segment's start, not one write back.
-func (s *Session) lastOtherWriter(wp replay.Watchpoint, writer int32) *timeline.Stop {
-	for range maxOtherWriterSegments {
-		now := s.tl.Now()
-		if now.Hits > 0 || now.Steps > 0 {
-			if s.tl.Goto(timeline.Moment{Event: now.Event, Tid: now.Tid}) != nil {
-				return nil
-			}
-		}
-		st, err := s.tl.PreviousWrite(wp)
-		if err != nil || kernelWrote(st.Moment) || st.Moment.Tid == 0 {
+// otherWrite is the last write by another thread than the writer.
+type otherWrite struct {
+	tid    int32
+	moment timeline.Moment
+	// exact: moment is the write; else the end of the run that made it
+	// (too many writes to trap within the budget).
+	exact bool
+}
+
+// otherWriter finds the last run before now of another thread than writer
+// that changed wp's bytes (a run between two events is one thread's: the
+// value at the runs' starts tells which changed it, without a trap), then
+// the write itself in it when that is quick. The timeline moves.
+func (s *Session) otherWriter(wp replay.Watchpoint, writer int32) *otherWrite {
+	read := func() ([]byte, bool) {
+		b := make([]byte, wp.Len)
+		n, err := s.mem().ReadAt(b, wp.Addr)
+		return b, err == nil && n == wp.Len
+	}
+	idx := s.tl.Index()
+	end := s.tl.Now().Event
+	if s.tl.Goto(timeline.Moment{Event: end, Tid: idx.TidAt(end)}) != nil {
+		return nil
+	}
+	after, ok := read()
+	if !ok {
+		return nil
+	}
+	for k := end - 1; k >= idx.First && k > end-maxOtherWriterSegments; k-- {
+		if s.tl.Goto(timeline.Moment{Event: k, Tid: idx.TidAt(k)}) != nil {
 			return nil
 		}
-		if st.Moment.Tid != writer {
-			return st
+		before, ok := read()
+		if !ok {
+			return nil
 		}
+		if string(before) == string(after) || idx.TidAt(k) == writer {
+			after = before
+			continue
+		}
+		// Run k (to event k) changed it, by another thread.
+		tid := idx.TidAt(k)
+		runEnd := timeline.Moment{Event: k + 1, Tid: idx.TidAt(k + 1)}
+		if s.tl.Goto(runEnd) != nil {
+			return nil
+		}
+		deadline := time.Now().Add(otherWriterBudget)
+		progress := s.tl.Progress
+		s.tl.Progress = func(done, total int64) bool {
+			return time.Now().Before(deadline) && (progress == nil || progress(done, total))
+		}
+		st, err := s.tl.PreviousWrite(wp)
+		s.tl.Progress = progress
+		if err == nil && !kernelWrote(st.Moment) && st.Moment.Event == k && st.Moment.Tid == tid {
+			return &otherWrite{tid: tid, moment: st.Moment, exact: true}
+		}
+		if s.tl.Goto(runEnd) != nil {
+			return nil
+		}
+		return &otherWrite{tid: tid, moment: runEnd}
 	}
 	return nil
 }

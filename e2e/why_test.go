@@ -147,6 +147,21 @@ func TestWhyRace(t *testing.T) {
 		t.Errorf("suspect %+v, want work's counter = v + 1 as a data race", l)
 	}
 
+	// A lost update hunted with chaos, as a user would: two threads of a
+	// million unlocked increments each. Chaos finds one in a few runs
+	// (TestHuntChaosRace); a hunt that finds none in 80 skips the check.
+	hunted := filepath.Join(t.TempDir(), "hunted.rwd")
+	hunt := run(t, runOpts{Dir: filepath.Dir(hunted)}, rewind(t), "record", "--until-fail=80", "--chaos", "-j", "2",
+		"-o", hunted, "--", prog, "1000000")
+	if hunt.Code == 0 {
+		t.Logf("no lost update in 80 chaos runs: the hunted race is not explained this time")
+	} else {
+		w := whyOf(t, hunted)
+		if w.Suspect < 0 || w.Chain[w.Suspect].What != "counter" || !strings.Contains(w.Chain[w.Suspect].Suspicion, "data race") {
+			t.Errorf("hunted race: chain %+v\n%s", w.Chain, w.Verdict)
+		}
+	}
+
 	// The same lost updates with every store made holding a mutex: the
 	// stores have a mutex in common and are not a race (the load outside
 	// it is the bug, which a lockset check of the stores cannot see).
