@@ -63,7 +63,7 @@ func Diff(a, b string, opts Options) (rep *Report, err error) {
 	if rep.Same {
 		return rep, nil
 	}
-	rep.First = divergence(ra, rb, real[0])
+	rep.First = divergence(ra, rb, firstBehaviour(real))
 	if opts.Stacks {
 		timeout := opts.StackTimeout
 		if timeout <= 0 {
@@ -153,4 +153,18 @@ func side(it *item, p *process, t *thread, next int64) *Side {
 		}
 	}
 	return s
+}
+
+// firstBehaviour is the difference to show first: the first that is not
+// only scheduling (a preemption in one run, threads in another order),
+// which varies with the load of the machine and changes what the program
+// computes only where it races, and whose consequences, if any, are the
+// differences after it; the first scheduling one when nothing else differs.
+func firstBehaviour(real []entry) entry {
+	for _, e := range real {
+		if e.cat != CatScheduling {
+			return e
+		}
+	}
+	return real[0]
 }

@@ -62,7 +62,14 @@ func sameAnswer(a, b hook.CpuidAnswer) bool {
 	case 1:
 		a.Ebx &= 0x00ffffff
 		b.Ebx &= 0x00ffffff
-	case 0xb, 0x1f, 0x8000001e:
+	case 0xb, 0x1f:
+		a.Edx, b.Edx = 0, 0
+	case 0x8000001e:
+		// Intel: the x2APIC id in edx; AMD: the extended APIC id in
+		// eax, the compute unit in ebx's low byte.
+		a.Eax, b.Eax = 0, 0
+		a.Ebx &^= 0xff
+		b.Ebx &^= 0xff
 		a.Edx, b.Edx = 0, 0
 	}
 	return a == b
