@@ -184,14 +184,22 @@ test('steps.c: line, conditional and function breakpoints, steps and reverse ste
 		s = await stop(dc, 'goto', { threadId: s.thread, targetId: targets[0].id });
 		at(s, 'goto', 18, 'main');
 
-		// To the end: the program's status, and the session stays.
-		const exited = dc.waitForEvent('exited');
-		const end = dc.waitForEvent('stopped');
-		await dc.continueRequest({ threadId: s.thread });
-		assert.strictEqual((await exited).body.exitCode, 0);
-		await end;
+		// To the end: the stop tells the program's status, and the session
+		// stays (no exited event, which ends it in some clients); terminate
+		// sends exited.
+		let exitedEarly = null;
+		dc.on('exited', (e) => { exitedEarly = exitedEarly || e; });
+		s = await stop(dc, 'continue', { threadId: s.thread });
+		assert.match(s.ev.body.description, /exit status 0/);
 		s = await stop(dc, 'reverseContinue', { threadId: s.thread });
 		assert.strictEqual(s.ev.body.reason, 'entry', JSON.stringify(s.ev.body));
+		assert.strictEqual(exitedEarly, null, 'an exited event while the session goes on');
+		dc.removeAllListeners('exited');
+		const exited = dc.waitForEvent('exited');
+		const terminated = dc.waitForEvent('terminated');
+		await dc.terminateRequest();
+		assert.strictEqual((await exited).body.exitCode, 0);
+		await terminated;
 	} finally {
 		await dc.stop();
 	}
@@ -206,6 +214,9 @@ test('corrupt.c: a signal stop, structures expanded, a data breakpoint found goi
 		s = await stop(dc, 'continue', { threadId: s.thread });
 		at(s, 'exception', 24, 'sum');
 		assert.strictEqual(s.ev.body.text, 'SIGSEGV');
+		const exc = (await dc.exceptionInfoRequest({ threadId: s.thread })).body;
+		assert.strictEqual(exc.exceptionId, 'SIGSEGV');
+		assert.match(exc.description, /Segmentation fault/);
 		assert.strictEqual(s.top.source.path, env('CORRUPT_SRC'));
 
 		// head expands through the pointer to its fields.
