@@ -35,6 +35,8 @@ func startEmacsDAP(t *testing.T, trace, src string) *emacsDAP {
 	// take a window.
 	cmdline := strings.Join([]string{"env", "HOME=" + t.TempDir(), "REWIND=" + rewind(t), "REWIND_TRACE=" + trace,
 		emacs, "-nw", "-q", "--eval", `'(setq native-comp-deferred-compilation nil native-comp-async-report-warnings-errors nil)'`,
+		// Nothing written beside the sources, whatever a failing run typed.
+		"--eval", `'(setq auto-save-default nil make-backup-files nil create-lockfiles nil)'`,
 		// Point's column in the mode line: a stop on the line point is
 		// on still shows, dap-mode puts point past the first character.
 		"--eval", `'(progn (setq mode-line-position-column-line-format (list " L%l C%c")) (column-number-mode 1))'`,
