@@ -164,16 +164,8 @@ test('steps.c: line, conditional and function breakpoints, steps and reverse ste
 		assert.strictEqual(s.top.instructionPointerReference, pc);
 		assert.strictEqual(s.top.line, 20);
 
-		// A function breakpoint replaces none of the line ones.
-		await dc.setBreakpointsRequest({ source: { path: src }, breakpoints: [] });
-		const fbps = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'add' }] });
-		assert.ok(fbps.body.breakpoints[0].verified);
-		s = await stop(dc, 'continue', { threadId: s.thread });
-		at(s, 'function breakpoint', 12, 'add');
-		assert.deepStrictEqual(values(await vars(dc, s.top.id, 'Arguments')), { a: '1', b: '4' });
-		await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
-
-		// Goto targets: line 23 runs later (once), line 18 ran before.
+		// Goto targets, with the breakpoints set before main still there:
+		// line 23 runs later (once), line 18 ran before.
 		let targets = (await dc.gotoTargetsRequest({ source: { path: src }, line: 23 })).body.targets;
 		assert.strictEqual(targets.length, 1, JSON.stringify(targets));
 		s = await stop(dc, 'goto', { threadId: s.thread, targetId: targets[0].id });
@@ -183,6 +175,15 @@ test('steps.c: line, conditional and function breakpoints, steps and reverse ste
 		assert.strictEqual(targets.length, 1, JSON.stringify(targets));
 		s = await stop(dc, 'goto', { threadId: s.thread, targetId: targets[0].id });
 		at(s, 'goto', 18, 'main');
+
+		// The line breakpoints gone, a function breakpoint: add's first call.
+		await dc.setBreakpointsRequest({ source: { path: src }, breakpoints: [] });
+		const fbps = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'add' }] });
+		assert.ok(fbps.body.breakpoints[0].verified);
+		s = await stop(dc, 'continue', { threadId: s.thread });
+		at(s, 'function breakpoint', 12, 'add');
+		assert.deepStrictEqual(values(await vars(dc, s.top.id, 'Arguments')), { a: '0', b: '1' });
+		await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
 
 		// To the end: the stop tells the program's status, and the session
 		// stays (no exited event, which ends it in some clients); terminate
@@ -247,6 +248,18 @@ test('corrupt.c: a signal stop, structures expanded, a data breakpoint found goi
 		const regs = values(await vars(dc, s.top.id, 'Registers'));
 		assert.strictEqual(regs.rip, s.top.instructionPointerReference);
 		await dc.setDataBreakpointsRequest({ breakpoints: [] });
+
+		// Hit counts and log messages are not claimed (VS Code offers
+		// neither); a client that sends them anyway is told, and gets a
+		// breakpoint that stops.
+		const caps = (await dc.initializeRequest()).body;
+		assert.ok(!caps.supportsHitConditionalBreakpoints && !caps.supportsLogPoints, JSON.stringify(caps));
+		const odd = await dc.setBreakpointsRequest({ source: { path: env('CORRUPT_SRC') },
+			breakpoints: [{ line: 24, hitCondition: '2' }, { line: 16, logMessage: 'i = {i}' }] });
+		for (const b of odd.body.breakpoints) {
+			assert.ok(b.verified);
+			assert.match(b.message, /not supported/);
+		}
 	} finally {
 		await dc.stop();
 	}
