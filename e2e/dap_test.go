@@ -483,23 +483,7 @@ func TestDAPLaunchProgram(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv := exec.CommandContext(ctx, rewind(t), "dap", "--listen", "127.0.0.1:0")
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
-	}()
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	addr := strings.TrimSpace(strings.TrimPrefix(line, "rewind: DAP server listening at "))
-	if err != nil || addr == strings.TrimSpace(line) {
-		t.Fatalf("no listening address: %q %v", line, err)
-	}
+	addr := listenDAP(ctx, t)
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

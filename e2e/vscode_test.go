@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +19,8 @@ const vscodeTestDir = "dap/testdata/vscode"
 
 // TestDAPWithVSCodeClient runs rewind dap under VS Code's DAP test client
 // (@vscode/debugadapter-testsupport's DebugClient, with node's test
-// runner): launch of a recording and of a program, line, conditional,
+// runner), on stdio and over --listen: launch of a recording and of a
+// program, line, conditional,
 // function and data breakpoints, a signal stop, steps both ways by line
 // and by instruction, reverse continue, goto targets, variables, watch,
 // hover and the debug console. It skips where node or npm is missing or
@@ -45,21 +48,47 @@ func TestDAPWithVSCodeClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	_, port, _ := net.SplitHostPort(listenDAP(ctx, t))
 	cmd := exec.CommandContext(ctx, node, "--test", "rewind.test.js")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"REWIND="+rewind(t),
 		"STEPS_TRACE="+stepsTrace, "STEPS_SRC="+srcPath("source/steps.c"), "STEPS_PROG="+steps,
 		"CORRUPT_TRACE="+corruptTrace, "CORRUPT_SRC="+srcPath("source/corrupt.c"),
-		"WORK="+work)
+		"WORK="+work, "DAP_PORT="+port)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test rewind.test.js: %v\n%s", err, out)
 	}
 	checkNoPanic(t, "rewind dap under the VS Code client", out)
-	if !regexp.MustCompile(`(?m)^# pass [1-9]`).Match(out) || regexp.MustCompile(`(?m)^# fail [1-9]`).Match(out) {
-		t.Fatalf("node --test: no passing test, or a failing one:\n%s", out)
+	if !regexp.MustCompile(`(?m)^# pass 4$`).Match(out) || regexp.MustCompile(`(?m)^# fail [1-9]`).Match(out) {
+		t.Fatalf("node --test: want 4 passing tests, none failing:\n%s", out)
 	}
+}
+
+// listenDAP starts `rewind dap --listen` on a free port of the loopback
+// and returns its address, stopping the server (SIGINT) when the test
+// ends.
+func listenDAP(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	srv := exec.CommandContext(ctx, rewind(t), "dap", "--listen", "127.0.0.1:0")
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	})
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`^rewind: DAP server listening at (127\.0\.0\.1:\d+)\n`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("rewind dap --listen: no address in %q: %v", line, err)
+	}
+	return m[1]
 }
 
 // nodeHasTestRunner says whether a `node --version` (v20.1.0) is 18 or

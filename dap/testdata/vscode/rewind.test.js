@@ -10,6 +10,8 @@
 //   CORRUPT_TRACE   a recording of testdata/source/corrupt.c (a SIGSEGV)
 //   CORRUPT_SRC     its source's path
 //   WORK            a directory the test may write to
+//   DAP_PORT        the port of a `rewind dap --listen` (VS Code's
+//                   "debugServer")
 //
 // What is checked is what an editor shows: the stop's reason, its line,
 // the values in the Variables view, the watch and console answers.
@@ -29,10 +31,12 @@ const env = (name) => {
 // A replay can take seconds on a loaded machine: every wait is generous.
 const WAIT = 120000;
 
-async function start() {
+// start starts `rewind dap` on stdio, or connects to the one listening
+// on port.
+async function start(port) {
 	const dc = new DebugClient(env('REWIND'), 'dap', 'rewind', { cwd: env('WORK') }, true);
 	dc.defaultTimeout = WAIT;
-	await dc.start();
+	await dc.start(port);
 	return dc;
 }
 
@@ -281,4 +285,21 @@ test('launch with a program: recorded first, its output in the console, then deb
 		await dc.stop();
 	}
 	require('node:fs').accessSync(path.join(env('WORK'), 'launched.rwd'));
+});
+
+test('over --listen, as VS Code\'s debugServer: two sessions one after the other', async () => {
+	const port = Number(env('DAP_PORT'));
+	for (const line of [21, 13]) {
+		const dc = await start(port);
+		try {
+			await open(dc, { trace: env('STEPS_TRACE') });
+			await dc.setBreakpointsRequest({ source: { path: env('STEPS_SRC') }, breakpoints: [{ line }] });
+			let s = await stop(dc, 'configurationDone');
+			at(s, 'entry', 18, 'main');
+			s = await stop(dc, 'continue', { threadId: s.thread });
+			at(s, 'breakpoint', line);
+		} finally {
+			await dc.stop();
+		}
+	}
 });
