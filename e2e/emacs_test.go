@@ -112,8 +112,9 @@ func (e *emacsDAP) gotoLine(file string, n int) {
 // ending with "{".
 func (e *emacsDAP) eval(expr, want string) {
 	e.t.Helper()
-	e.keys("C-e")
-	e.mx("dap-eval")
+	e.prompted("M-x", "C-e", "M-x")
+	e.keys("-l", "dap-eval")
+	e.keys("Enter")
 	e.answer("Eval:", expr)
 	e.waitFor(`(?m)=> ` + regexp.QuoteMeta(want) + `\s*$`)
 }
