@@ -65,6 +65,8 @@ func (sv *server) dispatch(req dap.RequestMessage) error {
 		return sv.evaluate(r)
 	case *dap.GotoTargetsRequest:
 		return sv.gotoTargets(r)
+	case *dap.ExceptionInfoRequest:
+		return sv.exceptionInfo(r)
 	case *dap.SourceRequest:
 		return sv.source(r)
 	case *dap.GotoRequest:
@@ -109,9 +111,20 @@ func (sv *server) move(thread int, command, reason string) {
 	}()
 }
 
-// resetHandles forgets the frames, variables and targets of the last stop.
+// resetHandles forgets the frames, variables, targets and signal of the
+// last stop.
 func (sv *server) resetHandles() {
-	sv.frames, sv.vars, sv.targets = nil, nil, nil
+	sv.frames, sv.vars, sv.targets, sv.exception = nil, nil, nil, nil
+}
+
+// exceptionInfo describes the signal the last stop was for: editors ask
+// at every stop of reason exception (dap-mode whatever the capabilities).
+func (sv *server) exceptionInfo(r *dap.ExceptionInfoRequest) error {
+	if sv.exception == nil || (r.Arguments.ThreadId != 0 && int32(r.Arguments.ThreadId) != sv.exceptionThread) {
+		return errors.New("exceptionInfo: this thread did not stop for a signal")
+	}
+	sv.send(&dap.ExceptionInfoResponse{Response: response(r), Body: *sv.exception})
+	return nil
 }
 
 // stopped sends the stopped event of a motion's result.
@@ -151,10 +164,16 @@ func (sv *server) stopped(res debugger.Result, reason string, paused bool) {
 		case "signal":
 			body.Text, body.Description = st.Signal, "Signal "+st.Signal
 			sv.output("console", res.Text)
+			sv.exception = &dap.ExceptionInfoResponseBody{ExceptionId: st.Signal, BreakMode: "always",
+				Description: strings.SplitN(res.Text, "\n", 2)[0]}
+			sv.exceptionThread = st.Thread
 		case "exit":
+			// No exited event: clients take it for the end of the session
+			// (dap-mode kills the adapter), and this one goes on backwards.
+			// The status is told here, and in exited at terminate.
 			sv.output("console", res.Text)
-			sv.send(&dap.ExitedEvent{Event: event("exited"), Body: dap.ExitedEventBody{ExitCode: exitCode(sv.s)}})
-			body.Description = "End of the recording (exit): step back or reverse-continue"
+			code, _ := processEnd(sv.s)
+			body.Description = fmt.Sprintf("End of the recording: the program ended (%s); step back or reverse-continue", exitWord(code))
 		case "end":
 			sv.output("console", res.Text)
 			body.Description = "End of the recording"

@@ -72,6 +72,9 @@ type server struct {
 	frames  []frameRef
 	vars    []varRef
 	targets []string
+	// exception is the signal the last stop was for, in exceptionThread.
+	exception       *dap.ExceptionInfoResponseBody
+	exceptionThread int32
 	// threads are those of the last stop, for a threads request during a
 	// motion (the session is busy then).
 	threads []dap.Thread
@@ -218,6 +221,12 @@ func (sv *server) handle(req dap.RequestMessage) bool {
 		sv.stopMotion()
 		if _, ok := r.(*dap.TerminateRequest); ok {
 			sv.send(&dap.TerminateResponse{Response: response(req)})
+			// The motions are over (stopMotion): the session is free.
+			if sv.s != nil {
+				if code, ended := processEnd(sv.s); ended {
+					sv.send(&dap.ExitedEvent{Event: event("exited"), Body: dap.ExitedEventBody{ExitCode: code}})
+				}
+			}
 			sv.send(&dap.TerminatedEvent{Event: event("terminated")})
 			return false
 		}
@@ -283,6 +292,7 @@ func capabilities() dap.Capabilities {
 		SupportsDataBreakpoints:          true,
 		SupportsGotoTargetsRequest:       true,
 		SupportsTerminateRequest:         true,
+		SupportsExceptionInfoRequest:     true,
 	}
 }
 
@@ -345,14 +355,15 @@ func (sv *server) stopMotion() {
 	sv.motions.Wait()
 }
 
-// exitCode is the debugged process's exit status as a shell gives it.
-func exitCode(s *debugger.Session) int {
+// processEnd is the debugged process's status as a shell gives it, and
+// whether it ended in the recording at all.
+func processEnd(s *debugger.Session) (int, bool) {
 	for _, p := range s.ProcessInfos() {
 		if p.Pid == s.Process() {
-			return p.Code
+			return p.Code, p.Exit != "-"
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // fileExists says whether a frame's source can be opened by the editor.

@@ -197,10 +197,16 @@ func (s *Session) Arrivals(loc string) (earlier, later *Arrival, err error) {
 		return nil, nil, err
 	}
 	back := s.tl.Now()
+	// The resolver too: it re-arms the user's breakpoints at a mapping or
+	// exec on the way (or a checkpoint restored), and one set before the
+	// program mapped its code hid the arrivals behind it.
+	s.tl.SetResolver(func(int) []uint64 { return nil })
+	defer s.tl.SetResolver(s.breakpointsOf)
 	if err := s.tl.SetBreakpoints(nil); err != nil {
 		return nil, nil, fmt.Errorf("arrivals at %s: %w", loc, err)
 	}
 	defer func() {
+		s.tl.SetResolver(s.breakpointsOf)
 		if gerr := s.tl.Goto(back); gerr != nil && err == nil {
 			err = fmt.Errorf("arrivals at %s: back to %v: %w", loc, back, gerr)
 		}

@@ -15,7 +15,14 @@ var cursorTrace = testprog.Once(filepath.Join("..", "testdata", "source", "curso
 // which must succeed.
 func openCursor(t *testing.T, lines ...string) *Session {
 	t.Helper()
-	trace, err := cursorTrace()
+	return openRecorded(t, cursorTrace, lines...)
+}
+
+// openRecorded opens a recording made once for the package's tests and
+// runs lines in it, each of which must succeed.
+func openRecorded(t *testing.T, recorded func() (string, error), lines ...string) *Session {
+	t.Helper()
+	trace, err := recorded()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -315,8 +315,14 @@ func TestDAPStructures(t *testing.T) {
 	c.ok("configurationDone", nil)
 	thread := c.stopped("entry", 30).Body.ThreadId
 	c.ok("continue", map[string]any{"threadId": thread})
-	if sig := c.stopped("exception", 24); sig.Body.Text != "SIGSEGV" {
+	sig := c.stopped("exception", 24)
+	if sig.Body.Text != "SIGSEGV" {
 		t.Fatalf("signal %q, want SIGSEGV", sig.Body.Text)
+	}
+	// Editors ask what the exception was (dap-mode showed "nil" without).
+	exc := c.ok("exceptionInfo", map[string]any{"threadId": thread}).(*dap.ExceptionInfoResponse)
+	if exc.Body.ExceptionId != "SIGSEGV" || !strings.Contains(exc.Body.Description, "Segmentation fault") {
+		t.Errorf("exceptionInfo: %+v", exc.Body)
 	}
 
 	// sum's head is a: *head expands to its fields.
@@ -350,6 +356,9 @@ func TestDAPStructures(t *testing.T) {
 	}
 	c.ok("reverseContinue", map[string]any{"threadId": thread})
 	c.stopped("data breakpoint", 0)
+	if msg := c.errorOf(c.request("exceptionInfo", map[string]any{"threadId": thread})); !strings.Contains(msg, "did not stop for a signal") {
+		t.Errorf("exceptionInfo at a data breakpoint: %q", msg)
+	}
 	if top := c.top(thread); top.Name != "set_name" {
 		t.Fatalf("the write to b->next stopped in %s:%d, want set_name", top.Name, top.Line)
 	}
@@ -474,23 +483,7 @@ func TestDAPLaunchProgram(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv := exec.CommandContext(ctx, rewind(t), "dap", "--listen", "127.0.0.1:0")
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
-	}()
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	addr := strings.TrimSpace(strings.TrimPrefix(line, "rewind: DAP server listening at "))
-	if err != nil || addr == strings.TrimSpace(line) {
-		t.Fatalf("no listening address: %q %v", line, err)
-	}
+	addr := listenDAP(ctx, t)
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -523,7 +516,9 @@ func TestDAPLaunchProgram(t *testing.T) {
 }
 
 // TestDAPExitCode continues to the end of a program that returns 3: the
-// exited event says 3.
+// stop says 3, with no exited event (clients such as Emacs's dap-mode end
+// the session there, and this one goes on backwards); terminate sends
+// exited with 3.
 func TestDAPExitCode(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "exit3.c", 3)
@@ -534,8 +529,21 @@ func TestDAPExitCode(t *testing.T) {
 	c.ok("configurationDone", nil)
 	entry := c.event("stopped").(*dap.StoppedEvent)
 	c.ok("continue", map[string]any{"threadId": entry.Body.ThreadId})
+	end := c.event("stopped").(*dap.StoppedEvent)
+	if !strings.Contains(end.Body.Description, "exit status 3") {
+		t.Errorf("the stop at the end says %q, want exit status 3", end.Body.Description)
+	}
+	c.ok("reverseContinue", map[string]any{"threadId": entry.Body.ThreadId})
+	c.stopped("entry", 0)
+	for _, e := range c.events {
+		if _, ok := e.(*dap.ExitedEvent); ok {
+			t.Errorf("an exited event while the session goes on: %+v", e)
+		}
+	}
+	c.ok("terminate", nil)
 	if ex := c.event("exited").(*dap.ExitedEvent); ex.Body.ExitCode != 3 {
 		t.Errorf("exited with %d, want 3", ex.Body.ExitCode)
 	}
+	c.event("terminated")
 	c.ok("disconnect", nil)
 }

@@ -27,11 +27,17 @@ func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession 
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
-	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), dir: t.TempDir()}
 	// What the environment of the test could say about colours or the
 	// configuration goes first; each test sets what it needs after.
 	env = append([]string{"-u", "NO_COLOR", "-u", "CLICOLOR", "-u", "CLICOLOR_FORCE", "-u", "XDG_CONFIG_HOME"}, env...)
-	cmdline := strings.Join(append(append([]string{"env"}, env...), append([]string{rewind(t)}, args...)...), " ")
+	return startTmux(t, w, h, strings.Join(append(append([]string{"env"}, env...), append([]string{rewind(t)}, args...)...), " "))
+}
+
+// startTmux runs a shell command line in a detached tmux session of its
+// own server, in a directory of its own.
+func startTmux(t *testing.T, w, h int, cmdline string) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), dir: t.TempDir()}
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", "rw", "-c", s.dir, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), cmdline)
 	s.run("set-option", "-t", "rw", "remain-on-exit", "on")
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
