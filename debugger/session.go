@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/machine"
@@ -136,6 +137,8 @@ type Session struct {
 	// none; read once: goRoot), for why to tell the program's code from it.
 	goroot     string
 	gorootRead bool
+	// whyDeadline is when why's current search gives up (why.go).
+	whyDeadline time.Time
 	// lastList is where `list` without arguments continues.
 	listFile string
 	listLine int

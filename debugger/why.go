@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/rewind-debugger/rewind/engine/timeline"
 )
 
 // Why is the explanation of a recording's failure (rewind why, the why
@@ -72,6 +75,11 @@ type WhyLink struct {
 // defaultWhyLinks bounds the chain: each link is a reverse search.
 const defaultWhyLinks = 12
 
+// whyLinkBudget bounds the time why spends finding the failure, and each
+// link: past it the search is cancelled and the chain says where it
+// stopped.
+const whyLinkBudget = 20 * time.Second
+
 // cmdWhy implements `why [N]`: explain the failure, following at most N
 // links (12 by default). The session ends at the failure.
 func (s *Session) cmdWhy(args string, res *Result) error {
@@ -107,11 +115,23 @@ func (s *Session) Why(maxLinks int) (*Why, error) {
 	if err := s.tl.SetWatchpoints(nil); err != nil {
 		return nil, err
 	}
+	// Each search is bounded: a run that writes a location a million times
+	// without a system call, where no arrival counter goes (one that ends
+	// in a preemption), is searched one trap per write.
+	progress := s.tl.Progress
+	s.tl.Progress = func(done, total int64) bool {
+		return time.Now().Before(s.whyDeadline) && (progress == nil || progress(done, total))
+	}
+	s.whyDeadline = time.Now().Add(whyLinkBudget)
 	defer func() {
+		s.tl.Progress = progress
 		s.syncBreakpoints()
 		s.syncWatches()
 	}()
 	f, start, err := s.findFailure()
+	if errors.Is(err, timeline.ErrCancelled) {
+		return nil, fmt.Errorf("finding the failure took over %v: %w", whyLinkBudget, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package debugger
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -28,6 +29,7 @@ func (s *Session) followChain(f *failure, start whyCursor, max int) (links []Why
 	cur := start
 	suspect = -1
 	for len(links) < max {
+		s.whyDeadline = time.Now().Add(whyLinkBudget)
 		var link *WhyLink
 		var next *whyCursor
 		var stop string
@@ -36,6 +38,9 @@ func (s *Session) followChain(f *failure, start whyCursor, max int) (links []Why
 			link, next, stop, err = s.followRegisterLink(cur)
 		} else {
 			link, next, stop, err = s.followMemory(cur, f)
+		}
+		if errors.Is(err, timeline.ErrCancelled) {
+			return links, suspect, fmt.Sprintf("Stopped following %s: its search took over %v (a long run without system calls is searched a trap or a step at a time).", cur.what, whyLinkBudget)
 		}
 		if err != nil {
 			return links, suspect, fmt.Sprintf("Stopped following %s: %v.", cur.what, err)

@@ -156,8 +156,20 @@ func TestWhyRace(t *testing.T) {
 	if hunt.Code == 0 {
 		t.Logf("no lost update in 80 chaos runs: the hunted race is not explained this time")
 	} else {
-		w := whyOf(t, hunted)
-		if w.Suspect < 0 || w.Chain[w.Suspect].What != "counter" || !strings.Contains(w.Chain[w.Suspect].Suspicion, "data race") {
+		// Two links: the last write of counter, and the one before. A
+		// run of a million writes ending in a preemption takes no
+		// arrival counter: its search may reach why's budget, which
+		// why must then say.
+		r := run(t, runOpts{}, rewind(t), "why", "--json", "--links", "2", hunted)
+		var w whyOut
+		if err := json.Unmarshal(r.Stdout, &w); err != nil || r.Code != 0 {
+			t.Fatalf("why hunted: exit %d, %v\n%s", r.Code, err, tail(r.Stderr))
+		}
+		switch {
+		case w.Suspect >= 0 && w.Chain[w.Suspect].What == "counter" && strings.Contains(w.Chain[w.Suspect].Suspicion, "data race"):
+		case strings.Contains(w.Verdict, "its search took over"):
+			t.Logf("hunted race: %s", w.Verdict)
+		default:
 			t.Errorf("hunted race: chain %+v\n%s", w.Chain, w.Verdict)
 		}
 	}
