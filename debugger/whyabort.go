@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -101,7 +102,8 @@ func (s *Session) assertFailure(f *failure, tid int32) (*failure, *whyCursor, er
 	if err != nil {
 		return nil, nil, err
 	}
-	text := s.readCString(regs[trace.RDI], 200)
+	raw, _, _ := dwarf.CString(s.mem(), regs[trace.RDI], 200)
+	text := string(raw)
 	f.Kind = "assert"
 	f.Description = fmt.Sprintf("assertion `%s' failed", text)
 	s.failureAt(f, tid)
@@ -110,7 +112,7 @@ func (s *Session) assertFailure(f *failure, tid int32) (*failure, *whyCursor, er
 	s.frame = level
 	defer func() { s.frame = 0 }()
 	for _, name := range assertOperands(text) {
-		wp, typ, err := s.watchTarget(name, false)
+		wp, _, err := s.watchTarget(name, false)
 		if err != nil {
 			continue
 		}
@@ -118,7 +120,6 @@ func (s *Session) assertFailure(f *failure, tid int32) (*failure, *whyCursor, er
 		if v, err := s.eval(name); err == nil {
 			val = s.format(v, 0)
 		}
-		_ = typ
 		f.Description += fmt.Sprintf(", %s = %s", name, val)
 		return f, &whyCursor{reg: -1, addr: wp.Addr, size: wp.Len, what: name, tid: tid}, nil
 	}
@@ -149,15 +150,4 @@ func assertOperands(expr string) []string {
 		out = append(out, name)
 	}
 	return out
-}
-
-// readCString reads a NUL-terminated string of at most max bytes.
-func (s *Session) readCString(addr uint64, max int) string {
-	buf := make([]byte, max)
-	n, _ := s.mem().ReadAt(buf, addr)
-	buf = buf[:n]
-	if i := strings.IndexByte(string(buf), 0); i >= 0 {
-		buf = buf[:i]
-	}
-	return string(buf)
 }

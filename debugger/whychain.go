@@ -294,9 +294,6 @@ func effectiveAddr(m x86asm.Mem, regs *trace.Regs, pc uint64, n int) uint64 {
 	return addr
 }
 
-// x86Names are the general registers in the encoding's order.
-var x86Names = [16]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
-
 // regIndex maps a general register of any width to the trace.Regs index of
 // its 64-bit register.
 func regIndex(r x86asm.Reg) (int, bool) {
@@ -318,10 +315,5 @@ func regIndex(r x86asm.Reg) (int, bool) {
 	if num < 0 {
 		return 0, false
 	}
-	for i, n := range trace.RegNames {
-		if n == x86Names[num] {
-			return i, true
-		}
-	}
-	return 0, false
+	return trace.ByX86Number[num], true
 }

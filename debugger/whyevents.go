@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"regexp"
@@ -17,7 +16,6 @@ import (
 type failureEvents struct {
 	fault      int64 // the last synchronous fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL), -1 if none
 	faultTid   int32
-	faultAddr  uint64
 	faultSig   int32
 	stderr     int64 // the last write to stderr, -1 if none
 	stderrTid  int32
@@ -74,9 +72,6 @@ func (s *Session) scanFailure() (*failureEvents, error) {
 				break
 			}
 			fe.fault, fe.faultTid, fe.faultSig, faultPC = i, e.Tid, e.Signo, e.Regs[trace.RIP]
-			if len(e.Siginfo) >= 24 {
-				fe.faultAddr = binary.LittleEndian.Uint64(e.Siginfo[16:24])
-			}
 		case e.Kind != trace.KindSyscall && e.Kind != trace.KindSyscallEntry:
 		case e.Syscall == unix.SYS_WRITE && e.Regs[trace.RDI] == 1:
 			fe.stdout, fe.stdoutTid = i, e.Tid
@@ -122,10 +117,15 @@ func keepWrite(ws []outWrite, w outWrite) []outWrite {
 // writtenText is what the writes wrote, read from the replay where their
 // events do not hold all of it.
 func (s *Session) writtenText(ws []outWrite) string {
-	var b strings.Builder
-	for _, w := range ws {
+	// Newest first, until the text kept is there: each write read from
+	// the replay is a motion to it, and at most maxReplayedWrites are.
+	var parts [][]byte
+	size, replayed := 0, 0
+	for i := len(ws) - 1; i >= 0 && size < maxOutText; i-- {
+		w := ws[i]
 		data := w.data
-		if uint64(len(data)) < w.n {
+		if uint64(len(data)) < w.n && replayed < maxReplayedWrites {
+			replayed++
 			if err := s.tl.Goto(timeline.Moment{Event: w.event + 1, Tid: w.tid}); err == nil {
 				buf := make([]byte, min(w.n, 4096))
 				if n, _ := s.mem().ReadAt(buf, w.addr); n > 0 {
@@ -133,10 +133,23 @@ func (s *Session) writtenText(ws []outWrite) string {
 				}
 			}
 		}
-		b.Write(data)
+		parts = append(parts, data)
+		size += len(data)
 	}
-	return lastBytes(b.String(), 16<<10)
+	var b strings.Builder
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.Write(parts[i])
+	}
+	return lastBytes(b.String(), maxOutText)
 }
+
+// maxOutText is how much of the end of a stream why reads; of its writes,
+// at most maxReplayedWrites (that blocked, their events keeping only their
+// first bytes) are read from the replay.
+const (
+	maxOutText        = 16 << 10
+	maxReplayedWrites = 32
+)
 
 func fatalFault(sig int32) bool {
 	switch unix.Signal(sig) {
@@ -189,8 +202,6 @@ func failureText(msg string) string {
 	}
 	return firstLineOf(lines[len(lines)-1])
 }
-
-func firstLine(s string) string { return firstLineOf(s) }
 
 func firstLineOf(s string) string {
 	s = strings.TrimSpace(s)

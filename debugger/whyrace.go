@@ -155,16 +155,30 @@ func (s *Session) inAnyStack(addr uint64) bool {
 	if err != nil {
 		return false
 	}
-	for _, info := range s.ThreadInfos() {
-		regs, err := s.tl.Session().Regs(info.Tid)
-		if err != nil {
+	for _, p := range s.procs {
+		if p.Pid != s.Process() {
 			continue
 		}
-		sp := regs[trace.RSP]
-		for _, m := range maps {
-			if sp >= m.Start && sp < m.End && addr >= m.Start && addr < m.End {
+		for _, tid := range p.Tids {
+			if s.inStackOf(tid, addr, maps) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// inStackOf says whether addr is in the mapping of thread tid's stack
+// pointer (false for a thread not alive now).
+func (s *Session) inStackOf(tid int32, addr uint64, maps []replay.Mapping) bool {
+	regs, err := s.tl.Session().Regs(tid)
+	if err != nil {
+		return false
+	}
+	sp := regs[trace.RSP]
+	for _, m := range maps {
+		if sp >= m.Start && sp < m.End {
+			return addr >= m.Start && addr < m.End
 		}
 	}
 	return false

@@ -49,18 +49,10 @@ func (s *Session) belowStack(addr uint64, tid int32) string {
 		return ""
 	}
 	maps, err := s.tl.Session().Mappings()
-	if err != nil {
+	if err != nil || !s.inStackOf(tid, addr, maps) {
 		return ""
 	}
-	for _, m := range maps {
-		if sp >= m.Start && sp < m.End {
-			if addr >= m.Start && addr < m.End {
-				return fmt.Sprintf("it writes %#x, %d bytes below the stack pointer of thread %d: into a stack frame that has returned", addr, sp-addr, tid)
-			}
-			break
-		}
-	}
-	return ""
+	return fmt.Sprintf("it writes %#x, %d bytes below the stack pointer of thread %d: into a stack frame that has returned", addr, sp-addr, tid)
 }
 
 // overran: the byte before the written objMember (or object) was last

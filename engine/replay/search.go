@@ -69,9 +69,13 @@ const trampolineSize = 4096
 // trampoline compares them in, after those that changed since the thread's
 // previous event: those that change most in loops first, rsp last.
 var (
-	x86Num = map[int]int{trace.RAX: 0, trace.RCX: 1, trace.RDX: 2, trace.RBX: 3, trace.RSP: 4, trace.RBP: 5,
-		trace.RSI: 6, trace.RDI: 7, trace.R8: 8, trace.R9: 9, trace.R10: 10, trace.R11: 11, trace.R12: 12,
-		trace.R13: 13, trace.R14: 14, trace.R15: 15}
+	x86Num = func() map[int]int {
+		m := map[int]int{}
+		for num, idx := range trace.ByX86Number {
+			m[idx] = num
+		}
+		return m
+	}()
 	x86RegOrder = []int{trace.RAX, trace.RCX, trace.RDX, trace.RSI, trace.RDI, trace.R8, trace.R9, trace.R10,
 		trace.R11, trace.R12, trace.R13, trace.R14, trace.R15, trace.RBX, trace.RBP, trace.RSP}
 )

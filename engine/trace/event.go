@@ -187,6 +187,10 @@ var RegNames = [27]string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10"
 	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
 	"fs_base", "gs_base", "ds", "es", "fs", "gs"}
 
+// ByX86Number gives the Regs index of the general registers by their x86
+// number (rax=0 … r15=15, as ModRM and REX encode them).
+var ByX86Number = [16]int{RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15}
+
 // Mem is a range of memory and its contents.
 type Mem struct {
 	Addr uint64
