@@ -69,13 +69,14 @@ func (s *Session) raced(cur whyCursor, writer int32, read timeline.Moment, f *fa
 	return ""
 }
 
-// maxOtherWriterSegments bounds the segments otherWriter looks back
-// through, and otherWriterBudget the time it spends finding the exact
-// write in the segment it found (a segment that ends in a preemption
-// takes no arrival counter: each write there is a trap).
+// maxOtherWriterRuns bounds the runs of other threads otherWriter looks
+// back through (the writer's own runs cost nothing: they are skipped
+// unread, however many there are), and otherWriterBudget the time it
+// spends finding the exact write in the run it found (a run that ends in
+// a preemption takes no arrival counter: each write there is a trap).
 const (
-	maxOtherWriterSegments = 256
-	otherWriterBudget      = 2 * time.Second
+	maxOtherWriterRuns = 256
+	otherWriterBudget  = 2 * time.Second
 )
 
 // otherWrite is the last write by another thread than the writer.
@@ -89,32 +90,42 @@ type otherWrite struct {
 
 // otherWriter finds the last run before now of another thread than writer
 // that changed wp's bytes (a run between two events is one thread's: the
-// value at the runs' starts tells which changed it, without a trap), then
-// the write itself in it when that is quick. The timeline moves.
+// values at its start and its end tell whether it changed them, without a
+// trap), then the write itself in it when that is quick. The timeline
+// moves.
 func (s *Session) otherWriter(wp replay.Watchpoint, writer int32) *otherWrite {
-	read := func() ([]byte, bool) {
+	read := func(n int64) ([]byte, bool) {
+		if s.tl.Goto(timeline.Moment{Event: n, Tid: s.tl.Index().TidAt(n)}) != nil {
+			return nil, false
+		}
 		b := make([]byte, wp.Len)
-		n, err := s.mem().ReadAt(b, wp.Addr)
-		return b, err == nil && n == wp.Len
+		got, err := s.mem().ReadAt(b, wp.Addr)
+		return b, err == nil && got == wp.Len
 	}
 	idx := s.tl.Index()
-	end := s.tl.Now().Event
-	if s.tl.Goto(timeline.Moment{Event: end, Tid: idx.TidAt(end)}) != nil {
-		return nil
-	}
-	after, ok := read()
+	// after holds the bytes at event next: the end of the run looked at.
+	next := s.tl.Now().Event
+	after, ok := read(next)
 	if !ok {
 		return nil
 	}
-	for k := end - 1; k >= idx.First && k > end-maxOtherWriterSegments; k-- {
-		if s.tl.Goto(timeline.Moment{Event: k, Tid: idx.TidAt(k)}) != nil {
-			return nil
+	runs := 0
+	for k := next - 1; k >= idx.First && runs < maxOtherWriterRuns; k-- {
+		if idx.TidAt(k) == writer {
+			continue
 		}
-		before, ok := read()
+		if next != k+1 {
+			if after, ok = read(k + 1); !ok {
+				return nil
+			}
+		}
+		before, ok := read(k)
 		if !ok {
 			return nil
 		}
-		if string(before) == string(after) || idx.TidAt(k) == writer {
+		runs++
+		next = k
+		if string(before) == string(after) {
 			after = before
 			continue
 		}

@@ -130,21 +130,26 @@ func TestWhy(t *testing.T) {
 func TestWhyRace(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "why/assert.c")
-	trace := filepath.Join(t.TempDir(), "race.rwd")
-	if _, stderr, code := record(t, trace, prog, "200", "yield"); code != 134 || !strings.Contains(string(stderr), "Assertion") {
-		t.Fatalf("record: exit %d, want 134 with the failed assertion:\n%s", code, tail(stderr))
-	}
-	w := whyOf(t, trace)
-	if w.Failure.Kind != "assert" || w.Failure.Place.Function != "main" {
-		t.Errorf("failure %+v, want main's assert", w.Failure)
-	}
-	if w.Suspect < 0 || w.Suspect >= len(w.Chain) {
-		t.Fatalf("no suspicious write: %+v\n%s", w.Chain, w.Verdict)
-	}
-	l := w.Chain[w.Suspect]
-	if l.Function != "work" || l.What != "counter" || !strings.Contains(l.Suspicion, "data race") ||
-		l.Line != lineOf(t, "why/assert.c", "counter = v + 1") {
-		t.Errorf("suspect %+v, want work's counter = v + 1 as a data race", l)
+	// The second run's second thread makes 400 more increments alone after
+	// the first has ended: the other thread's last write is hundreds of
+	// events before the last write of counter.
+	for _, args := range [][]string{{"200", "yield"}, {"200", "yield", "400"}} {
+		trace := filepath.Join(t.TempDir(), "race.rwd")
+		if _, stderr, code := record(t, trace, prog, args...); code != 134 || !strings.Contains(string(stderr), "Assertion") {
+			t.Fatalf("record %v: exit %d, want 134 with the failed assertion:\n%s", args, code, tail(stderr))
+		}
+		w := whyOf(t, trace)
+		if w.Failure.Kind != "assert" || w.Failure.Place.Function != "main" {
+			t.Errorf("%v: failure %+v, want main's assert", args, w.Failure)
+		}
+		if w.Suspect < 0 || w.Suspect >= len(w.Chain) {
+			t.Fatalf("%v: no suspicious write: %+v\n%s", args, w.Chain, w.Verdict)
+		}
+		l := w.Chain[w.Suspect]
+		if l.Function != "work" || l.What != "counter" || !strings.Contains(l.Suspicion, "data race") ||
+			l.Line != lineOf(t, "why/assert.c", "counter = v + 1") {
+			t.Errorf("%v: suspect %+v, want work's counter = v + 1 as a data race", args, l)
+		}
 	}
 
 	// A lost update hunted with chaos, as a user would: two threads of a
@@ -181,7 +186,7 @@ func TestWhyRace(t *testing.T) {
 	if _, stderr, code := record(t, locked, prog, "200", "locked"); code != 134 {
 		t.Fatalf("record locked: exit %d, want 134\n%s", code, tail(stderr))
 	}
-	w = whyOf(t, locked)
+	w := whyOf(t, locked)
 	if len(w.Chain) == 0 || w.Chain[0].What != "counter" || w.Chain[0].Suspicion != "" {
 		t.Errorf("locked: chain %+v, want the last store of counter, not suspicious", w.Chain)
 	}

@@ -3,7 +3,9 @@
 // an update, and the assertion fails. With "yield" as the second argument
 // each increment gives the CPU away between its load and its store, and
 // updates are lost whatever the scheduling; with "locked", the same, but
-// each store is made holding a mutex (that the load did not hold).
+// each store is made holding a mutex (that the load did not hold). A third
+// argument gives the second thread that many more increments, which it
+// makes alone after the first thread has ended.
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
@@ -11,14 +13,14 @@
 #include <stdlib.h>
 
 static volatile long counter;
-static long per_thread = 100000;
+static long per_thread = 100000, extra;
 static int yield, locked;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *work(void *arg)
 {
-	(void)arg;
-	for (long i = 0; i < per_thread; i++) {
+	long n = per_thread + (long)arg;
+	for (long i = 0; i < n; i++) {
 		if (yield) {
 			long v = counter;
 			sched_yield();
@@ -40,12 +42,14 @@ int main(int argc, char **argv)
 		per_thread = atol(argv[1]);
 	yield = argc > 2 && (argv[2][0] == 'y' || argv[2][0] == 'l');
 	locked = argc > 2 && argv[2][0] == 'l';
+	if (argc > 3)
+		extra = atol(argv[3]);
 	pthread_t t1, t2;
 	pthread_create(&t1, NULL, work, NULL);
-	pthread_create(&t2, NULL, work, NULL);
+	pthread_create(&t2, NULL, work, (void *)extra);
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	printf("total %ld\n", counter);
-	assert(counter == 2 * per_thread);
+	assert(counter == 2 * per_thread + extra);
 	return 0;
 }
