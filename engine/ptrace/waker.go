@@ -84,15 +84,29 @@ func (w *Waker) Wake() {
 
 // Alarm has the waker end d from now, in place of the alarm set before; a
 // negative d cancels it. A stop may come first: Wait then returns it, and
-// the waker's death later, if the alarm is not cancelled in time.
+// the waker's death later, if the alarm is not cancelled in time. The
+// waker is sent the alarm's time on CLOCK_MONOTONIC, not d: one still
+// starting reads it late, and must not ring that much later.
 func (w *Waker) Alarm(d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pipe != nil {
+		at := int64(-1)
+		if d >= 0 {
+			at = monotonic() + int64(d)
+		}
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(d))
+		binary.LittleEndian.PutUint64(b[:], uint64(at))
 		w.pipe.Write(b[:]) // atomic: 8 bytes; a dead waker is seen by Wait
 	}
+}
+
+// monotonic is CLOCK_MONOTONIC in nanoseconds, the clock of the waker's
+// alarms.
+func monotonic() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }
 
 // Close ends the waker and reaps it (on the tracer thread), unless Wait
@@ -118,7 +132,12 @@ func runWaker() {
 			if _, err := io.ReadFull(os.Stdin, b[:]); err != nil {
 				os.Exit(0)
 			}
-			alarms <- time.Duration(binary.LittleEndian.Uint64(b[:]))
+			at := int64(binary.LittleEndian.Uint64(b[:]))
+			d := time.Duration(-1)
+			if at >= 0 {
+				d = max(time.Duration(at-monotonic()), 0)
+			}
+			alarms <- d
 		}
 	}()
 	var ring <-chan time.Time

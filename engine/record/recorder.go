@@ -327,6 +327,9 @@ type Recorder struct {
 	// waker's death wakes the recorder's wait when rewind gets a signal;
 	// stops holds the signals it was woken for.
 	waker atomic.Pointer[ptrace.Waker]
+	// spare is the next waker, already running (wait.go); nil until a
+	// deadline first needs one.
+	spare *ptrace.Waker
 	// alarmAt is when the waker's alarm rings (zero: none).
 	alarmAt time.Time
 	stops   chan unix.Signal
@@ -468,9 +471,7 @@ func Record(opts Options) (*Result, error) {
 		} else {
 			runErr = r.run(r.startLeader)
 		}
-		if wk := r.waker.Swap(nil); wk != nil {
-			wk.Close(false)
-		}
+		r.closeWakers()
 	})
 	if err := r.drainLog(); err != nil && runErr == nil {
 		runErr = err
@@ -1229,9 +1230,7 @@ func (r *Recorder) end() error {
 	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(r.stopReason(r.interrupted))}); err != nil {
 		return err
 	}
-	if wk := r.waker.Swap(nil); wk != nil {
-		wk.Close(false)
-	}
+	r.closeWakers()
 	if r.att != nil {
 		r.done = true
 		return r.detach()

@@ -10,7 +10,8 @@ import (
 
 // How the recorder waits for its tracees: in wait4, always, woken by the
 // waker's death (ptrace.Waker) when rewind gets a signal or a scheduling
-// deadline comes (the waker's alarm).
+// deadline comes (the waker's alarm). A spare waker, started while the
+// tracees run, takes over when one dies.
 
 // wait returns the next stop, or ok=false when rewind must step in first:
 // the scheduling deadline passed, a Ctrl-C is to be passed on, or rewind was
@@ -43,8 +44,17 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 				return ptrace.Status{}, false, nil
 			}
 		}
+		if !dl.IsZero() && r.spare == nil {
+			// Now, while the tracees run and rewind would sleep: not
+			// between the alarm and the deadline's work.
+			r.spare, _ = ptrace.StartWaker()
+		}
 		r.alarm(dl)
 		st, ok, err := ptrace.Wait(-1, false)
+		if err == nil && r.spare != nil && st.Tid == r.spare.Pid() {
+			r.spare = nil // killed: the next one starts another
+			continue
+		}
 		if err != nil || st.Tid != r.wakerPid() {
 			return st, ok, err
 		}
@@ -91,7 +101,14 @@ func (r *Recorder) relayStops() {
 // wake handles the waker's death: it starts a new waker, then the signals
 // rewind got. It reports whether the recording must end.
 func (r *Recorder) wake() bool {
-	w, err := ptrace.StartWaker()
+	// The spare, started before, is running already: a waker started
+	// now would take 0.3–4 ms (a fork and an exec, longer under load),
+	// all of it late for the deadline that ended the last one.
+	w, err := r.spare, error(nil)
+	r.spare = nil
+	if w == nil {
+		w, err = ptrace.StartWaker()
+	}
 	if err != nil {
 		// Without a waker the next signal could go unseen: stop now
 		// rather than risk a recording that cannot be stopped.
@@ -108,5 +125,16 @@ func (r *Recorder) wake() bool {
 		default:
 			return end
 		}
+	}
+}
+
+// closeWakers ends the waker and the spare, and reaps them.
+func (r *Recorder) closeWakers() {
+	if wk := r.waker.Swap(nil); wk != nil {
+		wk.Close(false)
+	}
+	if r.spare != nil {
+		r.spare.Close(false)
+		r.spare = nil
 	}
 }

@@ -20,9 +20,11 @@
 
    argv: helper, "waker": the recorder's waker (waker.go), whose death
    is what wakes the tracer from wait4. It reads alarms from stdin (each
-   a little-endian i64 of nanoseconds from now, negative to cancel; the
-   last one counts) and exits when the alarm's time comes or stdin
-   closes. */
+   a little-endian i64, the CLOCK_MONOTONIC time in nanoseconds when to
+   exit, negative to cancel; the last one counts) and exits when the
+   alarm's time comes or stdin closes. The time is absolute: a waker that
+   starts late (it was just started, and an alarm was sent as it ran its
+   exec) rings at the time asked, not that long after. */
 
 typedef unsigned long u64;
 typedef long i64;
@@ -158,6 +160,7 @@ struct pollfd {
 };
 
 #define CLOCK_MONOTONIC 1
+#define PR_SET_TIMERSLACK 29
 #define POLLIN 1
 #define EINTR 4
 #define NS 1000000000L
@@ -171,6 +174,9 @@ static i64 now(void) {
 /* waker is the waker's body (see the top). */
 static void waker(void) {
 	i64 at = -1; /* when to exit, CLOCK_MONOTONIC; -1: never */
+	/* Slices are tens of microseconds: the default timer slack (50 us)
+	   would be a good part of one. */
+	sys6(SYS_prctl, PR_SET_TIMERSLACK, 1, 0, 0, 0, 0);
 	for (;;) {
 		struct pollfd p = {0, POLLIN, 0};
 		struct timespec ts, *tp = 0;
@@ -195,8 +201,7 @@ static void waker(void) {
 		if (r < 8)
 			break;
 		/* Writes of 8 bytes are atomic, reads whole ones. */
-		i64 d = msgs[r / 8 - 1];
-		at = d < 0 ? -1 : now() + d;
+		at = msgs[r / 8 - 1];
 	}
 	sys3(SYS_exit_group, 0, 0, 0);
 }
