@@ -30,7 +30,7 @@ each recording to it), then what differs after by category: time, random,
 data (contents read), result, args, written, signal, only-a, only-b,
 scheduling, exit, process. Differences any two runs have (the loader's
 cycle-counter reads, AT_RANDOM) are listed apart and not counted.
---json prints one JSON object (schema in the README).
+--json prints one JSON object (schema in docs/analysis.md).
 Exits 0 when the recordings agree, 1 when they differ, 2 when they cannot be
 compared (a missing file, not a trace, recordings of different programs).`,
 		Args: cobra.ExactArgs(2),

@@ -24,7 +24,7 @@ func newEventsCmd() *cobra.Command {
 		Short: "List the recorded events, strace-style or as NDJSON",
 		Long: `Lists the events of a recording: system calls decoded strace-style with their
 results, signals, thread creation and exit, exec, exit. --json prints one JSON
-object a line (fields in the README). --type may be repeated or comma-separated.
+object a line (fields in docs/analysis.md). --type may be repeated or comma-separated.
 On an unfinished or damaged trace it lists the usable events, says in one line
 on stderr why the rest is not usable, and exits 2.`,
 		Args: cobra.ExactArgs(1),

@@ -12,7 +12,8 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// Result is the answer to one command (DESIGN.md §4).
+// Result is the answer to one command (docs/design.md, §4 "The command
+// result (JSON)").
 type Result struct {
 	Command string    `json:"command"`
 	OK      bool      `json:"ok"`

@@ -10,7 +10,7 @@ import (
 )
 
 // EventInfo is one event as `rewind events --json`, MCP and the LLM
-// window give it. The fields are a stable contract (README): event,
+// window give it. The fields are a stable contract (docs/analysis.md): event,
 // type, thread, time, text always; the others by type.
 type EventInfo struct {
 	Event  int64   `json:"event"`

@@ -68,7 +68,7 @@ func (st *fuzzState) reset() error {
 	return nil
 }
 
-// fuzzSeeds are commands of every kind, from the README and the tests,
+// fuzzSeeds are commands of every kind, from docs/commands.md and the tests,
 // spelled for corrupt.c.
 var fuzzSeeds = []string{
 	"", "bogus", "break sum", "b corrupt.c:16", "br 24", "break *0x401156", "break *main+4", "tbreak set_name",

@@ -1,7 +1,8 @@
 // Package debugger is the debugging session on top of the time-travel
 // engine, and the command language (gdb names and short forms) shared by
 // batch mode, the TUI's prompt and MCP. Each command gives one Result, which
-// renders as text or as the JSON object of DESIGN.md §4.
+// renders as text or as the JSON object of docs/design.md, §4 "The
+// command result (JSON)".
 package debugger
 
 import (

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// emacsConfig registers rewind dap with Emacs's dap-mode (README).
+// emacsConfig registers rewind dap with Emacs's dap-mode (docs/dap.md).
 const emacsConfig = "dap/testdata/emacs/rewind-dap.el"
 
 // emacsDAP is a headless Emacs with dap-mode in tmux, visiting a source.
@@ -123,7 +123,7 @@ func (e *emacsDAP) eval(expr, want string) {
 // rewind dap in a headless Emacs in tmux, as a user does with M-x: a
 // breakpoint and a conditional one set in the source, dap-debug of a
 // recording (the first line of main), continue, next, step in and out,
-// the README's reverse continue, step back and goto commands (dap-mode has
+// docs/dap.md's reverse continue, step back and goto commands (dap-mode has
 // none of its own), dap-eval, the end of the recording and back, and info
 // locals in dap-mode's REPL.
 func TestDAPWithEmacs(t *testing.T) {

@@ -1,8 +1,9 @@
 // Package mcpserver serves a debugging session over the Model Context
 // Protocol, so that a coding agent can debug a recording: run any command of
-// the debugger's language (DESIGN.md §4), list the recorded events, read the
-// stack, the variables and memory, and ask for every write to a location
-// over the whole recording. `rewind mcp TRACE` runs it on stdio.
+// the debugger's language (docs/design.md, §4 "Command language"), list the
+// recorded events, read the stack, the variables and memory, and ask for
+// every write to a location over the whole recording. `rewind mcp TRACE`
+// runs it on stdio.
 //
 // Every tool answers with structured content (the JSON of its output type,
 // described by the tool's output schema) and a text rendering of the same

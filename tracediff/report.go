@@ -2,7 +2,7 @@ package tracediff
 
 // Report is what Diff found: the two recordings, where they first part,
 // and what differs after. Its JSON is `rewind diff --json`'s contract
-// (README, "rewind diff").
+// (docs/analysis.md, "Comparing two recordings").
 type Report struct {
 	A Recording `json:"a"`
 	B Recording `json:"b"`

@@ -194,7 +194,7 @@ func (n *node) place(r rect, pl placement, order *[]paneID) {
 }
 
 // Layout is an arrangement of panes: a named preset or a spec in the
-// layout grammar (README, "Layout"). Its String is what the config and a
+// layout grammar (docs/ui.md, "Layout"). Its String is what the config and a
 // session file keep; ParseLayout reads it back.
 type Layout struct {
 	spec string

@@ -99,7 +99,7 @@ func TestParseLayout(t *testing.T) {
 		{spec: " ( source | disassembly*2 )*2 / (memory | watch) ", w: 90, h: 30, want: map[paneID]rect{
 			pSource: {0, 0, 30, 20}, pDisasm: {30, 0, 60, 20}, pMemory: {0, 20, 45, 10}, pWatch: {45, 20, 45, 10}}},
 		{spec: "Source|LLM", w: 80, h: 20, want: map[paneID]rect{pSource: {0, 0, 40, 20}, pLLM: {40, 0, 40, 20}}},
-		{spec: "(source*3 | (stack / locals*2)*2)*2 / (memory | watch | console)", w: 100, h: 30, want: map[paneID]rect{ // the README's
+		{spec: "(source*3 | (stack / locals*2)*2)*2 / (memory | watch | console)", w: 100, h: 30, want: map[paneID]rect{ // docs/ui.md's
 			pSource: {0, 0, 60, 20}, pStack: {60, 0, 40, 6}, pLocals: {60, 6, 40, 14},
 			pMemory: {0, 20, 33, 10}, pWatch: {33, 20, 33, 10}, pConsole: {66, 20, 34, 10}}},
 		{spec: "wide", w: 220, h: 60}, {spec: "large", w: 160, h: 46}, {spec: "medium", w: 120, h: 34},

@@ -18,7 +18,7 @@ func FuzzExpr(f *testing.F) {
 		f.Add(tc.src)
 	}
 	for _, src := range []string{
-		// From the README and the debugger's tests.
+		// From docs/commands.md and the debugger's tests.
 		"b->next", "*n", "(long)&b->next - (long)b", "*(int*)&counter", "$1 + $", "a->name[0]",
 		"*arr@5", "{int} $sp", "(struct node *)p", "sizeof(struct node)", "std::vector<int, std::allocator<int> >",
 		"(*main.T)(p)", "uint8(x)", "len(s)", "s[1:2]", "x ? 1 : 2, 3", "-(-(-x))", "&*&*head",

@@ -4,7 +4,8 @@
 // own syscall instruction (Untraced) through, so that a call the hook
 // records itself costs no ptrace stop: in record mode it appends a record
 // (number, arguments, result, bytes written) to a buffer in the page that
-// the recorder turns into events at the thread's next stop (DESIGN.md §6).
+// the recorder turns into events at the thread's next stop (docs/design.md,
+// §6 "System call buffering").
 // In replay mode the hook answers a call from the records replay put in
 // the buffer when it is the next one recorded (AppendRecord), and makes
 // any other call through the traced instruction for replay to answer.

@@ -17,7 +17,7 @@ const OptTraceSeccomp = unix.PTRACE_O_TRACESECCOMP
 // kernel sees, after the syscall instruction): the hook page's own call.
 // Every other call stops its thread in the recorder, which then resumes
 // threads with PTRACE_CONT instead of stopping them at every entry and
-// exit (DESIGN.md §6).
+// exit (docs/design.md, §6 "System call buffering").
 const UntracedIP = 0x70000000 + 2
 
 // ReexecIP is the hook page's other call the filter lets through, which

@@ -15,7 +15,8 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// System call buffering, the recorder's side (engine/hook, DESIGN.md §6).
+// System call buffering, the recorder's side (engine/hook; docs/design.md,
+// §6 "System call buffering").
 // Under the filter, a call the hook records itself made at a site of the
 // usual shape (mov $nr,%eax; syscall) gets its site patched after it: the
 // next calls there go through the hook, which makes them with no stop and

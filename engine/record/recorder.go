@@ -4,7 +4,8 @@
 // a time, and switches happen at system calls (or at a proven spin). A
 // blocking system call stays in the kernel while another thread runs; its
 // result is logged when its thread is next scheduled. The log is therefore the
-// global order of these intervals, which replay reproduces. See DESIGN.md §2.
+// global order of these intervals, which replay reproduces. See
+// docs/design.md, §2 "The recording model".
 package record
 
 import (
@@ -519,8 +520,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	opts := r.opts
 	spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 		StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
-	// The seccomp filter is the base of system call buffering (DESIGN.md
-	// §6): where it cannot be had, the program is started again without.
+	// The seccomp filter is the base of system call buffering
+	// (docs/design.md, §6 "System call buffering"): where it cannot be
+	// had, the program is started again without.
 	spec.Filter = !opts.NoBuffer
 	var err error
 	r.pid, err = ptrace.Start(spec)

@@ -3,7 +3,7 @@
 // stepping in both directions. Going backwards follows rr's ReplayTimeline
 // idea: restore the nearest earlier checkpoint (or start over), replay
 // forwards with the relevant breakpoints armed, and stop at the last hit
-// before where we were. See DESIGN.md §3.
+// before where we were. See docs/design.md, §3 "Time and moments".
 package timeline
 
 import (
@@ -53,7 +53,7 @@ func (m Moment) String() string {
 	return s
 }
 
-// Reason says why an operation stopped (DESIGN.md §4).
+// Reason says why an operation stopped (docs/design.md, §4 "Stop reasons").
 type Reason string
 
 // Stop reasons.
