@@ -104,106 +104,6 @@ func (r *Result) ExitCode() int {
 	return r.Status.ExitStatus()
 }
 
-// threadState is where a recorded thread is.
-type threadState int
-
-const (
-	// parked: stopped by ptrace and waiting for the CPU; park says at what.
-	parked threadState = iota
-	// running: resumed in user code or in a short system call.
-	running
-	// inKernel: resumed into a system call that may block; its exit stop
-	// will park it (parkBlockedExit).
-	inKernel
-	// gone: exited.
-	gone
-	// stopped: in a job control stop, until a SIGCONT (jobctl.go).
-	stopped
-)
-
-// parkKind says what a parked thread will do when resumed.
-type parkKind int
-
-const (
-	parkResume      parkKind = iota // resume as is (after a logged event, a new thread, a preemption)
-	parkBlockedExit                 // at the exit stop of a blocking call whose exit is not logged yet
-	parkHeldEntry                   // at the entry of a write held behind another (order.go)
-	parkSaved                       // at a stop handled when it gets its turn (saved; sidebyside.go)
-	parkEntry                       // at a call's entry, handled when it gets its turn (sidebyside.go)
-)
-
-type thread struct {
-	tid   int
-	proc  *process
-	state threadState
-	park  parkKind
-	// groupSig is the signal of its last group-stop (jobctl.go).
-	groupSig int
-
-	// System call in progress (between entry and exit stops).
-	inSyscall bool
-	split     bool // its entry was logged as KindSyscallEntry
-	nr        int
-	entry     trace.Regs
-	in        []trace.Mem
-	refused   bool
-	// execFile: the program an exec in progress runs through a descriptor.
-	execFile  *trace.MapFile
-	birth     bool   // new thread: its clone's exit stop is still to come
-	restartNr int    // the call restart_syscall would resume
-	vfork     bool   // a process clone sharing memory: capture the parent's stack
-	forked    int    // the child process the current call created (0: none)
-	child     int    // the task (thread or process) the current call created (0: none)
-	stream    int    // the standard stream (1, 2) the call writes to, 0 if none
-	i386      bool   // the call was made with int $0x80 (i386.go)
-	robust    uint64 // the head given to set_robust_list (robust.go)
-
-	// refusedRet is the result of a call refused at its entry.
-	refusedRet int64
-	// tscSigsegv: the program asked for PR_TSC_SIGSEGV (see tsc.go).
-	tscSigsegv bool
-	// tscTrapped: the kernel makes its rdtsc fault already (the recorder
-	// set PR_TSC_SIGSEGV for it or the thread it was cloned from, and
-	// execve keeps it): its next exec need not set it again.
-	tscTrapped bool
-	// ownFilter: the thread runs under a seccomp filter of the program's
-	// own (seccomp.go), inherited by the threads and children it makes.
-	ownFilter bool
-	// seenEntry: its last stop was a syscall-entry stop, so that a
-	// seccomp stop next is the same call's (onSeccompStop).
-	seenEntry bool
-	// hookSite: the site of its current call, patched to go through the
-	// hook page when the call returns (hook.go); Shape 0: none.
-	hookSite hook.Site
-
-	// resumeRegs are the registers the thread had when last resumed: an
-	// asynchronous signal that stops it with these registers arrived before it
-	// ran any instruction, so it is delivered there and logged.
-	resumeRegs trace.Regs
-	haveRegs   bool
-
-	// Signals held back to be delivered at a deterministic point.
-	held      []heldSignal
-	injecting *heldSignal
-
-	sliceStart time.Time
-	spin       spinState
-	// pt is the thread's part in the program's own ptrace (emuptrace.go).
-	pt ptraceState
-	// merging: it runs on a queue collapse dissolved, and waits on the
-	// serial one from its next stop; saved is a stop that waits for its
-	// turn there (sidebyside.go).
-	merging bool
-	saved   ptrace.Status
-	// mergeKick: collapse interrupted it, and that stop is still to come.
-	mergeKick bool
-}
-
-type heldSignal struct {
-	sig  int
-	info []byte
-}
-
 // Recorder is one recording in progress. All its methods run on the ptrace
 // thread.
 type Recorder struct {
@@ -350,6 +250,36 @@ const pushSignalGap = time.Millisecond
 // Record runs the program and writes the trace. The program's exit status is
 // in the result even when err is non-nil for a problem after it started.
 func Record(opts Options) (*Result, error) {
+	r := newRecorder(opts)
+	// The program shares our terminal: Ctrl-C reaches it directly, and it is
+	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
+	// the recording (see onStopSignal).
+	// The tracees' stops send rewind no SIGCHLD: it waits for them in
+	// wait4, which they wake anyway (ptrace.QuietStops).
+	defer ptrace.QuietStops()()
+	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
+	stopCatching := r.catchStops()
+	defer ptrace.IgnoreSignals(realtime())()
+	defer stopCatching()
+
+	th := ptrace.NewThread()
+	defer th.Close()
+	r.startLogger()
+	defer r.stopLogger()
+	var runErr error
+	th.Do(func() { runErr = r.record(ignored) })
+	if err := r.drainLog(); err != nil && runErr == nil {
+		runErr = err
+	}
+	r.saveKnown()
+	if r.pid == 0 {
+		return nil, runErr
+	}
+	return r.finish(th, runErr)
+}
+
+// newRecorder is a recorder for opts, with their defaults filled in.
+func newRecorder(opts Options) *Recorder {
 	if opts.Slice == 0 {
 		opts.Slice = 10 * time.Millisecond
 	}
@@ -365,11 +295,6 @@ func Record(opts Options) (*Result, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	var stack uint64
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_STACK, &lim) == nil {
-		stack = lim.Cur
-	}
 	r := &Recorder{
 		opts:    opts,
 		sawSig:  map[unix.Signal]time.Time{},
@@ -384,103 +309,110 @@ func Record(opts Options) (*Result, error) {
 	if r.sites != nil {
 		r.code.analyses = patch.DefaultAnalysisStore()
 	}
+	return r
+}
 
-	// The program shares our terminal: Ctrl-C reaches it directly, and it is
-	// recorded as the signal it is. A second one, or SIGTERM/SIGHUP, stops
-	// the recording (see onStopSignal).
-	// The tracees' stops send rewind no SIGCHLD: it waits for them in
-	// wait4, which they wake anyway (ptrace.QuietStops).
-	defer ptrace.QuietStops()()
-	ignored := ptrace.IgnoredSignals() // before Notify takes SIGINT over
+// catchStops has the signals that stop a recording (stop.go) come to
+// r.stop, and returns what undoes it.
+func (r *Recorder) catchStops() func() {
 	r.stop = make(chan os.Signal, 4)
 	r.stops = make(chan unix.Signal, 16)
 	stopSigs := []os.Signal{unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT}
-	if opts.Attach != 0 {
+	if r.opts.Attach != 0 {
 		stopSigs = append(stopSigs, unix.SIGUSR2) // "the bug showed: keep what I have"
 	}
 	signal.Notify(r.stop, append(stopSigs, groupFatal...)...)
-	defer ptrace.IgnoreSignals(realtime())()
-	defer func() {
+	return func() {
 		signal.Stop(r.stop)
 		close(r.stop)
-	}()
+	}
+}
 
-	th := ptrace.NewThread()
-	defer th.Close()
-	r.startLogger()
-	defer r.stopLogger()
-	var runErr error
-	th.Do(func() {
-		want := -1
-		if opts.CPU != nil {
-			want = *opts.CPU
+// record is the recording, on the tracer thread: it starts (or attaches
+// to) the program, then runs the recording loop to its end.
+func (r *Recorder) record(ignored uint64) error {
+	opts := r.opts
+	var stack uint64
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_STACK, &lim) == nil {
+		stack = lim.Cur
+	}
+	want := -1
+	if opts.CPU != nil {
+		want = *opts.CPU
+	}
+	cpu, err := ptrace.PickCPU(want)
+	if err != nil {
+		return err
+	}
+	// On the program's CPU, each stop is handed over on one CPU. A
+	// refusal only costs speed.
+	ptrace.PinThread(cpu)
+	r.start = time.Now()
+	if opts.Attach != 0 {
+		if err := r.attachTo(opts.Attach, cpu); err != nil {
+			r.pid = 0
+			return err
 		}
-		var cpu int
-		if cpu, runErr = ptrace.PickCPU(want); runErr != nil {
-			return
-		}
-		// On the program's CPU, each stop is handed over on one CPU. A
-		// refusal only costs speed.
-		ptrace.PinThread(cpu)
-		r.start = time.Now()
-		if opts.Attach != 0 {
-			if runErr = r.attachTo(opts.Attach, cpu); runErr != nil {
-				r.pid = 0
+	} else if err := r.launch(stack, cpu, ignored); err != nil {
+		return err
+	}
+	if r.ring != nil {
+		defer r.tickRotation()()
+	}
+	if opts.Duration > 0 {
+		// The end comes as a signal to rewind would: through the
+		// waker, which interrupts the recorder's wait.
+		stop := time.AfterFunc(opts.Duration, func() { r.stop <- durationElapsed })
+		defer stop.Stop()
+	}
+	r.w.AutoPush(pushEvery)
+	r.lastPush = time.Now()
+	wk, err := ptrace.StartWaker()
+	if err != nil {
+		unix.Kill(r.pid, unix.SIGKILL)
+		return err
+	}
+	r.waker.Store(wk)
+	go r.relayStops()
+	defer r.startWatchdog()()
+	defer r.closeWakers()
+	if opts.Attach != 0 {
+		return r.run(r.scheduleIdle)
+	}
+	return r.run(r.startLeader)
+}
+
+// tickRotation asks, through r.stop, for the ring buffer's next segment
+// every period, until the returned function runs.
+func (r *Recorder) tickRotation() func() {
+	tick := time.NewTicker(r.ring.period())
+	quit := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-tick.C:
+				select {
+				case r.stop <- rotateSignal:
+				case <-quit:
+					return
+				}
+			case <-quit:
 				return
 			}
-		} else if runErr = r.launch(stack, cpu, ignored); runErr != nil {
-			return
 		}
-		if r.ring != nil {
-			tick := time.NewTicker(r.ring.period())
-			defer tick.Stop()
-			quit := make(chan struct{})
-			defer close(quit)
-			go func() {
-				for {
-					select {
-					case <-tick.C:
-						select {
-						case r.stop <- rotateSignal:
-						case <-quit:
-							return
-						}
-					case <-quit:
-						return
-					}
-				}
-			}()
-		}
-		if opts.Duration > 0 {
-			// The end comes as a signal to rewind would: through the
-			// waker, which interrupts the recorder's wait.
-			stop := time.AfterFunc(opts.Duration, func() { r.stop <- durationElapsed })
-			defer stop.Stop()
-		}
-		r.w.AutoPush(pushEvery)
-		r.lastPush = time.Now()
-		var wk *ptrace.Waker
-		if wk, runErr = ptrace.StartWaker(); runErr != nil {
-			unix.Kill(r.pid, unix.SIGKILL)
-			return
-		}
-		r.waker.Store(wk)
-		go r.relayStops()
-		defer r.startWatchdog()()
-		if opts.Attach != 0 {
-			runErr = r.run(r.scheduleIdle)
-		} else {
-			runErr = r.run(r.startLeader)
-		}
-		r.closeWakers()
-	})
-	if err := r.drainLog(); err != nil && runErr == nil {
-		runErr = err
+	}()
+	return func() {
+		close(quit)
+		tick.Stop()
 	}
-	r.saveKnown()
-	if r.pid == 0 {
-		return nil, runErr
-	}
+}
+
+// finish closes the trace of a recording that started, and says how it
+// went: on an error, the program is killed (or detached from) and the
+// partial trace kept.
+func (r *Recorder) finish(th *ptrace.Thread, runErr error) (*Result, error) {
+	opts := r.opts
 	w := r.w
 	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted,
 		Detached: r.att != nil && !r.rootDone}
@@ -710,543 +642,5 @@ func (r *Recorder) run(start func() error) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// deadlineAt returns when the recorder must step in: a run queue's current
-// thread has used its slice while others wait, or holds a signal back.
-// Zero: never.
-func (r *Recorder) deadlineAt() time.Time {
-	dl := r.mergeRetry
-	for _, c := range r.cpus {
-		t := c.current
-		if t == nil || t.state == gone {
-			continue
-		}
-		if d := r.busyDeadline(t); !d.IsZero() && (dl.IsZero() || d.Before(dl)) {
-			dl = d
-		}
-	}
-	return dl
-}
-
-// handle dispatches one stop; its errors say where the recording was.
-func (r *Recorder) handle(st ptrace.Status) error {
-	r.dog.stops.Add(1)
-	if debug {
-		t := r.threads[st.Tid]
-		fmt.Fprintf(os.Stderr, "rec: %v (current %v)\n", st, t != nil && t.cpu().current == t)
-	}
-	if err := r.dispatch(st); err != nil {
-		// Say where the recording was: the event being recorded, and
-		// which thread stopped for what.
-		return fmt.Errorf("at event %d (%v): %w", r.events(), st, err)
-	}
-	return nil
-}
-
-// dispatch handles one stop according to the thread and the kind of stop.
-func (r *Recorder) dispatch(st ptrace.Status) error {
-	t := r.threads[st.Tid]
-	if t == nil {
-		return r.handleStranger(st)
-	}
-	if t.mergeKick || t.merging {
-		if done, err := r.mergeStopped(t, st); done || err != nil {
-			return err
-		}
-	}
-	if t == t.cpu().current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
-		if err := r.flushHook(t); err != nil {
-			return err
-		}
-	}
-	switch st.Kind {
-	case ptrace.Exited, ptrace.Killed:
-		return r.onDeath(t, st)
-	case ptrace.StopSyscall:
-		// Under the recorder's filter, a syscall-entry stop (a thread
-		// resumed with PTRACE_SYSCALL) is followed by the filter's
-		// seccomp stop for the same call (onSeccompStop).
-		t.seenEntry = r.filtered && !t.inSyscall
-		return r.onSyscallStop(t)
-	case ptrace.StopSignal:
-		return r.onSignal(t, st.Sig)
-	case ptrace.StopEvent:
-		return r.onEvent(t, st)
-	case ptrace.StopGroup:
-		t.groupSig = st.Sig
-		return r.onGroupStop(t)
-	}
-	return fmt.Errorf("unexpected %v", st)
-}
-
-// onSyscallStop handles the entry or exit of a system call: a
-// syscall-stop, or the PTRACE_EVENT_SECCOMP stop that is the entry of a
-// call under the recorder's filter.
-func (r *Recorder) onSyscallStop(t *thread) error {
-	if t.spin.active() {
-		r.cancelSpin(t)
-	}
-	t.spin.heldBlocked = false // the mask may change in the call
-	if t.birth {
-		// A new thread's first syscall stop is the exit of the clone
-		// that made it (reported from ret_from_fork): not an event.
-		t.birth = false
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-			return err
-		}
-		if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3 || nr == unix.SYS_FORK || nr == unix.SYS_VFORK) {
-			t.resumeRegs, t.haveRegs = regs, true
-			return r.resume(t, 0)
-		}
-	}
-	if t.inSyscall {
-		return r.onSyscallExit(t)
-	}
-	if untraced, err := r.hookCallEntry(t); untraced || err != nil {
-		return err
-	}
-	return r.onSyscallEntry(t)
-}
-
-// handleStranger deals with a task we have not registered: a new thread or
-// child whose first stop arrived before its parent's clone event.
-func (r *Recorder) handleStranger(st ptrace.Status) error {
-	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-		return nil
-	}
-	r.pending[st.Tid] = st
-	return nil
-}
-
-// onEvent handles PTRACE_EVENT stops.
-func (r *Recorder) onEvent(t *thread, st ptrace.Status) error {
-	switch st.Event {
-	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
-		msg, err := ptrace.EventMsg(t.tid)
-		if err != nil {
-			return err
-		}
-		child := int(msg)
-		p := t.proc
-		if isProcess(st.Event, child) {
-			// A child process: recorded with the tree, scheduled with
-			// every other thread. It inherits rdtsc trapping and CPUID
-			// faulting from its parent.
-			p = r.newProcess(child, t.proc.pid)
-			t.forked = child
-		}
-		t.child = child
-		nt := &thread{tid: child, proc: p, state: parked, park: parkResume, birth: true, tscSigsegv: t.tscSigsegv, tscTrapped: t.tscTrapped, ownFilter: t.ownFilter}
-		r.threads[child] = nt
-		// Its process's hook may no longer wait: another thread, or a
-		// child sharing its memory, needs the queue.
-		if err := r.runFlagsOn(t.cpu()); err != nil {
-			return err
-		}
-		if err := r.followFork(t, nt, st.Event); err != nil {
-			return err
-		}
-		if pst, ok := r.pending[child]; ok {
-			delete(r.pending, child)
-			if err := r.newThreadStop(nt, pst); err != nil {
-				return err
-			}
-		} else {
-			nt.state = running // until its first stop arrives
-			nt.spin.starting = true
-		}
-		return r.let(t, 0)
-	case unix.PTRACE_EVENT_EXEC:
-		return r.onExecEvent(t)
-	case unix.PTRACE_EVENT_SECCOMP:
-		return r.onSeccompStop(t)
-	case unix.PTRACE_EVENT_STOP:
-		if r.ptraceContinued(t) {
-			return nil // it stays in its emulated stop
-		}
-		if t.state == stopped {
-			return r.onContinued(t)
-		}
-		if t.spin.starting {
-			return r.newThreadStop(t, st)
-		}
-		return r.onInterrupt(t)
-	}
-	return r.let(t, 0)
-}
-
-// newThreadStop parks a new thread at its first stop until it is scheduled.
-func (r *Recorder) newThreadStop(t *thread, st ptrace.Status) error {
-	t.spin.starting = false
-	if st.Kind == ptrace.Exited || st.Kind == ptrace.Killed {
-		return r.onDeath(t, st)
-	}
-	if err := t.proc.openMem(); err != nil {
-		return err
-	}
-	if err := r.setRunFlags(t.proc); err != nil {
-		return err
-	}
-	if stopped, err := r.birthStop(t); stopped || err != nil {
-		return err
-	}
-	t.state, t.park = parked, parkResume
-	c := t.cpu()
-	r.enqueue(t)
-	// A parent waiting for its child (waitpid after fork) gives it the
-	// CPU now rather than at the end of its slice.
-	if err := r.yieldBlockedCall(c); err != nil {
-		return err
-	}
-	return r.scheduleIfIdle(c)
-}
-
-// onDeath records the end of a thread or of the whole program.
-func (r *Recorder) onDeath(t *thread, st ptrace.Status) error {
-	c := t.cpu()
-	wasCurrent := c.current == t
-	r.ptraceDeath(t, st)
-	t.state = gone
-	r.dropReady(t)
-	if r.chaos != nil {
-		r.chaos.forget(t)
-	}
-	r.writeDone(t)
-	delete(r.threads, t.tid)
-	if t.tid == t.proc.pid {
-		if err := r.onProcessExit(t, st); err != nil || r.done {
-			return err
-		}
-	} else {
-		if err := r.logSeccompKilled(t, st); err != nil {
-			return err
-		}
-		e := &trace.Event{Kind: trace.KindThreadExit, Tid: int32(t.tid)}
-		if t.robust != 0 {
-			e.Mem = robustWords(t.proc.mem, t.robust)
-		}
-		if err := r.log(e); err != nil {
-			return err
-		}
-	}
-	if wasCurrent {
-		c.current = nil
-	}
-	if t.tid == t.proc.pid {
-		if err := r.queueGone(c); err != nil {
-			return err
-		}
-	}
-	// A death can make a waiting tracer ready (ptraceProcessGone).
-	return r.scheduleIdle()
-}
-
-// settleMax bounds how long the end of a recording waits for the running
-// thread's system call to return.
-const settleMax = 200 * time.Millisecond
-
-// settleCurrent lets the running threads' system calls, already in the
-// kernel and not expected to block, reach their exit stops and be logged
-// before the program is killed: the kernel may have done its work (a write
-// the user saw on the terminal), which replay must then do too.
-func (r *Recorder) settleCurrent() {
-	end := time.Now().Add(settleMax)
-	for _, c := range r.cpus {
-		if t := c.current; t != nil {
-			r.settle(t, end)
-		}
-	}
-}
-
-// settle is settleCurrent for t, the current thread of a run queue, until
-// end.
-func (r *Recorder) settle(t *thread, end time.Time) {
-	if !t.inSyscall || t.split || t.state != running {
-		return
-	}
-	for t.inSyscall && t.state == running && time.Now().Before(end) {
-		st, ok, err := ptrace.Wait(t.tid, true)
-		if err != nil {
-			return
-		}
-		if !ok {
-			time.Sleep(time.Millisecond)
-			continue
-		}
-		if r.handle(st) != nil || r.done {
-			return
-		}
-	}
-}
-
-func (r *Recorder) dropReady(t *thread) {
-	c := t.cpu()
-	for i, x := range c.ready {
-		if x == t {
-			c.ready = append(c.ready[:i], c.ready[i+1:]...)
-			return
-		}
-	}
-}
-
-func (r *Recorder) dumpState() {
-	for i, c := range r.cpus {
-		cur := "nil"
-		if t := c.current; t != nil {
-			cur = fmt.Sprintf("%d(state %d inSys %v split %v spin %d)", t.tid, t.state, t.inSyscall, t.split, t.spin.phase)
-		}
-		var rd []int
-		for _, t := range c.ready {
-			rd = append(rd, t.tid)
-		}
-		fmt.Fprintf(os.Stderr, "   cpu %d: current %s ready %v\n", i, cur, rd)
-	}
-	fmt.Fprintf(os.Stderr, "   deadline %v\n", r.deadlineAt())
-}
-
-// resume lets t run until its next stop, delivering sig.
-func (r *Recorder) resume(t *thread, sig int) error {
-	if r.pausing && sig == 0 {
-		t.state, t.park = parked, parkResume
-		return nil
-	}
-	t.state = running
-	return r.let(t, sig)
-}
-
-// let resumes t until its next stop, delivering sig, without changing
-// its scheduling state. Under the recorder's seccomp filter a thread out
-// of a system call runs with PTRACE_CONT (its next call stops it as a
-// PTRACE_EVENT_SECCOMP stop); one in a call, or a new thread whose first
-// stop is the end of the clone that made it, with PTRACE_SYSCALL, which
-// stops it at the call's exit. So does a thread under a filter of the
-// program's own, whose verdicts (an errno, a kill) the kernel gives
-// before any seccomp stop: the recorder sees its calls at their
-// syscall-entry stops, as without its filter.
-func (r *Recorder) let(t *thread, sig int) error {
-	if r.filtered && !t.inSyscall && !t.birth && !t.ownFilter {
-		return ptrace.Cont(t.tid, sig)
-	}
-	return ptrace.Syscall(t.tid, sig)
-}
-
-// park stops considering t as running; it will be resumed when scheduled.
-func (r *Recorder) parkReady(t *thread, k parkKind) {
-	t.state, t.park = parked, k
-	r.enqueue(t)
-}
-
-// scheduleIfIdle gives run queue c to its next ready thread when none
-// runs there.
-func (r *Recorder) scheduleIfIdle(c *cpu) error {
-	if r.pausing {
-		return nil
-	}
-	if t := c.current; t != nil && t.state != gone && t.state != inKernel && t.state != parked && t.state != stopped {
-		return nil
-	}
-	if len(c.ready) == 0 {
-		c.current = nil
-		return nil
-	}
-	return r.switchTo(r.takeNext(c))
-}
-
-// switchTo makes t the running thread of its run queue.
-func (r *Recorder) switchTo(t *thread) error {
-	c := t.cpu()
-	c.current = t
-	t.sliceStart = time.Now()
-	t.spin.slice = r.newSlice()
-	if prev := c.lastProc; prev != t.proc {
-		// Memory another process of the tree shares with this one may
-		// have changed since it last ran: what it will read is logged, so
-		// that a replay of this process alone (-p) sees it.
-		c.lastProc = t.proc
-		if prev != nil && r.shared.tracking(t.proc.pid) {
-			if err := r.syncShared(t, r.procOf(t), nil); err != nil {
-				return err
-			}
-		}
-	}
-	switch t.park {
-	case parkBlockedExit:
-		t.park = parkResume
-		return r.finishSyscall(t)
-	case parkHeldEntry:
-		t.park = parkResume
-		c := t.effective(t.call())
-		return r.startCall(t, &c)
-	case parkSaved:
-		// Its stop waited for this turn (sidebyside.go): handled now.
-		st := t.saved
-		t.park, t.saved, t.state = parkResume, ptrace.Status{}, running
-		return r.dispatch(st)
-	case parkEntry:
-		t.park, t.state = parkResume, running
-		return r.onSyscallEntry(t)
-	}
-	return r.resumeLogged(t)
-}
-
-// resumeLogged resumes a thread whose last event is logged, first delivering
-// a held signal if there is one to deliver here.
-func (r *Recorder) resumeLogged(t *thread) error {
-	if held, err := r.resumeEntry(t); held || err != nil {
-		return err
-	}
-	if stopped, err := r.resumeExit(t); stopped || err != nil {
-		return err
-	}
-	if !t.haveRegs {
-		if err := ptrace.GetRegs(t.tid, &t.resumeRegs); err != nil {
-			return err
-		}
-		t.haveRegs = true
-	}
-	if err := r.injectHeld(t); err != nil {
-		return err
-	}
-	return r.resume(t, t.takeResumeSig())
-}
-
-// yield ends t's turn at a point where its last event is logged, if others
-// wait and its slice is used up. It reports whether it switched.
-func (r *Recorder) yield(t *thread) (bool, error) {
-	c := t.cpu()
-	if len(c.ready) == 0 || time.Since(t.sliceStart) < r.sliceOf(t) || r.inHookNow(t) {
-		return false, nil
-	}
-	r.parkReady(t, parkResume)
-	return true, r.switchTo(r.takeNext(c))
-}
-
-// onStopSignal handles a signal sent to rewind itself, and reports whether
-// the recording must end now. Ctrl-C (and Ctrl-\\) from the terminal reach
-// the whole foreground process group: the program gets its own and handles
-// it as it would without rewind. So the first one is passed on only if the
-// program has not got it shortly after (a kill aimed at rewind alone; see
-// forward). The second one, or SIGTERM or SIGHUP, stops the recording.
-func (r *Recorder) onStopSignal(sig unix.Signal) bool {
-	switch sig {
-	case rotateSignal:
-		r.rotateDue = true
-		return true
-	case durationElapsed:
-		r.interrupted = sig
-		return true
-	case stallSignal:
-		r.reportStall()
-		return !r.daemonRetry.IsZero() // the run loop asks about daemons
-	}
-	if r.att != nil {
-		// The process is not in rewind's terminal: any of these is for
-		// rewind, and ends the recording at once.
-		switch sig {
-		case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR2:
-			r.interrupted = sig
-			return true
-		}
-		otherSignal(sig)
-		return false
-	}
-	if r.fromProgram(sig) {
-		return false
-	}
-	switch sig {
-	case unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP:
-	default:
-		otherSignal(sig)
-		return false
-	}
-	if sig == unix.SIGINT || sig == unix.SIGQUIT {
-		r.interrupts++
-		if r.interrupts == 1 {
-			r.fwd = sig
-			r.fwdSince = time.Now()
-			r.fwdAt = r.fwdSince.Add(fwdGrace)
-			return false
-		}
-	}
-	r.interrupted = sig
-	return true
-}
-
-// fwdGrace is how long the program's own copy of a terminal signal may take
-// to show up (as pending, or delivered) before rewind passes one on.
-const fwdGrace = 50 * time.Millisecond
-
-// forward passes the first Ctrl-C rewind received on to the program, unless
-// the program got one of its own around the same time.
-func (r *Recorder) forward() {
-	sig := r.fwd
-	r.fwd, r.fwdAt = 0, time.Time{}
-	if t, ok := r.sawSig[sig]; ok && t.After(r.fwdSince.Add(-time.Second)) {
-		return
-	}
-	if ptrace.PendingSignal(r.pid, int(sig)) {
-		return
-	}
-	unix.Kill(r.pid, sig)
-}
-
-// durationElapsed stands, among the signals that stop a recording, for the
-// end of Options.Duration.
-const durationElapsed = unix.Signal(-1)
-
-// stopReason says in words why rewind stopped a recording.
-func (r *Recorder) stopReason(sig unix.Signal) string {
-	if r.att != nil {
-		if sig == durationElapsed {
-			return "detached after " + r.opts.Duration.String()
-		}
-		return "detached (" + unix.SignalName(sig) + " to rewind)"
-	}
-	if sig == unix.SIGINT || sig == unix.SIGQUIT {
-		return "interrupted (" + unix.SignalName(sig) + " to rewind twice)"
-	}
-	return "interrupted (" + unix.SignalName(sig) + " to rewind)"
-}
-
-// end stops the recording while the program runs: the end event goes last
-// in the trace, then the program is killed (it cannot go on unrecorded: it
-// is traced with PTRACE_O_EXITKILL and its threads are serialized by us).
-// Its death is not an event: replay stops at the end event, with the
-// program alive there.
-func (r *Recorder) end() error {
-	r.settleCurrent()
-	tid := r.pid
-	if t := r.someCurrent(); t != nil {
-		tid = t.tid
-	}
-	for _, c := range r.cpus {
-		if t := c.current; t != nil && t.state == running {
-			if err := r.flushRunning(t); err != nil {
-				return err
-			}
-		}
-	}
-	if err := r.log(&trace.Event{Kind: trace.KindEnd, Tid: int32(tid), Data: []byte(r.stopReason(r.interrupted))}); err != nil {
-		return err
-	}
-	r.closeWakers()
-	if r.att != nil {
-		r.done = true
-		return r.detach()
-	}
-	r.killAll()
-	for {
-		st, _, err := ptrace.Wait(-1, false)
-		if err != nil {
-			break // ECHILD: every task is gone
-		}
-		if st.Tid == r.pid && !r.rootDone && (st.Kind == ptrace.Exited || st.Kind == ptrace.Killed) {
-			r.status = st.Raw
-		}
-	}
-	r.done = true
 	return nil
 }
