@@ -1,5 +1,8 @@
 package views
 
+// The Timeline's filter language: terms that name event kinds, system
+// calls, threads and text, and the folding of the noise before main.
+
 import (
 	"slices"
 	"strconv"
@@ -7,9 +10,6 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 )
-
-// The Timeline's filter language: terms that name event kinds, system
-// calls, threads and text, and the folding of the noise before main.
 
 // tlFilter is a parsed filter, and the folding.
 type tlFilter struct {

@@ -1,9 +1,9 @@
 package views
 
-import "sort"
-
 // The Timeline's cache of event descriptions: spans of loaded events,
 // bounded, trimmed around the cursor, and the gaps still to load.
+
+import "sort"
 
 // tlSpan is the events [lo, hi).
 type tlSpan struct{ lo, hi int64 }

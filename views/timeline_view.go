@@ -1,5 +1,8 @@
 package views
 
+// Drawing the Timeline: the density bar, the rows (raw or filtered),
+// the fold line and the filter's footer.
+
 import (
 	"strconv"
 	"strings"
@@ -9,9 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rewind-debugger/rewind/keymaps"
 )
-
-// Drawing the Timeline: the density bar, the rows (raw or filtered),
-// the fold line and the filter's footer.
 
 // styleInput gives the filter input the theme's styles.
 func (t *Timeline) styleInput() {

@@ -1,5 +1,9 @@
 package record
 
+// Dispatch: each ptrace stop of a recorded thread (a system call, a
+// signal, a clone, fork or exec, a death, an interrupt of ours) goes to
+// the code that handles it.
+
 import (
 	"fmt"
 	"os"
@@ -8,10 +12,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"golang.org/x/sys/unix"
 )
-
-// Dispatch: each ptrace stop of a recorded thread (a system call, a
-// signal, a clone, fork or exec, a death, an interrupt of ours) goes to
-// the code that handles it.
 
 // handle dispatches one stop; its errors say where the recording was.
 func (r *Recorder) handle(st ptrace.Status) error {

@@ -1,5 +1,10 @@
 package record
 
+// Shared memory at system calls: which calls map, truncate or write what
+// another process maps (sharedSyscall), what is compared after them
+// (sharedAfter), and the pages logged so that a replay of one process
+// sees what the others wrote.
+
 import (
 	"bytes"
 	"fmt"
@@ -12,11 +17,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"golang.org/x/sys/unix"
 )
-
-// Shared memory at system calls: which calls map, truncate or write what
-// another process maps (sharedSyscall), what is compared after them
-// (sharedAfter), and the pages logged so that a replay of one process
-// sees what the others wrote.
 
 // sharedEntry adjusts a system call at its entry: madvise(MADV_FREE) lets
 // the kernel drop the pages whenever it likes, so what they read afterwards

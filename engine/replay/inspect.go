@@ -1,5 +1,8 @@
 package replay
 
+// What a session shows of the replayed program where it stands: its
+// threads, their registers, its memory and its mappings.
+
 import (
 	"errors"
 	"fmt"
@@ -9,9 +12,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// What a session shows of the replayed program where it stands: its
-// threads, their registers, its memory and its mappings.
 
 // Thread describes one thread of the replay.
 type Thread struct {

@@ -1,5 +1,8 @@
 package replay
 
+// Applying the events that change the program's shape: an exec (the new
+// image), a thread's exit, the program's exit or its death by a signal.
+
 import (
 	"errors"
 	"fmt"
@@ -8,9 +11,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"golang.org/x/sys/unix"
 )
-
-// Applying the events that change the program's shape: an exec (the new
-// image), a thread's exit, the program's exit or its death by a signal.
 
 func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 	if !t.atExec {

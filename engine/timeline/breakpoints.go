@@ -1,14 +1,14 @@
 package timeline
 
+// Breakpoints and watchpoints as the timeline keeps them: the user's,
+// re-resolved at each exec (a generation of the program's addresses),
+// and the temporary ones of a step or a run to a place.
+
 import (
 	"errors"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 )
-
-// Breakpoints and watchpoints as the timeline keeps them: the user's,
-// re-resolved at each exec (a generation of the program's addresses),
-// and the temporary ones of a step or a run to a place.
 
 // SetResolver installs the function that gives the breakpoint addresses in
 // the program the process runs in generation gen (Generation): it is

@@ -1,5 +1,9 @@
 package timeline
 
+// Moments: a place in the recording (an event, a thread, the steps or
+// watch hits after it), printed and parsed the same way everywhere, and
+// portably (with the watched address and length) for other sessions.
+
 import (
 	"fmt"
 	"regexp"
@@ -7,10 +11,6 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 )
-
-// Moments: a place in the recording (an event, a thread, the steps or
-// watch hits after it), printed and parsed the same way everywhere, and
-// portably (with the watched address and length) for other sessions.
 
 // Moment is a point of execution: the events before Event have been applied;
 // PC is the anchor address (meaningful when Hits > 0 without Watch);

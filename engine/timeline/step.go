@@ -1,5 +1,9 @@
 package timeline
 
+// Single steps, of the next thread to run or of a chosen one; a step of a
+// thread waiting in a system call takes it out of the call (its restart
+// and return) in one step.
+
 import (
 	"errors"
 	"fmt"
@@ -9,10 +13,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// Single steps, of the next thread to run or of a chosen one; a step of a
-// thread waiting in a system call takes it out of the call (its restart
-// and return) in one step.
 
 // StepInstruction executes one instruction of the thread that runs next.
 func (tl *Timeline) StepInstruction() (*Stop, error) {

@@ -1,11 +1,11 @@
 package timeline
 
-import "github.com/rewind-debugger/rewind/engine/replay"
-
 // Counting hits: a moment between two events is named by how many times
 // a breakpoint or a watchpoint trapped since the segment's start (per pc,
 // per armed watchpoint), counted the same way however the replay got
 // there; the watched values are kept to tell writes from traps.
+
+import "github.com/rewind-debugger/rewind/engine/replay"
 
 // watchAnchor tells whether a watchpoint stop is the hits-th trap of w
 // (armed at some index of ws; another watchpoint on the same location may

@@ -1,0 +1,228 @@
+package trace
+
+// The trace's blobs: data too big for an event (what a read returned, a
+// file the program mapped), stored once by content, read from the file
+// itself when it can be deferred, and late ones (stored after the events
+// that name them).
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileBlob is how a blob of a file's contents is written: from the cache's
+// compressed frames (pre), or compressed now and given to the cache.
+type fileBlob struct {
+	cache *BlobCache
+	key   FileKey
+	pre   []byte
+	ulen  int // the payload's length (id and contents) when pre is set
+	// src, when not nil, is the file to read n bytes of in the
+	// background (the job's data is then only the id).
+	src *os.File
+	n   int64
+}
+
+// deferredRead is the size from which ReadFileBlob reads a file in the
+// background: a program waits for the recorder at each mmap, and reading
+// (then checking against the cache) a large library costs milliseconds;
+// smaller files are read at once, which keeps few descriptors open.
+const deferredRead = 64 << 10
+
+// maxDeferred bounds the files waiting to be read (their descriptors).
+const maxDeferred = 64
+
+// maxLateBytes bounds the blobs waiting for compression.
+const maxLateBytes = 256 << 20
+
+// AddBlob stores data (typically the contents of a mapped file) in a blob
+// frame and returns its id: 0 for the first blob, then 1, 2, … The data is
+// copied. The blob frame is written before any event appended afterwards,
+// so that events that refer to it come after it in the file; the caller
+// does not wait for its compression.
+func (w *Writer) AddBlob(data []byte) (uint32, error) {
+	payload := make([]byte, 4+len(data))
+	copy(payload[4:], data)
+	return w.addPayload(payload)
+}
+
+// AddFileBlob is AddBlob of the contents of a file whose identity is key
+// (a file the program mapped, read by the hook): replay may map the file
+// itself while it is still that one (Footer.Sources).
+func (w *Writer) AddFileBlob(data []byte, key FileKey) (uint32, error) {
+	id, err := w.AddBlob(data)
+	if err == nil {
+		w.noteSource(id, key)
+	}
+	return id, err
+}
+
+// noteSource notes that blob id holds the file key names (Footer.Sources).
+func (w *Writer) noteSource(id uint32, key FileKey) {
+	w.lateMu.Lock()
+	w.sources = append(w.sources, BlobSource{Blob: id, Key: key})
+	w.lateMu.Unlock()
+}
+
+// ReadBlob is AddBlob of the n bytes of r from its start (a mapped file),
+// read straight into the frame's buffer; fewer if r ends sooner.
+func (w *Writer) ReadBlob(r io.ReaderAt, n int64) (uint32, error) {
+	payload, err := readPayload(r, n)
+	if err != nil {
+		return 0, err
+	}
+	return w.addPayload(payload)
+}
+
+// readPayload reads a blob frame's payload: room for the id, then the n
+// bytes of r from its start (fewer if r ends sooner).
+func readPayload(r io.ReaderAt, n int64) ([]byte, error) {
+	if n < 0 || uint64(n) > maxFrameLen-4 {
+		return nil, fmt.Errorf("trace: blob of %d bytes is too large", n)
+	}
+	payload := make([]byte, 4+n)
+	got, err := r.ReadAt(payload[4:], 0)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("trace: reading a blob: %w", err)
+	}
+	return payload[:4+got], nil
+}
+
+// ReadFileBlob is ReadBlob of a file whose identity is key: its compressed
+// contents come from cache when it has them (the bytes read must match),
+// and go to it once compressed otherwise. A nil cache is no cache. With a
+// cache, a large file is read in the background, from a duplicate of f.
+func (w *Writer) ReadFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
+	id, err := w.readFileBlob(f, n, key, cache)
+	if err == nil {
+		w.noteSource(id, key)
+	}
+	return id, err
+}
+
+// readFileBlob is ReadFileBlob but for noting the blob's source.
+func (w *Writer) readFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache) (uint32, error) {
+	if cache != nil && n >= deferredRead && uint64(n) <= maxFrameLen-4 && w.deferred.Load() < maxDeferred {
+		fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+		if err == nil {
+			w.deferred.Add(1)
+			src := os.NewFile(uintptr(fd), f.Name())
+			return w.queueBlob(make([]byte, 4), &fileBlob{cache: cache, key: key, src: src, n: n})
+		}
+	}
+	payload, err := readPayload(f, n)
+	if err != nil {
+		return 0, err
+	}
+	if cache == nil {
+		return w.addPayload(payload)
+	}
+	fb := &fileBlob{cache: cache, key: key, n: n}
+	fb.check(payload)
+	if fb.pre != nil {
+		payload = payload[:4]
+	}
+	return w.queueBlob(payload, fb)
+}
+
+// check looks for payload's contents (after the id) in the cache: pre is
+// set when it has them, and a file read short is not the one key names.
+func (fb *fileBlob) check(payload []byte) {
+	if int64(len(payload)-4) != fb.n {
+		fb.cache = nil
+		return
+	}
+	if fb.pre = fb.cache.get(fb.key, payload[4:]); fb.pre != nil {
+		fb.ulen = len(payload)
+	}
+}
+
+// readSource reads a deferred file blob (src): the payload, the job's id
+// then the file's bytes, and what the cache has of them.
+func (fb *fileBlob) readSource(id []byte) ([]byte, error) {
+	defer fb.src.Close()
+	payload, err := readPayload(fb.src, fb.n)
+	fb.src = nil
+	if err != nil {
+		return nil, err
+	}
+	copy(payload, id)
+	fb.check(payload)
+	return payload, nil
+}
+
+// addPayload queues a blob frame whose first 4 bytes are room for its id.
+func (w *Writer) addPayload(payload []byte) (uint32, error) { return w.queueBlob(payload, nil) }
+
+// queueBlob queues a blob frame whose first 4 bytes are room for its id,
+// written as file says when it is not nil.
+func (w *Writer) queueBlob(payload []byte, file *fileBlob) (uint32, error) {
+	if err := w.check(); err != nil {
+		return 0, err
+	}
+	if uint64(len(payload)) > maxFrameLen {
+		return 0, fmt.Errorf("trace: blob of %d bytes is too large", len(payload)-4)
+	}
+	cost := int64(len(payload))
+	if file != nil && file.src != nil {
+		cost += file.n
+	}
+	w.lateMu.Lock()
+	for w.lateBytes > 0 && w.lateBytes+cost > maxLateBytes && w.bgErr() == nil {
+		w.lateDrained.Wait()
+	}
+	if w.nBlobs == 1<<32-1 {
+		w.lateMu.Unlock()
+		return 0, errors.New("trace: too many blobs")
+	}
+	id := w.nBlobs
+	w.nBlobs++
+	binary.LittleEndian.PutUint32(payload, id)
+	w.late = append(w.late, job{typ: FrameBlob, data: payload, file: file, cost: cost})
+	w.lateBytes += cost
+	w.lateMu.Unlock()
+	w.wakeLate()
+	return id, nil
+}
+
+// AddLateBlobs stores blobs without waiting for their compression (a
+// snapshot's memory: the recorder lets the process run again meanwhile).
+// It returns their ids at once; the background goroutine writes them before
+// any frame queued after them. The data is not copied: the caller must not
+// change it.
+func (w *Writer) AddLateBlobs(data [][]byte) ([]uint32, error) {
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	// Every blob goes through the late list (addPayload too): ids follow
+	// the order of the frames without waiting for the queue.
+	ids := make([]uint32, len(data))
+	w.lateMu.Lock()
+	for i, d := range data {
+		if uint64(len(d)) > maxFrameLen-4 {
+			w.lateMu.Unlock()
+			return nil, fmt.Errorf("trace: blob of %d bytes is too large", len(d))
+		}
+		id := w.nBlobs
+		w.nBlobs++
+		ids[i] = id
+		w.late = append(w.late, job{typ: FrameBlob, data: d, blob: &id, cost: int64(len(d))})
+		w.lateBytes += int64(len(d))
+	}
+	w.lateMu.Unlock()
+	w.wakeLate()
+	return ids, nil
+}
+
+// wakeLate wakes the background goroutine, idle or not, for late blobs.
+func (w *Writer) wakeLate() {
+	select {
+	case w.lateWake <- struct{}{}:
+	default:
+	}
+}
