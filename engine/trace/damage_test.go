@@ -55,9 +55,9 @@ func buildTrace(t testing.TB, nFrames, perFrame int) ([]byte, []int64, []*Event)
 // frameOffsets returns where each frame of a complete trace starts.
 func frameOffsets(data []byte) []int64 {
 	var offs []int64
-	for off := int64(preambleSize); off < int64(len(data)); {
+	for off := int64(PreambleSize); off < int64(len(data)); {
 		offs = append(offs, off)
-		off += frameHeaderSize + int64(binary.LittleEndian.Uint32(data[off+1:]))
+		off += FrameHeaderSize + int64(binary.LittleEndian.Uint32(data[off+1:]))
 	}
 	return offs
 }
@@ -197,15 +197,15 @@ func TestCorruption(t *testing.T) {
 		footer  bool
 		badBlob bool
 	}{
-		{name: "header payload", at: offs[0] + frameHeaderSize + 3, openErr: "mem: the header (frame 0) fails its CRC check"},
+		{name: "header payload", at: offs[0] + FrameHeaderSize + 3, openErr: "mem: the header (frame 0) fails its CRC check"},
 		{name: "header type", at: offs[0], openErr: "frame 0 at offset 12: unknown frame type 129"},
-		{name: "first events payload", at: offs[1] + frameHeaderSize + 1, events: 0, cond: Damaged, footer: true,
+		{name: "first events payload", at: offs[1] + FrameHeaderSize + 1, events: 0, cond: Damaged, footer: true,
 			msg: damaged(1, 0)},
 		{name: "middle events crc", at: offs[4] + 9, events: 2 * perFrame, cond: Damaged, footer: true,
 			msg: damaged(4, 2*perFrame)},
-		{name: "middle events payload", at: offs[4] + frameHeaderSize + 10, events: 2 * perFrame, cond: Damaged, footer: true,
+		{name: "middle events payload", at: offs[4] + FrameHeaderSize + 10, events: 2 * perFrame, cond: Damaged, footer: true,
 			msg: damaged(4, 2*perFrame)},
-		{name: "last events payload", at: offs[6] + frameHeaderSize + 5, events: 4 * perFrame, cond: Damaged, footer: true,
+		{name: "last events payload", at: offs[6] + FrameHeaderSize + 5, events: 4 * perFrame, cond: Damaged, footer: true,
 			msg: damaged(6, 4*perFrame)},
 		{name: "frame type", at: offs[5], events: 3 * perFrame, cond: Damaged,
 			msg: fmt.Sprintf("damaged trace: frame 5 at offset %d is unreadable (unknown frame type 130); %d events usable, the last %d bytes of the file cannot be read",
@@ -214,8 +214,8 @@ func TestCorruption(t *testing.T) {
 		{name: "frame length", at: offs[5] + 4, events: 3 * perFrame, cond: Unfinished,
 			msg: fmt.Sprintf("the recording did not finish: the file ends inside frame 5 (events from #%d); %d events usable", 3*perFrame, 3*perFrame)},
 		// No event maps the blob: the events are all usable.
-		{name: "blob payload", at: offs[2] + frameHeaderSize + 20, events: nFrames * perFrame, cond: Complete, footer: true, badBlob: true},
-		{name: "footer payload", at: offs[7] + frameHeaderSize + 2, events: nFrames * perFrame, cond: Damaged,
+		{name: "blob payload", at: offs[2] + FrameHeaderSize + 20, events: nFrames * perFrame, cond: Complete, footer: true, badBlob: true},
+		{name: "footer payload", at: offs[7] + FrameHeaderSize + 2, events: nFrames * perFrame, cond: Damaged,
 			msg: fmt.Sprintf("damaged trace: the footer (frame 7) fails its CRC check; %d events usable (the footer's count of them is lost)", nFrames*perFrame)},
 	}
 	for _, tt := range tests {
@@ -307,7 +307,7 @@ func TestDamagedBlob(t *testing.T) {
 	}
 	// Frames: 0 header, 1 events, 2 blob, 3 events, 4 footer.
 	offs := frameOffsets(data)
-	data[offs[2]+frameHeaderSize+100] ^= 1
+	data[offs[2]+FrameHeaderSize+100] ^= 1
 	r, got, err := readBytes(data)
 	if err != nil {
 		t.Fatal(err)

@@ -149,10 +149,11 @@ const (
 )
 
 const (
-	// preambleSize is the size of the magic and the version.
-	preambleSize = len(Magic) + 4
-	// frameHeaderSize is the size of a frame's type, lengths and CRC.
-	frameHeaderSize = 1 + 4 + 4 + 4
+	// PreambleSize is the size of the magic and the version, before the
+	// first frame.
+	PreambleSize = len(Magic) + 4
+	// FrameHeaderSize is the size of a frame's type, lengths and CRC.
+	FrameHeaderSize = 1 + 4 + 4 + 4
 	// frameTarget is the uncompressed size above which the writer closes an
 	// events frame.
 	frameTarget = 256 << 10
@@ -366,10 +367,10 @@ func appendPreamble(b []byte) []byte {
 // appendFrame compresses payload with enc and appends the complete frame.
 func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte {
 	start := len(dst)
-	dst = append(dst, make([]byte, frameHeaderSize)...)
+	dst = append(dst, make([]byte, FrameHeaderSize)...)
 	dst = enc.EncodeAll(payload, dst)
-	comp := dst[start+frameHeaderSize:]
-	h := dst[start : start+frameHeaderSize]
+	comp := dst[start+FrameHeaderSize:]
+	h := dst[start : start+FrameHeaderSize]
 	h[0] = typ
 	binary.LittleEndian.PutUint32(h[1:], uint32(len(comp)))
 	binary.LittleEndian.PutUint32(h[5:], uint32(len(payload)))
@@ -383,7 +384,7 @@ func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte
 // the id), or which are compressed now and also returned, for the cache.
 func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlob) (out, contents []byte) {
 	start := len(dst)
-	dst = append(dst, make([]byte, frameHeaderSize)...)
+	dst = append(dst, make([]byte, FrameHeaderSize)...)
 	dst = enc.EncodeAll(payload[:4], dst)
 	ulen := len(payload)
 	if file.pre != nil {
@@ -396,8 +397,8 @@ func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlo
 			contents = dst[at:]
 		}
 	}
-	comp := dst[start+frameHeaderSize:]
-	h := dst[start : start+frameHeaderSize]
+	comp := dst[start+FrameHeaderSize:]
+	h := dst[start : start+FrameHeaderSize]
 	h[0] = FrameBlob
 	binary.LittleEndian.PutUint32(h[1:], uint32(len(comp)))
 	binary.LittleEndian.PutUint32(h[5:], uint32(ulen))

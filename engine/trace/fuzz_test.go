@@ -155,7 +155,7 @@ func TestFrameSizeClaims(t *testing.T) {
 		{"both", 0xfffffff0, append(zstdFrame(0xfffffff0), 0x01, 0x00, 0x00)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := make([]byte, frameHeaderSize)
+			h := make([]byte, FrameHeaderSize)
 			h[0] = FrameHeader
 			binary.LittleEndian.PutUint32(h[1:], uint32(len(c.comp)))
 			binary.LittleEndian.PutUint32(h[5:], c.ulen)

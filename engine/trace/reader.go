@@ -94,7 +94,7 @@ func Open(path string) (*Reader, error) {
 
 // newReader reads a trace of size bytes from ra; path is used in messages.
 func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
-	var pre [preambleSize]byte
+	var pre [PreambleSize]byte
 	n, err := ra.ReadAt(pre[:], 0)
 	if n < len(Magic) || string(pre[:len(Magic)]) != Magic {
 		if err != nil && err != io.EOF {
@@ -102,7 +102,7 @@ func newReader(ra io.ReaderAt, size int64, path string) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNotTrace, path)
 	}
-	if n < preambleSize {
+	if n < PreambleSize {
 		return nil, fmt.Errorf("trace: %s: %w", path, errNoHeader)
 	}
 	if v := binary.LittleEndian.Uint32(pre[len(Magic):]); v == 0 || v > CurrentVersion {
@@ -142,13 +142,13 @@ func globEscape(s string) string {
 
 // scan reads the frame headers, and the header and footer frames.
 func (r *Reader) scan(size int64) error {
-	off := int64(preambleSize)
-	var hb [frameHeaderSize]byte
+	off := int64(PreambleSize)
+	var hb [FrameHeaderSize]byte
 	for off < size {
 		idx := len(r.frames)
 		var typ byte // once known and valid
 		fe := func(err error) error { return &frameError{frame: idx, offset: off, typ: typ, err: err} }
-		if size-off < frameHeaderSize {
+		if size-off < FrameHeaderSize {
 			// The type byte may be there, for the message.
 			if _, err := r.ra.ReadAt(hb[:1], off); err == nil && hb[0] > FrameHeader && hb[0] <= FrameFooter {
 				typ = hb[0]
@@ -184,7 +184,7 @@ func (r *Reader) scan(size int64) error {
 			r.scanStop = fe(fmt.Errorf("blob frame of %d bytes", fi.ulen))
 			break
 		}
-		if int64(fi.clen) > size-off-frameHeaderSize {
+		if int64(fi.clen) > size-off-FrameHeaderSize {
 			r.scanStop = fe(errIncomplete)
 			break
 		}
@@ -192,7 +192,7 @@ func (r *Reader) scan(size int64) error {
 		if fi.typ == FrameBlob {
 			r.blobs = append(r.blobs, idx)
 		}
-		off += frameHeaderSize + int64(fi.clen)
+		off += FrameHeaderSize + int64(fi.clen)
 		if fi.typ == FrameFooter {
 			break // anything after the footer is not part of the trace
 		}
@@ -287,7 +287,7 @@ func (r *Reader) readRaw(idx int, cbuf []byte) ([]byte, error) {
 		cbuf = make([]byte, fi.clen)
 	}
 	cbuf = cbuf[:fi.clen]
-	if _, err := r.ra.ReadAt(cbuf, fi.off+frameHeaderSize); err != nil {
+	if _, err := r.ra.ReadAt(cbuf, fi.off+FrameHeaderSize); err != nil {
 		if err == io.EOF {
 			return nil, fe(errIncomplete)
 		}

@@ -162,6 +162,6 @@ func (p *Pending) Start(h *Header) (*Writer, error) {
 	}
 	w.lateDrained = sync.NewCond(&w.lateMu)
 	p.f, p.reserved = nil, false
-	go w.background(enc, int64(preambleSize+len(start)))
+	go w.background(enc, int64(PreambleSize+len(start)))
 	return w, nil
 }

@@ -340,7 +340,7 @@ func (r *Reader) rewrite(path string, firstPacked int, entries []packEntry, foot
 		}
 	}()
 	werr := func(err error) error { return fmt.Errorf("pack %s: %w: %w", path, ErrWrite, err) }
-	if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, 0, int64(preambleSize))); err != nil {
+	if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, 0, int64(PreambleSize))); err != nil {
 		return werr(err)
 	}
 	skip := map[int]bool{}
@@ -351,7 +351,7 @@ func (r *Reader) rewrite(path string, firstPacked int, entries []packEntry, foot
 		if skip[i] {
 			continue
 		}
-		if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, fi.off, frameHeaderSize+int64(fi.clen))); err != nil {
+		if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, fi.off, FrameHeaderSize+int64(fi.clen))); err != nil {
 			return werr(err)
 		}
 	}

@@ -279,7 +279,7 @@ func TestPackTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := r.Packed()[len(r.Packed())-1]
-	cut := r.frames[r.blobs[last.Blob]].off + frameHeaderSize + 2 // inside the last packed file
+	cut := r.frames[r.blobs[last.Blob]].off + FrameHeaderSize + 2 // inside the last packed file
 	r.Close()
 	if err := os.Truncate(f.trace, cut); err != nil {
 		t.Fatal(err)

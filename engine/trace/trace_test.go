@@ -512,7 +512,7 @@ func TestVersions(t *testing.T) {
 		t.Errorf("version 1: %v", err)
 	}
 	// Only the preamble: not enough for a trace, but recognized as one.
-	if _, _, err := readBytes(data[:preambleSize]); err == nil || errors.Is(err, ErrNotTrace) {
+	if _, _, err := readBytes(data[:PreambleSize]); err == nil || errors.Is(err, ErrNotTrace) {
 		t.Errorf("preamble only: %v", err)
 	}
 }
