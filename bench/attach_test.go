@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // What recording a running process costs (rewind record -p):
@@ -31,9 +32,7 @@ import (
 func daemon(b *testing.B, src string, args ...string) (pid int, port int, in io.WriteCloser) {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), strings.TrimSuffix(src, ".c"))
-	if msg, err := exec.Command("gcc", "-O1", "-pthread", "-o", bin, filepath.Join("..", "testdata", "attach", src)).CombinedOutput(); err != nil {
-		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
+	cc.Build(b, filepath.Join("..", "testdata", "attach", src), bin, "-O1", "-pthread")
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	cmd := exec.Command(bin, append([]string{"-d"}, args...)...)

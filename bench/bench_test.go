@@ -27,6 +27,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/timeline"
 
 	"github.com/rewind-debugger/rewind/internal/testprog"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 func TestMain(m *testing.M) {
@@ -41,10 +42,7 @@ func build(b *testing.B, name string) string {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), name)
 	src := filepath.Join("..", "testdata", "bench", name+".c")
-	if msg, err := exec.Command("gcc", "-O1", "-o", out, src).CombinedOutput(); err != nil {
-		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
-	return out
+	return cc.Build(b, src, out, "-O1")
 }
 
 func native(b *testing.B, prog string, args []string) time.Duration {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/dwarf"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // bigGoProgram writes and builds a Go program of about 20 MB: the
@@ -99,9 +100,7 @@ func BenchmarkLoadGoSymbols(b *testing.B) {
 // arguments of every frame) at the crash of the corrupted-list program.
 func BenchmarkBacktrace(b *testing.B) {
 	prog := filepath.Join(b.TempDir(), "corrupt")
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join("..", "testdata", "source", "corrupt.c")).CombinedOutput(); err != nil {
-		b.Fatalf("gcc: %v\n%s", err, msg)
-	}
+	cc.Build(b, filepath.Join("..", "testdata", "source", "corrupt.c"), prog, "-g", "-O0")
 	trace := filepath.Join(b.TempDir(), "c.rwd")
 	recordRun(b, prog, nil, trace)
 	s, err := debugger.Open(trace, debugger.Options{})

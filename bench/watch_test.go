@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/internal/testprog"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // BenchmarkReverseWatch: from the end of a recording, with a watchpoint on
@@ -32,9 +32,7 @@ func BenchmarkReverseWatch(b *testing.B) {
 func reverseWatch(b *testing.B, n, k int) {
 	prog := filepath.Join(b.TempDir(), "watchcount")
 	src := filepath.Join("..", "testdata", "bench", "watchcount.c")
-	if msg, err := exec.Command("gcc", "-O1", "-no-pie", "-o", prog, src).CombinedOutput(); err != nil {
-		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
+	cc.Build(b, src, prog, "-O1", "-no-pie")
 	out := filepath.Join(b.TempDir(), "watch.rwd")
 	_, events := recordRun(b, prog, []string{strconv.Itoa(n), strconv.Itoa(k)}, out)
 	tl, err := timeline.Open(out, 256<<20, 0)
@@ -108,9 +106,7 @@ func BenchmarkReverseWatchFromBreakpoint(b *testing.B) {
 func reverseWatchFromBP(b *testing.B, n int, mode string) {
 	prog := filepath.Join(b.TempDir(), "watchbp")
 	src := filepath.Join("..", "testdata", "watchbp.c")
-	if msg, err := exec.Command("gcc", "-O1", "-no-pie", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
-		b.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
+	cc.Build(b, src, prog, "-O1", "-no-pie", "-pthread")
 	out := filepath.Join(b.TempDir(), "watchbp.rwd")
 	recordRun(b, prog, []string{strconv.Itoa(n), mode}, out)
 	done := testprog.Symbol(b, prog, "done")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // target is a running testdata/attach/target.c that is nobody's child.
@@ -29,15 +30,9 @@ type target struct {
 // buildTarget compiles testdata/attach/target.c.
 func buildTarget(tb testing.TB) string {
 	tb.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		tb.Skip("gcc is missing")
-	}
 	bin := filepath.Join(tb.TempDir(), "target")
 	src := filepath.Join("..", "..", "testdata", "attach", "target.c")
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
-		tb.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
-	return bin
+	return cc.Build(tb, src, bin, "-g", "-O0", "-pthread")
 }
 
 // startTarget runs the target with mib MiB of buffer; it forks away from

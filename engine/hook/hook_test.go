@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // TestLayout checks the Go constants against src/layout.h, which the
@@ -88,9 +89,7 @@ func TestImage(t *testing.T) {
 func TestRecordMode(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "harness")
-	if b, err := exec.Command("gcc", "-O1", "-no-pie", "-mno-red-zone", "-o", prog, "testdata/harness.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
+	cc.Build(t, "testdata/harness.c", prog, "-O1", "-no-pie", "-mno-red-zone")
 	f, err := elf.Open(prog)
 	if err != nil {
 		t.Fatal(err)

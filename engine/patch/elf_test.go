@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 	"golang.org/x/sys/unix"
 )
 
@@ -84,10 +85,7 @@ func compileRandOnce(t *testing.T, name string, flags ...string) (string, []uint
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, name)
-	args := append([]string{"-O2", "-mrdrnd", "-mrdseed", "-o", bin, src}, flags...)
-	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	cc.Build(t, src, bin, append([]string{"-O2", "-mrdrnd", "-mrdseed"}, flags...)...)
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"github.com/rewind-debugger/rewind/internal/testprog"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // watchcount builds testdata/bench/watchcount.c (a global counter written
@@ -20,10 +20,7 @@ func watchcount(t *testing.T, flags ...string) (string, uint64) {
 	t.Helper()
 	prog := filepath.Join(t.TempDir(), "watchcount")
 	src := filepath.Join("..", "..", "testdata", "bench", "watchcount.c")
-	args := append(append([]string{"-no-pie", "-o", prog}, flags...), src)
-	if msg, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
+	cc.Build(t, src, prog, append([]string{"-no-pie"}, flags...)...)
 	return prog, testprog.Symbol(t, prog, "counter")
 }
 
@@ -176,9 +173,7 @@ func TestCounterRunEnteredInTheMiddle(t *testing.T) {
 	const calls, n = 5000, 3
 	prog := filepath.Join(t.TempDir(), "rotated")
 	src := filepath.Join("..", "..", "testdata", "rotated.c")
-	if msg, err := exec.Command("gcc", "-no-pie", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
+	cc.Build(t, src, prog, "-no-pie")
 	walk, top := testprog.Symbol(t, prog, "walk"), testprog.Symbol(t, prog, "walk_top")
 	path, printed, _ := recordProg(t, prog, fmt.Sprint(calls), fmt.Sprint(n))
 	if want := fmt.Sprintf("walking\ntotal %d\n", calls*n*(n+1)/2); printed != want {

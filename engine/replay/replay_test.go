@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 
 	"github.com/rewind-debugger/rewind/internal/testprog"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 func TestMain(m *testing.M) {
@@ -31,10 +31,7 @@ func buildC(t *testing.T, name string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name)
 	src := filepath.Join("..", "..", "testdata", name+".c")
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-pthread", "-o", out, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc %s: %v\n%s", src, err, msg)
-	}
-	return out
+	return cc.Build(t, src, out, "-g", "-O0", "-pthread")
 }
 
 // recordProg records prog and returns the trace path and what it printed.

@@ -3,7 +3,6 @@ package timeline_test
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
 	"github.com/rewind-debugger/rewind/internal/testprog"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 func TestMain(m *testing.M) {
@@ -34,10 +34,7 @@ func recordC(t testing.TB, src string, flags []string, args ...string) (string, 
 	t.Helper()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c"))
-	gcc := append(append([]string(nil), flags...), "-o", prog, "../../testdata/"+src)
-	if msg, err := exec.Command("gcc", gcc...).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, msg)
-	}
+	cc.Build(t, "../../testdata/"+src, prog, flags...)
 	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	defer null.Close()
 	out := filepath.Join(dir, "t.rwd")

@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // FixedEnv is the environment recordings get by default: fixed, so that
@@ -47,9 +47,6 @@ func progPath(dir, base string) (string, error) {
 // with args and env (nil: FixedEnv), its output discarded. It returns the
 // trace's path. The program runs from a path of ProgPathLen bytes.
 func RecordC(dir, src string, env []string, args ...string) (string, error) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		return "", fmt.Errorf("gcc is not installed: %w", err)
-	}
 	abs, err := filepath.Abs(src)
 	if err != nil {
 		return "", err
@@ -58,8 +55,8 @@ func RecordC(dir, src string, env []string, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, abs).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("gcc %s: %v\n%s", src, err, msg)
+	if err := cc.Compile(abs, prog, "-g", "-O0"); err != nil {
+		return "", err
 	}
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
