@@ -10,33 +10,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 )
 
-// habitInfo runs the info subcommands of gdb's habits, reporting whether
-// it handled the subcommand.
-func (s *Session) habitInfo(args string, res *Result) (bool, error) {
-	what, rest := splitCommand(args)
-	switch what {
-	case "display":
-		s.infoDisplay(res)
-	case "symbol":
-		return true, s.infoSymbol(rest, res)
-	case "sharedlibrary", "shared", "dll":
-		s.infoSharedLibrary(res)
-	case "signals", "signal", "handle":
-		return true, infoSignals(rest, res)
-	case "inferiors":
-		s.infoInferiors(res)
-	case "watchpoints":
-		return true, s.infoWatchpoints(res)
-	case "threads":
-		return true, s.infoThreads(res)
-	case "checkpoints":
-		s.infoCheckpoints(res)
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
 // infoSymbol implements info symbol ADDR as gdb: "main + 4 in section
 // .text of /path/prog".
 func (s *Session) infoSymbol(args string, res *Result) error {
@@ -234,7 +207,8 @@ func (s *Session) infoWatchpoints(res *Result) error {
 	bps := s.bps
 	s.bps = nil
 	defer func() { s.bps = bps }()
-	return s.cmdInfo("breakpoints", res)
+	s.infoBreakpoints(res)
+	return nil
 }
 
 // cmdBacktraceFull implements bt full [N]: each frame with its locals, as
