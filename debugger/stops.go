@@ -456,42 +456,29 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 		kind = "Temporary breakpoint"
 	}
 	if len(b.addrs) == 0 {
-		res.Value = map[string]any{"id": b.id, "pending": true, "temporary": temp}
+		res.Value = BreakpointSet{ID: b.id, Pending: true, Temporary: temp}
 		res.Text = fmt.Sprintf("%s %d (%s) pending: not in the program or its libraries loaded so far", kind, b.id, spec)
 		return nil
 	}
-	var locs []map[string]any
+	var locs []BreakpointLocation
 	for _, a := range b.addrs {
-		loc := map[string]any{"address": fmt.Sprintf("%#x", a)}
 		info := s.breakpointInfo(a, spec)
-		if info.Function != "" {
-			loc["function"] = info.Function
-		}
+		loc := BreakpointLocation{Address: fmt.Sprintf("%#x", a), Function: info.Function}
 		if info.File != "" {
-			loc["file"], loc["line"] = info.File, info.Line
+			loc.File, loc.Line = info.File, info.Line
 		}
 		locs = append(locs, loc)
 	}
-	val := map[string]any{"id": b.id, "address": locs[0]["address"], "locations": locs}
-	for _, k := range []string{"function", "file", "line"} {
-		if v, ok := locs[0][k]; ok {
-			val[k] = v
-		}
-	}
-	if cond != "" {
-		val["condition"] = cond
-	}
-	if temp {
-		val["temporary"] = true
-	}
-	res.Value = val
+	first := locs[0]
+	res.Value = BreakpointSet{ID: b.id, Address: first.Address, Locations: locs, Function: first.Function,
+		File: first.File, Line: first.Line, Condition: cond, Temporary: temp}
 	res.Text = fmt.Sprintf("%s %d at %#x", kind, b.id, b.addrs[0])
-	switch _, ok := locs[0]["file"]; {
+	switch ok := first.File != ""; {
 	case ok && len(b.addrs) > 1:
 		// Each location may be in another file: gdb says what was asked.
 		res.Text += fmt.Sprintf(": %s. (%d locations)", spec, len(b.addrs))
 	case ok:
-		res.Text += fmt.Sprintf(": file %s, line %d.", locs[0]["file"], locs[0]["line"])
+		res.Text += fmt.Sprintf(": file %s, line %d.", first.File, first.Line)
 	default:
 		if fn, off := s.symbolize(b.addrs[0]); fn != "" {
 			res.Text += symRef(fn, off)
@@ -568,10 +555,7 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 	if w.wp.ReadWrite {
 		kind = "Hardware access (read/write) watchpoint"
 	}
-	res.Value = map[string]any{"id": w.id, "expr": args, "address": fmt.Sprintf("%#x", wp.Addr), "size": wp.Len}
-	if w.location != "" {
-		res.Value.(map[string]any)["location"] = w.location
-	}
+	res.Value = WatchpointSet{ID: w.id, Expr: args, Address: fmt.Sprintf("%#x", wp.Addr), Size: wp.Len, Location: w.location}
 	res.Text = fmt.Sprintf("%s %d: %s", kind, w.id, args)
 	return nil
 }
