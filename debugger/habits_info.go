@@ -201,7 +201,7 @@ func (s *Session) infoInferiors(res *Result) {
 // watchpoints only.
 func (s *Session) infoWatchpoints(res *Result) error {
 	if len(s.watches) == 0 {
-		res.Text, res.Value = "No watchpoints.", []map[string]any{}
+		res.Text, res.Value = "No watchpoints.", []BreakpointItem{}
 		return nil
 	}
 	bps := s.bps

@@ -73,11 +73,13 @@ func newInfoTable() *Registry {
 
 // infoBreakpoints is gdb's table of breakpoints and watchpoints.
 func (s *Session) infoBreakpoints(res *Result) {
-	var list []map[string]any
+	var list []BreakpointItem
 	var b strings.Builder
 	b.WriteString("Num     Type           Disp Enb Address            What\n")
 	for _, bp := range s.bps {
-		item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec, "enabled": !bp.disabled, "temporary": bp.temp}
+		temp := bp.temp
+		item := BreakpointItem{ID: bp.id, Type: "breakpoint", Location: bp.spec, Enabled: !bp.disabled, Temporary: &temp,
+			Pending: len(bp.addrs) == 0, Condition: bp.cond, Hits: bp.hits}
 		disp, enb := "keep", "y"
 		if bp.temp {
 			disp = "del"
@@ -85,17 +87,8 @@ func (s *Session) infoBreakpoints(res *Result) {
 		if bp.disabled {
 			enb = "n"
 		}
-		var where []string
 		for _, a := range bp.addrs {
-			where = append(where, fmt.Sprintf("%#x", a))
-		}
-		if len(bp.addrs) > 0 {
-			item["addresses"] = where
-		} else {
-			item["pending"] = true
-		}
-		if bp.cond != "" {
-			item["condition"] = bp.cond
+			item.Addresses = append(item.Addresses, fmt.Sprintf("%#x", a))
 		}
 		list = append(list, item)
 		row := func(num, addr, what string) {
@@ -113,7 +106,6 @@ func (s *Session) infoBreakpoints(res *Result) {
 			fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
 		}
 		if bp.hits > 0 {
-			item["hits"] = bp.hits
 			fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", bp.hits, map[bool]string{true: "", false: "s"}[bp.hits == 1])
 		}
 		if n := s.habits.ignore[bp.id]; n > 0 {
@@ -127,7 +119,8 @@ func (s *Session) infoBreakpoints(res *Result) {
 		}
 	}
 	for _, w := range s.watches {
-		list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len, "enabled": !w.disabled})
+		list = append(list, BreakpointItem{ID: w.id, Type: "watchpoint", Expr: w.expr, Address: fmt.Sprintf("%#x", w.wp.Addr), Size: w.wp.Len,
+			Enabled: !w.disabled, Hits: w.hits})
 		enb := "y"
 		if w.disabled {
 			enb = "n"
@@ -138,7 +131,6 @@ func (s *Session) infoBreakpoints(res *Result) {
 		}
 		fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", enb, "", w.expr)
 		if w.hits > 0 {
-			list[len(list)-1]["hits"] = w.hits
 			fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", w.hits, map[bool]string{true: "", false: "s"}[w.hits == 1])
 		}
 	}

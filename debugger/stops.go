@@ -591,36 +591,36 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	list := []map[string]any{}
+	list := []HistoryWrite{}
 	var b strings.Builder
 	for i, wr := range ws {
 		s.moments[wr.Moment.String()] = wr.Moment
-		item := map[string]any{"index": i + 1, "event": wr.Moment.Event, "moment": wr.Moment.String(), "thread": wr.Tid,
-			"pc": fmt.Sprintf("%#x", wr.PC), "old": s.watchValue(w, wr.Old), "new": s.watchValue(w, wr.New)}
+		item := HistoryWrite{Index: i + 1, Event: wr.Moment.Event, Moment: wr.Moment.String(), Thread: wr.Tid,
+			PC: fmt.Sprintf("%#x", wr.PC), Old: s.watchValue(w, wr.Old), New: s.watchValue(w, wr.New)}
 		info := &StopInfo{}
 		where := fmt.Sprintf("%#x", wr.PC)
 		if wr.Syscall {
-			item["syscall"] = true
+			item.Syscall = true
 			where = "system call"
 		} else {
 			// Its place among the writes of its event, which orders it
 			// against the current moment (WatchpointInfo.EventWrites).
-			item["hits"] = wr.Moment.Hits
+			item.Hits = wr.Moment.Hits
 			// The writer's place needs the replay at the write; the
 			// instruction just before pc is the writer unless a jump got
 			// there, which a store does not do.
 			s.placeInfo(info, s.writerPC(wr.PC))
 			if info.Function != "" {
-				item["function"] = info.Function
+				item.Function = info.Function
 				where = info.Function
 			}
 			if info.File != "" {
-				item["file"], item["line"] = info.File, info.Line
+				item.File, item.Line = info.File, info.Line
 				where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
 			}
 		}
 		list = append(list, item)
-		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item["old"], item["new"], where)
+		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item.Old, item.New, where)
 	}
 	res.Value = list
 	res.Text = fmt.Sprintf("%d writes to %s", len(ws), w.expr)

@@ -54,3 +54,42 @@ type WatchpointSet struct {
 	Location string `json:"location,omitempty"`
 	Size     int    `json:"size"`
 }
+
+// HistoryWrite is one write of history's list, oldest first: its moment
+// (for goto), the values before and after, and the writing instruction's
+// place. A write the kernel made for a system call has Syscall and no
+// place; Hits orders the others among the writes of their event.
+type HistoryWrite struct {
+	Event    int64  `json:"event"`
+	File     string `json:"file,omitempty"`
+	Function string `json:"function,omitempty"`
+	Hits     int    `json:"hits,omitempty"`
+	Index    int    `json:"index"`
+	Line     int    `json:"line,omitempty"`
+	Moment   string `json:"moment"`
+	New      string `json:"new"`
+	Old      string `json:"old"`
+	PC       string `json:"pc"`
+	Syscall  bool   `json:"syscall,omitempty"`
+	Thread   int32  `json:"thread"`
+}
+
+// BreakpointItem is one row of info breakpoints (and info watchpoints):
+// a breakpoint (Location, and Addresses or Pending) or a watchpoint
+// (Expr, Address, Size), by Type. Temporary is set for breakpoints
+// alone: the schema has it, true or false, on them and not on
+// watchpoints. Hits counts the stops, in either direction.
+type BreakpointItem struct {
+	Address   string   `json:"address,omitempty"`
+	Addresses []string `json:"addresses,omitempty"`
+	Condition string   `json:"condition,omitempty"`
+	Enabled   bool     `json:"enabled"`
+	Expr      string   `json:"expr,omitempty"`
+	Hits      int      `json:"hits,omitempty"`
+	ID        int      `json:"id"`
+	Location  string   `json:"location,omitempty"`
+	Pending   bool     `json:"pending,omitempty"`
+	Size      int      `json:"size,omitempty"`
+	Temporary *bool    `json:"temporary,omitempty"`
+	Type      string   `json:"type"`
+}
