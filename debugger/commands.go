@@ -644,10 +644,10 @@ func (s *Session) cmdEvents(args string, res *Result) error {
 		to = v
 	}
 	from = max(from, 0)
-	var list []map[string]any
+	var list []EventLine
 	var b strings.Builder
 	_, err := ReadEvents(s.path, from, to, func(i int64, e *trace.Event, text string) {
-		list = append(list, map[string]any{"event": i, "thread": e.Tid, "text": text})
+		list = append(list, EventLine{Event: i, Thread: e.Tid, Text: text})
 		mark := " "
 		if i == now {
 			mark = ">"

@@ -149,11 +149,11 @@ func (s *Session) infoMappings(res *Result) error {
 	if err != nil {
 		return err
 	}
-	var list []map[string]any
+	var list []MappingItem
 	var b strings.Builder
 	for _, m := range maps {
-		list = append(list, map[string]any{"start": fmt.Sprintf("%#x", m.Start), "end": fmt.Sprintf("%#x", m.End),
-			"perms": m.Perms, "offset": fmt.Sprintf("%#x", m.Offset), "path": m.Path})
+		list = append(list, MappingItem{Start: fmt.Sprintf("%#x", m.Start), End: fmt.Sprintf("%#x", m.End),
+			Perms: m.Perms, Offset: fmt.Sprintf("%#x", m.Offset), Path: m.Path})
 		fmt.Fprintf(&b, "%#18x %#18x %s %8x %s\n", m.Start, m.End, m.Perms, m.Offset, m.Path)
 	}
 	res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")

@@ -666,7 +666,7 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 	if !reverse && fn != nil && res.Stop != nil && (res.Stop.Reason == "step" || res.Stop.Reason == string(reasonScope)) {
 		if v, ok := s.returnValue(fn); ok {
 			s.printCount++
-			res.Value = map[string]any{"returned": v}
+			res.Value = FinishValue{Returned: v}
 			res.Text += fmt.Sprintf("\nValue returned is $%d = %s", s.printCount, v)
 		}
 	}
@@ -736,7 +736,7 @@ func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, 
 	t := s.symbols()
 	pc, _ := s.pcOf(s.currentThread())
 	var lines []string
-	var vals []map[string]any
+	var vals []InstructionLine
 	for _, in := range insts {
 		mark := "   "
 		if in.Addr == pc {
@@ -747,7 +747,7 @@ func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, 
 			name = symRef(sym, off)
 		}
 		lines = append(lines, fmt.Sprintf("%s"+addrFmt+"%s:\t%s", mark, in.Addr, name, in.Text))
-		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text, "current": in.Addr == pc})
+		vals = append(vals, InstructionLine{Address: fmt.Sprintf("%#x", in.Addr), Text: in.Text, Current: in.Addr == pc})
 	}
 	res.Value, res.Text = vals, strings.Join(lines, "\n")
 }
