@@ -2,51 +2,59 @@ package dap
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/google/go-dap"
 
 	"github.com/rewind-debugger/rewind/debugger"
 )
 
+// made is a breakpoint or watchpoint a client asked for, as the session
+// made it: its number, whether it is pending (verified later, when a
+// library brings its location), its line (0: none), and the result whose
+// text explains a failure or the pending state.
+type made struct {
+	id      int
+	pending bool
+	line    int
+	res     debugger.Result
+}
+
+// breakpointMaker makes break LOC [if COND].
+func (sv *server) breakpointMaker(loc, cond string) func() made {
+	return func() made {
+		b, res := sv.s.SetBreakpoint(loc, cond)
+		if b == nil {
+			return made{res: res}
+		}
+		return made{id: b.ID, pending: b.Pending, line: b.Line, res: res}
+	}
+}
+
 // replace deletes the session's breakpoints ids (a kind the client sets
-// anew) and makes one breakpoint per command, in order, each answered
-// with the line it resolved to or why it could not be set.
-func (sv *server) replace(ids []int, commands []string) ([]int, []dap.Breakpoint) {
+// anew) and makes one breakpoint per maker, in order, each answered with
+// the line it resolved to or why it could not be set.
+func (sv *server) replace(ids []int, makers []func() made) ([]int, []dap.Breakpoint) {
 	for _, id := range ids {
-		// One at a time: one the session already dropped fails alone.
-		sv.s.Execute("delete " + strconv.Itoa(id))
+		// One at a time: one the session already dropped fails alone,
+		// and the client has nothing to be told of it.
+		_ = sv.s.DeleteBreakpoint(id)
 	}
 	var kept []int
-	out := make([]dap.Breakpoint, 0, len(commands))
-	for _, c := range commands {
-		res := sv.s.Execute(c)
-		if !res.OK {
-			out = append(out, dap.Breakpoint{Verified: false, Message: res.Error})
+	out := make([]dap.Breakpoint, 0, len(makers))
+	for _, mk := range makers {
+		m := mk()
+		if !m.res.OK {
+			out = append(out, dap.Breakpoint{Verified: false, Message: m.res.Error})
 			continue
 		}
-		val, _ := res.Value.(map[string]any)
-		id, _ := val["id"].(int)
-		kept = append(kept, id)
-		bp := dap.Breakpoint{Id: id, Verified: val["pending"] != true}
-		if line, ok := val["line"].(int); ok {
-			bp.Line = line
-		}
+		kept = append(kept, m.id)
+		bp := dap.Breakpoint{Id: m.id, Verified: !m.pending, Line: m.line}
 		if !bp.Verified {
-			bp.Message = res.Text
+			bp.Message = m.res.Text
 		}
 		out = append(out, bp)
 	}
 	return kept, out
-}
-
-// withCondition appends a breakpoint condition in the command language.
-func withCondition(cmd, cond string) string {
-	if cond = strings.TrimSpace(cond); cond != "" {
-		return cmd + " if " + cond
-	}
-	return cmd
 }
 
 func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
@@ -54,7 +62,7 @@ func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
 	if path == "" {
 		return fmt.Errorf("setBreakpoints: the source has no path")
 	}
-	var cmds []string
+	var makers []func() made
 	bps := r.Arguments.Breakpoints
 	if bps == nil {
 		for _, l := range r.Arguments.Lines { // the protocol's older form
@@ -62,9 +70,9 @@ func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
 		}
 	}
 	for _, b := range bps {
-		cmds = append(cmds, withCondition(fmt.Sprintf("break %s:%d", path, b.Line), b.Condition))
+		makers = append(makers, sv.breakpointMaker(fmt.Sprintf("%s:%d", path, b.Line), b.Condition))
 	}
-	kept, out := sv.replace(sv.sourceBps[path], cmds)
+	kept, out := sv.replace(sv.sourceBps[path], makers)
 	sv.sourceBps[path] = kept
 	for i := range out {
 		src := r.Arguments.Source
@@ -78,11 +86,11 @@ func (sv *server) setBreakpoints(r *dap.SetBreakpointsRequest) error {
 }
 
 func (sv *server) setFunctionBreakpoints(r *dap.SetFunctionBreakpointsRequest) error {
-	var cmds []string
+	var makers []func() made
 	for _, b := range r.Arguments.Breakpoints {
-		cmds = append(cmds, withCondition("break "+strings.TrimSpace(b.Name), b.Condition))
+		makers = append(makers, sv.breakpointMaker(b.Name, b.Condition))
 	}
-	kept, out := sv.replace(sv.funcBps, cmds)
+	kept, out := sv.replace(sv.funcBps, makers)
 	sv.funcBps = kept
 	sv.send(&dap.SetFunctionBreakpointsResponse{Response: response(r), Body: dap.SetFunctionBreakpointsResponseBody{Breakpoints: out}})
 	return nil
@@ -148,15 +156,19 @@ func (sv *server) noData(r *dap.DataBreakpointInfoRequest, why string) error {
 }
 
 func (sv *server) setDataBreakpoints(r *dap.SetDataBreakpointsRequest) error {
-	var cmds []string
+	var makers []func() made
 	for _, b := range r.Arguments.Breakpoints {
-		kind := "watch"
-		if b.AccessType == "readWrite" || b.AccessType == "read" {
-			kind = "awatch" // the hardware traps reads only with writes
-		}
-		cmds = append(cmds, kind+" "+b.DataId)
+		// The hardware traps reads only with writes: an access watch.
+		access := b.AccessType == "readWrite" || b.AccessType == "read"
+		makers = append(makers, func() made {
+			w, res := sv.s.SetWatchpoint(b.DataId, access)
+			if w == nil {
+				return made{res: res}
+			}
+			return made{id: w.ID, res: res}
+		})
 	}
-	kept, out := sv.replace(sv.dataBps, cmds)
+	kept, out := sv.replace(sv.dataBps, makers)
 	sv.dataBps = kept
 	for i, b := range r.Arguments.Breakpoints {
 		if b.Condition != "" || b.HitCondition != "" {

@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -86,89 +85,16 @@ func (s *Session) Execute(line string) Result {
 		return res
 	}
 	name, args := splitCommand(line)
-	if handled, err := s.habit(name, args, &res); handled {
-		return s.finish(res, err)
-	}
-	var err error
-	switch name {
-	case "break", "b", "br":
-		err = s.cmdBreak(args, false, &res)
-	case "tbreak", "tb":
-		err = s.cmdBreak(args, true, &res)
-	case "enable", "disable":
-		err = s.cmdEnable(name == "enable", args, &res)
-	case "delete", "d":
-		err = s.cmdDelete(args, &res)
-	case "watch", "rwatch", "awatch":
-		err = s.cmdWatch(name, args, &res)
-	case "continue", "c":
-		err = s.run(&res, s.continueForward)
-	case "reverse-continue", "rc":
-		err = s.run(&res, s.continueBackward)
-	case "step", "s":
-		err = s.repeat(args, &res, s.scoped(false, s.lineStep(func() (*timeline.Stop, error) { return s.stepInSelected(true) })))
-	case "next", "n":
-		err = s.repeat(args, &res, s.scoped(false, s.lineStep(func() (*timeline.Stop, error) { return s.stepInSelected(false) })))
-	case "reverse-step", "rs":
-		err = s.repeat(args, &res, s.scoped(true, s.lineStep(func() (*timeline.Stop, error) { return s.reverseLine(true) })))
-	case "reverse-next", "rn":
-		err = s.repeat(args, &res, s.scoped(true, s.lineStep(func() (*timeline.Stop, error) { return s.reverseLine(false) })))
-	case "finish", "fin":
-		err = s.cmdFinish(&res, false)
-	case "reverse-finish":
-		err = s.cmdFinish(&res, true)
-	case "until", "u", "advance":
-		err = s.cmdUntil(name, args, &res)
-	case "nexti", "ni":
-		err = s.repeat(args, &res, s.scoped(false, s.nextInstruction))
-	case "backtrace", "bt", "where":
-		err = s.cmdBacktrace(args, &res)
-	case "frame", "f", "up", "down":
-		err = s.cmdFrame(name, args, &res)
-	case "list", "l":
-		err = s.cmdList(args, &res)
-	case "print", "p", "output", "call":
-		err = s.cmdPrint(name, args, &res)
-	case "ptype", "whatis":
-		err = s.cmdPtype(name, args, &res)
-	case "disassemble", "disas":
-		err = s.cmdDisassemble(args, &res)
-	case "stepi", "si":
-		// In the thread selected (thread N), as gdb: the others run first
-		// when they come before it.
-		err = s.repeat(args, &res, s.scoped(false, func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }))
-	case "reverse-stepi", "rsi":
-		err = s.repeat(args, &res, s.scoped(true, func() (*timeline.Stop, error) { return s.reverseStepiOverHook(s.currentThread()) }))
-	case "info", "i":
-		err = s.cmdInfo(args, &res)
-	case "process", "inferior":
-		err = s.cmdProcess(args, &res)
-	case "goto":
-		err = s.cmdGoto(args, &res)
-	case "start":
-		err = s.cmdStart(&res)
-	case "when":
-		n := s.tl.When()
-		res.Value, res.Event = fmt.Sprintf("#%d", n), &n
-		res.Text = fmt.Sprintf("#%d (%v)", n, s.tl.Now())
-	case "events":
-		err = s.cmdEvents(args, &res)
-	case "history":
-		err = s.cmdHistory(args, &res)
-	case "origin", "o":
-		err = s.cmdOrigin(args, &res)
-	case "why":
-		err = s.cmdWhy(args, &res)
-	default:
-		if strings.HasPrefix(name, "x/") || name == "x" {
-			err = s.cmdExamine(name, args, &res)
-		} else if strings.HasPrefix(name, "print/") || strings.HasPrefix(name, "p/") || strings.HasPrefix(name, "output/") {
-			err = s.cmdPrint(name, args, &res)
-		} else {
-			err = fmt.Errorf("unknown command %q", name)
-		}
-	}
+	err := s.dispatch(commands, name, args, &res)
 	return s.finish(res, err)
+}
+
+// cmdWhen is rr's when: the current event, as goto takes it back.
+func (s *Session) cmdWhen(res *Result) error {
+	n := s.tl.When()
+	res.Value, res.Event = fmt.Sprintf("#%d", n), &n
+	res.Text = fmt.Sprintf("#%d (%v)", n, s.tl.Now())
+	return nil
 }
 
 // finish completes a command's result: the error, or the displays a
@@ -464,194 +390,6 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 	return nil
 }
 
-func (s *Session) cmdInfo(args string, res *Result) error {
-	what, rest := splitCommand(args)
-	switch what {
-	case "registers", "reg", "r", "all-registers":
-		return s.infoRegisters(what == "all-registers", rest, res)
-	case "processes":
-		s.infoProcesses(res)
-	case "breakpoints", "break", "b":
-		var list []map[string]any
-		var b strings.Builder
-		b.WriteString("Num     Type           Disp Enb Address            What\n")
-		for _, bp := range s.bps {
-			item := map[string]any{"id": bp.id, "type": "breakpoint", "location": bp.spec, "enabled": !bp.disabled, "temporary": bp.temp}
-			disp, enb := "keep", "y"
-			if bp.temp {
-				disp = "del"
-			}
-			if bp.disabled {
-				enb = "n"
-			}
-			var where []string
-			for _, a := range bp.addrs {
-				where = append(where, fmt.Sprintf("%#x", a))
-			}
-			if len(bp.addrs) > 0 {
-				item["addresses"] = where
-			} else {
-				item["pending"] = true
-			}
-			if bp.cond != "" {
-				item["condition"] = bp.cond
-			}
-			list = append(list, item)
-			row := func(num, addr, what string) {
-				fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", num, "breakpoint", disp, enb, addr, what)
-			}
-			switch len(bp.addrs) {
-			case 0:
-				row(strconv.Itoa(bp.id), "<PENDING>", bp.spec)
-			case 1:
-				row(strconv.Itoa(bp.id), fmt.Sprintf("0x%016x", bp.addrs[0]), s.breakpointPlace(bp.addrs[0], bp.spec))
-			default:
-				row(strconv.Itoa(bp.id), "<MULTIPLE>", "")
-			}
-			if bp.cond != "" {
-				fmt.Fprintf(&b, "\tstop only if %s\n", bp.cond)
-			}
-			if bp.hits > 0 {
-				item["hits"] = bp.hits
-				fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", bp.hits, map[bool]string{true: "", false: "s"}[bp.hits == 1])
-			}
-			if n := s.habits.ignore[bp.id]; n > 0 {
-				fmt.Fprintf(&b, "\tignore next %d hits\n", n)
-			}
-			// The locations come after what is said of the whole breakpoint.
-			for i, a := range bp.addrs {
-				if len(bp.addrs) > 1 {
-					fmt.Fprintf(&b, "%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, i+1), "", "", "y", fmt.Sprintf("0x%016x", a), s.breakpointPlace(a, bp.spec))
-				}
-			}
-		}
-		for _, w := range s.watches {
-			list = append(list, map[string]any{"id": w.id, "type": "watchpoint", "expr": w.expr, "address": fmt.Sprintf("%#x", w.wp.Addr), "size": w.wp.Len, "enabled": !w.disabled})
-			enb := "y"
-			if w.disabled {
-				enb = "n"
-			}
-			kind := "hw watchpoint"
-			if w.wp.ReadWrite {
-				kind = "acc watchpoint"
-			}
-			fmt.Fprintf(&b, "%-7d %-14s %-4s %-3s %-18s %s\n", w.id, kind, "keep", enb, "", w.expr)
-			if w.hits > 0 {
-				list[len(list)-1]["hits"] = w.hits
-				fmt.Fprintf(&b, "\tbreakpoint already hit %d time%s\n", w.hits, map[bool]string{true: "", false: "s"}[w.hits == 1])
-			}
-		}
-		if len(s.bps)+len(s.watches) == 0 {
-			b.Reset()
-		}
-		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
-		if res.Text == "" {
-			res.Text = "No breakpoints or watchpoints."
-		}
-	case "proc", "mappings":
-		maps, err := s.tl.Session().Mappings()
-		if err != nil {
-			return err
-		}
-		var list []map[string]any
-		var b strings.Builder
-		for _, m := range maps {
-			list = append(list, map[string]any{"start": fmt.Sprintf("%#x", m.Start), "end": fmt.Sprintf("%#x", m.End),
-				"perms": m.Perms, "offset": fmt.Sprintf("%#x", m.Offset), "path": m.Path})
-			fmt.Fprintf(&b, "%#18x %#18x %s %8x %s\n", m.Start, m.End, m.Perms, m.Offset, m.Path)
-		}
-		res.Value, res.Text = list, strings.TrimRight(b.String(), "\n")
-	case "locals", "args":
-		return s.cmdInfoVars(what, res)
-	case "frame", "f":
-		return s.cmdInfoFrame(res)
-	case "source":
-		return s.cmdInfoSource(res)
-	case "line":
-		return s.cmdInfoLine(rest, res)
-	default:
-		return fmt.Errorf("unknown info command %q (registers, all-registers, threads, breakpoints, mappings, locals, args, frame, source, line)", what)
-	}
-	return nil
-}
-
-func (s *Session) infoRegisters(all bool, which string, res *Result) error {
-	tid := s.currentThread()
-	regs, err := s.tl.Session().Regs(tid)
-	if err != nil {
-		return err
-	}
-	val := map[string]string{}
-	var b strings.Builder
-	for i, name := range trace.RegNames {
-		v := regs[i]
-		val[name] = fmt.Sprintf("%#x", v)
-		if which != "" && strings.TrimPrefix(which, "$") != name {
-			continue
-		}
-		extra := ""
-		if name == "eflags" {
-			extra = "  " + decodeFlags(v)
-		}
-		if name == "rip" {
-			if fn, off := s.symbolize(v); fn != "" {
-				extra = " " + symRef(fn, off)
-			}
-		}
-		fmt.Fprintf(&b, "%-9s %#-18x %d%s\n", name, v, int64(v), extra)
-	}
-	if all {
-		fx, err := s.tl.Session().FPRegs(tid)
-		if err == nil && len(fx) >= 416 {
-			val["fcw"] = fmt.Sprintf("%#x", binary.LittleEndian.Uint16(fx[0:]))
-			val["mxcsr"] = fmt.Sprintf("%#x", binary.LittleEndian.Uint32(fx[24:]))
-			fmt.Fprintf(&b, "%-9s %s\n%-9s %s\n", "fcw", val["fcw"], "mxcsr", val["mxcsr"])
-			for i := 0; i < 16; i++ {
-				x := fx[160+16*i : 176+16*i]
-				name := fmt.Sprintf("xmm%d", i)
-				val[name] = fmt.Sprintf("0x%016x%016x", binary.LittleEndian.Uint64(x[8:]), binary.LittleEndian.Uint64(x[:8]))
-				fmt.Fprintf(&b, "%-9s %s\n", name, val[name])
-			}
-		}
-		// AVX: the upper halves of ymm0-15 live in the XSAVE area.
-		if xs, err := s.tl.Session().XState(tid); err == nil && len(xs) >= 576+256 && len(fx) >= 416 {
-			for i := 0; i < 16; i++ {
-				hi, lo := xs[576+16*i:592+16*i], fx[160+16*i:176+16*i]
-				name := fmt.Sprintf("ymm%d", i)
-				val[name] = fmt.Sprintf("0x%016x%016x%016x%016x", binary.LittleEndian.Uint64(hi[8:]), binary.LittleEndian.Uint64(hi[:8]),
-					binary.LittleEndian.Uint64(lo[8:]), binary.LittleEndian.Uint64(lo[:8]))
-				fmt.Fprintf(&b, "%-9s %s\n", name, val[name])
-			}
-		}
-	}
-	if which != "" {
-		v, ok := val[strings.TrimPrefix(which, "$")]
-		if !ok {
-			return fmt.Errorf("no register %q", which)
-		}
-		res.Value = map[string]string{strings.TrimPrefix(which, "$"): v}
-	} else {
-		res.Value = val
-	}
-	res.Text = strings.TrimRight(b.String(), "\n")
-	return nil
-}
-
-// decodeFlags names the set bits of eflags, like gdb.
-func decodeFlags(v uint64) string {
-	names := []struct {
-		bit  uint
-		name string
-	}{{0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"}, {10, "DF"}, {11, "OF"}}
-	var out []string
-	for _, n := range names {
-		if v&(1<<n.bit) != 0 {
-			out = append(out, n.name)
-		}
-	}
-	return "[ " + strings.Join(out, " ") + " ]"
-}
-
 // evalAddress evaluates an address: NUMBER, $REG, SYMBOL and sums of
 // them, or any expression of the language (a pointer, an array, &x).
 func (s *Session) evalAddress(src string) (uint64, error) {
@@ -907,10 +645,10 @@ func (s *Session) cmdEvents(args string, res *Result) error {
 		to = v
 	}
 	from = max(from, 0)
-	var list []map[string]any
+	var list []EventLine
 	var b strings.Builder
 	_, err := ReadEvents(s.path, from, to, func(i int64, e *trace.Event, text string) {
-		list = append(list, map[string]any{"event": i, "thread": e.Tid, "text": text})
+		list = append(list, EventLine{Event: i, Thread: e.Tid, Text: text})
 		mark := " "
 		if i == now {
 			mark = ">"

@@ -198,12 +198,12 @@ func (s *Session) eachDisplay(args string, f func(i int)) error {
 func (s *Session) infoDisplay(res *Result) {
 	if len(s.habits.displays) == 0 {
 		res.Text = "There are no auto-display expressions now."
-		res.Value = []map[string]any{}
+		res.Value = []DisplayItem{}
 		return
 	}
 	var b strings.Builder
 	b.WriteString("Auto-display expressions now in effect:\nNum Enb Expression")
-	var list []map[string]any
+	var list []DisplayItem
 	for _, d := range s.habits.displays {
 		enb := "y"
 		if d.disabled {
@@ -220,7 +220,7 @@ func (s *Session) infoDisplay(res *Result) {
 		if !s.habits.killed && !s.inScope(d) {
 			b.WriteString(" (cannot be evaluated in the current context)")
 		}
-		list = append(list, map[string]any{"id": d.id, "expr": d.expr, "format": d.format, "enabled": !d.disabled})
+		list = append(list, DisplayItem{ID: d.id, Expr: d.expr, Format: d.format, Enabled: !d.disabled})
 	}
 	res.Text, res.Value = b.String(), list
 }

@@ -11,11 +11,11 @@ import "testing"
 func TestEventWrites(t *testing.T) {
 	// In moveto's second call: calloc's write and 5 of the loop made.
 	s := openCursor(t, "break moveto", "continue", "continue", "delete", "watch -l pCur->eState")
-	hist := mustRun(t, s, "history watchpoint 2").Value.([]map[string]any)
+	hist := mustRun(t, s, "history watchpoint 2").Value.([]HistoryWrite)
 	moment := func(hits int) string {
 		for _, h := range hist {
-			if h["hits"] == hits {
-				return h["moment"].(string)
+			if h.Hits == hits {
+				return h.Moment
 			}
 		}
 		t.Fatalf("no write with hits %d in %v", hits, hist)

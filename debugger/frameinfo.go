@@ -30,7 +30,7 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	}
 	level := s.frame
 	fi := s.frameInfo(frames, level)
-	val := map[string]any{"level": level, "cfa": fmt.Sprintf("%#x", f.CFA), "pc": fmt.Sprintf("%#x", f.PC), "function": fi.Function}
+	val := FrameDetail{Level: level, CFA: fmt.Sprintf("%#x", f.CFA), PC: fmt.Sprintf("%#x", f.PC), Function: fi.Function}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Stack level %d, frame at %#x:\n", level, f.CFA)
 	where := fi.Function
@@ -43,7 +43,7 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	// inlined into.
 	if ret, ok := s.savedPC(frames, physicalFrame(frames, level)); ok {
 		fmt.Fprintf(&b, "%#x\n", ret)
-		val["saved_rip"] = fmt.Sprintf("%#x", ret)
+		val.SavedRIP = fmt.Sprintf("%#x", ret)
 	} else {
 		b.WriteString("<not saved>\n")
 	}
@@ -53,10 +53,10 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 		// gdb does not go past main, nor past the outermost frame.
 	case f.Inlined:
 		links = append(links, fmt.Sprintf(" inlined into frame %d", level+1))
-		val["inlined_into"] = level + 1
+		val.InlinedInto = level + 1
 	default:
 		links = append(links, fmt.Sprintf(" called by frame at %#x", frames[level+1].CFA))
-		val["caller_cfa"] = fmt.Sprintf("%#x", frames[level+1].CFA)
+		val.CallerCFA = fmt.Sprintf("%#x", frames[level+1].CFA)
 	}
 	if level > 0 {
 		links = append(links, fmt.Sprintf(" caller of frame at %#x", frames[level-1].CFA))
@@ -66,7 +66,7 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	}
 	if lang := langName(f.Function); lang != "" {
 		fmt.Fprintf(&b, " source language %s.\n", lang)
-		val["language"] = lang
+		val.Language = lang
 	}
 	if base, ok := s.frameBase(frames, level); ok {
 		var args []string

@@ -45,83 +45,15 @@ const (
 // errNotRunning is gdb's answer to a command that needs the program.
 var errNotRunning = errors.New("The program is not being run.")
 
-// habit runs the commands that are gdb's habits (habits.go and the files
-// beside it), or the forms of existing commands they change. It reports
-// whether it handled the command; otherwise Execute's own table runs it.
-func (s *Session) habit(name, args string, res *Result) (bool, error) {
+// cmdKill is gdb's kill: the session has no program until run, start or
+// restart bring it back, and commands that need one say so.
+func (s *Session) cmdKill(res *Result) error {
 	if s.habits.killed {
-		if err := killedRefusal(name, args); err != nil {
-			return true, err
-		}
+		return errNotRunning
 	}
-	switch name {
-	case "quit", "q":
-		res.Quit = true
-		return true, nil
-	case "run", "r":
-		return true, s.cmdRun(res)
-	case "start":
-		s.habits.killed = false
-		return false, nil
-	case "kill", "k":
-		if s.habits.killed {
-			return true, errNotRunning
-		}
-		s.habits.killed, s.habits.lastThread = true, 0
-		res.Text = fmt.Sprintf("[Inferior 1 (process %d) killed]", s.Process())
-		return true, nil
-	case "set":
-		return true, s.cmdSet(args, res)
-	case "show":
-		return true, s.cmdShow(args, res)
-	case "undisplay":
-		return true, s.cmdUndisplay(args, res)
-	case "enable", "disable":
-		if rest, ok := cutWord(args, "display"); ok {
-			return true, s.cmdEnableDisplay(name == "enable", rest, res)
-		}
-	case "condition":
-		return true, s.cmdCondition(args, res)
-	case "ignore":
-		return true, s.cmdIgnore(args, res)
-	case "printf":
-		return true, s.cmdPrintf(args, res)
-	case "echo":
-		res.Text, res.unterminated = echoText(args), true
-		return true, nil
-	case "source":
-		return true, s.cmdSource(args, res)
-	case "checkpoint":
-		return true, s.cmdCheckpoint(res)
-	case "restart":
-		return true, s.cmdRestart(args, res)
-	case "delete", "d":
-		if rest, ok := cutWord(args, "checkpoint"); ok {
-			return true, s.cmdDeleteCheckpoint(rest, res)
-		}
-		if rest, ok := cutWord(args, "display"); ok {
-			return true, s.cmdUndisplay(rest, res)
-		}
-	case "info", "i":
-		return s.habitInfo(args, res)
-	case "backtrace", "bt", "where":
-		if rest, ok := cutFull(args); ok {
-			return true, s.cmdBacktraceFull(rest, res)
-		}
-	case "thread", "t":
-		return true, s.cmdThreadNumber(args, res)
-	case "continue", "c":
-		return s.continueIgnoring(args, res, s.continueForward)
-	case "reverse-continue", "rc":
-		return s.continueIgnoring(args, res, s.continueBackward)
-	}
-	if name == "display" || strings.HasPrefix(name, "display/") {
-		return true, s.cmdDisplay(name, args, res)
-	}
-	if isPrintCommand(name) && hasAssignment(args) {
-		return true, errCannotChange(args)
-	}
-	return false, nil
+	s.habits.killed, s.habits.lastThread = true, 0
+	res.Text = fmt.Sprintf("[Inferior 1 (process %d) killed]", s.Process())
+	return nil
 }
 
 // cutWord cuts a leading word (delete checkpoint N, delete display N).
@@ -142,38 +74,6 @@ func cutFull(args string) (string, bool) {
 		rest = append(rest, f)
 	}
 	return strings.Join(rest, " "), full
-}
-
-// killedRefusal is gdb's answer, after kill, to a command that needs the
-// program (nil for those that do not).
-func killedRefusal(name, args string) error {
-	switch name {
-	case "backtrace", "bt", "where", "frame", "f", "up", "down":
-		return errors.New("No stack.")
-	case "info", "i":
-		what, _ := splitCommand(args)
-		switch what {
-		case "registers", "reg", "r", "all-registers":
-			return errors.New("The program has no registers now.")
-		case "locals", "args", "frame", "f":
-			return errors.New("No frame selected.")
-		case "threads":
-			return errors.New("No threads.")
-		}
-		return nil
-	case "thread", "t":
-		return errors.New("No thread selected")
-	case "continue", "c", "reverse-continue", "rc", "step", "s", "next", "n", "finish", "fin",
-		"reverse-step", "rs", "reverse-next", "rn", "reverse-finish", "until", "u", "advance",
-		"stepi", "si", "nexti", "ni", "reverse-stepi", "rsi", "goto", "when", "print", "p",
-		"output", "call", "x", "origin", "o", "history", "list", "l", "disassemble", "disas",
-		"checkpoint", "events", "ptype", "whatis", "watch", "rwatch", "awatch":
-		return errNotRunning
-	}
-	if strings.Contains(name, "/") && name != "display" && !strings.HasPrefix(name, "display/") {
-		return errNotRunning // print/x, x/4x and the like
-	}
-	return nil
 }
 
 // cmdRun is gdb's run: back to the start of the recording, then continue
@@ -419,34 +319,31 @@ func (s *Session) cmdSource(args string, res *Result) error {
 	return nil
 }
 
-// continueIgnoring runs continue or reverse-continue when a breakpoint
-// has an ignore count, or with gdb's `continue N` (ignore the breakpoint
-// stopped at N-1 more times); otherwise Execute's own continue runs.
-func (s *Session) continueIgnoring(args string, res *Result, op func() (*timeline.Stop, error)) (bool, error) {
+// cmdContinue runs continue or reverse-continue (op), skipping the hits
+// of breakpoints with an ignore count; gdb's `continue N` ignores the
+// breakpoint stopped at N-1 more times.
+func (s *Session) cmdContinue(args string, res *Result, op func() (*timeline.Stop, error)) error {
 	if args != "" {
 		n, err := strconv.Atoi(args)
 		if err != nil || n < 1 {
-			return true, fmt.Errorf("bad count %q", args)
+			return fmt.Errorf("bad count %q", args)
 		}
 		if s.lastStop == nil || s.lastStop.Breakpoint == 0 {
 			// As gdb: said, and the continue goes on without it.
 			note := "Not stopped at any breakpoint; argument ignored."
-			handled, err := s.continueIgnoring("", res, op)
-			if !handled {
-				err = s.run(res, op)
-			}
+			err := s.cmdContinue("", res, op)
 			res.Text = strings.TrimPrefix(note+"\n"+res.Text, "\n")
-			return true, err
+			return err
 		} else if n > 1 {
 			s.setIgnore(s.lastStop.Breakpoint, n-1)
 		}
 	}
 	for _, n := range s.habits.ignore {
 		if n > 0 {
-			return true, s.run(res, s.ignoring(op))
+			return s.run(res, s.ignoring(op))
 		}
 	}
-	return false, nil
+	return s.run(res, op)
 }
 
 // ignoring wraps a continue so that a breakpoint stop whose breakpoint

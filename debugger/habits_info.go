@@ -10,33 +10,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 )
 
-// habitInfo runs the info subcommands of gdb's habits, reporting whether
-// it handled the subcommand.
-func (s *Session) habitInfo(args string, res *Result) (bool, error) {
-	what, rest := splitCommand(args)
-	switch what {
-	case "display":
-		s.infoDisplay(res)
-	case "symbol":
-		return true, s.infoSymbol(rest, res)
-	case "sharedlibrary", "shared", "dll":
-		s.infoSharedLibrary(res)
-	case "signals", "signal", "handle":
-		return true, infoSignals(rest, res)
-	case "inferiors":
-		s.infoInferiors(res)
-	case "watchpoints":
-		return true, s.infoWatchpoints(res)
-	case "threads":
-		return true, s.infoThreads(res)
-	case "checkpoints":
-		s.infoCheckpoints(res)
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
 // infoSymbol implements info symbol ADDR as gdb: "main + 4 in section
 // .text of /path/prog".
 func (s *Session) infoSymbol(args string, res *Result) error {
@@ -69,7 +42,7 @@ func (s *Session) infoSymbol(args string, res *Result) error {
 		// gdb names the file whenever more than one is loaded.
 		res.Text += " of " + img.Path
 	}
-	res.Value = map[string]any{"symbol": name, "offset": off, "section": sect, "file": img.Path, "address": fmt.Sprintf("%#x", addr)}
+	res.Value = SymbolInfo{Symbol: name, Offset: off, Section: sect, File: img.Path, Address: fmt.Sprintf("%#x", addr)}
 	return nil
 }
 
@@ -94,12 +67,12 @@ func (s *Session) infoSharedLibrary(res *Result) {
 		return libs[i].Bias > libs[j].Bias
 	})
 	if len(libs) == 0 {
-		res.Text, res.Value = "No shared libraries loaded at this time.", []map[string]any{}
+		res.Text, res.Value = "No shared libraries loaded at this time.", []LibraryItem{}
 		return
 	}
 	var b strings.Builder
 	b.WriteString("From                To                  Syms Read   Shared Object Library")
-	var list []map[string]any
+	var list []LibraryItem
 	missing, packed, recorded := false, false, false
 	for _, img := range libs {
 		lo, hi, ok := img.TextRange()
@@ -107,20 +80,20 @@ func (s *Session) infoSharedLibrary(res *Result) {
 		if !img.HasDebugInfo() {
 			read, missing = "Yes (*)", true
 		}
-		item := map[string]any{"path": img.Path, "debug": img.HasDebugInfo(), "origin": "local"}
+		item := LibraryItem{Path: img.Path, Debug: img.HasDebugInfo(), Origin: "local"}
 		if img.DebugPacked {
 			// Not gdb's: say the debug file is the recording's copy.
 			read, packed = "Yes (r)", true
-			item["debug_file"], item["debug_origin"] = img.DebugPath, "recording"
+			item.DebugFile, item.DebugOrigin = img.DebugPath, "recording"
 		}
 		if img.Recorded {
 			// Nor this: the library itself is the recording's copy.
 			read, recorded = read+" (R)", true
-			item["origin"] = "recording"
+			item.Origin = "recording"
 		}
 		if ok {
 			fmt.Fprintf(&b, "\n0x%016x  0x%016x  %-12s%s", lo, hi, read, img.Path)
-			item["from"], item["to"] = fmt.Sprintf("%#x", lo), fmt.Sprintf("%#x", hi)
+			item.From, item.To = fmt.Sprintf("%#x", lo), fmt.Sprintf("%#x", hi)
 		} else {
 			fmt.Fprintf(&b, "\n%-18s  %-18s  %-12s%s", "", "", read, img.Path)
 		}
@@ -193,11 +166,11 @@ func infoSignals(args string, res *Result) error {
 	if len(rows) > 1 {
 		b.WriteString("\n")
 	}
-	var list []map[string]any
+	var list []SignalItem
 	for _, r := range rows {
 		stop := replayStops[r.name]
 		fmt.Fprintf(&b, "%-13s %s\t%s\t%s\t\t%s\n", r.name, yes(stop), yes(stop), "Yes", r.desc)
-		list = append(list, map[string]any{"signal": r.name, "stop": stop, "print": stop, "pass": true, "description": r.desc})
+		list = append(list, SignalItem{Signal: r.name, Stop: stop, Print: stop, Pass: true, Description: r.desc})
 	}
 	if len(rows) > 1 {
 		b.WriteString("\nA replay delivers every signal as recorded; it stops at the faults.")
@@ -221,20 +194,21 @@ func (s *Session) infoInferiors(res *Result) {
 	}
 	res.Text = fmt.Sprintf("  %-4s %-17s %-20s %-17s \n* %-4s %-17s %-20s %-17s ", "Num", "Description", "Connection", "Executable",
 		"1", desc, conn, exe)
-	res.Value = []map[string]any{{"id": 1, "pid": s.Process(), "current": true, "executable": exe, "killed": s.habits.killed}}
+	res.Value = []InferiorItem{{ID: 1, Pid: s.Process(), Current: true, Executable: exe, Killed: s.habits.killed}}
 }
 
 // infoWatchpoints implements info watchpoints: the breakpoint table with
 // watchpoints only.
 func (s *Session) infoWatchpoints(res *Result) error {
 	if len(s.watches) == 0 {
-		res.Text, res.Value = "No watchpoints.", []map[string]any{}
+		res.Text, res.Value = "No watchpoints.", []BreakpointItem{}
 		return nil
 	}
 	bps := s.bps
 	s.bps = nil
 	defer func() { s.bps = bps }()
-	return s.cmdInfo("breakpoints", res)
+	s.infoBreakpoints(res)
+	return nil
 }
 
 // cmdBacktraceFull implements bt full [N]: each frame with its locals, as
@@ -250,13 +224,13 @@ func (s *Session) cmdBacktraceFull(args string, res *Result) error {
 	}
 	lines := strings.Split(res.Text, "\n")
 	var out []string
-	var vals []map[string]any
+	var vals []FullFrame
 	for i, l := range lines {
 		out = append(out, l)
 		if i >= len(infos) {
 			continue
 		}
-		item := map[string]any{"frame": infos[i]}
+		item := FullFrame{Frame: infos[i]}
 		if frames[i].Function == nil {
 			out = append(out, "No symbol table info available.")
 			vals = append(vals, item)
@@ -275,7 +249,7 @@ func (s *Session) cmdBacktraceFull(args string, res *Result) error {
 		if len(vs) == 0 {
 			out = append(out, "No locals.")
 		}
-		item["locals"] = vs
+		item.Locals, item.HasLocals = vs, true
 		vals = append(vals, item)
 	}
 	res.Text, res.Value = strings.Join(out, "\n"), vals

@@ -182,7 +182,7 @@ func (s *Session) FunctionAt(pc uint64) string {
 // infoProcesses lists the processes, the debugged one marked, as
 // `rewind ps` does.
 func (s *Session) infoProcesses(res *Result) {
-	var list []map[string]any
+	var list []ProcessItem
 	var b strings.Builder
 	b.WriteString("  PID     PPID    EXIT      EVENTS           CMD\n")
 	cur := s.Process()
@@ -194,8 +194,8 @@ func (s *Session) infoProcesses(res *Result) {
 				exit = ExitWord(p.Status)
 			}
 		}
-		item := map[string]any{"pid": p.Pid, "ppid": p.Parent, "current": p.Pid == cur, "exit": exit,
-			"first_event": p.Born, "last_event": p.Last, "args": p.Args}
+		item := ProcessItem{Pid: p.Pid, PPid: p.Parent, Current: p.Pid == cur, Exit: exit,
+			FirstEvent: p.Born, LastEvent: p.Last, Args: p.Args}
 		list = append(list, item)
 		mark := " "
 		if p.Pid == cur {

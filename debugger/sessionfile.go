@@ -178,8 +178,7 @@ func (s *Session) Restore(f *SessionFile) (restored int, kept *SessionFile, prob
 			return 0, false
 		}
 		restored++
-		m, _ := res.Value.(map[string]any)
-		id, _ := m["id"].(int)
+		id := madeID(res)
 		if disabled && id > 0 {
 			s.Execute(fmt.Sprintf("disable %d", id))
 		}

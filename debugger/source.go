@@ -691,13 +691,13 @@ func (s *Session) cmdList(args string, res *Result) error {
 		return fmt.Errorf("Line number %d out of range; %q has %d lines.", first, dwarf.ShortFile(file), len(lines))
 	}
 	var out []string
-	var vals []map[string]any
+	var vals []SourceLine
 	for n := first; n <= last; n++ {
 		out = append(out, fmt.Sprintf("%d\t%s", n, lines[n-1]))
-		vals = append(vals, map[string]any{"line": n, "text": lines[n-1]})
+		vals = append(vals, SourceLine{Line: n, Text: lines[n-1]})
 	}
 	s.listFile, s.listLine, s.listFirst = file, last+1, first
-	res.Value = map[string]any{"file": file, "lines": vals, "origin": src.Origin()}
+	res.Value = SourceListing{File: file, Lines: vals, Origin: src.Origin()}
 	res.Text = strings.Join(out, "\n")
 	return nil
 }
@@ -812,7 +812,7 @@ func (s *Session) cmdInfoSource(res *Result) error {
 			fmt.Fprintf(&b, "Source language is %s.\n", lang)
 		}
 	}
-	res.Value = map[string]any{"file": f.File, "lines": len(lines), "language": lang, "origin": origin}
+	res.Value = SourceSummary{File: f.File, Lines: len(lines), Language: lang, Origin: origin}
 	res.Text = strings.TrimRight(b.String(), "\n")
 	return nil
 }
@@ -851,7 +851,7 @@ func (s *Session) cmdInfoLine(args string, res *Result) error {
 		}
 		return ""
 	}
-	res.Value = map[string]any{"file": l.File, "line": l.Line, "start": fmt.Sprintf("%#x", lo), "end": fmt.Sprintf("%#x", hi)}
+	res.Value = LineRange{File: l.File, Line: l.Line, Start: fmt.Sprintf("%#x", lo), End: fmt.Sprintf("%#x", hi)}
 	res.Text = fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s and ends at %#x%s.", l.Line, dwarf.ShortFile(l.File), lo, name(lo), hi, name(hi))
 	return nil
 }

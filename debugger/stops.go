@@ -456,42 +456,29 @@ func (s *Session) cmdBreak(args string, temp bool, res *Result) error {
 		kind = "Temporary breakpoint"
 	}
 	if len(b.addrs) == 0 {
-		res.Value = map[string]any{"id": b.id, "pending": true, "temporary": temp}
+		res.Value = BreakpointSet{ID: b.id, Pending: true, Temporary: temp}
 		res.Text = fmt.Sprintf("%s %d (%s) pending: not in the program or its libraries loaded so far", kind, b.id, spec)
 		return nil
 	}
-	var locs []map[string]any
+	var locs []BreakpointLocation
 	for _, a := range b.addrs {
-		loc := map[string]any{"address": fmt.Sprintf("%#x", a)}
 		info := s.breakpointInfo(a, spec)
-		if info.Function != "" {
-			loc["function"] = info.Function
-		}
+		loc := BreakpointLocation{Address: fmt.Sprintf("%#x", a), Function: info.Function}
 		if info.File != "" {
-			loc["file"], loc["line"] = info.File, info.Line
+			loc.File, loc.Line = info.File, info.Line
 		}
 		locs = append(locs, loc)
 	}
-	val := map[string]any{"id": b.id, "address": locs[0]["address"], "locations": locs}
-	for _, k := range []string{"function", "file", "line"} {
-		if v, ok := locs[0][k]; ok {
-			val[k] = v
-		}
-	}
-	if cond != "" {
-		val["condition"] = cond
-	}
-	if temp {
-		val["temporary"] = true
-	}
-	res.Value = val
+	first := locs[0]
+	res.Value = BreakpointSet{ID: b.id, Address: first.Address, Locations: locs, Function: first.Function,
+		File: first.File, Line: first.Line, Condition: cond, Temporary: temp}
 	res.Text = fmt.Sprintf("%s %d at %#x", kind, b.id, b.addrs[0])
-	switch _, ok := locs[0]["file"]; {
+	switch ok := first.File != ""; {
 	case ok && len(b.addrs) > 1:
 		// Each location may be in another file: gdb says what was asked.
 		res.Text += fmt.Sprintf(": %s. (%d locations)", spec, len(b.addrs))
 	case ok:
-		res.Text += fmt.Sprintf(": file %s, line %d.", locs[0]["file"], locs[0]["line"])
+		res.Text += fmt.Sprintf(": file %s, line %d.", first.File, first.Line)
 	default:
 		if fn, off := s.symbolize(b.addrs[0]); fn != "" {
 			res.Text += symRef(fn, off)
@@ -568,10 +555,7 @@ func (s *Session) cmdWatch(name, args string, res *Result) error {
 	if w.wp.ReadWrite {
 		kind = "Hardware access (read/write) watchpoint"
 	}
-	res.Value = map[string]any{"id": w.id, "expr": args, "address": fmt.Sprintf("%#x", wp.Addr), "size": wp.Len}
-	if w.location != "" {
-		res.Value.(map[string]any)["location"] = w.location
-	}
+	res.Value = WatchpointSet{ID: w.id, Expr: args, Address: fmt.Sprintf("%#x", wp.Addr), Size: wp.Len, Location: w.location}
 	res.Text = fmt.Sprintf("%s %d: %s", kind, w.id, args)
 	return nil
 }
@@ -607,36 +591,36 @@ func (s *Session) cmdHistory(args string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	list := []map[string]any{}
+	list := []HistoryWrite{}
 	var b strings.Builder
 	for i, wr := range ws {
 		s.moments[wr.Moment.String()] = wr.Moment
-		item := map[string]any{"index": i + 1, "event": wr.Moment.Event, "moment": wr.Moment.String(), "thread": wr.Tid,
-			"pc": fmt.Sprintf("%#x", wr.PC), "old": s.watchValue(w, wr.Old), "new": s.watchValue(w, wr.New)}
+		item := HistoryWrite{Index: i + 1, Event: wr.Moment.Event, Moment: wr.Moment.String(), Thread: wr.Tid,
+			PC: fmt.Sprintf("%#x", wr.PC), Old: s.watchValue(w, wr.Old), New: s.watchValue(w, wr.New)}
 		info := &StopInfo{}
 		where := fmt.Sprintf("%#x", wr.PC)
 		if wr.Syscall {
-			item["syscall"] = true
+			item.Syscall = true
 			where = "system call"
 		} else {
 			// Its place among the writes of its event, which orders it
 			// against the current moment (WatchpointInfo.EventWrites).
-			item["hits"] = wr.Moment.Hits
+			item.Hits = wr.Moment.Hits
 			// The writer's place needs the replay at the write; the
 			// instruction just before pc is the writer unless a jump got
 			// there, which a store does not do.
 			s.placeInfo(info, s.writerPC(wr.PC))
 			if info.Function != "" {
-				item["function"] = info.Function
+				item.Function = info.Function
 				where = info.Function
 			}
 			if info.File != "" {
-				item["file"], item["line"] = info.File, info.Line
+				item.File, item.Line = info.File, info.Line
 				where += fmt.Sprintf(" at %s:%d", info.File, info.Line)
 			}
 		}
 		list = append(list, item)
-		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item["old"], item["new"], where)
+		fmt.Fprintf(&b, "%3d  #%-7d thread %-7d %s -> %s  %s\n", i+1, wr.Moment.Event, wr.Tid, item.Old, item.New, where)
 	}
 	res.Value = list
 	res.Text = fmt.Sprintf("%d writes to %s", len(ws), w.expr)
@@ -682,7 +666,7 @@ func (s *Session) cmdFinish(res *Result, reverse bool) error {
 	if !reverse && fn != nil && res.Stop != nil && (res.Stop.Reason == "step" || res.Stop.Reason == string(reasonScope)) {
 		if v, ok := s.returnValue(fn); ok {
 			s.printCount++
-			res.Value = map[string]any{"returned": v}
+			res.Value = FinishValue{Returned: v}
 			res.Text += fmt.Sprintf("\nValue returned is $%d = %s", s.printCount, v)
 		}
 	}
@@ -752,7 +736,7 @@ func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, 
 	t := s.symbols()
 	pc, _ := s.pcOf(s.currentThread())
 	var lines []string
-	var vals []map[string]any
+	var vals []InstructionLine
 	for _, in := range insts {
 		mark := "   "
 		if in.Addr == pc {
@@ -763,7 +747,7 @@ func (s *Session) instructionListing(insts []dwarf.Instruction, addrFmt string, 
 			name = symRef(sym, off)
 		}
 		lines = append(lines, fmt.Sprintf("%s"+addrFmt+"%s:\t%s", mark, in.Addr, name, in.Text))
-		vals = append(vals, map[string]any{"address": fmt.Sprintf("%#x", in.Addr), "text": in.Text, "current": in.Addr == pc})
+		vals = append(vals, InstructionLine{Address: fmt.Sprintf("%#x", in.Addr), Text: in.Text, Current: in.Addr == pc})
 	}
 	res.Value, res.Text = vals, strings.Join(lines, "\n")
 }

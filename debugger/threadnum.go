@@ -78,7 +78,7 @@ func (s *Session) ThreadName(tid int32) string {
 func (s *Session) cmdThreadNumber(args string, res *Result) error {
 	cur := s.currentThread()
 	if args == "" {
-		res.Value = map[string]any{"id": s.threadNumber(cur), "tid": cur}
+		res.Value = ThreadSelected{ID: s.threadNumber(cur), Tid: cur}
 		res.Text = fmt.Sprintf("[Current thread is %d (%s)]", s.threadNumber(cur), s.targetID(cur))
 		return nil
 	}
@@ -109,7 +109,7 @@ func (s *Session) cmdThreadNumber(args string, res *Result) error {
 	if err := s.cmdFrame("frame", "", &fr); err == nil {
 		text += "\n" + fr.Text
 	}
-	res.Value = map[string]any{"id": s.threadNumber(tid), "tid": tid}
+	res.Value = ThreadSelected{ID: s.threadNumber(tid), Tid: tid}
 	res.Text = text
 	return nil
 }
@@ -149,15 +149,15 @@ func (s *Session) infoThreads(res *Result) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-4s %-*s %s", "Id", width, "Target Id", "Frame ")
-	var list []map[string]any
+	var list []ThreadItem
 	for _, r := range rows {
 		mark := " "
 		if r.tid == cur {
 			mark = "*"
 		}
 		fmt.Fprintf(&b, "\n%s %-4d %-*s %s", mark, r.num, width, r.target, r.frame)
-		list = append(list, map[string]any{"id": r.tid, "num": r.num, "target": r.target, "current": r.tid == cur,
-			"pc": fmt.Sprintf("%#x", r.pc), "function": r.function, "frame": r.frame})
+		list = append(list, ThreadItem{ID: r.tid, Num: r.num, Target: r.target, Current: r.tid == cur,
+			PC: fmt.Sprintf("%#x", r.pc), Function: r.function, Frame: r.frame})
 	}
 	res.Text, res.Value = b.String(), list
 	return nil
@@ -197,7 +197,7 @@ func (s *Session) cmdCheckpoint(res *Result) error {
 	s.habits.checkpoints = append(s.habits.checkpoints, c)
 	s.moments[m.String()] = m
 	res.Text = fmt.Sprintf("Checkpoint %d at %s", c.id, where)
-	res.Value = map[string]any{"id": c.id, "moment": m.String(), "event": m.Event}
+	res.Value = CheckpointMade{ID: c.id, Moment: m.String(), Event: m.Event}
 	return nil
 }
 
@@ -246,15 +246,15 @@ func (s *Session) cmdDeleteCheckpoint(args string, res *Result) error {
 // infoCheckpoints lists the checkpoints as rr: number, event, place.
 func (s *Session) infoCheckpoints(res *Result) {
 	if len(s.habits.checkpoints) == 0 {
-		res.Text, res.Value = "No checkpoints.", []map[string]any{}
+		res.Text, res.Value = "No checkpoints.", []CheckpointItem{}
 		return
 	}
 	var b strings.Builder
 	b.WriteString("ID\tWhen\tWhere")
-	var list []map[string]any
+	var list []CheckpointItem
 	for _, c := range s.habits.checkpoints {
 		fmt.Fprintf(&b, "\n%d\t#%d\t%s", c.id, c.moment.Event, c.where)
-		list = append(list, map[string]any{"id": c.id, "moment": c.moment.String(), "event": c.moment.Event, "where": c.where})
+		list = append(list, CheckpointItem{ID: c.id, Moment: c.moment.String(), Event: c.moment.Event, Where: c.where})
 	}
 	res.Text, res.Value = b.String(), list
 }

@@ -537,16 +537,10 @@ func (sv *server) watchHistory(_ context.Context, in HistoryInput) (HistoryOutpu
 		return HistoryOutput{}, "", errors.New(r.Error)
 	}
 	out := HistoryOutput{Expression: expr, Writes: []Write{}}
-	// The command's value is its JSON list (a []map[string]any); going
-	// through JSON types it.
-	if r.Value != nil {
-		b, err := json.Marshal(r.Value)
-		if err != nil {
-			return HistoryOutput{}, "", fmt.Errorf("encoding the writes to %s: %w", expr, err)
-		}
-		if err := json.Unmarshal(b, &out.Writes); err != nil {
-			return HistoryOutput{}, "", fmt.Errorf("decoding the writes to %s: %w", expr, err)
-		}
+	items, _ := r.Value.([]debugger.HistoryWrite)
+	for _, it := range items {
+		out.Writes = append(out.Writes, Write{Index: it.Index, Event: it.Event, Moment: it.Moment, Thread: it.Thread, PC: it.PC,
+			Old: it.Old, New: it.New, Function: it.Function, File: it.File, Line: it.Line, Syscall: it.Syscall})
 	}
 	return out, resultText(r), nil
 }

@@ -111,22 +111,10 @@ func (e *engine) history(req views.RequestHistory) tea.Cmd {
 			out.Err = fmt.Errorf("%s", res.Error)
 			return out
 		}
-		items, _ := res.Value.([]map[string]any)
+		items, _ := res.Value.([]debugger.HistoryWrite)
 		for _, it := range items {
-			w := views.WriteItem{Moment: fmt.Sprint(it["moment"]), Old: fmt.Sprint(it["old"]), New: fmt.Sprint(it["new"])}
-			w.Event, _ = it["event"].(int64)
-			w.Hits, _ = it["hits"].(int)
-			if f, ok := it["function"].(string); ok {
-				w.Function = f
-			}
-			if f, ok := it["file"].(string); ok {
-				w.File = f
-			}
-			if l, ok := it["line"].(int); ok {
-				w.Line = l
-			}
-			_, w.Syscall = it["syscall"]
-			out.Writes = append(out.Writes, w)
+			out.Writes = append(out.Writes, views.WriteItem{Event: it.Event, Moment: it.Moment, Hits: it.Hits, Old: it.Old, New: it.New,
+				Function: it.Function, File: it.File, Line: it.Line, Syscall: it.Syscall})
 		}
 		return out
 	}

@@ -109,15 +109,15 @@ type Model struct {
 	besideOff bool
 }
 
-// commands are the names the prompt completes.
-var commands = []string{"break", "backtrace", "bt", "continue", "delete", "disassemble", "down", "events", "finish",
-	"frame", "goto", "history", "disable", "enable", "info args", "info breakpoints", "info locals", "info registers", "info threads",
-	"list", "next", "nexti", "output", "print", "ptype", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step",
-	"reverse-stepi", "start", "step", "stepi", "tbreak", "thread", "until", "advance", "up", "watch", "whatis", "when", "x/", "ask", "layout", "diff",
-	"origin", "origin --forward", "origin --read", "why",
-	"display", "undisplay", "info display", "condition", "ignore", "printf", "echo", "source", "checkpoint", "restart",
-	"info checkpoints", "info watchpoints", "info sharedlibrary", "info symbol", "info signals", "info inferiors",
-	"set print pretty", "show", "run", "kill", "quit"}
+// uiCommands are the prompt's commands that the UI runs itself (model.run)
+// rather than the debugger's interpreter.
+var uiCommands = []string{"ask", "layout", "diff"}
+
+// promptCompletions are the phrases the prompt completes: the command
+// language's, from its registry, then the UI's own.
+func promptCompletions() []string {
+	return append(debugger.Commands().Completions(), uiCommands...)
+}
 
 // New builds the root model over a session.
 func New(s *debugger.Session, opts Options) (*Model, error) {
@@ -145,7 +145,7 @@ func New(s *debugger.Session, opts Options) (*Model, error) {
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.ShowSuggestions = true
-	m.prompt.SetSuggestions(commands)
+	m.prompt.SetSuggestions(promptCompletions())
 	if st := s.TraceStatus(); st.Message != "" {
 		m.console().Append(views.ConsoleEntry{Output: st.Message, Error: true})
 		m.traceNote = st.Condition.String() + " trace"

@@ -1,0 +1,301 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rewind-debugger/rewind/engine/timeline"
+)
+
+// The groups of help's listing, in its order.
+const (
+	groupBreak   = "Breakpoints, watchpoints and displays"
+	groupRun     = "Running forwards"
+	groupReverse = "Running backwards"
+	groupTime    = "Time travel"
+	groupStack   = "Stack and threads"
+	groupData    = "Data and code"
+	groupSession = "Session"
+)
+
+// gdb's answers, after kill, to commands that need the program.
+var (
+	errNoStack     = errors.New("No stack.")
+	errNoThread    = errors.New("No thread selected")
+	errNoRegisters = errors.New("The program has no registers now.")
+	errNoFrame     = errors.New("No frame selected.")
+	errNoThreads   = errors.New("No threads.")
+)
+
+// newCommandTable is the command language: DESIGN.md §4's commands and
+// gdb's habits (README), each once.
+func newCommandTable() *Registry {
+	return newRegistry([]*Command{
+		// Breakpoints, watchpoints and displays.
+		{Name: "break", Aliases: []string{"b", "br"}, GDB: []string{"break", "b", "br"}, Group: groupBreak,
+			Usage: "break LOC [if COND]", Help: "stop where LOC (FILE:LINE, FUNC, *ADDR) is reached, when COND holds",
+			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdBreak(args, false, res) }},
+		{Name: "tbreak", Aliases: []string{"tb"}, GDB: []string{"tbreak", "tb"}, Group: groupBreak,
+			Usage: "tbreak LOC [if COND]", Help: "a breakpoint deleted by its first stop",
+			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdBreak(args, true, res) }},
+		{Name: "watch", GDB: []string{"watch"}, Group: groupBreak, killed: errNotRunning,
+			Usage: "watch [-l|-location] EXPR", Help: "stop after each write that changes EXPR (-l: the memory it names now)",
+			Complete: CompleteExpression, run: (*Session).cmdWatch},
+		{Name: "rwatch", GDB: []string{"rwatch"}, Group: groupBreak, killed: errNotRunning,
+			Usage: "rwatch EXPR", Help: "stop after each access to EXPR (the hardware traps reads with writes)",
+			Complete: CompleteExpression, run: (*Session).cmdWatch},
+		{Name: "awatch", GDB: []string{"awatch"}, Group: groupBreak, killed: errNotRunning,
+			Usage: "awatch EXPR", Help: "stop after each read or write of EXPR",
+			Complete: CompleteExpression, run: (*Session).cmdWatch},
+		{Name: "delete", Aliases: []string{"d"}, GDB: []string{"delete", "d"}, Group: groupBreak,
+			Usage: "delete [N...] | delete display N | delete checkpoint N", Help: "delete breakpoints and watchpoints (all without N), a display or a checkpoint",
+			Complete: CompleteBreakpoint, run: cmdDeleteAny},
+		{Name: "enable", GDB: []string{"enable"}, Group: groupBreak,
+			Usage: "enable [N...] | enable display [N...]", Help: "arm breakpoints and watchpoints again (all without N), or displays",
+			Complete: CompleteBreakpoint, run: cmdEnableAny},
+		{Name: "disable", GDB: []string{"disable"}, Group: groupBreak,
+			Usage: "disable [N...] | disable display [N...]", Help: "keep breakpoints and watchpoints listed but unarmed, or displays hidden",
+			Complete: CompleteBreakpoint, run: cmdEnableAny},
+		{Name: "condition", GDB: []string{"condition"}, Group: groupBreak,
+			Usage: "condition N [EXPR]", Help: "set, or remove, the condition of breakpoint N",
+			Complete: CompleteBreakpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdCondition(args, res) }},
+		{Name: "ignore", GDB: []string{"ignore"}, Group: groupBreak,
+			Usage: "ignore N COUNT", Help: "skip the next COUNT hits of breakpoint N in the direction of travel",
+			Complete: CompleteBreakpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdIgnore(args, res) }},
+		{Name: "display", GDB: []string{"display"}, Group: groupBreak, Formats: true,
+			Usage: "display[/FMT] [EXPR]", Help: "show EXPR now and after every stop (without EXPR: show the displays)",
+			Complete: CompleteExpression, run: (*Session).cmdDisplay},
+		{Name: "undisplay", GDB: []string{"undisplay"}, Group: groupBreak,
+			Usage: "undisplay [N...]", Help: "delete displays (all without N)",
+			Complete: CompleteDisplay, run: func(s *Session, _, args string, res *Result) error { return s.cmdUndisplay(args, res) }},
+
+		// Running forwards.
+		{Name: "run", Aliases: []string{"r"}, GDB: []string{"run", "r"}, Group: groupRun,
+			Usage: "run", Help: "back to the start of the recording, then continue",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdRun(res) }},
+		{Name: "start", GDB: []string{"start"}, Group: groupRun,
+			Usage: "start", Help: "stop at main's first line (the program's start when it has none)",
+			run: func(s *Session, _, _ string, res *Result) error {
+				s.habits.killed = false
+				return s.cmdStart(res)
+			}},
+		{Name: "continue", Aliases: []string{"c"}, GDB: []string{"continue", "c"}, Group: groupRun, killed: errNotRunning,
+			Usage: "continue [N]", Help: "run to the next stop (N: ignore the breakpoint stopped at N-1 more times)",
+			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error {
+				return s.cmdContinue(args, res, s.continueForward)
+			}},
+		{Name: "step", Aliases: []string{"s"}, GDB: []string{"step", "s"}, Group: groupRun, killed: errNotRunning,
+			Usage: "step [N]", Help: "to the next line, into calls", Complete: CompleteCount, run: lineMotion(false, true)},
+		{Name: "next", Aliases: []string{"n"}, GDB: []string{"next", "n"}, Group: groupRun, killed: errNotRunning,
+			Usage: "next [N]", Help: "to the next line, over calls", Complete: CompleteCount, run: lineMotion(false, false)},
+		{Name: "stepi", Aliases: []string{"si"}, GDB: []string{"stepi", "si"}, Group: groupRun, killed: errNotRunning,
+			Usage: "stepi [N]", Help: "one instruction of the selected thread", Complete: CompleteCount,
+			// In the thread selected (thread N), as gdb: the others run
+			// first when they come before it.
+			run: instructionMotion(false, func(s *Session) func() (*timeline.Stop, error) {
+				return func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }
+			})},
+		{Name: "nexti", Aliases: []string{"ni"}, GDB: []string{"nexti", "ni"}, Group: groupRun, killed: errNotRunning,
+			Usage: "nexti [N]", Help: "one instruction, over calls", Complete: CompleteCount,
+			run: instructionMotion(false, func(s *Session) func() (*timeline.Stop, error) { return s.nextInstruction })},
+		{Name: "finish", Aliases: []string{"fin"}, GDB: []string{"finish", "fin"}, Group: groupRun, killed: errNotRunning,
+			Usage: "finish", Help: "run until the selected frame returns, and show its value",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, false) }},
+		{Name: "until", Aliases: []string{"u"}, GDB: []string{"until", "u"}, Group: groupRun, killed: errNotRunning,
+			Usage: "until [LOC]", Help: "to a line after this one (a loop's end), or to LOC in this frame",
+			Complete: CompleteLocation, run: (*Session).cmdUntil},
+		{Name: "advance", GDB: []string{"advance"}, Group: groupRun, killed: errNotRunning,
+			Usage: "advance LOC", Help: "run to LOC, or until the current frame returns",
+			Complete: CompleteLocation, run: (*Session).cmdUntil},
+		{Name: "kill", Aliases: []string{"k"}, GDB: []string{"kill", "k"}, Group: groupRun,
+			Usage: "kill", Help: "end the program, as gdb: nothing to inspect until run, start or restart",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdKill(res) }},
+
+		// Running backwards.
+		{Name: "reverse-continue", Aliases: []string{"rc"}, GDB: []string{"reverse-continue", "rc"}, Group: groupReverse, killed: errNotRunning,
+			Usage: "reverse-continue [N]", Help: "run backwards to the previous stop",
+			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error {
+				return s.cmdContinue(args, res, s.continueBackward)
+			}},
+		{Name: "reverse-step", Aliases: []string{"rs"}, GDB: []string{"reverse-step", "rs"}, Group: groupReverse, killed: errNotRunning,
+			Usage: "reverse-step [N]", Help: "back to the previous line, into calls", Complete: CompleteCount, run: lineMotion(true, true)},
+		{Name: "reverse-next", Aliases: []string{"rn"}, GDB: []string{"reverse-next", "rn"}, Group: groupReverse, killed: errNotRunning,
+			Usage: "reverse-next [N]", Help: "back to the previous line, over calls", Complete: CompleteCount, run: lineMotion(true, false)},
+		{Name: "reverse-stepi", Aliases: []string{"rsi"}, GDB: []string{"reverse-stepi", "rsi"}, Group: groupReverse, killed: errNotRunning,
+			Usage: "reverse-stepi [N]", Help: "back one instruction of the selected thread", Complete: CompleteCount,
+			run: instructionMotion(true, func(s *Session) func() (*timeline.Stop, error) {
+				return func() (*timeline.Stop, error) { return s.reverseStepiOverHook(s.currentThread()) }
+			})},
+		{Name: "reverse-finish", GDB: []string{"reverse-finish"}, Group: groupReverse, killed: errNotRunning,
+			Usage: "reverse-finish", Help: "back to the call of the selected frame",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, true) }},
+
+		// Time travel.
+		{Name: "goto", Group: groupTime, killed: errNotRunning,
+			Usage: "goto #N | start | end | MOMENT", Help: "go to an event, an end of the recording, or a moment a stop or history showed",
+			Complete: CompleteMoment, run: func(s *Session, _, args string, res *Result) error { return s.cmdGoto(args, res) }},
+		{Name: "when", Group: groupTime, killed: errNotRunning,
+			Usage: "when", Help: "the current event number",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdWhen(res) }},
+		{Name: "events", Group: groupTime, killed: errNotRunning,
+			Usage: "events [N [M]]", Help: "the recorded events N to M (default: around now)",
+			Complete: CompleteMoment, run: func(s *Session, _, args string, res *Result) error { return s.cmdEvents(args, res) }},
+		{Name: "history", Group: groupTime, killed: errNotRunning,
+			Usage: "history EXPR | history watchpoint N", Help: "every write to EXPR's location over the whole recording",
+			Complete: CompleteExpression, run: func(s *Session, _, args string, res *Result) error { return s.cmdHistory(args, res) }},
+		{Name: "origin", Aliases: []string{"o"}, Group: groupTime, killed: errNotRunning, Forms: []string{"origin --forward", "origin --read"},
+			Usage: "origin [--forward|--read] [EXPR]", Help: "back to the write of EXPR's value (--forward: the next write, --read: the next access)",
+			Complete: CompleteExpression, run: func(s *Session, _, args string, res *Result) error { return s.cmdOrigin(args, res) }},
+		{Name: "why", Group: groupTime,
+			Usage: "why [N]", Help: "explain the failure, following at most N links back",
+			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error { return s.cmdWhy(args, res) }},
+		{Name: "checkpoint", GDB: []string{"checkpoint"}, Group: groupTime, killed: errNotRunning,
+			Usage: "checkpoint", Help: "name the current moment, to restart there",
+			run: func(s *Session, _, _ string, res *Result) error { return s.cmdCheckpoint(res) }},
+		{Name: "restart", GDB: []string{"restart"}, Group: groupTime,
+			Usage: "restart N", Help: "return to checkpoint N, forwards or backwards",
+			Complete: CompleteCheckpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdRestart(args, res) }},
+
+		// Stack and threads.
+		{Name: "backtrace", Aliases: []string{"bt", "where"}, GDB: []string{"backtrace", "bt", "where"}, Group: groupStack, killed: errNoStack,
+			Usage: "backtrace [full] [N]", Help: "the stack of the selected thread (full: with each frame's locals)",
+			Complete: CompleteCount, run: cmdBacktraceAny},
+		{Name: "frame", Aliases: []string{"f"}, GDB: []string{"frame", "f"}, Group: groupStack, killed: errNoStack,
+			Usage: "frame [N]", Help: "select frame N, or show the selected one",
+			Complete: CompleteFrame, run: (*Session).cmdFrame},
+		{Name: "up", GDB: []string{"up"}, Group: groupStack, killed: errNoStack,
+			Usage: "up [N]", Help: "select the caller's frame", Complete: CompleteCount, run: (*Session).cmdFrame},
+		{Name: "down", GDB: []string{"down"}, Group: groupStack, killed: errNoStack,
+			Usage: "down [N]", Help: "select the callee's frame", Complete: CompleteCount, run: (*Session).cmdFrame},
+		{Name: "thread", Aliases: []string{"t"}, GDB: []string{"thread", "t"}, Group: groupStack, killed: errNoThread,
+			Usage: "thread [N]", Help: "select thread N (gdb's number or the recorded id), or show the selected one",
+			Complete: CompleteThread, run: func(s *Session, _, args string, res *Result) error { return s.cmdThreadNumber(args, res) }},
+		{Name: "process", Aliases: []string{"inferior"}, GDB: []string{"inferior"}, Group: groupStack,
+			Usage: "process [PID]", Help: "debug another process of the recording, or show which one is debugged",
+			run: func(s *Session, _, args string, res *Result) error { return s.cmdProcess(args, res) }},
+
+		// Data and code.
+		{Name: "print", Aliases: []string{"p"}, GDB: []string{"print", "p"}, Group: groupData, killed: errNotRunning, Formats: true,
+			Usage: "print[/FMT] EXPR", Help: "the value of EXPR, kept in the value history ($N)",
+			Complete: CompleteExpression, run: cmdPrintAny},
+		{Name: "output", GDB: []string{"output"}, Group: groupData, killed: errNotRunning, Formats: true,
+			Usage: "output[/FMT] EXPR", Help: "the value of EXPR alone, not in the history",
+			Complete: CompleteExpression, run: cmdPrintAny},
+		{Name: "call", GDB: []string{"call"}, Group: groupData, killed: errNotRunning,
+			Usage: "call EXPR", Help: "print EXPR (a recording cannot run the program's functions)",
+			Complete: CompleteExpression, run: cmdPrintAny},
+		{Name: "printf", GDB: []string{"printf"}, Group: groupData,
+			Usage: `printf "FMT", ARGS...`, Help: "format values as C's printf",
+			Complete: CompleteExpression, run: func(s *Session, _, args string, res *Result) error { return s.cmdPrintf(args, res) }},
+		{Name: "echo", GDB: []string{"echo"}, Group: groupData,
+			Usage: "echo TEXT", Help: "print TEXT with C escapes, ending no line unless it says so",
+			run: func(_ *Session, _, args string, res *Result) error {
+				res.Text, res.unterminated = echoText(args), true
+				return nil
+			}},
+		{Name: "ptype", GDB: []string{"ptype"}, Group: groupData, killed: errNotRunning,
+			Usage: "ptype EXPR|TYPE", Help: "the type of EXPR, or TYPE, spelled out",
+			Complete: CompleteExpression, run: (*Session).cmdPtype},
+		{Name: "whatis", GDB: []string{"whatis"}, Group: groupData, killed: errNotRunning,
+			Usage: "whatis EXPR|TYPE", Help: "the type's name",
+			Complete: CompleteExpression, run: (*Session).cmdPtype},
+		{Name: "x", GDB: []string{"x"}, Group: groupData, killed: errNotRunning, Formats: true, Forms: []string{"x/"},
+			Usage: "x/NFU ADDR", Help: "examine memory: N units (b, h, w, g) in format F (x, d, u, o, t, c, s, a, i)",
+			Complete: CompleteExpression, run: (*Session).cmdExamine},
+		{Name: "list", Aliases: []string{"l"}, GDB: []string{"list", "l"}, Group: groupData, killed: errNotRunning,
+			Usage: "list [LINE|FILE:LINE|FUNC|A,B|-]", Help: "source lines around a place (-: the ten before the last listed)",
+			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdList(args, res) }},
+		{Name: "disassemble", Aliases: []string{"disas"}, GDB: []string{"disassemble", "disas"}, Group: groupData, killed: errNotRunning,
+			Usage: "disassemble [LOC]", Help: "the instructions of a function",
+			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdDisassemble(args, res) }},
+		{Name: "info", Aliases: []string{"i"}, GDB: []string{"info", "i"}, Group: groupData,
+			Usage: "info SUBCOMMAND", Help: "describe the program's state (help info lists the subcommands)",
+			Complete: CompleteSubcommand, Sub: newInfoTable()},
+
+		// Session.
+		{Name: "set", GDB: []string{"set"}, Group: groupSession, Forms: []string{"set print pretty"},
+			Usage: "set SETTING VALUE", Help: "pagination, confirm, print pretty (on|off), width, height (N|unlimited)",
+			Complete: CompleteSetting, run: func(s *Session, _, args string, res *Result) error { return s.cmdSet(args, res) }},
+		{Name: "show", GDB: []string{"show"}, Group: groupSession,
+			Usage: "show SETTING", Help: "a setting, in gdb's words",
+			Complete: CompleteSetting, run: func(s *Session, _, args string, res *Result) error { return s.cmdShow(args, res) }},
+		{Name: "source", GDB: []string{"source"}, Group: groupSession,
+			Usage: "source FILE", Help: "run a file of commands, stopping at the first error",
+			Complete: CompleteFile, run: func(s *Session, _, args string, res *Result) error { return s.cmdSource(args, res) }},
+		{Name: "help", Aliases: []string{"h"}, GDB: []string{"help", "h"}, Group: groupSession,
+			Usage: "help [COMMAND]", Help: "the commands, or one command's usage",
+			Complete: CompleteCommand, run: func(_ *Session, _, args string, res *Result) error { return commands.help(args, res) }},
+		{Name: "quit", Aliases: []string{"q"}, GDB: []string{"quit", "q"}, Group: groupSession,
+			Usage: "quit", Help: "end the batch or the UI",
+			run: func(_ *Session, _, _ string, res *Result) error {
+				res.Quit = true
+				return nil
+			}},
+	}, unknownCommand)
+}
+
+// unknownCommand answers a name the table lacks; one of print's gdb
+// spellings that assigns is refused for what it would do.
+func unknownCommand(name, args string) error {
+	if isPrintCommand(name) && hasAssignment(args) {
+		return errCannotChange(args)
+	}
+	return fmt.Errorf("unknown command %q", name)
+}
+
+// lineMotion is step and next, forwards or backwards: N line steps of the
+// selected frame, into calls or over them.
+func lineMotion(reverse, into bool) handler {
+	return func(s *Session, _, args string, res *Result) error {
+		op := func() (*timeline.Stop, error) { return s.stepInSelected(into) }
+		if reverse {
+			op = func() (*timeline.Stop, error) { return s.reverseLine(into) }
+		}
+		return s.repeat(args, res, s.scoped(reverse, s.lineStep(op)))
+	}
+}
+
+// instructionMotion is stepi, nexti and reverse-stepi: N times one
+// instruction, op giving the session's operation.
+func instructionMotion(reverse bool, op func(s *Session) func() (*timeline.Stop, error)) handler {
+	return func(s *Session, _, args string, res *Result) error {
+		return s.repeat(args, res, s.scoped(reverse, op(s)))
+	}
+}
+
+// cmdPrintAny is print, output and call: an expression that assigns is
+// refused before it is evaluated, as a recording cannot change.
+func cmdPrintAny(s *Session, name, args string, res *Result) error {
+	if hasAssignment(args) {
+		return errCannotChange(args)
+	}
+	return s.cmdPrint(name, args, res)
+}
+
+// cmdDeleteAny is delete and its gdb forms delete display N and delete
+// checkpoint N.
+func cmdDeleteAny(s *Session, _, args string, res *Result) error {
+	if rest, ok := cutWord(args, "checkpoint"); ok {
+		return s.cmdDeleteCheckpoint(rest, res)
+	}
+	if rest, ok := cutWord(args, "display"); ok {
+		return s.cmdUndisplay(rest, res)
+	}
+	return s.cmdDelete(args, res)
+}
+
+// cmdEnableAny is enable and disable, of breakpoints or of displays.
+func cmdEnableAny(s *Session, name, args string, res *Result) error {
+	if rest, ok := cutWord(args, "display"); ok {
+		return s.cmdEnableDisplay(name == "enable", rest, res)
+	}
+	return s.cmdEnable(name == "enable", args, res)
+}
+
+// cmdBacktraceAny is backtrace, with or without gdb's full.
+func cmdBacktraceAny(s *Session, _, args string, res *Result) error {
+	if rest, ok := cutFull(args); ok {
+		return s.cmdBacktraceFull(rest, res)
+	}
+	return s.cmdBacktrace(args, res)
+}
