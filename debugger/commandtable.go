@@ -27,8 +27,8 @@ var (
 	errNoThreads   = errors.New("No threads.")
 )
 
-// newCommandTable is the command language: DESIGN.md §4's commands and
-// gdb's habits (README), each once.
+// newCommandTable is the command language (docs/commands.md): rewind's
+// commands and gdb's habits, each once.
 func newCommandTable() *Registry {
 	return newRegistry([]*Command{
 		// Breakpoints, watchpoints and displays.

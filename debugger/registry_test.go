@@ -60,7 +60,7 @@ func TestRegistryDuplicatesPanic(t *testing.T) {
 	newRegistry([]*Command{{Name: "a", Aliases: []string{"x"}}, {Name: "x"}}, unknownCommand)
 }
 
-// TestRegistryLookup: the spellings of DESIGN.md §4 and the README, with
+// TestRegistryLookup: the spellings of docs/commands.md, with
 // formats, find their command; unknown ones and formats of commands that
 // take none do not.
 func TestRegistryLookup(t *testing.T) {
