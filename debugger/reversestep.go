@@ -299,14 +299,9 @@ func (s *Session) reverseToLineStart(tid int32, into bool) (*timeline.Stop, erro
 // reverseFinish goes back to the call of the frame at level: the stop is
 // at the call instruction in the caller, as gdb's reverse-finish.
 func (s *Session) reverseFinish(level int) (*timeline.Stop, error) {
-	tid := s.stepThread()
-	frames, err := s.stack(tid)
+	tid, frames, level, err := s.frameToLeave("reverse-finish", level)
 	if err != nil {
 		return nil, err
-	}
-	level = physicalFrame(frames, level)
-	if level+1 >= len(frames) {
-		return nil, errors.New(`"reverse-finish" not meaningful in the outermost frame.`)
 	}
 	f := frames[level]
 	entry := s.frameEntry(f)

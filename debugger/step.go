@@ -449,16 +449,27 @@ func physicalFrame(frames []dwarf.Frame, level int) int {
 	return level
 }
 
-// finishFrame runs until the frame at level returns to its caller.
-func (s *Session) finishFrame(level int) (*timeline.Stop, error) {
+// frameToLeave is the thread, its stack and the physical level of the
+// frame at level, which finish and reverse-finish leave: the outermost
+// frame has no caller to go to, as gdb says.
+func (s *Session) frameToLeave(cmd string, level int) (int32, []dwarf.Frame, int, error) {
 	tid := s.stepThread()
 	frames, err := s.stack(tid)
 	if err != nil {
-		return nil, err
+		return 0, nil, 0, err
 	}
 	level = physicalFrame(frames, level)
 	if level+1 >= len(frames) {
-		return nil, errors.New(`"finish" not meaningful in the outermost frame.`)
+		return 0, nil, 0, fmt.Errorf("%q not meaningful in the outermost frame.", cmd)
+	}
+	return tid, frames, level, nil
+}
+
+// finishFrame runs until the frame at level returns to its caller.
+func (s *Session) finishFrame(level int) (*timeline.Stop, error) {
+	tid, frames, level, err := s.frameToLeave("finish", level)
+	if err != nil {
+		return nil, err
 	}
 	caller := frames[level+1]
 	// Back in the caller: its frame is the innermost again.
