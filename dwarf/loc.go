@@ -13,7 +13,6 @@ import (
 	"math"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/go-delve/delve/pkg/dwarf/regnum"
 )
 
 // ErrOptimizedOut says that a variable has no location at the pc, or that
@@ -264,14 +263,6 @@ func opName(op byte) string {
 		return n
 	}
 	return fmt.Sprintf("DW_OP_%#x", op)
-}
-
-// regName names a DWARF register number of x86-64 for messages.
-func regName(n uint64) string {
-	if s := regnum.AMD64ToName(n); s != "" {
-		return s
-	}
-	return fmt.Sprintf("register %d", n)
 }
 
 // The DW_ATE_* constants are in model.go, shared by the package.
@@ -548,7 +539,7 @@ func evalAddress(expr []byte, ctx *LocContext, initial []uint64, depth int) (uin
 		return p.Addr, nil
 	case PieceRegister:
 		if ctx == nil {
-			return 0, fmt.Errorf("%s: no registers", regName(uint64(p.Reg)))
+			return 0, fmt.Errorf("%s: no registers", RegName(uint64(p.Reg)))
 		}
 		return readReg(ctx.Regs, uint64(p.Reg))
 	case PieceValue:
@@ -566,10 +557,10 @@ func readReg(regs *Regs, n uint64) (uint64, error) {
 		return binary.LittleEndian.Uint64(b), nil
 	}
 	if regs == nil || n >= NumRegs {
-		return 0, fmt.Errorf("%s is not available", regName(n))
+		return 0, fmt.Errorf("%s is not available", RegName(n))
 	}
 	if !regs.Valid[n] {
-		return 0, fmt.Errorf("%s was not saved: %w", regName(n), ErrOptimizedOut)
+		return 0, fmt.Errorf("%s was not saved: %w", RegName(n), ErrOptimizedOut)
 	}
 	return regs.R[n], nil
 }
@@ -1017,7 +1008,7 @@ func (e *evaluator) step(op byte, r *exprReader) error {
 			return err
 		}
 		if t != nil && t.size > 8 {
-			return fmt.Errorf("%s as a %d-byte value: unsupported", regName(reg), t.size)
+			return fmt.Errorf("%s as a %d-byte value: unsupported", RegName(reg), t.size)
 		}
 		e.push(makeValue(t, v))
 	case opConvert, opGNUConvert, opReinterpret, opGNUReinterpret:
@@ -1462,7 +1453,7 @@ func ReadLocation(loc Location, size int64, mem Memory, regs *Regs) Value {
 					copy(chunk, x[p.Offset:])
 				}
 				if p.Offset+n > int64(len(x)) && val.Err == nil {
-					val.Err = fmt.Errorf("%d bytes from %s at offset %d do not fit in the register", n, regName(uint64(p.Reg)), p.Offset)
+					val.Err = fmt.Errorf("%d bytes from %s at offset %d do not fit in the register", n, RegName(uint64(p.Reg)), p.Offset)
 				}
 				out = append(out, chunk...)
 				continue
@@ -1479,7 +1470,7 @@ func ReadLocation(loc Location, size int64, mem Memory, regs *Regs) Value {
 				}
 			case p.Offset+n > 8:
 				if val.Err == nil {
-					val.Err = fmt.Errorf("%d bytes from %s at offset %d do not fit in the register", n, regName(uint64(p.Reg)), p.Offset)
+					val.Err = fmt.Errorf("%d bytes from %s at offset %d do not fit in the register", n, RegName(uint64(p.Reg)), p.Offset)
 				}
 			}
 			chunk := make([]byte, n)
@@ -1764,7 +1755,7 @@ func (t *Table) entryValue(caller *Frame, mem Memory, expr []byte, depth int) (u
 		break
 	}
 	if value == nil {
-		return 0, fmt.Errorf("call site at %#x does not pass %s: %w", caller.PC, regName(reg), ErrOptimizedOut)
+		return 0, fmt.Errorf("call site at %#x does not pass %s: %w", caller.PC, RegName(reg), ErrOptimizedOut)
 	}
 	ctx, err := img.UnitContext(site.cu)
 	if err != nil {
