@@ -74,7 +74,7 @@ func scalar(t *dwarf.Type) bool {
 	}
 	switch t.Kind {
 	case dwarf.KindStruct, dwarf.KindUnion, dwarf.KindArray:
-		return t.Lang == dwarf.LangGo && t.GoKind == 24 // Go strings read well
+		return t.Lang == dwarf.LangGo && t.GoKind == dwarf.GoKindString // Go strings read well
 	}
 	return true
 }

@@ -9,7 +9,6 @@ package dwarf
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -56,23 +55,11 @@ func (o FormatOptions) stringLimit() int {
 // "<repeats N times>" (its "print repeats").
 const repeatThreshold = 10
 
-// memAccessError is an unreadable address, shown as gdb shows it.
-type memAccessError struct {
-	addr uint64
-	err  error
-}
-
-func (e *memAccessError) Error() string {
-	return fmt.Sprintf("cannot access memory at address %#x", e.addr)
-}
-
-func (e *memAccessError) Unwrap() error { return e.err }
-
 // errText renders an error in a value the way gdb does.
 func errText(err error) string {
-	var me *memAccessError
+	var me *MemoryError
 	if errors.As(err, &me) {
-		return fmt.Sprintf("<error: Cannot access memory at address %#x>", me.addr)
+		return "<error: " + me.Error() + ">"
 	}
 	return "<error: " + err.Error() + ">"
 }
@@ -85,18 +72,8 @@ func readMem(mem Memory, addr uint64, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("value of %d bytes is too large to read", n)
 	}
 	buf := make([]byte, n)
-	if n == 0 {
-		return buf, nil
-	}
-	if mem == nil {
-		return nil, &memAccessError{addr: addr}
-	}
-	got, err := mem.ReadAt(buf, addr)
-	if got < len(buf) {
-		if err == nil {
-			err = errors.New("short read")
-		}
-		return nil, &memAccessError{addr: addr, err: err}
+	if err := ReadMemory(mem, addr, buf); err != nil {
+		return nil, err
 	}
 	return buf, nil
 }
@@ -812,45 +789,9 @@ func (f *formatter) cStruct(v Value, r *Type, depth int) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// fieldValue is a field of a struct value; a bitfield comes out as a
-// computed value of the field's type holding the extracted bits.
+// fieldValue is fieldValue with the formatter's memory.
 func (f *formatter) fieldValue(v Value, fl Field) Value {
-	if fl.BitSize == 0 {
-		return subValue(v, fl.Name, fl.Type, fl.Offset)
-	}
-	return bitfieldValue(v, fl, f.mem)
-}
-
-func bitfieldValue(v Value, fl Field, mem Memory) Value {
-	out := Value{Name: fl.Name, Type: fl.Type}
-	nbytes := (fl.BitOffset + fl.BitSize + 7) / 8
-	raw := subValue(v, fl.Name, &Type{Kind: KindArray, Size: nbytes}, fl.Offset)
-	b, err := raw.Contents(mem)
-	if err != nil {
-		out.Err = err
-		return out
-	}
-	var x uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		x = x<<8 | uint64(b[i])
-	}
-	x >>= uint(fl.BitOffset)
-	if fl.BitSize < 64 {
-		x &= 1<<uint(fl.BitSize) - 1
-	}
-	r := stripType(fl.Type)
-	if r != nil && isSignedEnc(r.Encoding) {
-		x = uint64(signExtend(x, int(fl.BitSize)))
-	}
-	size := fl.Type.Size
-	if size <= 0 || size > 8 {
-		size = 8
-	}
-	out.Bytes = make([]byte, size)
-	var full [8]byte
-	binary.LittleEndian.PutUint64(full[:], x)
-	copy(out.Bytes, full[:])
-	return out
+	return fieldValue(v, fl, f.mem)
 }
 
 func (f *formatter) cArray(v Value, r *Type, depth int) string {
@@ -1017,62 +958,32 @@ func isStdString(name string) bool {
 		name == "std::__cxx11::basic_string<char>" || name == "std::basic_string<char>"
 }
 
-// stdString reads a libstdc++ std::string: the C++11 ABI keeps the length
-// in _M_string_length, the old copy-on-write one 24 bytes before the data.
+// stdString reads a libstdc++ std::string's bytes, at most the string
+// limit of them, and whether there are more.
 func (f *formatter) stdString(v Value) ([]byte, bool, error) {
-	dp, err := f.t.Field(v, "_M_dataplus", f.mem)
+	s, err := f.seq(v, "%s is not a std::string")
 	if err != nil {
 		return nil, false, err
 	}
-	pv, err := f.t.Field(dp, "_M_p", f.mem)
-	if err != nil {
-		return nil, false, err
-	}
-	p, err := uintValue(pv, f.mem)
-	if err != nil {
-		return nil, false, err
-	}
-	var n uint64
-	if lv, err := f.t.Field(v, "_M_string_length", f.mem); err == nil {
-		if n, err = uintValue(lv, f.mem); err != nil {
-			return nil, false, err
-		}
-	} else {
-		b, err := readMem(f.mem, p-24, 8)
-		if err != nil {
-			return nil, false, err
-		}
-		n = leUint(b)
-	}
-	limit := uint64(f.opts.stringLimit())
-	b, err := readMem(f.mem, p, int64(min(n, limit)))
-	return b, n > limit, err
+	limit := int64(f.opts.stringLimit())
+	b, err := readMem(f.mem, s.Data, min(s.Len, limit))
+	return b, s.Len > limit, err
 }
 
-// stdVector reads a libstdc++ std::vector's storage pointers, found by
-// name through the _Vector_base and _Vector_impl(_data) bases.
+// stdVector reads a libstdc++ std::vector's storage (see Sequence).
 func (f *formatter) stdVector(v Value) (start uint64, n, capacity int64, el *Type, err error) {
-	impl, err := f.t.Field(v, "_M_impl", f.mem)
-	if err != nil {
-		return 0, 0, 0, nil, err
+	s, err := f.seq(v, "%s is not a std::vector")
+	return s.Data, s.Len, s.Cap, s.Elem, err
+}
+
+// seq is Sequence for a value the caller takes for a sequence; notOne
+// words the error, with the type's name, when it is none.
+func (f *formatter) seq(v Value, notOne string) (Seq, error) {
+	s, ok, err := Sequence(v, f.mem, f.t.typeLookup)
+	if err == nil && (!ok || s.Array != nil || s.Elem == nil) {
+		err = fmt.Errorf(notOne, v.Type.Name)
 	}
-	var ptrs [3]uint64
-	for i, name := range []string{"_M_start", "_M_finish", "_M_end_of_storage"} {
-		pv, err := f.t.Field(impl, name, f.mem)
-		if err != nil {
-			return 0, 0, 0, nil, err
-		}
-		if ptrs[i], err = uintValue(pv, f.mem); err != nil {
-			return 0, 0, 0, nil, err
-		}
-		if i == 0 {
-			el = stripType(pv.Type).Elem
-		}
-	}
-	if el == nil || el.Size <= 0 || ptrs[1] < ptrs[0] || ptrs[2] < ptrs[1] {
-		return 0, 0, 0, nil, errors.New("corrupt std::vector")
-	}
-	return ptrs[0], int64(ptrs[1]-ptrs[0]) / el.Size, int64(ptrs[2]-ptrs[0]) / el.Size, el, nil
+	return s, err
 }
 
 // ------------------------------------------------------------------ Rust
@@ -1250,76 +1161,11 @@ func rustShortName(name string) string {
 	return name[:end]
 }
 
-// fieldByName finds a direct field.
-func fieldByName(r *Type, name string) (Field, bool) {
-	for _, fl := range r.Fields {
-		if fl.Name == name {
-			return fl, true
-		}
-	}
-	return Field{}, false
-}
-
-// rustPointer finds the data pointer inside a Rust container by walking
-// the fields that hold it (Vec's buf.inner.ptr.pointer.pointer in recent
-// std, buf.ptr.pointer before; names changed across versions, pointers
-// did not).
-func rustPointer(v Value, mem Memory, depth int) (uint64, bool) {
-	r := stripType(v.Type)
-	if r == nil || depth > 8 {
-		return 0, false
-	}
-	if r.Kind == KindPointer {
-		p, err := uintValue(v, mem)
-		return p, err == nil
-	}
-	if r.Kind != KindStruct {
-		return 0, false
-	}
-	for _, want := range []string{"buf", "inner", "ptr", "pointer", "data_ptr"} {
-		if fl, ok := fieldByName(r, want); ok {
-			if p, ok := rustPointer(subValue(v, fl.Name, fl.Type, fl.Offset), mem, depth+1); ok {
-				return p, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // rustSeq reads the data pointer, length and element type of a Vec, a
-// String (its Vec<u8>), a slice &[T] or a &str.
-func (f *formatter) rustSeq(v Value, r *Type) (ptr uint64, n int64, el *Type, ok bool) {
-	switch {
-	case strings.HasPrefix(r.Name, "alloc::vec::Vec<"):
-		lf, ok1 := fieldByName(r, "len")
-		if !ok1 || len(r.TypeParams) == 0 {
-			return 0, 0, nil, false
-		}
-		l, err := uintValue(subValue(v, "len", lf.Type, lf.Offset), f.mem)
-		p, ok2 := rustPointer(v, f.mem, 0)
-		if err != nil || !ok2 {
-			return 0, 0, nil, false
-		}
-		return p, int64(l), r.TypeParams[0], true
-	case r.Name == "alloc::string::String":
-		vf, ok1 := fieldByName(r, "vec")
-		if !ok1 {
-			return 0, 0, nil, false
-		}
-		return f.rustSeq(subValue(v, "vec", vf.Type, vf.Offset), stripType(vf.Type))
-	}
-	df, ok1 := fieldByName(r, "data_ptr")
-	lf, ok2 := fieldByName(r, "length")
-	if !ok1 || !ok2 {
-		return 0, 0, nil, false
-	}
-	p, err1 := uintValue(subValue(v, "data_ptr", df.Type, df.Offset), f.mem)
-	l, err2 := uintValue(subValue(v, "length", lf.Type, lf.Offset), f.mem)
-	if err1 != nil || err2 != nil {
-		return 0, 0, nil, false
-	}
-	el = stripType(df.Type).Elem
-	return p, int64(l), el, el != nil
+// String (its Vec<u8>), a slice &[T] or a &str (see Sequence).
+func (f *formatter) rustSeq(v Value) (ptr uint64, n int64, el *Type, ok bool) {
+	s, err := f.seq(v, "%s is not a sequence")
+	return s.Data, s.Len, s.Elem, err == nil
 }
 
 func (f *formatter) rustStruct(v Value, r *Type, depth int) string {
@@ -1335,7 +1181,7 @@ func (f *formatter) rustStruct(v Value, r *Type, depth int) string {
 	isVec := strings.HasPrefix(name, "alloc::vec::Vec<")
 	isSlice := strings.HasPrefix(name, "&[") || strings.HasPrefix(name, "&mut [")
 	if isStr || isVec || isSlice {
-		if p, n, el, ok := f.rustSeq(v, r); ok {
+		if p, n, el, ok := f.rustSeq(v); ok {
 			if isStr {
 				limit := int64(f.opts.stringLimit())
 				b, err := readMem(f.mem, p, min(n, limit))
@@ -1443,74 +1289,6 @@ func rustVariant(v Value, r *Type, mem Memory) (string, Value, bool) {
 
 // -------------------------------------------------------------------- Go
 
-// reflect.Kind values, as DW_AT_go_kind carries them.
-const (
-	goBool          = 1
-	goInt           = 2
-	goInt64         = 6
-	goUint          = 7
-	goFloat32       = 13
-	goFloat64       = 14
-	goComplex64     = 15
-	goComplex128    = 16
-	goArray         = 17
-	goChan          = 18
-	goFunc          = 19
-	goInterface     = 20
-	goMap           = 21
-	goPointer       = 22
-	goSlice         = 23
-	goString        = 24
-	goStruct        = 25
-	goUnsafePointer = 26
-)
-
-// goKindOf is the reflect.Kind of a Go type: the first DW_AT_go_kind along
-// its typedef chain, else one derived from the DWARF shape.
-func goKindOf(t *Type) int {
-	for u := t; u != nil; u = u.Elem {
-		if u.GoKind != 0 {
-			return u.GoKind
-		}
-		if u.Kind != KindTypedef && u.Kind != KindQualified {
-			break
-		}
-	}
-	r := stripType(t)
-	switch r.Kind {
-	case KindPointer:
-		if stripType(r.Elem).Kind == KindVoid {
-			return goUnsafePointer
-		}
-		return goPointer
-	case KindArray:
-		return goArray
-	case KindStruct:
-		return goStruct
-	case KindFunc:
-		return goFunc
-	case KindBase:
-		switch r.Encoding {
-		case ATEBoolean:
-			return goBool
-		case ATEFloat:
-			if r.Size == 4 {
-				return goFloat32
-			}
-			return goFloat64
-		case ATEComplexFloat:
-			if r.Size == 8 {
-				return goComplex64
-			}
-			return goComplex128
-		case ATESigned, ATESignedChar:
-			return goInt64
-		}
-		return goUint
-	}
-	return 0
-}
-
 type goFlags struct {
 	top      bool
 	withType bool
@@ -1533,9 +1311,9 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 	}
 	typeName := v.Type.Name
 	r := stripType(v.Type)
-	kind := goKindOf(v.Type)
+	kind := GoKindOf(v.Type)
 	switch kind {
-	case goString:
+	case GoKindString:
 		s, n, err := f.goString(v)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
@@ -1545,27 +1323,27 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return strconv.Quote(s)
 
-	case goSlice, goArray:
+	case GoKindSlice, GoKindArray:
 		base, n, capacity, el, err := f.goSeq(v)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
 		}
 		prefix := ""
 		if fl.withType {
-			if kind == goSlice {
+			if kind == GoKindSlice {
 				prefix = fmt.Sprintf("%s len: %d, cap: %d, ", typeName, n, capacity)
 			} else {
 				prefix = typeName + " "
 			}
 		}
-		if kind == goSlice && base == 0 && n == 0 {
+		if kind == GoKindSlice && base == 0 && n == 0 {
 			return prefix + "nil"
 		}
 		limit := int64(f.opts.elements())
 		var parts []string
 		for i := int64(0); i < n && i < limit; i++ {
 			var ev Value
-			if kind == goArray {
+			if kind == GoKindArray {
 				ev = subValue(v, "", el, i*el.Size)
 			} else {
 				ev = atAddr("", el, base+uint64(i*el.Size))
@@ -1578,7 +1356,7 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return prefix + "[" + body + "]"
 
-	case goPointer:
+	case GoKindPointer:
 		addr, err := uintValue(v, f.mem)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
@@ -1596,16 +1374,16 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		// delve follows pointers without counting a level, except
 		// pointers to pointers and to interfaces.
 		next := level
-		ek := goKindOf(el)
-		if ek == goPointer || ek == goInterface {
+		ek := GoKindOf(el)
+		if ek == GoKindPointer || ek == GoKindInterface {
 			next++
-			if ek == goPointer && level > f.goMaxRecurse() {
+			if ek == GoKindPointer && level > f.goMaxRecurse() {
 				return fmt.Sprintf("(%s)(%#x)", goQuoteType(typeName), addr)
 			}
 		}
 		return "*" + f.goValue(atAddr("", el, addr), goFlags{withType: fl.withType}, next)
 
-	case goUnsafePointer:
+	case GoKindUnsafePointer:
 		addr, err := uintValue(v, f.mem)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
@@ -1615,7 +1393,7 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return fmt.Sprintf("unsafe.Pointer(%#x)", addr)
 
-	case goStruct:
+	case GoKindStruct:
 		if level > f.goMaxRecurse() && len(r.Fields) > 0 {
 			if v.InMem {
 				return fmt.Sprintf("(*%s)(%#x)", goQuoteType(typeName), v.Addr)
@@ -1631,13 +1409,13 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return s
 
-	case goInterface:
+	case GoKindInterface:
 		return f.goInterface(v, typeName, fl, level)
 
-	case goMap:
+	case GoKindMap:
 		return f.goMap(v, typeName, fl, level)
 
-	case goChan:
+	case GoKindChan:
 		addr, err := uintValue(v, f.mem)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
@@ -1659,7 +1437,7 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return fmt.Sprintf("%s %d/%d", typeName, q, size)
 
-	case goFunc:
+	case GoKindFunc:
 		addr, err := uintValue(v, f.mem)
 		if err != nil {
 			return "(unreadable " + err.Error() + ")"
@@ -1683,12 +1461,12 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		return "(unreadable " + err.Error() + ")"
 	}
 	switch kind {
-	case goBool:
+	case GoKindBool:
 		if leUint(b) != 0 {
 			return "true"
 		}
 		return "false"
-	case goFloat32, goFloat64:
+	case GoKindFloat32, GoKindFloat64:
 		var x float64
 		if len(b) == 4 {
 			x = float64(math.Float32frombits(uint32(leUint(b))))
@@ -1696,7 +1474,7 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 			x = math.Float64frombits(leUint(b))
 		}
 		return goFloat(x, 8*len(b))
-	case goComplex64, goComplex128:
+	case GoKindComplex64, GoKindComplex128:
 		h := len(b) / 2
 		var re, im float64
 		if h == 4 {
@@ -1706,7 +1484,7 @@ func (f *formatter) goValue(v Value, fl goFlags, level int) string {
 		}
 		return "(" + goFloat(re, 8*h) + " + " + goFloat(im, 8*h) + "i)"
 	}
-	signed := kind >= goInt && kind <= goInt64
+	signed := kind >= GoKindInt && kind <= GoKindInt64
 	return f.intText(b, signed, f.opts.Format)
 }
 
@@ -1733,30 +1511,18 @@ func goQuoteType(name string) string {
 // goString reads a Go string (struct {str *uint8; len int}), at most
 // MaxString bytes, and its full length.
 func (f *formatter) goString(v Value) (string, int64, error) {
-	r := stripType(v.Type)
-	if len(r.Fields) < 2 {
-		return "", 0, fmt.Errorf("string type %s has no str/len fields", v.Type.Name)
-	}
-	p, err := uintValue(subValue(v, "str", r.Fields[0].Type, r.Fields[0].Offset), f.mem)
+	s, err := f.seq(v, "string type %s has no str/len fields")
 	if err != nil {
 		return "", 0, err
 	}
-	n, err := intValue(subValue(v, "len", r.Fields[1].Type, r.Fields[1].Offset), f.mem)
+	b, err := readMem(f.mem, s.Data, min(s.Len, int64(f.opts.stringLimit())))
 	if err != nil {
 		return "", 0, err
 	}
-	if n < 0 {
-		return "", 0, fmt.Errorf("string of negative length %d", n)
-	}
-	b, err := readMem(f.mem, p, min(n, int64(f.opts.stringLimit())))
-	if err != nil {
-		return "", 0, err
-	}
-	return string(b), n, nil
+	return string(b), s.Len, nil
 }
 
-// goSeq reads the layout of a Go slice (struct {array *T; len, cap int})
-// or array.
+// goSeq reads the layout of a Go slice (see Sequence) or array.
 func (f *formatter) goSeq(v Value) (base uint64, n, capacity int64, el *Type, err error) {
 	r := stripType(v.Type)
 	if r.Kind == KindArray {
@@ -1765,26 +1531,8 @@ func (f *formatter) goSeq(v Value) (base uint64, n, capacity int64, el *Type, er
 		}
 		return v.Addr, r.Count, r.Count, r.Elem, nil
 	}
-	af, ok1 := fieldByName(r, "array")
-	lf, ok2 := fieldByName(r, "len")
-	cf, ok3 := fieldByName(r, "cap")
-	if !ok1 || !ok2 || !ok3 || stripType(af.Type).Kind != KindPointer {
-		return 0, 0, 0, nil, fmt.Errorf("slice type %s lacks array/len/cap", v.Type.Name)
-	}
-	if base, err = uintValue(subValue(v, "array", af.Type, af.Offset), f.mem); err != nil {
-		return
-	}
-	if n, err = intValue(subValue(v, "len", lf.Type, lf.Offset), f.mem); err != nil {
-		return
-	}
-	if capacity, err = intValue(subValue(v, "cap", cf.Type, cf.Offset), f.mem); err != nil {
-		return
-	}
-	el = stripType(af.Type).Elem
-	if n < 0 || capacity < n || el.Size < 0 {
-		return 0, 0, 0, nil, fmt.Errorf("corrupt slice (len %d, cap %d)", n, capacity)
-	}
-	return base, n, capacity, el, nil
+	s, err := f.seq(v, "slice type %s lacks array/len/cap")
+	return s.Data, s.Len, s.Cap, s.Elem, err
 }
 
 // goIface reads an interface value's dynamic type and its data as a value
@@ -1826,7 +1574,7 @@ func (f *formatter) goIface(v Value) (dyn *Type, data Value, err error) {
 		return nil, Value{}, err
 	}
 	word := subValue(v, "data", df.Type, df.Offset)
-	if direct || goKindOf(dyn) == goPointer {
+	if direct || GoKindOf(dyn) == GoKindPointer {
 		// The data word is the value itself (a pointer-shaped type).
 		b, err := word.Contents(f.mem)
 		if err != nil {
@@ -1888,8 +1636,8 @@ func (f *formatter) goDirectIface(addr uint64, typ *Type) bool {
 		}
 		return direct
 	}
-	k := goKindOf(typ)
-	return k == goPointer || k == goMap || k == goChan || k == goFunc || k == goUnsafePointer
+	k := GoKindOf(typ)
+	return k == GoKindPointer || k == GoKindMap || k == GoKindChan || k == GoKindFunc || k == GoKindUnsafePointer
 }
 
 func (f *formatter) goInterface(v Value, typeName string, fl goFlags, level int) string {
@@ -1907,7 +1655,7 @@ func (f *formatter) goInterface(v Value, typeName string, fl goFlags, level int)
 	if fl.withType {
 		prefix = fmt.Sprintf("%s(%s) ", typeName, dyn.Name)
 	}
-	if goKindOf(dyn) == goPointer {
+	if GoKindOf(dyn) == GoKindPointer {
 		p, err := uintValue(data, f.mem)
 		if err != nil {
 			return prefix + "(unreadable " + err.Error() + ")"
@@ -2001,7 +1749,7 @@ func (t *Table) goMapEntries(v Value, mem Memory, limit int, fn func(k, val Valu
 	// A key or element too large for a slot is stored behind a pointer.
 	indirect := func(x Value, want *Type) Value {
 		xt := stripType(x.Type)
-		if want != nil && xt.Kind == KindPointer && goKindOf(want) != goPointer && stripType(want).Kind != KindPointer {
+		if want != nil && xt.Kind == KindPointer && GoKindOf(want) != GoKindPointer && stripType(want).Kind != KindPointer {
 			p, err := uintValue(x, mem)
 			if err != nil {
 				return Value{Type: want, Err: err}
@@ -2259,7 +2007,7 @@ func (t *Table) MapLookup(m Value, key Value, mem Memory) (Value, bool, error) {
 // goKeyBytes is the comparable form of a map key: a string's contents,
 // the raw bytes of any other key.
 func (f *formatter) goKeyBytes(k Value) ([]byte, error) {
-	if goKindOf(k.Type) == goString {
+	if GoKindOf(k.Type) == GoKindString {
 		f2 := *f
 		f2.opts.MaxString = math.MaxInt32
 		s, _, err := f2.goString(k)
@@ -2292,22 +2040,22 @@ func (t *Table) Children(v Value, mem Memory, opts FormatOptions) []Value {
 	}
 	switch v.Type.Lang {
 	case LangGo:
-		switch goKindOf(v.Type) {
-		case goString, goChan, goFunc, goUnsafePointer:
+		switch GoKindOf(v.Type) {
+		case GoKindString, GoKindChan, GoKindFunc, GoKindUnsafePointer:
 			return nil
-		case goSlice:
+		case GoKindSlice:
 			base, n, _, el, err := f.goSeq(v)
 			if err != nil {
 				return nil
 			}
 			return elems(base, n, el)
-		case goInterface:
+		case GoKindInterface:
 			dyn, data, err := f.goIface(v)
 			if err != nil || dyn == nil {
 				return nil
 			}
 			return []Value{data}
-		case goMap:
+		case GoKindMap:
 			var out []Value
 			_, _ = t.goMapEntries(v, f.mem, int(limit), func(k, val Value) bool {
 				val.Name = f.goValue(k, goFlags{}, 1)
@@ -2325,7 +2073,7 @@ func (t *Table) Children(v Value, mem Memory, opts FormatOptions) []Value {
 			return t.Children(payload, mem, opts)
 		}
 		if r.Kind == KindStruct && (strings.HasPrefix(r.Name, "alloc::vec::Vec<") || strings.HasPrefix(r.Name, "&[") || strings.HasPrefix(r.Name, "&mut [")) {
-			if p, n, el, ok := f.rustSeq(v, r); ok {
+			if p, n, el, ok := f.rustSeq(v); ok {
 				return elems(p, n, el)
 			}
 		}
@@ -2390,154 +2138,7 @@ func (t *Table) Deref(v Value, mem Memory) (Value, error) {
 		return Value{}, fmt.Errorf("dereferencing %s: %w", v.Name, err)
 	}
 	if addr == 0 {
-		return Value{}, fmt.Errorf("dereferencing %s: %w", v.Name, &memAccessError{addr: 0})
+		return Value{}, fmt.Errorf("dereferencing %s: %w", v.Name, &MemoryError{Addr: 0, Err: errNullPointer})
 	}
 	return atAddr("*"+v.Name, r.Elem, addr), nil
-}
-
-// Field returns the named field of a struct/class/union value, searching
-// base classes (C++), embedded structs (Go) and the active variant of a
-// Rust enum, and, for a pointer to struct, through the pointer.
-func (t *Table) Field(v Value, name string, mem Memory) (Value, error) {
-	if v.Type == nil {
-		return Value{}, fmt.Errorf("field %s of a value without a type", name)
-	}
-	r := stripType(v.Type)
-	if r.Kind == KindPointer || r.Kind == KindReference {
-		d, err := t.Deref(v, mem)
-		if err != nil {
-			return Value{}, err
-		}
-		return t.Field(d, name, mem)
-	}
-	if r.Kind != KindStruct && r.Kind != KindUnion {
-		return Value{}, fmt.Errorf("%s is of type %s, which has no fields", v.Name, v.Type.Name)
-	}
-	if fv, ok := findField(v, r, name, mem, 0); ok {
-		return fv, nil
-	}
-	return Value{}, fmt.Errorf("there is no member named %s in %s", name, v.Type.Name)
-}
-
-func findField(v Value, r *Type, name string, mem Memory, depth int) (Value, bool) {
-	if depth > 16 {
-		return Value{}, false
-	}
-	for _, fl := range r.Fields {
-		if fl.Name == name && !fl.Base {
-			if fl.BitSize != 0 {
-				return bitfieldValue(v, fl, mem), true
-			}
-			return subValue(v, name, fl.Type, fl.Offset), true
-		}
-	}
-	// Base classes, anonymous members, and Go embedded structs (named as
-	// their type) hold more fields.
-	for _, fl := range r.Fields {
-		ft := stripType(fl.Type)
-		if ft.Kind != KindStruct && ft.Kind != KindUnion {
-			continue
-		}
-		if fl.Base || fl.Name == "" || r.Lang == LangGo && strings.HasSuffix(ft.Name, "."+fl.Name) {
-			if fv, ok := findField(subValue(v, fl.Name, fl.Type, fl.Offset), ft, name, mem, depth+1); ok {
-				return fv, true
-			}
-		}
-	}
-	if r.Variants != nil {
-		if _, payload, ok := rustVariant(v, r, mem); ok {
-			pt := stripType(payload.Type)
-			return findField(payload, pt, name, mem, depth+1)
-		}
-	}
-	return Value{}, false
-}
-
-// Index returns element i of an array, pointer, Go slice/string, std::vector
-// or Rust Vec/slice/&str/String.
-func (t *Table) Index(v Value, i int64, mem Memory) (Value, error) {
-	if v.Type == nil {
-		return Value{}, errors.New("indexing a value without a type")
-	}
-	f := t.newFormatter(mem, FormatOptions{})
-	r := stripType(v.Type)
-	name := fmt.Sprintf("%s[%d]", v.Name, i)
-	bounded := func(base uint64, n int64, el *Type) (Value, error) {
-		if i < 0 || i >= n {
-			return Value{}, fmt.Errorf("index %d out of range [0, %d) of %s", i, n, v.Name)
-		}
-		return atAddr(name, el, base+uint64(i*el.Size)), nil
-	}
-	byteType := &Type{Kind: KindBase, Name: "uint8", Size: 1, Encoding: ATEUnsigned, Lang: r.Lang, GoKind: 8}
-	switch v.Type.Lang {
-	case LangGo:
-		switch goKindOf(v.Type) {
-		case goSlice:
-			base, n, _, el, err := f.goSeq(v)
-			if err != nil {
-				return Value{}, err
-			}
-			return bounded(base, n, el)
-		case goString:
-			if len(r.Fields) >= 2 {
-				p, err1 := uintValue(subValue(v, "str", r.Fields[0].Type, r.Fields[0].Offset), mem)
-				n, err2 := intValue(subValue(v, "len", r.Fields[1].Type, r.Fields[1].Offset), mem)
-				if err := errors.Join(err1, err2); err != nil {
-					return Value{}, err
-				}
-				return bounded(p, n, byteType)
-			}
-		}
-	case LangRust:
-		if r.Kind == KindStruct && r.Variants == nil {
-			if p, n, el, ok := f.rustSeq(v, r); ok {
-				if r.Name == "&str" || r.Name == "alloc::string::String" {
-					el = byteType
-				}
-				return bounded(p, n, el)
-			}
-		}
-	case LangCPlusPlus:
-		if r.Kind == KindStruct && strings.HasPrefix(r.Name, "std::vector<") {
-			start, n, _, el, err := f.stdVector(v)
-			if err != nil {
-				return Value{}, err
-			}
-			return bounded(start, n, el)
-		}
-	}
-	switch r.Kind {
-	case KindArray:
-		if r.Count >= 0 && (i < 0 || i >= r.Count) && r.Lang != LangC && r.Lang != LangCPlusPlus {
-			return Value{}, fmt.Errorf("index %d out of range [0, %d) of %s", i, r.Count, v.Name)
-		}
-		if r.Count < 0 && v.InMem {
-			return atAddr(name, r.Elem, v.Addr+uint64(i*r.Elem.Size)), nil
-		}
-		// C lets an index run past the bound; gdb reads memory there.
-		if v.InMem {
-			return atAddr(name, r.Elem, v.Addr+uint64(i*r.Elem.Size)), nil
-		}
-		if i < 0 || i >= r.Count {
-			return Value{}, fmt.Errorf("index %d out of range [0, %d) of %s", i, r.Count, v.Name)
-		}
-		return subValue(v, name, r.Elem, i*r.Elem.Size), nil
-	case KindPointer:
-		el := r.Elem
-		if stripType(el).Kind == KindVoid || el.Size <= 0 {
-			return Value{}, fmt.Errorf("cannot index a pointer to %s", el.Name)
-		}
-		p, err := uintValue(v, mem)
-		if err != nil {
-			return Value{}, err
-		}
-		return atAddr(name, el, p+uint64(i*el.Size)), nil
-	case KindReference:
-		d, err := t.Deref(v, mem)
-		if err != nil {
-			return Value{}, err
-		}
-		return t.Index(d, i, mem)
-	}
-	return Value{}, fmt.Errorf("cannot subscript %s of type %s", v.Name, v.Type.Name)
 }

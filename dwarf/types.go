@@ -1038,7 +1038,7 @@ func PointerTo(t *Type) *Type {
 	switch t.Lang {
 	case LangGo:
 		p.Name = "*" + t.Name
-		p.GoKind = 22 // reflect.Pointer
+		p.GoKind = GoKindPointer
 	case LangRust:
 		p.Name = "*mut " + t.Name
 	default:

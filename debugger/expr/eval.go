@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -40,32 +39,12 @@ type Convenience interface {
 	Convenience(name string) (v dwarf.Value, ok bool, err error)
 }
 
-// MemoryError is a failed read of the target's memory. Its text is gdb's
-// ("Cannot access memory at address 0x0"); Err is the reader's error.
-type MemoryError struct {
-	Addr uint64
-	Err  error
-}
-
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("Cannot access memory at address %#x", e.Addr)
-}
-
-// Unwrap returns the reader's error.
-func (e *MemoryError) Unwrap() error { return e.Err }
-
 // noSymbolError is gdb's error for an unknown name.
 type noSymbolError struct{ name string }
 
 func (e *noSymbolError) Error() string {
 	return fmt.Sprintf("No symbol \"%s\" in current context.", e.name)
 }
-
-// reflect.Kind values of DW_AT_go_kind.
-const (
-	goKindSlice  = 23
-	goKindString = 24
-)
 
 var (
 	errNotNumber   = errors.New("Argument to arithmetic operation not a number or boolean.")
@@ -132,7 +111,7 @@ func evalNode(n Node, sc Scope, typeOnly bool) (dwarf.Value, error) {
 	}
 	if v.InMem && !v.Optimized && v.Err == nil {
 		if size := strip(v.Type).Size; size > 0 {
-			if err := readMem(e.mem, v.Addr, make([]byte, min(size, 8))); err != nil {
+			if err := dwarf.ReadMemory(e.mem, v.Addr, make([]byte, min(size, 8))); err != nil {
 				return dwarf.Value{}, err
 			}
 		}
@@ -634,23 +613,6 @@ func (e *evaluator) baseType(tn *TypeName) (*dwarf.Type, error) {
 
 // ---------------------------------------------------------------- memory
 
-func readMem(mem dwarf.Memory, addr uint64, buf []byte) error {
-	if len(buf) == 0 {
-		return nil
-	}
-	if mem == nil {
-		return &MemoryError{Addr: addr, Err: errors.New("no memory to read")}
-	}
-	n, err := mem.ReadAt(buf, addr)
-	if n < len(buf) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return &MemoryError{Addr: addr, Err: err}
-	}
-	return nil
-}
-
 // contents reads the bytes of a value.
 func (e *evaluator) contents(v dwarf.Value) ([]byte, error) {
 	switch {
@@ -666,7 +628,7 @@ func (e *evaluator) contents(v dwarf.Value) ([]byte, error) {
 		return nil, fmt.Errorf("Cannot read a value of type %s: its size is unknown.", typeName(v.Type))
 	}
 	buf := make([]byte, size)
-	if err := readMem(e.mem, v.Addr, buf); err != nil {
+	if err := dwarf.ReadMemory(e.mem, v.Addr, buf); err != nil {
 		return nil, err
 	}
 	return buf, nil
@@ -1800,30 +1762,6 @@ func (e *evaluator) pointee(p *dwarf.ImplicitPointer, elem *dwarf.Type) (dwarf.V
 	return e.fromRef(v)
 }
 
-// findField finds a member by name, directly or in a base class or an
-// anonymous struct or union, with its offset in t.
-func findField(t *dwarf.Type, name string, depth int) (dwarf.Field, int64, bool) {
-	t = strip(t)
-	for _, f := range t.Fields {
-		if f.Name == name && !f.Base {
-			return f, f.Offset, true
-		}
-	}
-	if depth > 16 {
-		return dwarf.Field{}, 0, false
-	}
-	for _, f := range t.Fields {
-		if f.Base || f.Name == "" {
-			if k := strip(f.Type).Kind; k == dwarf.KindStruct || k == dwarf.KindUnion {
-				if g, off, ok := findField(f.Type, name, depth+1); ok {
-					return g, f.Offset + off, true
-				}
-			}
-		}
-	}
-	return dwarf.Field{}, 0, false
-}
-
 // member is field access. Pointers (and references) are followed first,
 // so s.f and p.f both work, as in gdb. A bitfield yields a computed value
 // (Bytes holding the field's value in its declared type), not an lvalue.
@@ -1845,59 +1783,19 @@ func (e *evaluator) member(v dwarf.Value, name string, arrow bool) (dwarf.Value,
 		}
 		return dwarf.Value{}, errors.New("Attempt to extract a component of a value that is not a structure.")
 	}
-	f, off, ok := findField(st, name, 0)
-	if !ok && name != "" && isDigit(name[0]) {
-		f, off, ok = findField(st, "__"+name, 0) // Rust tuple fields
-	}
-	if !ok {
-		return dwarf.Value{}, fmt.Errorf("There is no member named %s.", name)
-	}
+	f, ok := dwarf.FieldOf(v, name, e.mem)
 	switch {
+	case !ok:
+		return dwarf.Value{}, fmt.Errorf("There is no member named %s.", name)
 	case v.Optimized || v.Err != nil:
-		return dwarf.Value{Name: name, Type: f.Type, Optimized: v.Optimized, Err: v.Err}, nil
-	case f.BitSize > 0:
-		return e.bitfield(v, f, off)
-	case v.InMem:
-		return e.fromRef(dwarf.Value{Name: name, Type: f.Type, Addr: v.Addr + uint64(off), InMem: true})
+		return dwarf.Value{Name: f.Name, Type: f.Type, Optimized: v.Optimized, Err: v.Err}, nil
+	case f.Err != nil:
+		return dwarf.Value{}, f.Err
+	case f.Optimized:
+		return f, nil
 	}
-	size := strip(f.Type).Size
-	if off < 0 || size < 0 || off+size > int64(len(v.Bytes)) {
-		return dwarf.Value{}, fmt.Errorf("member %s is outside the value's %d bytes", name, len(v.Bytes))
-	}
-	return e.fromRef(dwarf.Value{Name: name, Type: f.Type, Bytes: v.Bytes[off : off+size]})
-}
-
-// bitfield extracts a bitfield at byte offset off (BitOffset counts from
-// the least significant bit of the storage there).
-func (e *evaluator) bitfield(v dwarf.Value, f dwarf.Field, off int64) (dwarf.Value, error) {
-	pos := off*8 + f.BitOffset
-	first, shift := pos/8, uint(pos%8)
-	n := (int64(shift) + f.BitSize + 7) / 8
-	var b []byte
-	if v.InMem {
-		b = make([]byte, n)
-		if err := readMem(e.mem, v.Addr+uint64(first), b); err != nil {
-			return dwarf.Value{}, err
-		}
-	} else {
-		if first < 0 || first+n > int64(len(v.Bytes)) {
-			return dwarf.Value{}, fmt.Errorf("bitfield %s is outside the value's %d bytes", f.Name, len(v.Bytes))
-		}
-		b = v.Bytes[first : first+n]
-	}
-	bits := le(b, 8) >> shift
-	if n > 8 {
-		bits |= uint64(b[8]) << (64 - shift)
-	}
-	if f.BitSize < 64 {
-		bits &= 1<<uint(f.BitSize) - 1
-		if isSigned(f.Type) && bits&(1<<uint(f.BitSize-1)) != 0 {
-			bits |= ^uint64(0) << uint(f.BitSize)
-		}
-	}
-	out := mkInt(f.Type, bits)
-	out.Name = f.Name
-	return out, nil
+	f.Name = name
+	return e.fromRef(f)
 }
 
 // index is x[i] on arrays, pointers, Go slices and strings, Rust slices,
@@ -1965,225 +1863,34 @@ func (e *evaluator) index(x, i dwarf.Value) (dwarf.Value, error) {
 	if !ok {
 		return dwarf.Value{}, fmt.Errorf("cannot subscript something of type `%s'", typeName(x.Type))
 	}
-	if c.array != nil {
-		return e.index(*c.array, i)
+	if c.Array != nil {
+		return e.index(*c.Array, i)
 	}
-	if n < 0 || n >= c.length {
-		return dwarf.Value{}, fmt.Errorf("index out of range [%d] with length %d", n, c.length)
+	if n < 0 || n >= c.Len {
+		return dwarf.Value{}, fmt.Errorf("index out of range [%d] with length %d", n, c.Len)
 	}
-	es := strip(c.elem).Size
+	es := strip(c.Elem).Size
 	if es < 0 {
-		return dwarf.Value{}, fmt.Errorf("Cannot index elements of %s: their size is unknown.", typeName(c.elem))
+		return dwarf.Value{}, fmt.Errorf("Cannot index elements of %s: their size is unknown.", typeName(c.Elem))
 	}
-	return e.fromRef(dwarf.Value{Type: c.elem, Addr: c.data + uint64(n*es), InMem: true})
+	return e.fromRef(dwarf.Value{Type: c.Elem, Addr: c.Data + uint64(n*es), InMem: true})
 }
 
-// seq is the elements of a container: length elements of type elem at
-// data, or an array member (std::array).
-type seq struct {
-	data   uint64
-	elem   *dwarf.Type
-	length int64
-	array  *dwarf.Value
-}
-
-// container recognises the library sequences that are structs.
-func (e *evaluator) container(x dwarf.Value) (seq, bool, error) {
-	st := strip(x.Type)
-	name := st.Name
-	ptrLen := func(ptrField, lenField string) (seq, bool, error) {
-		p, err := e.member(x, ptrField, false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		l, err := e.member(x, lenField, false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		return e.seqOf(p, l, nil)
+// container recognises the library sequences that are structs (see
+// dwarf.Sequence), finding a Vec's element type by name in the scope.
+func (e *evaluator) container(x dwarf.Value) (dwarf.Seq, bool, error) {
+	var lookup dwarf.TypeLookup
+	if e.sc != nil {
+		lookup = e.sc.Type
 	}
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, _, ok := findField(st, n, 0); !ok {
-				return false
-			}
-		}
-		return true
+	c, ok, err := dwarf.Sequence(x, e.mem, lookup)
+	// gdb reports an unreadable container as the address it could not
+	// read, whatever part of the container held it.
+	var me *dwarf.MemoryError
+	if errors.As(err, &me) {
+		err = me
 	}
-	switch {
-	case (st.GoKind == goKindSlice || strings.HasPrefix(name, "[]")) && has("array", "len"):
-		return ptrLen("array", "len")
-	case (st.GoKind == goKindString || st.Lang == dwarf.LangGo && name == "string") && has("str", "len"):
-		return ptrLen("str", "len")
-	case has("data_ptr", "length"): // Rust &[T], &str
-		return ptrLen("data_ptr", "length")
-	case name == "alloc::string::String" && has("vec"):
-		v, err := e.member(x, "vec", false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		return e.container(v)
-	case (strings.HasPrefix(name, "alloc::vec::Vec<") || strings.HasPrefix(name, "Vec<")) && has("buf", "len"):
-		buf, err := e.member(x, "buf", false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		p, ok, err := e.firstPointer(buf, 0)
-		if err != nil || !ok {
-			return seq{}, false, err
-		}
-		l, err := e.member(x, "len", false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		// The buffer is untyped bytes in recent Rust: T comes from the
-		// type parameters, or failing those from the name.
-		var elem *dwarf.Type
-		if len(st.TypeParams) > 0 {
-			elem = st.TypeParams[0]
-		} else if arg := firstTemplateArg(name); arg != "" && e.sc != nil {
-			elem, _ = e.sc.Type(arg)
-		}
-		return e.seqOf(p, l, elem)
-	case strings.HasPrefix(name, "std::vector<") || strings.HasPrefix(name, "std::__debug::vector<"):
-		start, ok1, err := e.deepField(x, "_M_start", 0)
-		if err != nil {
-			return seq{}, false, err
-		}
-		finish, ok2, err := e.deepField(x, "_M_finish", 0)
-		if err != nil || !ok1 || !ok2 {
-			return seq{}, false, err
-		}
-		es, err := e.elemSize(strip(start.Type))
-		if err != nil {
-			return seq{}, false, err
-		}
-		a, err := e.pointerValue(start)
-		if err != nil {
-			return seq{}, false, err
-		}
-		b, err := e.pointerValue(finish)
-		if err != nil {
-			return seq{}, false, err
-		}
-		return seq{data: a, elem: strip(start.Type).Elem, length: int64(b-a) / es}, true, nil
-	case strings.HasPrefix(name, "std::__cxx11::basic_string<") || strings.HasPrefix(name, "std::basic_string<") || name == "std::string":
-		p, ok1, err := e.deepField(x, "_M_p", 0)
-		if err != nil {
-			return seq{}, false, err
-		}
-		l, ok2, err := e.deepField(x, "_M_string_length", 0)
-		if err != nil || !ok1 || !ok2 {
-			return seq{}, false, err
-		}
-		return e.seqOf(p, l, nil)
-	case strings.HasPrefix(name, "std::array<") && has("_M_elems"):
-		a, err := e.member(x, "_M_elems", false)
-		if err != nil {
-			return seq{}, false, err
-		}
-		return seq{array: &a}, true, nil
-	}
-	return seq{}, false, nil
-}
-
-func (e *evaluator) seqOf(p, l dwarf.Value, elem *dwarf.Type) (seq, bool, error) {
-	if classOf(p.Type) != cPtr {
-		return seq{}, false, nil
-	}
-	data, err := e.pointerValue(p)
-	if err != nil {
-		return seq{}, false, err
-	}
-	ls, err := e.scalar(l)
-	if err != nil {
-		return seq{}, false, err
-	}
-	if elem == nil {
-		elem = strip(p.Type).Elem
-	}
-	return seq{data: data, elem: elem, length: int64(ls.bits)}, true, nil
-}
-
-// firstPointer finds the first pointer among the (nested) fields of a
-// struct: the buffer of a Rust RawVec.
-func (e *evaluator) firstPointer(v dwarf.Value, depth int) (dwarf.Value, bool, error) {
-	st := strip(v.Type)
-	if depth > 8 {
-		return dwarf.Value{}, false, nil
-	}
-	for _, f := range st.Fields {
-		switch classOf(f.Type) {
-		case cPtr:
-			m, err := e.member(v, f.Name, false)
-			return m, err == nil, err
-		case cStruct:
-			m, err := e.member(v, f.Name, false)
-			if err != nil {
-				return dwarf.Value{}, false, err
-			}
-			if p, ok, err := e.firstPointer(m, depth+1); ok || err != nil {
-				return p, ok, err
-			}
-		}
-	}
-	return dwarf.Value{}, false, nil
-}
-
-// deepField finds a field by name anywhere in nested structs (the
-// _M_impl._M_start of a libstdc++ vector behind its base classes).
-func (e *evaluator) deepField(v dwarf.Value, name string, depth int) (dwarf.Value, bool, error) {
-	st := strip(v.Type)
-	if _, _, ok := findField(st, name, 0); ok {
-		m, err := e.member(v, name, false)
-		return m, err == nil, err
-	}
-	if depth > 6 {
-		return dwarf.Value{}, false, nil
-	}
-	for _, f := range st.Fields {
-		if classOf(f.Type) != cStruct {
-			continue
-		}
-		m := v
-		m.Type = f.Type
-		if v.InMem {
-			m.Addr = v.Addr + uint64(f.Offset)
-		} else if size := strip(f.Type).Size; f.Offset >= 0 && size >= 0 && f.Offset+size <= int64(len(v.Bytes)) {
-			m.Bytes = v.Bytes[f.Offset : f.Offset+size]
-		} else {
-			continue
-		}
-		if r, ok, err := e.deepField(m, name, depth+1); ok || err != nil {
-			return r, ok, err
-		}
-	}
-	return dwarf.Value{}, false, nil
-}
-
-// firstTemplateArg is "T" of "Vec<T, A>".
-func firstTemplateArg(name string) string {
-	i := strings.Index(name, "<")
-	if i < 0 {
-		return ""
-	}
-	depth := 0
-	for j := i + 1; j < len(name); j++ {
-		switch name[j] {
-		case '<', '(', '[':
-			depth++
-		case '>', ')', ']':
-			if depth == 0 {
-				return strings.TrimSpace(name[i+1 : j])
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return strings.TrimSpace(name[i+1 : j])
-			}
-		}
-	}
-	return ""
+	return c, ok, err
 }
 
 // repeat is gdb's x@n: n objects like x starting where x is.
@@ -2312,20 +2019,16 @@ func (e *evaluator) lenCap(fn string, arg Node) (dwarf.Value, error) {
 		return mkInt(e.intT(), uint64(st.Count)), nil
 	}
 	if st.Kind == dwarf.KindStruct {
-		if fn == "cap" {
-			if _, _, ok := findField(st, "cap", 0); ok && st.GoKind == goKindSlice {
-				c, err := e.member(x, "cap", false)
-				if err != nil {
-					return dwarf.Value{}, err
-				}
-				return e.cast(c, e.intT())
-			}
-		} else if c, ok, err := e.container(x); err != nil {
+		c, ok, err := e.container(x)
+		switch {
+		case err != nil:
 			return dwarf.Value{}, err
-		} else if ok && c.array == nil {
-			return mkInt(e.intT(), uint64(c.length)), nil
-		} else if ok {
-			return e.lenCap(fn, &valueNode{*c.array})
+		case ok && c.Array != nil:
+			return e.lenCap(fn, &valueNode{*c.Array})
+		case ok && fn == "len":
+			return mkInt(e.intT(), uint64(c.Len)), nil
+		case ok && dwarf.GoKindOf(x.Type) == dwarf.GoKindSlice:
+			return mkInt(e.intT(), uint64(c.Cap)), nil
 		}
 	}
 	return dwarf.Value{}, fmt.Errorf("invalid argument to %s: a value of type %s", fn, typeName(x.Type))
@@ -2418,12 +2121,12 @@ func (e *evaluator) stringOf(v dwarf.Value, n int) (string, bool, error) {
 			return "", true, err
 		}
 		b := make([]byte, n+1)
-		if err := readMem(e.mem, p, b); err != nil {
+		if err := dwarf.ReadMemory(e.mem, p, b); err != nil {
 			// Near the end of a mapping: read byte by byte up to the NUL.
 			b = b[:0]
 			for i := 0; i <= n; i++ {
 				var c [1]byte
-				if err := readMem(e.mem, p+uint64(i), c[:]); err != nil {
+				if err := dwarf.ReadMemory(e.mem, p+uint64(i), c[:]); err != nil {
 					return "", true, err
 				}
 				if b = append(b, c[0]); c[0] == 0 {
@@ -2434,10 +2137,10 @@ func (e *evaluator) stringOf(v dwarf.Value, n int) (string, bool, error) {
 		return cString(b), true, nil
 	case st.Kind == dwarf.KindStruct:
 		c, ok, err := e.container(v)
-		if err != nil || !ok || c.array != nil || !isCharType(c.elem) {
+		if err != nil || !ok || c.Array != nil || !isCharType(c.Elem) {
 			return "", false, err
 		}
-		if c.length != int64(n) {
+		if c.Len != int64(n) {
 			return "\x00", true, nil // unequal: the literal holds no NUL
 		}
 		return e.structString(v)
@@ -2449,14 +2152,14 @@ func (e *evaluator) stringOf(v dwarf.Value, n int) (string, bool, error) {
 // bytes and a length); ok is false for other values.
 func (e *evaluator) structString(v dwarf.Value) (string, bool, error) {
 	c, ok, err := e.container(v)
-	if err != nil || !ok || c.array != nil || !isCharType(c.elem) {
+	if err != nil || !ok || c.Array != nil || !isCharType(c.Elem) {
 		return "", false, err
 	}
-	if c.length < 0 || c.length > 1<<24 {
-		return "", true, fmt.Errorf("string length %d is out of range", c.length)
+	if c.Len < 0 || c.Len > 1<<24 {
+		return "", true, fmt.Errorf("string length %d is out of range", c.Len)
 	}
-	b := make([]byte, c.length)
-	if err := readMem(e.mem, c.data, b); err != nil {
+	b := make([]byte, c.Len)
+	if err := dwarf.ReadMemory(e.mem, c.Data, b); err != nil {
 		return "", true, err
 	}
 	return string(b), true, nil

@@ -116,13 +116,13 @@ var (
 	tVector  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "std::vector<int, std::allocator<int> >", Size: 24, Fields: []dwarf.Field{{Name: "std::_Vector_base<int, std::allocator<int> >", Type: tVecBase, Base: true}}}
 
 	// Go's int, uint8, []int and string.
-	tGoInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 8, Encoding: dwarf.ATESigned, Lang: dwarf.LangGo, GoKind: 2}
-	tGoUint8  = &dwarf.Type{Kind: dwarf.KindBase, Name: "uint8", Size: 1, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangGo, GoKind: 8}
-	tGoIntP   = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*int", Size: 8, Elem: tGoInt, Lang: dwarf.LangGo, GoKind: 22}
-	tGoUint8P = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*uint8", Size: 8, Elem: tGoUint8, Lang: dwarf.LangGo, GoKind: 22}
-	tGoSlice  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "[]int", Size: 24, Lang: dwarf.LangGo, GoKind: goKindSlice, Fields: []dwarf.Field{
+	tGoInt    = &dwarf.Type{Kind: dwarf.KindBase, Name: "int", Size: 8, Encoding: dwarf.ATESigned, Lang: dwarf.LangGo, GoKind: dwarf.GoKindInt}
+	tGoUint8  = &dwarf.Type{Kind: dwarf.KindBase, Name: "uint8", Size: 1, Encoding: dwarf.ATEUnsigned, Lang: dwarf.LangGo, GoKind: dwarf.GoKindUint8}
+	tGoIntP   = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*int", Size: 8, Elem: tGoInt, Lang: dwarf.LangGo, GoKind: dwarf.GoKindPointer}
+	tGoUint8P = &dwarf.Type{Kind: dwarf.KindPointer, Name: "*uint8", Size: 8, Elem: tGoUint8, Lang: dwarf.LangGo, GoKind: dwarf.GoKindPointer}
+	tGoSlice  = &dwarf.Type{Kind: dwarf.KindStruct, Name: "[]int", Size: 24, Lang: dwarf.LangGo, GoKind: dwarf.GoKindSlice, Fields: []dwarf.Field{
 		{Name: "array", Type: tGoIntP, Offset: 0}, {Name: "len", Type: tGoInt, Offset: 8}, {Name: "cap", Type: tGoInt, Offset: 16}}}
-	tGoString = &dwarf.Type{Kind: dwarf.KindStruct, Name: "string", Size: 16, Lang: dwarf.LangGo, GoKind: goKindString, Fields: []dwarf.Field{
+	tGoString = &dwarf.Type{Kind: dwarf.KindStruct, Name: "string", Size: 16, Lang: dwarf.LangGo, GoKind: dwarf.GoKindString, Fields: []dwarf.Field{
 		{Name: "str", Type: tGoUint8P, Offset: 0}, {Name: "len", Type: tGoInt, Offset: 8}}}
 
 	// Rust's &[i32].
@@ -645,15 +645,20 @@ var evalTests = []evalCase{
 
 func TestEval(t *testing.T) {
 	for _, tc := range evalTests {
-		sc := newScope(tc.lang)
-		v, err := Eval(tc.src, sc)
-		if err != nil {
-			t.Errorf("Eval(%q): %v", tc.src, err)
-			continue
-		}
-		if got := show(t, v, sc.mem); got != tc.want {
-			t.Errorf("Eval(%q) = %s, want %s", tc.src, got, tc.want)
-		}
+		checkEval(t, newScope(tc.lang), tc)
+	}
+}
+
+// checkEval evaluates one case in sc and compares what show renders.
+func checkEval(t *testing.T, sc *fakeScope, tc evalCase) {
+	t.Helper()
+	v, err := Eval(tc.src, sc)
+	if err != nil {
+		t.Errorf("Eval(%q): %v", tc.src, err)
+		return
+	}
+	if got := show(t, v, sc.mem); got != tc.want {
+		t.Errorf("Eval(%q) = %s, want %s", tc.src, got, tc.want)
 	}
 }
 
@@ -739,9 +744,9 @@ func TestErrors(t *testing.T) {
 func TestMemoryErrorWraps(t *testing.T) {
 	sc := newScope(dwarf.LangC)
 	_, err := Eval("*nul", sc)
-	var me *MemoryError
+	var me *dwarf.MemoryError
 	if !errors.As(err, &me) || me.Addr != 0 || me.Err == nil {
-		t.Fatalf("Eval(*nul): %v, want a *MemoryError at 0 wrapping the reader's error", err)
+		t.Fatalf("Eval(*nul): %v, want a *dwarf.MemoryError at 0 wrapping the reader's error", err)
 	}
 }
 
