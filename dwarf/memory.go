@@ -49,3 +49,39 @@ func ReadMemory(mem Memory, addr uint64, buf []byte) error {
 // errNullPointer is the reader's error for following a null pointer,
 // which is never read: address 0 is unmapped in every process we debug.
 var errNullPointer = errors.New("null pointer")
+
+func readMem(mem Memory, addr uint64, n int64) ([]byte, error) {
+	if n < 0 {
+		return nil, errors.New("value of unknown size")
+	}
+	if n > 1<<30 {
+		return nil, fmt.Errorf("value of %d bytes is too large to read", n)
+	}
+	buf := make([]byte, n)
+	if err := ReadMemory(mem, addr, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// Contents returns the bytes of a value (reading memory for InMem values).
+func (v Value) Contents(mem Memory) ([]byte, error) {
+	switch {
+	case v.Optimized:
+		return nil, errors.New("value has been optimized out")
+	case v.Err != nil:
+		return nil, v.Err
+	case v.Type == nil:
+		return nil, errors.New("value has no type")
+	case !v.InMem:
+		if v.Type.Size >= 0 && int64(len(v.Bytes)) < v.Type.Size {
+			return nil, fmt.Errorf("value of type %s has %d of its %d bytes", v.Type.Name, len(v.Bytes), v.Type.Size)
+		}
+		return v.Bytes, nil
+	}
+	b, err := readMem(mem, v.Addr, v.Type.Size)
+	if err != nil {
+		return nil, fmt.Errorf("value of type %s: %w", v.Type.Name, err)
+	}
+	return b, nil
+}
