@@ -36,15 +36,21 @@ func (f *formatter) cTop(v Value) string {
 			}
 		case KindFunc:
 			if v.InMem {
-				s := fmt.Sprintf("%#x", v.Addr)
-				if sym := f.symbolize(v.Addr); sym != "" {
-					s += " <" + sym + ">"
-				}
-				return "{" + v.Type.Name + "} " + s
+				return f.funcText(v)
 			}
 		}
 	}
 	return f.cValue(v, 0)
+}
+
+// funcText is gdb's rendering of a function: its type, its address and
+// the symbol there.
+func (f *formatter) funcText(v Value) string {
+	s := fmt.Sprintf("%#x", v.Addr)
+	if sym := f.symbolize(v.Addr); sym != "" {
+		s += " <" + sym + ">"
+	}
+	return "{" + v.Type.Name + "} " + s
 }
 
 // isPlainChar is gdb's test for leaving the type off a string pointer: the
@@ -104,11 +110,7 @@ func (f *formatter) cValue(v Value, depth int) string {
 		return f.cBase(b, r)
 	case KindFunc:
 		if v.InMem {
-			s := fmt.Sprintf("%#x", v.Addr)
-			if sym := f.symbolize(v.Addr); sym != "" {
-				s += " <" + sym + ">"
-			}
-			return "{" + v.Type.Name + "} " + s
+			return f.funcText(v)
 		}
 		return "<function>"
 	case KindVoid:
@@ -305,34 +307,14 @@ func charLiteral(c uint64, size int, utf bool) string {
 // valid UTF-8 when raw) for a string quoted with q.
 func gdbEscape(ch string, q byte, raw bool) string {
 	if raw || len(ch) == 1 && ch[0] >= 0x80 {
-		var sb strings.Builder
-		for i := 0; i < len(ch); i++ {
-			fmt.Fprintf(&sb, "\\%03o", ch[i])
-		}
-		return sb.String()
+		return octalBytes(ch)
 	}
 	if len(ch) == 1 {
 		c := ch[0]
-		switch c {
-		case '\a':
-			return `\a`
-		case '\b':
-			return `\b`
-		case '\f':
-			return `\f`
-		case '\n':
-			return `\n`
-		case '\r':
-			return `\r`
-		case '\t':
-			return `\t`
-		case '\v':
-			return `\v`
-		case 033:
-			return `\033`
-		case '\\':
-			return `\\`
-		case q:
+		if esc, ok := cEscapes[c]; ok {
+			return esc
+		}
+		if c == q {
 			return `\` + string(q)
 		}
 		if c < 0x20 || c == 0x7f {
@@ -342,13 +324,23 @@ func gdbEscape(ch string, q byte, raw bool) string {
 	}
 	r, _ := utf8.DecodeRuneInString(ch)
 	if !unicode.IsPrint(r) {
-		var sb strings.Builder
-		for i := 0; i < len(ch); i++ {
-			fmt.Fprintf(&sb, "\\%03o", ch[i])
-		}
-		return sb.String()
+		return octalBytes(ch)
 	}
 	return ch
+}
+
+// cEscapes are the characters gdb writes as C escapes.
+var cEscapes = map[byte]string{'\a': `\a`, '\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`, '\v': `\v`,
+	033: `\033`, '\\': `\\`}
+
+// octalBytes writes every byte of ch as a three-digit octal escape, as
+// gdb writes bytes that are not printable characters.
+func octalBytes(ch string) string {
+	var sb strings.Builder
+	for i := 0; i < len(ch); i++ {
+		fmt.Fprintf(&sb, "\\%03o", ch[i])
+	}
+	return sb.String()
 }
 
 // gdbString renders bytes as gdb's generic_printstr does: quoted runs,

@@ -44,6 +44,17 @@ func (t *Table) goMapEntries(v Value, mem Memory, limit int, fn func(k, val Valu
 		}
 		return uintValue(fv, mem)
 	}
+	// uintFields reads several fields of the map's header.
+	uintFields := func(names ...string) ([]uint64, error) {
+		out := make([]uint64, len(names))
+		for i, name := range names {
+			var err error
+			if out[i], err = uintField(hv, name); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	keyType, elemType := mapKeyElem(v.Type)
 	// A key or element too large for a slot is stored behind a pointer.
 	indirect := func(x Value, want *Type) Value {
@@ -70,18 +81,11 @@ func (t *Table) goMapEntries(v Value, mem Memory, limit int, fn func(k, val Valu
 	}
 
 	if _, ok := fieldByName(hdr, "dirPtr"); ok {
-		used, err := uintField(hv, "used")
+		hdrFields, err := uintFields("used", "dirPtr", "dirLen")
 		if err != nil {
 			return 0, err
 		}
-		dirPtr, err := uintField(hv, "dirPtr")
-		if err != nil {
-			return 0, err
-		}
-		dirLen, err := uintField(hv, "dirLen")
-		if err != nil {
-			return 0, err
-		}
+		used, dirPtr, dirLen := hdrFields[0], hdrFields[1], hdrFields[2]
 		dpf, _ := fieldByName(hdr, "dirPtr")
 		// dirPtr is declared **table; the table type leads to the group.
 		tablePtr := stripType(stripType(dpf.Type).Elem)
@@ -184,18 +188,11 @@ func (t *Table) goMapEntries(v Value, mem Memory, limit int, fn func(k, val Valu
 
 	// Go 1.23 and before: runtime.hmap with 2^B buckets of 8 entries,
 	// each with overflow buckets.
-	count, err := uintField(hv, "count")
+	hdrFields, err := uintFields("count", "B", "buckets")
 	if err != nil {
 		return 0, err
 	}
-	bl, err := uintField(hv, "B")
-	if err != nil {
-		return 0, err
-	}
-	buckets, err := uintField(hv, "buckets")
-	if err != nil {
-		return 0, err
-	}
+	count, bl, buckets := hdrFields[0], hdrFields[1], hdrFields[2]
 	oldbuckets, _ := uintField(hv, "oldbuckets")
 	bf, _ := fieldByName(hdr, "buckets")
 	bucket := stripType(stripType(bf.Type).Elem)

@@ -191,12 +191,26 @@ func (r *exprReader) uint(n int) uint64 {
 // uleb and sleb are not delve's leb128 decoders: those panic on a value
 // cut short, and the debug information of any binary is untrusted input.
 func (r *exprReader) uleb() uint64 {
-	var v uint64
-	var shift uint
+	v, _, _ := r.leb()
+	return v
+}
+
+func (r *exprReader) sleb() int64 {
+	v, shift, neg := r.leb()
+	if neg && shift < 64 {
+		v |= ^uint64(0) << shift
+	}
+	return int64(v)
+}
+
+// leb reads the bits of a LEB128 number, how many it has (a multiple of
+// 7) and whether the last group's sign bit is set. A number cut short
+// fails the reader and yields the bits read, unextended.
+func (r *exprReader) leb() (v uint64, shift uint, neg bool) {
 	for {
 		if r.off >= len(r.b) {
 			r.fail()
-			return v
+			return v, shift, false
 		}
 		c := r.b[r.off]
 		r.off++
@@ -205,30 +219,7 @@ func (r *exprReader) uleb() uint64 {
 		}
 		shift += 7
 		if c&0x80 == 0 {
-			return v
-		}
-	}
-}
-
-func (r *exprReader) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		if r.off >= len(r.b) {
-			r.fail()
-			return v
-		}
-		c := r.b[r.off]
-		r.off++
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
+			return v, shift, c&0x40 != 0
 		}
 	}
 }

@@ -164,18 +164,8 @@ func binaryOp(op byte, a, b stackValue) (stackValue, error) {
 			return makeFloat(t, x*y), nil
 		case opDiv:
 			return makeFloat(t, x/y), nil
-		case opEq:
-			return boolValue(x == y), nil
-		case opNe:
-			return boolValue(x != y), nil
-		case opLt:
-			return boolValue(x < y), nil
-		case opLe:
-			return boolValue(x <= y), nil
-		case opGt:
-			return boolValue(x > y), nil
-		case opGe:
-			return boolValue(x >= y), nil
+		case opEq, opNe, opLt, opLe, opGt, opGe:
+			return boolValue(compareOp(op, x, y)), nil
 		}
 		return stackValue{}, fmt.Errorf("%s on floating-point values", opName(op))
 	}
@@ -239,39 +229,31 @@ func binaryOp(op byte, a, b stackValue) (stackValue, error) {
 		}
 		return makeValue(t, uint64(v>>s)), nil
 	}
-	var c bool
 	if signed {
-		switch op {
-		case opEq:
-			c = x == y
-		case opNe:
-			c = x != y
-		case opLt:
-			c = x < y
-		case opLe:
-			c = x <= y
-		case opGt:
-			c = x > y
-		case opGe:
-			c = x >= y
-		}
-	} else {
-		switch op {
-		case opEq:
-			c = ux == uy
-		case opNe:
-			c = ux != uy
-		case opLt:
-			c = ux < uy
-		case opLe:
-			c = ux <= uy
-		case opGt:
-			c = ux > uy
-		case opGe:
-			c = ux >= uy
-		}
+		return boolValue(compareOp(op, x, y)), nil
 	}
-	return boolValue(c), nil
+	return boolValue(compareOp(op, ux, uy)), nil
+}
+
+// compareOp is DW_OP_eq, ne, lt, le, gt or ge on two operands of one
+// kind: floats, or integers compared as signed or unsigned as the
+// operands' type says.
+func compareOp[T int64 | uint64 | float64](op byte, x, y T) bool {
+	switch op {
+	case opEq:
+		return x == y
+	case opNe:
+		return x != y
+	case opLt:
+		return x < y
+	case opLe:
+		return x <= y
+	case opGt:
+		return x > y
+	case opGe:
+		return x >= y
+	}
+	return false
 }
 
 // convert implements DW_OP_convert: integer widths, integer and float.

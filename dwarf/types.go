@@ -180,6 +180,19 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		}
 		return el, err
 	}
+	// wrap makes t a wrapper of its element (a qualifier, a typedef),
+	// as large as the element unless DWARF says otherwise.
+	wrap := func() error {
+		el, err := elemOrVoid()
+		if err != nil {
+			return err
+		}
+		t.Elem = el
+		if t.Size < 0 {
+			t.Size = el.Size
+		}
+		return nil
+	}
 	if ref, ok := e.Val(attrGoKey).(dwarf.Offset); ok {
 		if t.GoKey, err = tr.read(ref); err != nil {
 			return fail(err)
@@ -246,26 +259,16 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		t.Kind = KindQualified
-		el, err := elemOrVoid()
-		if err != nil {
+		if err := wrap(); err != nil {
 			return fail(err)
 		}
-		t.Elem = el
-		if t.Size < 0 {
-			t.Size = el.Size
-		}
-		t.Name = qualName(e.Tag, el)
+		t.Name = qualName(e.Tag, t.Elem)
 
 	case dwarf.TagTypedef:
 		t.Kind = KindTypedef
 		t.Name = qname
-		el, err := elemOrVoid()
-		if err != nil {
+		if err := wrap(); err != nil {
 			return fail(err)
-		}
-		t.Elem = el
-		if t.Size < 0 {
-			t.Size = el.Size
 		}
 
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:

@@ -63,29 +63,32 @@ func isCharType(t *Type) bool {
 // uintValue reads a scalar value (integer, pointer, enum, bool) of up to 8
 // bytes as an unsigned number.
 func uintValue(v Value, mem Memory) (uint64, error) {
+	x, _, err := scalarBits(v, mem)
+	return x, err
+}
+
+// scalarBits reads the first 8 bytes at most of a value, and how many
+// bytes that is.
+func scalarBits(v Value, mem Memory) (uint64, int, error) {
 	b, err := v.Contents(mem)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if len(b) > 8 {
 		b = b[:8]
 	}
-	return leUint(b), nil
+	return leUint(b), len(b), nil
 }
 
 // intValue reads an integer value, sign-extended when its type is signed.
 func intValue(v Value, mem Memory) (int64, error) {
-	b, err := v.Contents(mem)
+	x, n, err := scalarBits(v, mem)
 	if err != nil {
 		return 0, err
 	}
-	if len(b) > 8 {
-		b = b[:8]
-	}
-	x := leUint(b)
 	r := stripType(v.Type)
 	if r != nil && isSignedEnc(r.Encoding) {
-		return signExtend(x, 8*len(b)), nil
+		return signExtend(x, 8*n), nil
 	}
 	return int64(x), nil
 }

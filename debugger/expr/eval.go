@@ -224,11 +224,7 @@ func (e *evaluator) eval(n Node) (dwarf.Value, error) {
 	case *Binary:
 		return e.binary(n)
 	case *Cond:
-		c, err := e.eval(n.Cond)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		t, err := e.truth(c)
+		t, err := e.evalTruth(n.Cond)
 		if err != nil {
 			return dwarf.Value{}, err
 		}
@@ -239,11 +235,7 @@ func (e *evaluator) eval(n Node) (dwarf.Value, error) {
 	case *Member:
 		return e.evalMember(n)
 	case *Index:
-		x, err := e.eval(n.X)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		i, err := e.eval(n.Index)
+		x, i, err := e.evalPair(n.X, n.Index)
 		if err != nil {
 			return dwarf.Value{}, err
 		}

@@ -124,22 +124,14 @@ func (e *evaluator) arithType(a, b *dwarf.Type) *dwarf.Type {
 func (e *evaluator) binary(n *Binary) (dwarf.Value, error) {
 	switch n.Op {
 	case "&&", "||":
-		x, err := e.eval(n.X)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		tx, err := e.truth(x)
+		tx, err := e.evalTruth(n.X)
 		if err != nil {
 			return dwarf.Value{}, err
 		}
 		if tx == (n.Op == "||") {
 			return e.boolVal(tx), nil
 		}
-		y, err := e.eval(n.Y)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		ty, err := e.truth(y)
+		ty, err := e.evalTruth(n.Y)
 		if err != nil {
 			return dwarf.Value{}, err
 		}
@@ -150,11 +142,7 @@ func (e *evaluator) binary(n *Binary) (dwarf.Value, error) {
 		}
 		return e.eval(n.Y)
 	}
-	x, err := e.eval(n.X)
-	if err != nil {
-		return dwarf.Value{}, err
-	}
-	y, err := e.eval(n.Y)
+	x, y, err := e.evalPair(n.X, n.Y)
 	if err != nil {
 		return dwarf.Value{}, err
 	}
@@ -162,6 +150,24 @@ func (e *evaluator) binary(n *Binary) (dwarf.Value, error) {
 		return e.repeat(x, y)
 	}
 	return e.binop(n.Op, x, y)
+}
+
+// evalPair evaluates two operands, left first.
+func (e *evaluator) evalPair(a, b Node) (x, y dwarf.Value, err error) {
+	if x, err = e.eval(a); err != nil {
+		return
+	}
+	y, err = e.eval(b)
+	return
+}
+
+// scalars reads two operands' scalars, left first.
+func (e *evaluator) scalars(x, y dwarf.Value) (sx, sy scalar, err error) {
+	if sx, err = e.scalar(x); err != nil {
+		return
+	}
+	sy, err = e.scalar(y)
+	return
 }
 
 func isComparison(op string) bool {
@@ -254,11 +260,7 @@ func (e *evaluator) binop(op string, x, y dwarf.Value) (dwarf.Value, error) {
 		}
 		return dwarf.Value{}, errNotNumber
 	}
-	sx, err := e.scalar(x)
-	if err != nil {
-		return dwarf.Value{}, err
-	}
-	sy, err := e.scalar(y)
+	sx, sy, err := e.scalars(x, y)
 	if err != nil {
 		return dwarf.Value{}, err
 	}
@@ -294,17 +296,11 @@ func (e *evaluator) binop(op string, x, y dwarf.Value) (dwarf.Value, error) {
 		if isComparison(op) {
 			return e.boolVal(compare(op, a, b)), nil
 		}
-		var r float64
-		switch op {
-		case "+":
-			r = a + b
-		case "-":
-			r = a - b
-		case "*":
-			r = a * b
-		case "/":
+		r, ok := ringOp(op, a, b)
+		switch {
+		case op == "/":
 			r = a / b
-		default:
+		case !ok:
 			return dwarf.Value{}, errIntOnly
 		}
 		return mkFloat(t, r)
@@ -317,15 +313,10 @@ func (e *evaluator) binop(op string, x, y dwarf.Value) (dwarf.Value, error) {
 		}
 		return e.boolVal(compare(op, a, b)), nil
 	}
-	var r uint64
-	switch op {
-	case "+":
-		r = a + b
-	case "-":
-		r = a - b
-	case "*":
-		r = a * b
-	case "/", "%":
+	r, ok := ringOp(op, a, b)
+	switch {
+	case ok: // +, - or *
+	case op == "/" || op == "%":
 		if b == 0 {
 			return dwarf.Value{}, errDivZero
 		}
@@ -339,11 +330,11 @@ func (e *evaluator) binop(op string, x, y dwarf.Value) (dwarf.Value, error) {
 		default:
 			r = a % b
 		}
-	case "&":
+	case op == "&":
 		r = a & b
-	case "|":
+	case op == "|":
 		r = a | b
-	case "^":
+	case op == "^":
 		r = a ^ b
 	default:
 		return dwarf.Value{}, fmt.Errorf("unknown operator %s", op)
@@ -351,13 +342,23 @@ func (e *evaluator) binop(op string, x, y dwarf.Value) (dwarf.Value, error) {
 	return mkInt(t, toBits(scalar{cls: cInt, bits: r, signed: signed}, t)), nil
 }
 
+// ringOp is +, - or *, which integers (wrapping, so signedness does not
+// matter) and floats share; ok is false for any other operator.
+func ringOp[T uint64 | float64](op string, a, b T) (r T, ok bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	}
+	return 0, false
+}
+
 // pointerOp is arithmetic and comparison with a pointer operand.
 func (e *evaluator) pointerOp(op string, x, y dwarf.Value, cx, cy class) (dwarf.Value, error) {
-	sx, err := e.scalar(x)
-	if err != nil {
-		return dwarf.Value{}, err
-	}
-	sy, err := e.scalar(y)
+	sx, sy, err := e.scalars(x, y)
 	if err != nil {
 		return dwarf.Value{}, err
 	}
@@ -430,6 +431,15 @@ func (e *evaluator) decay(v dwarf.Value) (dwarf.Value, error) {
 		return mkInt(pointerTo(st.Elem), v.Addr), nil
 	}
 	return mkInt(pointerTo(v.Type), v.Addr), nil
+}
+
+// evalTruth evaluates an operand of && or || as a condition.
+func (e *evaluator) evalTruth(n Node) (bool, error) {
+	v, err := e.eval(n)
+	if err != nil {
+		return false, err
+	}
+	return e.truth(v)
 }
 
 func (e *evaluator) truth(v dwarf.Value) (bool, error) {

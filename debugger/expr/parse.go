@@ -121,6 +121,19 @@ func (p *parser) parseComma() (Node, error) {
 	return x, nil
 }
 
+// parseUntil parses a comma expression that the token close ends: the
+// inside of parentheses, brackets, or a conditional's middle.
+func (p *parser) parseUntil(close string) (Node, error) {
+	n, err := p.parseComma()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(close); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 func (p *parser) parseAssign() (Node, error) {
 	x, err := p.parseCond()
 	if err != nil {
@@ -147,11 +160,8 @@ func (p *parser) parseCond() (Node, error) {
 	if err := p.nest(); err != nil {
 		return nil, err
 	}
-	a, err := p.parseComma()
+	a, err := p.parseUntil(":")
 	if err != nil {
-		return nil, err
-	}
-	if err := p.expect(":"); err != nil {
 		return nil, err
 	}
 	b, err := p.parseCond()
@@ -274,11 +284,8 @@ func (p *parser) parsePostfix() (Node, error) {
 			x = &Member{X: x, Name: t.text, Arrow: arrow}
 		case p.is("["):
 			p.next()
-			i, err := p.parseComma()
+			i, err := p.parseUntil("]")
 			if err != nil {
-				return nil, err
-			}
-			if err := p.expect("]"); err != nil {
 				return nil, err
 			}
 			x = &Index{X: x, Index: i}
@@ -335,11 +342,8 @@ func (p *parser) parsePrimary() (Node, error) {
 				return nil, p.errHere()
 			}
 			p.next()
-			x, err := p.parseComma()
+			x, err := p.parseUntil(")")
 			if err != nil {
-				return nil, err
-			}
-			if err := p.expect(")"); err != nil {
 				return nil, err
 			}
 			return &Cast{Type: tn, X: x}, nil
@@ -353,14 +357,7 @@ func (p *parser) parsePrimary() (Node, error) {
 		switch t.text {
 		case "(":
 			p.next()
-			x, err := p.parseComma()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expect(")"); err != nil {
-				return nil, err
-			}
-			return x, nil
+			return p.parseUntil(")")
 		case "::":
 			name, ok := p.qualifiedName(false, false)
 			if !ok {

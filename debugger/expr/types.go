@@ -244,33 +244,24 @@ func (e *evaluator) intN(size int64, unsigned bool) *dwarf.Type {
 
 // longT is the type of pointer differences and registers: C's long.
 func (e *evaluator) longT() *dwarf.Type {
-	switch e.lang {
-	case dwarf.LangGo:
-		return e.base("int", 8, dwarf.ATESigned)
-	case dwarf.LangRust:
-		return e.base("i64", 8, dwarf.ATESigned)
+	if t := e.goOrRust("long"); t != nil {
+		return t
 	}
 	return e.cInt(8, false)
 }
 
 // sizeT is the type of sizeof: C's unsigned long.
 func (e *evaluator) sizeT() *dwarf.Type {
-	switch e.lang {
-	case dwarf.LangGo:
-		return e.base("uintptr", 8, dwarf.ATEUnsigned)
-	case dwarf.LangRust:
-		return e.base("usize", 8, dwarf.ATEUnsigned)
+	if t := e.goOrRust("size"); t != nil {
+		return t
 	}
 	return e.cInt(8, true)
 }
 
 // intT is the language's int (len and cap in Go).
 func (e *evaluator) intT() *dwarf.Type {
-	switch e.lang {
-	case dwarf.LangGo:
-		return e.base("int", 8, dwarf.ATESigned)
-	case dwarf.LangRust:
-		return e.base("usize", 8, dwarf.ATEUnsigned)
+	if t := e.goOrRust("int"); t != nil {
+		return t
 	}
 	return e.cInt(4, false)
 }
@@ -301,13 +292,41 @@ func (e *evaluator) floatT(size int64) *dwarf.Type {
 
 // charT is the element type of string literals.
 func (e *evaluator) charT() *dwarf.Type {
-	switch e.lang {
-	case dwarf.LangGo:
-		return e.base("uint8", 1, dwarf.ATEUnsigned)
-	case dwarf.LangRust:
-		return e.base("u8", 1, dwarf.ATEUnsigned)
+	if t := e.goOrRust("char"); t != nil {
+		return t
 	}
 	return e.base("char", 1, dwarf.ATESignedChar)
+}
+
+// spelling is a base type as one language names it.
+type spelling struct {
+	name string
+	size int64
+	enc  int
+}
+
+// goRustTypes are the Go and Rust spellings of the types the evaluator
+// gives results, by their role (named after C's type in that role).
+var goRustTypes = map[string][2]spelling{
+	"long": {{"int", 8, dwarf.ATESigned}, {"i64", 8, dwarf.ATESigned}},
+	"size": {{"uintptr", 8, dwarf.ATEUnsigned}, {"usize", 8, dwarf.ATEUnsigned}},
+	"int":  {{"int", 8, dwarf.ATESigned}, {"usize", 8, dwarf.ATEUnsigned}},
+	"char": {{"uint8", 1, dwarf.ATEUnsigned}, {"u8", 1, dwarf.ATEUnsigned}},
+}
+
+// goOrRust is the type of a role in Go or Rust; nil in other languages,
+// whose callers spell it as C does.
+func (e *evaluator) goOrRust(role string) *dwarf.Type {
+	i := 0
+	switch e.lang {
+	case dwarf.LangGo:
+	case dwarf.LangRust:
+		i = 1
+	default:
+		return nil
+	}
+	s := goRustTypes[role][i]
+	return e.base(s.name, s.size, s.enc)
 }
 
 // untypedT is the type of a Go or Rust literal: it adopts the type of the
