@@ -60,6 +60,8 @@ func FieldOf(v Value, name string, mem Memory) (Value, bool) {
 	return Value{}, false
 }
 
+// findField is FieldOf's search of r (v's stripped type), bounded in
+// depth against a cyclic or corrupt type.
 func findField(v Value, r *Type, name string, mem Memory, depth int) (Value, bool) {
 	if depth > maxFieldDepth {
 		return Value{}, false

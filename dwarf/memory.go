@@ -50,6 +50,8 @@ func ReadMemory(mem Memory, addr uint64, buf []byte) error {
 // which is never read: address 0 is unmapped in every process we debug.
 var errNullPointer = errors.New("null pointer")
 
+// readMem reads n bytes. n comes from a type in untrusted debug
+// information, so it is checked before anything is allocated.
 func readMem(mem Memory, addr uint64, n int64) ([]byte, error) {
 	if n < 0 {
 		return nil, errors.New("value of unknown size")
