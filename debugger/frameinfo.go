@@ -13,10 +13,6 @@ import (
 // caller resumes, its neighbours, gdb's frame base for the arguments and
 // locals, and where the frame's code saved its caller's registers.
 
-// dwarfRegNames names the general registers by DWARF number.
-var dwarfRegNames = [dwarf.NumRegs]string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"}
-
 // gdbRegOrder is the DWARF numbers of the general registers in gdb's
 // order (info registers, info frame).
 var gdbRegOrder = []int{dwarf.RegRAX, dwarf.RegRBX, dwarf.RegRCX, dwarf.RegRDX, dwarf.RegRSI, dwarf.RegRDI,
@@ -87,7 +83,7 @@ func (s *Session) cmdInfoFrame(res *Result) error {
 	var at []string
 	for _, n := range gdbRegOrder {
 		if saved[n] != 0 && n != dwarf.RegRSP {
-			at = append(at, fmt.Sprintf("%s at %#x", dwarfRegNames[n], saved[n]))
+			at = append(at, fmt.Sprintf("%s at %#x", dwarf.RegName(uint64(n)), saved[n]))
 		}
 	}
 	if len(at) > 0 {

@@ -213,7 +213,7 @@ func (s *Session) frameRegisters(tid int32, f dwarf.Frame, level int) []Register
 			if f.Regs.Valid[n] {
 				v = fmt.Sprintf("%#x", f.Regs.R[n])
 			}
-			out = append(out, Register{Name: dwarfRegNames[n], Value: v})
+			out = append(out, Register{Name: dwarf.RegName(uint64(n)), Value: v})
 		}
 		return out
 	}

@@ -74,7 +74,7 @@ func scalar(t *dwarf.Type) bool {
 	}
 	switch t.Kind {
 	case dwarf.KindStruct, dwarf.KindUnion, dwarf.KindArray:
-		return t.Lang == dwarf.LangGo && t.GoKind == 24 // Go strings read well
+		return t.Lang == dwarf.LangGo && t.GoKind == dwarf.GoKindString // Go strings read well
 	}
 	return true
 }
@@ -447,8 +447,8 @@ func registerAlias(name string) string {
 func (sc *scope) Register(name string) (uint64, bool) {
 	name = registerAlias(name)
 	if len(sc.frames) > 0 && sc.level > 0 {
-		for n, r := range dwarfRegNames {
-			if r == name && sc.regs.Valid[n] {
+		for n := range uint64(dwarf.NumRegs) {
+			if dwarf.RegName(n) == name && sc.regs.Valid[n] {
 				return sc.regs.R[n], true
 			}
 		}

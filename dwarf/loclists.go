@@ -1,7 +1,8 @@
 package dwarf
 
 // This file reads location lists: .debug_loc (DWARF 2-4) and
-// .debug_loclists (DWARF 5, DW_LLE_* entries). They are read here rather
+// .debug_loclists (DWARF 5, DW_LLE_* entries), and chooses the expression
+// of an attribute valid at a pc (LocationExpr). They are read here rather
 // than with delve's loclist package for two reasons. gdb, whose answers
 // rewind's must equal, takes an entry with an empty address range
 // [pc, pc) as valid at the entry pc of a function, where gcc's location
@@ -11,6 +12,7 @@ package dwarf
 // bounds-checked and a malformed list is an error, never a panic.
 
 import (
+	"debug/dwarf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -232,4 +234,168 @@ func loclistxOffset(data []byte, loclistsBase, idx uint64) (uint64, error) {
 		return 0, fmt.Errorf("%w: loclistx %d beyond .debug_loclists (%#x bytes) from base %#x", errLocList, idx, len(data), loclistsBase)
 	}
 	return loclistsBase + uint64(binary.LittleEndian.Uint32(data[at:])), nil
+}
+
+// unitHeader finds the header of the compilation unit whose DIE is at
+// cuDIE: its .debug_info offset and DWARF version. Go's debug/dwarf hides
+// both, but loclist forms and CU-relative references depend on them.
+func (img *Image) unitHeader(cuDIE uint64) (hdr uint64, version int, err error) {
+	info := img.Section(".debug_info")
+	le := binary.LittleEndian
+	// DWARF 5: unit_length(4) version(2) unit_type(1) address_size(1)
+	// debug_abbrev_offset(4).
+	if cuDIE >= 12 && cuDIE <= uint64(len(info)) {
+		h := info[cuDIE-12:]
+		if v := le.Uint16(h[4:]); v == 5 && h[7] == 8 {
+			return cuDIE - 12, 5, nil
+		}
+	}
+	// DWARF 2-4: unit_length(4) version(2) debug_abbrev_offset(4)
+	// address_size(1).
+	if cuDIE >= 11 && cuDIE <= uint64(len(info)) {
+		h := info[cuDIE-11:]
+		if v := le.Uint16(h[4:]); v >= 2 && v <= 4 && h[10] == 8 {
+			return cuDIE - 11, int(v), nil
+		}
+	}
+	return 0, 0, fmt.Errorf("no 32-bit DWARF unit header before the CU DIE at %#x in %s", cuDIE, img.DebugPath)
+}
+
+// unitEntry returns the CU DIE of the unit whose header is at hdr.
+func (img *Image) unitEntry(hdr uint64) (*dwarf.Entry, error) {
+	dw, err := img.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	info := img.Section(".debug_info")
+	if hdr+6 > uint64(len(info)) {
+		return nil, fmt.Errorf("unit header %#x beyond .debug_info", hdr)
+	}
+	die := hdr + 11
+	if binary.LittleEndian.Uint16(info[hdr+4:]) >= 5 {
+		die = hdr + 12
+	}
+	r := dw.Reader()
+	r.Seek(dwarf.Offset(die))
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return nil, fmt.Errorf("compilation unit at %#x: %v", hdr, err)
+	}
+	return e, nil
+}
+
+// UnitContext returns a context with the compilation unit's parts set:
+// Image, AddrBase and CUOffset. The caller adds the frame's registers,
+// CFA, frame base, memory and resolvers.
+func (img *Image) UnitContext(cu *dwarf.Entry) (LocContext, error) {
+	ctx := LocContext{Image: img}
+	hdr, _, err := img.unitHeader(uint64(cu.Offset))
+	if err != nil {
+		return ctx, err
+	}
+	ctx.CUOffset = hdr
+	ctx.AddrBase = cuAddrBase(cu)
+	return ctx, nil
+}
+
+// Attributes debug/dwarf does not name.
+const (
+	attrGNUAddrBase         = dwarf.Attr(0x2133)
+	attrGNUCallSiteValue    = dwarf.Attr(0x2111)
+	attrGNUCallSiteDataVal  = dwarf.Attr(0x2112)
+	attrCallDataValue       = dwarf.Attr(0x86)
+	tagGNUCallSite          = dwarf.Tag(0x4109)
+	tagGNUCallSiteParameter = dwarf.Tag(0x410a)
+)
+
+func cuAddrBase(cu *dwarf.Entry) uint64 {
+	for _, a := range []dwarf.Attr{dwarf.AttrAddrBase, attrGNUAddrBase} {
+		if v, ok := cu.Val(a).(int64); ok {
+			return uint64(v)
+		}
+	}
+	return 8 // after the .debug_addr header of the first unit
+}
+
+// LocationExpr returns the location expression of a DIE attribute valid
+// at run-time pc: the exprloc itself, or the matching entry of a location
+// list (.debug_loc for DWARF 2-4, .debug_loclists for DWARF 5, including
+// DW_FORM_loclistx through the CU's DW_AT_loclists_base), chosen as gdb
+// chooses it (see locListReader.find): an entry with an empty range at pc
+// holds where pc is the entry of the function it is in, as the arguments
+// of a call inlined there have. It returns ErrOptimizedOut when no entry
+// holds at pc; an empty expression means the same for the caller of
+// EvalLocation.
+func (img *Image) LocationExpr(field *dwarf.Field, cu *dwarf.Entry, pc uint64) ([]byte, error) {
+	if field == nil {
+		return nil, fmt.Errorf("no location attribute: %w", ErrOptimizedOut)
+	}
+	switch field.Class {
+	case dwarf.ClassExprLoc, dwarf.ClassBlock:
+		b, _ := field.Val.([]byte)
+		return b, nil
+	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
+	default:
+		return nil, fmt.Errorf("%v is a %v, not a location", field.Attr, field.Class)
+	}
+	if cu == nil {
+		return nil, errors.New("location list without its compilation unit")
+	}
+	// Offsets come as int64, DW_FORM_loclistx indexes as uint64.
+	var off uint64
+	switch v := field.Val.(type) {
+	case int64:
+		if v < 0 {
+			return nil, fmt.Errorf("%v has a negative offset %d in %s", field.Attr, v, img.DebugPath)
+		}
+		off = uint64(v)
+	case uint64:
+		off = v
+	default:
+		return nil, fmt.Errorf("%v has an unexpected value %T", field.Attr, field.Val)
+	}
+	_, version, err := img.unitHeader(uint64(cu.Offset))
+	if err != nil {
+		return nil, err
+	}
+	base, _ := cu.Val(dwarf.AttrLowpc).(uint64)
+	lr := &locListReader{version: version, addrSize: 8, base: base}
+	if version < 5 && field.Class == dwarf.ClassLocListPtr {
+		lr.data = img.Section(".debug_loc")
+		if lr.data == nil {
+			return nil, fmt.Errorf("%s has no .debug_loc", img.DebugPath)
+		}
+	} else {
+		lr.version = 5
+		lr.data = img.Section(".debug_loclists")
+		if lr.data == nil {
+			return nil, fmt.Errorf("%s has no .debug_loclists", img.DebugPath)
+		}
+		if field.Class == dwarf.ClassLocList {
+			lb := uint64(12) // after the header of the first unit's table
+			if v, ok := cu.Val(dwarf.AttrLoclistsBase).(int64); ok && v >= 0 {
+				lb = uint64(v)
+			}
+			if off, err = loclistxOffset(lr.data, lb, off); err != nil {
+				return nil, fmt.Errorf("location list of %v in %s: %w", field.Attr, img.DebugPath, err)
+			}
+		}
+		addrBase := cuAddrBase(cu)
+		lr.addr = func(idx uint64) (uint64, error) { return img.debugAddr(addrBase, idx) }
+	}
+	// gdb's rule for an empty range at pc: it holds where pc is the entry
+	// of the function pc is in (block_linkage_function of block_for_pc:
+	// the concrete function, also inside inlined calls).
+	atEntry := func() bool {
+		fn := img.concreteAt(pc)
+		return fn != nil && fn.Low == pc
+	}
+	expr, found, err := lr.find(off, pc-img.Bias, atEntry)
+	if err != nil {
+		return nil, fmt.Errorf("location list of %v in %s: %w", field.Attr, img.DebugPath, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("no location at pc %#x: %w", pc, ErrOptimizedOut)
+	}
+	return expr, nil
 }

@@ -158,7 +158,6 @@ func anonymous(t *Type) bool {
 
 // goPtype writes a Go type: a struct with its fields, one per line.
 func goPtype(t *Type) string {
-	const reflectStruct = 25 // reflect.Struct, DW_AT_go_kind of a struct
 	st := stripTypedefs(t)
 	// The first kind along the typedefs: error is an interface, made of
 	// runtime.iface, a struct.
@@ -169,7 +168,7 @@ func goPtype(t *Type) string {
 			break
 		}
 	}
-	if st.Kind != KindStruct || kind != reflectStruct {
+	if st.Kind != KindStruct || kind != GoKindStruct {
 		return t.Name
 	}
 	var b strings.Builder

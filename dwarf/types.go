@@ -10,8 +10,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Go's own attributes (cmd/internal/dwarf), which debug/dwarf does not name.
@@ -23,279 +21,6 @@ const (
 )
 
 // The DW_ATE_* constants are in model.go, shared by the package.
-
-// typeIndex is what one pass over an image's entries learns: the language
-// of each unit, the scope ("ns::Class::") a nested type is declared in —
-// an entry read by offset does not know its parents — the named types, and
-// Go's runtime type offsets.
-type typeIndex struct {
-	units  []unitLang
-	scope  map[dwarf.Offset]string
-	names  map[string][]typeRef
-	tags   map[string][]typeRef // C struct/union/enum tags without the keyword
-	rtypes map[uint64]dwarf.Offset
-}
-
-type unitLang struct {
-	off  dwarf.Offset
-	lang Lang
-}
-
-type typeRef struct {
-	off  dwarf.Offset
-	decl bool
-}
-
-// typeIndex builds the image's type index once.
-func (img *Image) typeIndex() (*typeIndex, error) {
-	img.typeIdxOnce.Do(func() { img.typeIdx, img.typeIdxErr = buildTypeIndex(img) })
-	return img.typeIdx, img.typeIdxErr
-}
-
-func isTypeTag(tag dwarf.Tag) bool {
-	switch tag {
-	case dwarf.TagBaseType, dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType,
-		dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagUnspecifiedType,
-		dwarf.TagPointerType, dwarf.TagArrayType, dwarf.TagSubroutineType:
-		return true
-	}
-	return false
-}
-
-func buildTypeIndex(img *Image) (*typeIndex, error) {
-	d, err := img.DWARF()
-	if err != nil {
-		return nil, err
-	}
-	ix := &typeIndex{scope: map[dwarf.Offset]string{}, names: map[string][]typeRef{},
-		tags: map[string][]typeRef{}, rtypes: map[uint64]dwarf.Offset{}}
-	r := d.Reader()
-	var stack []string // scope prefix of each open entry with children
-	lang := LangOther
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return nil, fmt.Errorf("indexing types of %s: %w", img.DebugPath, err)
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag == 0 {
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		prefix := ""
-		if len(stack) > 0 {
-			prefix = stack[len(stack)-1]
-		}
-		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			code, _ := e.Val(dwarf.AttrLanguage).(int64)
-			lang = langOf(code)
-			ix.units = append(ix.units, unitLang{e.Offset, lang})
-			if e.Children {
-				stack = append(stack, "")
-			}
-			continue
-		}
-		name, _ := e.Val(dwarf.AttrName).(string)
-		if prefix != "" && isTypeTag(e.Tag) {
-			ix.scope[e.Offset] = prefix
-		}
-		if lang == LangGo {
-			if off, ok := e.Val(attrGoRuntimeType).(uint64); ok && off != 0 {
-				if _, dup := ix.rtypes[off]; !dup {
-					ix.rtypes[off] = e.Offset
-				}
-			}
-		}
-		if name != "" && isTypeTag(e.Tag) {
-			_, decl := e.Val(dwarf.AttrDeclaration).(bool)
-			ref := typeRef{e.Offset, decl}
-			full := prefix + name
-			if lang == LangC {
-				switch e.Tag {
-				case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType:
-					ix.tags[name] = append(ix.tags[name], ref)
-					full = tagKeyword(e.Tag) + " " + name
-				}
-			}
-			ix.names[full] = append(ix.names[full], ref)
-			if e.Tag == dwarf.TagBaseType {
-				if c := canonCBase(name); c != "" && c != full {
-					ix.names[c] = append(ix.names[c], ref)
-				}
-			}
-		}
-		if !e.Children {
-			continue
-		}
-		// Types nest only in namespaces and, in C++ and Rust, in classes;
-		// function bodies hold most entries and are skipped whole.
-		switch {
-		case e.Tag == dwarf.TagNamespace:
-			if name == "" {
-				name = "(anonymous namespace)"
-			}
-			stack = append(stack, prefix+name+"::")
-		case (e.Tag == dwarf.TagStructType || e.Tag == dwarf.TagClassType || e.Tag == dwarf.TagUnionType) &&
-			(lang == LangCPlusPlus || lang == LangRust):
-			if name == "" {
-				r.SkipChildren()
-				continue
-			}
-			stack = append(stack, prefix+name+"::")
-		default:
-			r.SkipChildren()
-		}
-	}
-	sort.Slice(ix.units, func(i, j int) bool { return ix.units[i].off < ix.units[j].off })
-	return ix, nil
-}
-
-func tagKeyword(tag dwarf.Tag) string {
-	switch tag {
-	case dwarf.TagUnionType:
-		return "union"
-	case dwarf.TagEnumerationType:
-		return "enum"
-	case dwarf.TagClassType:
-		return "class"
-	}
-	return "struct"
-}
-
-// langAt returns the language of the unit holding the entry at off.
-func (ix *typeIndex) langAt(off dwarf.Offset) Lang {
-	i := sort.Search(len(ix.units), func(i int) bool { return ix.units[i].off > off }) - 1
-	if i < 0 {
-		return LangOther
-	}
-	return ix.units[i].lang
-}
-
-// lookup picks the entry for a name, a definition before a declaration.
-func (ix *typeIndex) lookup(name string) (dwarf.Offset, bool) {
-	refs := ix.names[name]
-	if len(refs) == 0 {
-		if c := canonCBase(name); c != "" {
-			refs = ix.names[c]
-		}
-	}
-	if len(refs) == 0 {
-		refs = ix.tags[name]
-	}
-	for _, r := range refs {
-		if !r.decl {
-			return r.off, true
-		}
-	}
-	if len(refs) > 0 {
-		return refs[0].off, true
-	}
-	return 0, false
-}
-
-// canonCBase spells a C integer or floating type the way gcc names it in
-// DWARF ("unsigned long" is "long unsigned int"), so a user's spelling and
-// clang's find gcc's; "" when name is not such a type.
-func canonCBase(name string) string {
-	var unsigned, signed, short, int_, char, float, double, bool_, i128 bool
-	long := 0
-	words := strings.Fields(name)
-	if len(words) == 0 {
-		return ""
-	}
-	for _, w := range words {
-		switch w {
-		case "unsigned":
-			unsigned = true
-		case "signed":
-			signed = true
-		case "short":
-			short = true
-		case "long":
-			long++
-		case "int":
-			int_ = true
-		case "char":
-			char = true
-		case "float":
-			float = true
-		case "double":
-			double = true
-		case "_Bool", "bool":
-			bool_ = true
-		case "__int128":
-			i128 = true
-		default:
-			return ""
-		}
-	}
-	_ = int_
-	switch {
-	case bool_:
-		return "_Bool"
-	case float:
-		return "float"
-	case double && long > 0:
-		return "long double"
-	case double:
-		return "double"
-	case char && unsigned:
-		return "unsigned char"
-	case char && signed:
-		return "signed char"
-	case char:
-		return "char"
-	case i128 && unsigned:
-		return "__int128 unsigned"
-	case i128:
-		return "__int128"
-	}
-	base := "int"
-	switch {
-	case short:
-		base = "short"
-	case long == 1:
-		base = "long"
-	case long >= 2:
-		base = "long long"
-	}
-	if unsigned {
-		if base == "int" {
-			return "unsigned int"
-		}
-		return base + " unsigned int"
-	}
-	if base == "int" {
-		return "int"
-	}
-	return base + " int"
-}
-
-// gdbBaseName spells a C integer type as gdb prints it ("long" for gcc's
-// "long int", "unsigned long" for "long unsigned int").
-func gdbBaseName(name string) string {
-	switch canonCBase(name) {
-	case "short int":
-		return "short"
-	case "short unsigned int":
-		return "unsigned short"
-	case "long int":
-		return "long"
-	case "long unsigned int":
-		return "unsigned long"
-	case "long long int":
-		return "long long"
-	case "long long unsigned int":
-		return "unsigned long long"
-	case "__int128 unsigned":
-		return "unsigned __int128"
-	}
-	return name
-}
 
 // TypeAt reads (and caches, cycles safe: register the *Type in the cache
 // before reading children) the type DIE at offset off of the image.
@@ -455,6 +180,19 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 		}
 		return el, err
 	}
+	// wrap makes t a wrapper of its element (a qualifier, a typedef),
+	// as large as the element unless DWARF says otherwise.
+	wrap := func() error {
+		el, err := elemOrVoid()
+		if err != nil {
+			return err
+		}
+		t.Elem = el
+		if t.Size < 0 {
+			t.Size = el.Size
+		}
+		return nil
+	}
 	if ref, ok := e.Val(attrGoKey).(dwarf.Offset); ok {
 		if t.GoKey, err = tr.read(ref); err != nil {
 			return fail(err)
@@ -521,26 +259,16 @@ func (tr *typeReader) read(off dwarf.Offset) (*Type, error) {
 
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		t.Kind = KindQualified
-		el, err := elemOrVoid()
-		if err != nil {
+		if err := wrap(); err != nil {
 			return fail(err)
 		}
-		t.Elem = el
-		if t.Size < 0 {
-			t.Size = el.Size
-		}
-		t.Name = qualName(e.Tag, el)
+		t.Name = qualName(e.Tag, t.Elem)
 
 	case dwarf.TagTypedef:
 		t.Kind = KindTypedef
 		t.Name = qname
-		el, err := elemOrVoid()
-		if err != nil {
+		if err := wrap(); err != nil {
 			return fail(err)
-		}
-		t.Elem = el
-		if t.Size < 0 {
-			t.Size = el.Size
 		}
 
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
@@ -867,162 +595,6 @@ func (tr *typeReader) variantPart(n *dieTree) (*VariantPart, error) {
 	return vp, nil
 }
 
-// Type names of derived C and C++ types are built the way C declares them:
-// "int (*)(int, int)" is a pointer to a function, "int *[8]" an array of
-// pointers.
-
-func qualName(tag dwarf.Tag, el *Type) string {
-	q := "const"
-	switch tag {
-	case dwarf.TagVolatileType:
-		q = "volatile"
-	case dwarf.TagRestrictType:
-		q = "restrict"
-	case dwarf.TagAtomicType:
-		q = "_Atomic"
-	}
-	if el.Kind == KindPointer || el.Kind == KindReference {
-		if el.Lang == LangC || el.Lang == LangCPlusPlus {
-			return el.Name + " " + q
-		}
-	}
-	return q + " " + el.Name
-}
-
-// declName names t as the type of a declarator inner ("" for an abstract
-// one). sym is the pointer symbol of t itself when t is a pointer or
-// reference ("*", "&", "&&"), given while t is being read and has no name.
-func declName(t *Type, inner, sym string) string {
-	return cDecl(t, inner, sym, func(b *Type) string { return b.Name })
-}
-
-// cDecl writes a C declaration of inner with type t, as declName; base
-// writes the type at the bottom of the declarator (ptype expands a struct
-// there). Arrays, functions and qualified pointers are C and C++ syntax;
-// in other languages t is named as it is.
-func cDecl(t *Type, inner, sym string, base func(*Type) string) string {
-	cLike := t.Lang == LangC || t.Lang == LangCPlusPlus
-	switch t.Kind {
-	case KindPointer, KindReference:
-		if sym == "" {
-			sym = "*"
-			if t.Kind == KindReference {
-				sym = "&"
-				if strings.HasSuffix(t.Name, "&&") {
-					sym = "&&"
-				}
-			}
-		}
-		d := sym + inner
-		if t.Elem == nil {
-			// A pointer still being read (a class whose methods take a
-			// pointer to it): its target is named once reading completes.
-			return "void " + d
-		}
-		if t.Elem.Kind == KindArray || t.Elem.Kind == KindFunc {
-			d = "(" + d + ")"
-		}
-		return cDecl(t.Elem, d, "", base)
-	case KindArray:
-		if cLike {
-			n := ""
-			if t.Count >= 0 {
-				n = strconv.FormatInt(t.Count, 10)
-			}
-			if t.Vector {
-				return cDecl(t.Elem, inner+" __attribute__ ((vector_size("+n+")))", "", base)
-			}
-			return cDecl(t.Elem, inner+"["+n+"]", "", base)
-		}
-	case KindFunc:
-		if cLike {
-			var ps []string
-			for _, p := range t.Params {
-				ps = append(ps, p.Name)
-			}
-			if t.Variadic {
-				ps = append(ps, "...")
-			}
-			if len(ps) == 0 {
-				ps = []string{"void"}
-			}
-			res := t.Result
-			if res == nil {
-				res = voidType
-			}
-			return cDecl(res, inner+"("+strings.Join(ps, ", ")+")", "", base)
-		}
-	case KindQualified:
-		if cLike && t.Elem != nil {
-			q, _, _ := strings.Cut(t.Name, " ")
-			if t.Elem.Kind == KindPointer || t.Elem.Kind == KindReference {
-				// char *const p: the qualifier follows the star.
-				q = t.Name[strings.LastIndexByte(t.Name, ' ')+1:]
-				if inner != "" {
-					inner = " " + strings.TrimPrefix(inner, " ")
-				}
-				return cDecl(t.Elem, " "+q+inner, "", base)
-			}
-			return q + " " + cDecl(t.Elem, inner, "", base)
-		}
-	}
-	b := base(t)
-	switch {
-	case inner == "":
-		return b
-	case strings.HasPrefix(inner, " "):
-		return b + inner
-	}
-	return b + " " + inner
-}
-
-func arrayName(t *Type, inner string) string {
-	n := ""
-	if t.Count >= 0 {
-		n = strconv.FormatInt(t.Count, 10)
-	}
-	if t.Lang == LangRust && inner == "" {
-		return "[" + t.Elem.Name + "; " + n + "]"
-	}
-	if t.Lang == LangGo && inner == "" {
-		return "[" + n + "]" + t.Elem.Name
-	}
-	return declName(t.Elem, inner+"["+n+"]", "")
-}
-
-func funcName(t *Type, inner string, variadic, proto bool) string {
-	var ps []string
-	for _, p := range t.Params {
-		ps = append(ps, p.Name)
-	}
-	if variadic {
-		ps = append(ps, "...")
-	}
-	if len(ps) == 0 && proto {
-		ps = []string{"void"}
-	}
-	d := inner + "(" + strings.Join(ps, ", ") + ")"
-	res := t.Result
-	if res == nil {
-		res = voidType
-	}
-	return declName(res, d, "")
-}
-
-// rustFuncName is a Rust function type as gdb's Rust printer writes it:
-// "fn ()", "fn (u64) -> u64".
-func rustFuncName(t *Type) string {
-	var ps []string
-	for _, p := range t.Params {
-		ps = append(ps, p.Name)
-	}
-	s := "fn (" + strings.Join(ps, ", ") + ")"
-	if t.Result != nil && stripType(t.Result).Kind != KindVoid {
-		s += " -> " + t.Result.Name
-	}
-	return s
-}
-
 // stripType removes typedefs and qualifiers, which change neither the
 // layout nor the printing of a value.
 func stripType(t *Type) *Type {
@@ -1038,77 +610,11 @@ func PointerTo(t *Type) *Type {
 	switch t.Lang {
 	case LangGo:
 		p.Name = "*" + t.Name
-		p.GoKind = 22 // reflect.Pointer
+		p.GoKind = GoKindPointer
 	case LangRust:
 		p.Name = "*mut " + t.Name
 	default:
 		p.Name = declName(p, "", "*")
 	}
 	return p
-}
-
-// TypeByName finds a named type in any image: "int", "struct node", "node"
-// (C typedef or struct tag), "std::string", "main.Point" (Go), "unsigned
-// long", "char"; pointer suffixes "struct node *" / "int**" are built from
-// the base. Names are indexed lazily per image (one pass over the DIEs, top
-// level and namespaces).
-func (t *Table) TypeByName(name string) (*Type, error) {
-	base := strings.TrimSpace(name)
-	ptrs := 0
-	for strings.HasSuffix(base, "*") {
-		ptrs++
-		base = strings.TrimSpace(strings.TrimSuffix(base, "*"))
-	}
-	typ, err := t.namedType(base)
-	if err != nil && strings.HasPrefix(base, "*") {
-		// A Go pointer type the compiler never emitted ("*main.T").
-		for strings.HasPrefix(base, "*") {
-			ptrs++
-			base = base[1:]
-		}
-		typ, err = t.namedType(base)
-	}
-	if err != nil {
-		for _, kw := range []string{"struct ", "class ", "union ", "enum "} {
-			if strings.HasPrefix(base, kw) {
-				if typ2, err2 := t.namedType(strings.TrimSpace(base[len(kw):])); err2 == nil {
-					typ, err = typ2, nil
-				}
-				break
-			}
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	for ; ptrs > 0; ptrs-- {
-		typ = PointerTo(typ)
-	}
-	return typ, nil
-}
-
-func (t *Table) namedType(name string) (*Type, error) {
-	var firstErr error
-	for _, img := range t.Images {
-		ix, err := img.typeIndex()
-		if err != nil {
-			continue // an image without debug information has no types
-		}
-		off, ok := ix.lookup(name)
-		if !ok {
-			continue
-		}
-		typ, err := img.TypeAt(off)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		return typ, nil
-	}
-	if firstErr != nil {
-		return nil, fmt.Errorf("type %q: %w", name, firstErr)
-	}
-	return nil, fmt.Errorf("no type named %q", name)
 }

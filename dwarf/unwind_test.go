@@ -470,10 +470,10 @@ func TestUnwindCallerSavedRegisters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		if b.Regs.Valid[tc.reg] != tc.restore {
-			t.Errorf("frame b: register %s valid=%v, want %v", regName(uint64(tc.reg)), b.Regs.Valid[tc.reg], tc.restore)
+			t.Errorf("frame b: register %s valid=%v, want %v", RegName(uint64(tc.reg)), b.Regs.Valid[tc.reg], tc.restore)
 		}
 		if tc.inner && b.Regs.R[tc.reg] != p.regs.R[tc.reg] {
-			t.Errorf("frame b: register %s = %#x, want the innermost frame's %#x", regName(uint64(tc.reg)), b.Regs.R[tc.reg], p.regs.R[tc.reg])
+			t.Errorf("frame b: register %s = %#x, want the innermost frame's %#x", RegName(uint64(tc.reg)), b.Regs.R[tc.reg], p.regs.R[tc.reg])
 		}
 	}
 	if b.Regs.FSBase != p.regs.FSBase {
@@ -583,7 +583,7 @@ func uwCheckSignalCFI(t *testing.T, p *uwStopped, frames []Frame) {
 	want := frames[k+1].Regs
 	for r := 0; r < NumRegs; r++ {
 		if !want.Valid[r] || !st.caller.Valid[r] || st.caller.R[r] != want.R[r] {
-			t.Errorf("%s: CFI gives %#x (valid %v), sigcontext %#x (valid %v)", regName(uint64(r)), st.caller.R[r], st.caller.Valid[r], want.R[r], want.Valid[r])
+			t.Errorf("%s: CFI gives %#x (valid %v), sigcontext %#x (valid %v)", RegName(uint64(r)), st.caller.R[r], st.caller.Valid[r], want.R[r], want.Valid[r])
 		}
 	}
 }
