@@ -10,31 +10,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // buildC compiles a testdata program with gcc (g++ for .cpp) and -g.
 func buildC(t *testing.T, src string, flags ...string) string {
 	t.Helper()
-	cc := "gcc"
-	if filepath.Ext(src) == ".cpp" {
-		cc = "g++"
-	}
-	return compileTest(t, cc, src, append([]string{"-g"}, flags...)...)
+	return compileTest(t, cc.For(src), src, append([]string{"-g"}, flags...)...)
 }
 
 // compileTest builds src with a C or C++ compiler into a temporary
 // directory, skipping the test when the compiler is not installed.
-func compileTest(t *testing.T, cc, src string, flags ...string) string {
+func compileTest(t *testing.T, compiler, src string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("%s is not installed", cc)
-	}
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
-	args := append(append([]string{}, flags...), "-o", out, src)
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
-	}
-	return out
+	return cc.BuildWith(t, compiler, src, out, flags...)
 }
 
 // loadAtLink loads an executable as if mapped at its link address.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
 // The value tests build the programs of testdata/values, run them until
@@ -38,9 +40,9 @@ func valBuild(t *testing.T, lang string, flags ...string) string {
 	switch lang {
 	case "c":
 		// opaque.c defines a struct values.c only declares.
-		cmd = exec.Command("gcc", append(append([]string{"-g", "-O0"}, flags...), "-o", exe, src, filepath.Join(filepath.Dir(src), "opaque.c"))...)
+		return cc.Build(t, src, exe, append(append([]string{"-g", "-O0"}, flags...), filepath.Join(filepath.Dir(src), "opaque.c"))...)
 	case "cpp":
-		cmd = exec.Command("g++", append(append([]string{"-g", "-O0"}, flags...), "-o", exe, src)...)
+		return cc.Build(t, src, exe, append([]string{"-g", "-O0"}, flags...)...)
 	case "rs":
 		cmd = exec.Command("rustc", append(append([]string{"-g", "-C", "opt-level=0", "--crate-name", "values"}, flags...), "-o", exe, src)...)
 	case "go":

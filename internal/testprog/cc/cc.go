@@ -13,14 +13,36 @@ import (
 type TB interface {
 	Helper()
 	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
 }
 
-// Build compiles src into out with flags (before "-o out src"): g++ for
-// C++ sources (.cc, .cpp, .cxx), gcc for the others. A program that does
-// not compile fails the test with the compiler's output. It returns out.
+// For is the compiler of src: g++ for C++ sources (.cc, .cpp, .cxx), gcc
+// for the others.
+func For(src string) string {
+	for _, ext := range []string{".cc", ".cpp", ".cxx"} {
+		if strings.HasSuffix(src, ext) {
+			return "g++"
+		}
+	}
+	return "gcc"
+}
+
+// Build compiles src into out with For(src) and flags (before "-o out
+// src"). A program that does not compile fails the test with the
+// compiler's output. It returns out.
 func Build(t TB, src, out string, flags ...string) string {
 	t.Helper()
-	if err := Compile(src, out, flags...); err != nil {
+	return BuildWith(t, For(src), src, out, flags...)
+}
+
+// BuildWith is Build with the compiler named (clang, say); one that is
+// not installed skips the test, as an optional package must.
+func BuildWith(t TB, compiler, src, out string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(compiler); err != nil {
+		t.Skipf("%s is not installed: %v", compiler, err)
+	}
+	if err := CompileWith(compiler, src, out, flags...); err != nil {
 		t.Fatalf("%v", err)
 	}
 	return out
@@ -29,12 +51,11 @@ func Build(t TB, src, out string, flags ...string) string {
 // Compile is Build for code outside a test: the error says the command
 // and holds the compiler's output.
 func Compile(src, out string, flags ...string) error {
-	compiler := "gcc"
-	for _, ext := range []string{".cc", ".cpp", ".cxx"} {
-		if strings.HasSuffix(src, ext) {
-			compiler = "g++"
-		}
-	}
+	return CompileWith(For(src), src, out, flags...)
+}
+
+// CompileWith is Compile with the compiler named.
+func CompileWith(compiler, src, out string, flags ...string) error {
 	if _, err := exec.LookPath(compiler); err != nil {
 		return fmt.Errorf("%s is not installed: %w", compiler, err)
 	}
