@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/keymaps"
 	"github.com/rewind-debugger/rewind/themes"
+	"github.com/rewind-debugger/rewind/views"
 )
 
 // Minimum terminal size: below it the UI shows "terminal too small".
@@ -557,4 +558,34 @@ func tabRow(th *themes.Theme, keys *keymaps.Keys, w int, shown placement, focus 
 		return lines, hits
 	}
 	return nil, nil
+}
+
+// Layout is the current arrangement of the panes, for a session file to
+// keep: ParseLayout(l.String()) gives it back.
+func (m *Model) Layout() *Layout { return m.lay }
+
+// SetLayout arranges the panes anew (a restored session, :layout).
+func (m *Model) SetLayout(l *Layout) {
+	if l == nil {
+		l = DefaultLayout()
+	}
+	m.lay = l
+	m.resize()
+}
+
+// layoutCommand is ":layout [SPEC]": without SPEC it says which layout is
+// used and what else there is; with one it switches to it.
+func (m *Model) layoutCommand(line, spec string) {
+	if spec == "" {
+		m.console().Append(views.ConsoleEntry{Command: line, Output: fmt.Sprintf("layout %s (presets: %s; or a spec, see the README)",
+			m.lay, strings.Join(LayoutNames, ", "))})
+		return
+	}
+	l, err := ParseLayout(spec)
+	if err != nil {
+		m.console().Append(views.ConsoleEntry{Command: line, Output: err.Error(), Error: true})
+		return
+	}
+	m.SetLayout(l)
+	m.console().Append(views.ConsoleEntry{Command: line, Output: "layout " + l.String()})
 }
