@@ -1,0 +1,143 @@
+// Package cli is rewind's command line, on cobra: one file a command (the
+// root command, rewind PROG, is this file), the helpers they share in files
+// named for what they are. The root package's main only calls Main, so that
+// go install . still builds the rewind binary.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-debugger/rewind/engine/attach"
+	"github.com/rewind-debugger/rewind/engine/machine"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// exitError carries a process exit status through cobra without printing.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// exitPartialTrace is the status of info, events and replay --check on an
+// unfinished or damaged trace: they do their work on the usable events and
+// say in one line on stderr why the rest is not usable. A divergence (1)
+// takes precedence.
+const exitPartialTrace = 2
+
+// warnTrace tells, in one line on stderr, why not all of a trace is usable.
+func warnTrace(st trace.Status) {
+	if st.Message != "" {
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", st.Message)
+	}
+}
+
+// warnMachine warns, a line each, about what differs between this machine
+// and the recording's in ways that can make the replay diverge.
+func warnMachine(h *trace.Header) {
+	for _, w := range machine.Warnings(h) {
+		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", w)
+	}
+}
+
+// traceStatusExit warns about an incomplete trace and returns the
+// exitPartialTrace status for it, nil for a complete one.
+func traceStatusExit(st trace.Status) error {
+	if st.Condition == trace.Complete {
+		return nil
+	}
+	warnTrace(st)
+	return &exitError{exitPartialTrace}
+}
+
+// Main runs rewind with the process's arguments and exits with its status:
+// the command's own (an *exitError), or 1 after a one-line error.
+func Main() {
+	ptrace.MaybeRunHelper()
+	attach.MaybeRunGuard()
+	root := newRoot()
+	root.SetArgs(gdbStyleFlags(os.Args[1:]))
+	err := root.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	default:
+		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+// gdbStyleFlags lets replay take gdb's single-dash -ex and -batch (pflag
+// would read them as -e x and -b -a -t -c -h). Only replay's arguments are touched: record passes the program's
+// arguments through untouched.
+func gdbStyleFlags(args []string) []string {
+	if len(args) == 0 || args[0] != "replay" {
+		return args
+	}
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "-ex", "-batch":
+			out[i] = "-" + a
+		}
+	}
+	return out
+}
+
+// oneLine keeps error reports to one line, as users' scripts expect.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rewind [PROG [ARGS...]]",
+		Short: "Record a program once, then debug the recording forwards and backwards",
+		Long: `Rewind records one run of a Linux x86-64 program (C, C++, Rust, Go) without
+hardware performance counters, and replays it deterministically.
+
+  rewind ./prog args            record a run, then debug it in the terminal UI
+  rewind demo                   try it on a bundled buggy program
+  rewind record ./prog args     record a run into prog-1.rwd
+  rewind replay TRACE           debug a recording in the terminal UI
+  rewind events --json TRACE    the recorded events as NDJSON
+  rewind mcp TRACE              serve a recording to coding agents (MCP)
+  rewind dap                    serve recordings to editors (Debug Adapter Protocol)
+  rewind replay --gdbserver - TRACE   serve a recording to gdb (target remote |)
+  rewind replay --check TRACE   replay it and verify every event
+  rewind info TRACE             summarise a recording
+  rewind why TRACE              explain a failure: the write that caused it
+  rewind diff A.rwd B.rwd       where two recordings of a program part, and what differs
+  rewind pack TRACE             store its source and debug files in it`,
+		Version:       record.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return runProgramUI(args)
+		},
+	}
+	root.Flags().SetInterspersed(false)
+	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(), newWhyCmd(),
+		newMCPCmd(), newDAPCmd(), newDiffCmd(),
+		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { return runDemo() }},
+	)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%s: %w (see rewind %s --help)", c.Name(), err, c.Name())
+	})
+	return root
+}
