@@ -51,9 +51,3 @@ func runGDBServer(path, addr string, budget int64) error {
 	sv.Log = os.Stderr
 	return sv.Serve(conn)
 }
-
-// stdio is the connection of --gdbserver -: gdb's pipe on stdin and stdout.
-type stdio struct{}
-
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }

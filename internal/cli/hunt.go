@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/spf13/cobra"
 )
 
 // Hunting a failure that will not reproduce (rewind record --until-fail):
@@ -326,4 +327,27 @@ func tailLines(b []byte, n int) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// huntFlags checks the flags of --until-fail and --keep-on-failure.
+func huntFlags(cmd *cobra.Command, hunting bool, pid int, keepLast time.Duration, keepOnFailure bool, runs, jobs int) error {
+	f := cmd.Flags()
+	switch {
+	case !hunting && (f.Changed("jobs") || f.Changed("fail-on")):
+		return errors.New("-j and --fail-on need --until-fail")
+	case !hunting:
+		if keepOnFailure && (pid != 0 || keepLast != 0) {
+			return errors.New("--keep-on-failure is for a program rewind starts, recorded whole")
+		}
+		return nil
+	case pid != 0 || keepLast != 0 || f.Changed("bind-to-cpu"):
+		return errors.New("--until-fail records a program it starts, whole, on CPUs it picks: not with -p, --keep-last or --bind-to-cpu")
+	case keepOnFailure:
+		return errors.New("--until-fail keeps the failing recording already: not with --keep-on-failure")
+	case runs < 1:
+		return fmt.Errorf("--until-fail=%d: at least one run", runs)
+	case jobs < 0:
+		return fmt.Errorf("-j %d: at least one run at a time", jobs)
+	}
+	return nil
 }

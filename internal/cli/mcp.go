@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/record"
@@ -56,21 +55,4 @@ func runMCP(trace string, pid int32, session bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return mcpserver.Run(ctx, s, record.Version, &mcpserver.Transport{Reader: os.Stdin, Writer: protocol})
-}
-
-// reserveStdout keeps standard output for the protocol: it returns a copy
-// of descriptor 1 for the server, and points descriptor 1 at standard
-// error, so that nothing else the process or its children print (os.Stdout
-// included) can corrupt the stream of messages.
-func reserveStdout() (*os.File, error) {
-	fd, err := unix.FcntlInt(uintptr(1), unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return nil, fmt.Errorf("duplicating standard output: %w", err)
-	}
-	protocol := os.NewFile(uintptr(fd), "mcp-stdout")
-	if err := unix.Dup3(2, 1, 0); err != nil {
-		protocol.Close()
-		return nil, fmt.Errorf("redirecting standard output to standard error: %w", err)
-	}
-	return protocol, nil
 }

@@ -215,17 +215,6 @@ func forImage(f trace.PackedFile) string {
 	return " for " + f.Image
 }
 
-// plural picks the singular (or the first form) for n == 1.
-func plural(n int, forms ...string) string {
-	if n == 1 {
-		return forms[0]
-	}
-	if len(forms) > 1 {
-		return forms[1]
-	}
-	return forms[0] + "s"
-}
-
 // parseSize reads a size: bytes, or a number with K, M or G (powers of
 // 1024, optionally followed by iB or B).
 func parseSize(s string) (int64, error) {

@@ -3,13 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,12 +15,6 @@ import (
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// exitTraceFailed is the status of rewind record when it could not write a
-// complete trace, whatever the program did: as timeout(1) and env(1) do
-// with 125, it keeps rewind's own failure apart from the statuses programs
-// use (1 and 2 are common ones, and a Go program that panics exits 2).
-const exitTraceFailed = 125
 
 func newRecordCmd() *cobra.Command {
 	var out string
@@ -124,7 +115,7 @@ succeeds.`,
 						h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
 					}
 				}
-				return runHunt(h) // cmd_hunt.go
+				return runHunt(h) // hunt.go
 			}
 			if pid != 0 {
 				path, err := runAttach(out, bindCPU, pid, duration, setChaos)
@@ -173,29 +164,6 @@ succeeds.`,
 	return cmd
 }
 
-// huntFlags checks the flags of --until-fail and --keep-on-failure.
-func huntFlags(cmd *cobra.Command, hunting bool, pid int, keepLast time.Duration, keepOnFailure bool, runs, jobs int) error {
-	f := cmd.Flags()
-	switch {
-	case !hunting && (f.Changed("jobs") || f.Changed("fail-on")):
-		return errors.New("-j and --fail-on need --until-fail")
-	case !hunting:
-		if keepOnFailure && (pid != 0 || keepLast != 0) {
-			return errors.New("--keep-on-failure is for a program rewind starts, recorded whole")
-		}
-		return nil
-	case pid != 0 || keepLast != 0 || f.Changed("bind-to-cpu"):
-		return errors.New("--until-fail records a program it starts, whole, on CPUs it picks: not with -p, --keep-last or --bind-to-cpu")
-	case keepOnFailure:
-		return errors.New("--until-fail keeps the failing recording already: not with --keep-on-failure")
-	case runs < 1:
-		return fmt.Errorf("--until-fail=%d: at least one run", runs)
-	case jobs < 0:
-		return fmt.Errorf("-j %d: at least one run at a time", jobs)
-	}
-	return nil
-}
-
 // packRecorded is record --with-sources: rewind pack with its default
 // limits, reported on stderr (stdout is the program's).
 func packRecorded(path string) error {
@@ -203,84 +171,6 @@ func packRecorded(path string) error {
 		return fmt.Errorf("--with-sources: %w", err)
 	}
 	return nil
-}
-
-func newAttachCmd() *cobra.Command {
-	var out string
-	var bindCPU int
-	var duration, keepLast time.Duration
-	cmd := &cobra.Command{
-		Use:   "attach PID [-o TRACE] [--duration D] [--keep-last D]",
-		Short: "Record a running process (rewind record -p PID)",
-		Long: `Stops process PID for a snapshot of its state, records it from there, and lets
-it go on, detached, at Ctrl-C, SIGTERM, SIGHUP or SIGUSR2 to rewind, or after
---duration. The trace replays like any other; reverse execution stops at the
-snapshot. Refused: a process another tracer holds, one of another user
-without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			pid, err := strconv.Atoi(args[0])
-			if err != nil || pid <= 0 {
-				return fmt.Errorf("attach: %q is not a process id", args[0])
-			}
-			if keepLast < 0 {
-				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
-			}
-			_, err = runAttach(out, bindCPU, pid, duration, func(o *record.Options) { o.KeepLast = keepLast })
-			return err
-		},
-	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
-	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the process to this CPU while recording (default: the one rewind starts on)")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "detach after this long (e.g. 30s, 5m)")
-	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
-	return cmd
-}
-
-// runAttach records the running process pid until rewind is told to stop,
-// the duration ends or the process ends, and says where the trace is; it
-// returns the trace's path.
-func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func(*record.Options)) (string, error) {
-	if duration < 0 {
-		return "", fmt.Errorf("--duration %v: must be positive", duration)
-	}
-	cpu, err := cpuFlag(bindCPU)
-	if err != nil {
-		return "", err
-	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err != nil {
-		if _, serr := os.Stat(fmt.Sprintf("/proc/%d", pid)); serr != nil {
-			return "", fmt.Errorf("attach: no process %d", pid)
-		}
-		return "", fmt.Errorf("attach to %d: %w", pid, err)
-	}
-	p, err := reserveTrace(out, filepath.Base(strings.TrimSuffix(exe, " (deleted)")))
-	if err != nil {
-		return "", traceFailed(err)
-	}
-	defer p.Discard()
-	opts := record.Options{Attach: pid, Duration: duration, Output: p.Path(), Trace: p, CPU: cpu}
-	for _, f := range set {
-		f(&opts)
-	}
-	opts.Attached = func(a record.AttachInfo) {
-		fmt.Fprintf(os.Stderr, "rewind: attached to process %d (%s): %d threads, %.1f MiB snapshot, paused %v; Ctrl-C detaches\n",
-			pid, filepath.Base(exe), a.Threads, float64(a.Bytes)/(1<<20), a.Pause.Round(time.Millisecond))
-	}
-	res, err := record.Record(opts)
-	switch {
-	case res == nil && !errors.Is(err, trace.ErrWrite):
-		return "", err // could not attach
-	case err != nil:
-		return "", traceFailed(err)
-	}
-	how := "the process ended"
-	if res.Detached {
-		how = "detached; the process runs on"
-	}
-	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (%s)\n", res.Events, displayPath(p.Path()), how)
-	return p.Path(), nil
 }
 
 // cpuFlag checks --bind-to-cpu: nil for the default.
@@ -340,72 +230,4 @@ func runRecord(out string, bindCPU int, args []string, set ...func(*record.Optio
 		fmt.Fprintln(os.Stderr, hint)
 	}
 	return res.ExitCode(), p.Path(), nil
-}
-
-// traceFailed reports a recording without a complete trace.
-func traceFailed(err error) error {
-	fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
-	return &exitError{exitTraceFailed}
-}
-
-// maxTraceNumber bounds the search for a free default name.
-const maxTraceNumber = 1 << 20
-
-// reserveTrace prepares the trace file: out if given (replaced at the end
-// if it exists), else ./PROG-N.rwd with the first N free. Each default name
-// is claimed with O_EXCL, so that concurrent recordings of one program in
-// one directory get distinct names.
-func reserveTrace(out, prog string) (*trace.Pending, error) {
-	if out != "" {
-		abs, err := filepath.Abs(out)
-		if err != nil {
-			return nil, fmt.Errorf("%w %s: %w", trace.ErrWrite, out, err)
-		}
-		return trace.Reserve(abs, false)
-	}
-	var p *trace.Pending
-	_, err := firstFree(prog, func(abs string) error {
-		var err error
-		p, err = trace.Reserve(abs, true)
-		return err
-	})
-	return p, err
-}
-
-// traceDirEnv names the directory where recordings go when -o does not
-// say (default: the working directory): one directory for every test
-// binary a CI job records (go test -exec, ctest's emulator).
-const traceDirEnv = "REWIND_TRACE_DIR"
-
-// firstFree claims the first free PREFIX-N.rwd of the working directory
-// (or of $REWIND_TRACE_DIR) with claim, which fails with fs.ErrExist where
-// the name is taken (never replacing a file), and returns its absolute
-// path.
-func firstFree(prefix string, claim func(abs string) error) (string, error) {
-	if dir := os.Getenv(traceDirEnv); dir != "" && filepath.Dir(prefix) == "." {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("%w: $%s=%s is not a directory", trace.ErrWrite, traceDirEnv, dir)
-		}
-		prefix = filepath.Join(dir, prefix)
-	}
-	for n := 1; n <= maxTraceNumber; n++ {
-		abs, err := filepath.Abs(prefix + "-" + strconv.Itoa(n) + ".rwd")
-		if err != nil {
-			return "", fmt.Errorf("%w: %w", trace.ErrWrite, err)
-		}
-		if err := claim(abs); !errors.Is(err, fs.ErrExist) {
-			return abs, err
-		}
-	}
-	return "", fmt.Errorf("%w: %s-1.rwd to %s-%d.rwd all exist", trace.ErrWrite, prefix, prefix, maxTraceNumber)
-}
-
-// displayPath shows a path relative to the working directory when shorter.
-func displayPath(p string) string {
-	if cwd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(cwd, p); err == nil && len(rel) < len(p) && !filepath.IsAbs(rel) && rel[0] != '.' {
-			return rel
-		}
-	}
-	return p
 }

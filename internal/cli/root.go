@@ -8,52 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/attach"
-	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
-	"github.com/rewind-debugger/rewind/engine/trace"
 )
-
-// exitError carries a process exit status through cobra without printing.
-type exitError struct{ code int }
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// exitPartialTrace is the status of info, events and replay --check on an
-// unfinished or damaged trace: they do their work on the usable events and
-// say in one line on stderr why the rest is not usable. A divergence (1)
-// takes precedence.
-const exitPartialTrace = 2
-
-// warnTrace tells, in one line on stderr, why not all of a trace is usable.
-func warnTrace(st trace.Status) {
-	if st.Message != "" {
-		fmt.Fprintf(os.Stderr, "rewind: %s\n", st.Message)
-	}
-}
-
-// warnMachine warns, a line each, about what differs between this machine
-// and the recording's in ways that can make the replay diverge.
-func warnMachine(h *trace.Header) {
-	for _, w := range machine.Warnings(h) {
-		fmt.Fprintf(os.Stderr, "rewind: warning: %s\n", w)
-	}
-}
-
-// traceStatusExit warns about an incomplete trace and returns the
-// exitPartialTrace status for it, nil for a complete one.
-func traceStatusExit(st trace.Status) error {
-	if st.Condition == trace.Complete {
-		return nil
-	}
-	warnTrace(st)
-	return &exitError{exitPartialTrace}
-}
 
 // Main runs rewind with the process's arguments and exits with its status:
 // the command's own (an *exitError), or 1 after a one-line error.
@@ -94,11 +56,6 @@ func gdbStyleFlags(args []string) []string {
 	return out
 }
 
-// oneLine keeps error reports to one line, as users' scripts expect.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "rewind [PROG [ARGS...]]",
@@ -132,12 +89,19 @@ hardware performance counters, and replays it deterministically.
 	}
 	root.Flags().SetInterspersed(false)
 	root.AddCommand(newRecordCmd(), newAttachCmd(), newReplayCmd(), newInfoCmd(), newPackCmd(), newPsCmd(), newEventsCmd(), newWhyCmd(),
-		newMCPCmd(), newDAPCmd(), newDiffCmd(),
-		&cobra.Command{Use: "demo", Short: "Record a bundled buggy program and open it at its crash", Args: cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error { return runDemo() }},
-	)
+		newMCPCmd(), newDAPCmd(), newDiffCmd(), newDemoCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %w (see rewind %s --help)", c.Name(), err, c.Name())
 	})
 	return root
+}
+
+// runProgramUI is `rewind PROG ARGS...`: record, then open the UI at the
+// end of the recording (at the crash if there is one).
+func runProgramUI(args []string) error {
+	_, trace, err := runRecord("", -1, args)
+	if err != nil {
+		return err
+	}
+	return openUI(trace, "continue", "", debugger.DefaultCheckpointBudget, nil)
 }
