@@ -14,10 +14,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// attachOptions are attach's flags.
+type attachOptions struct {
+	out      string        // -o
+	bindCPU  int           // --bind-to-cpu (-1: the default)
+	duration time.Duration // --duration
+	keepLast time.Duration // --keep-last
+}
+
 func newAttachCmd() *cobra.Command {
-	var out string
-	var bindCPU int
-	var duration, keepLast time.Duration
+	var o attachOptions
 	cmd := &cobra.Command{
 		Use:   "attach PID [-o TRACE] [--duration D] [--keep-last D]",
 		Short: "Record a running process (rewind record -p PID)",
@@ -32,24 +38,24 @@ without CAP_SYS_PTRACE, and rewind's own ancestors and descendants.`,
 			if err != nil || pid <= 0 {
 				return fmt.Errorf("attach: %q is not a process id", args[0])
 			}
-			if keepLast < 0 {
-				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
+			if o.keepLast < 0 {
+				return fmt.Errorf("--keep-last %v: must be positive", o.keepLast)
 			}
-			_, err = runAttach(out, bindCPU, pid, duration, func(o *record.Options) { o.KeepLast = keepLast })
+			_, err = runAttach(o.out, o.bindCPU, pid, o.duration, record.Options{KeepLast: o.keepLast})
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
-	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the process to this CPU while recording (default: the one rewind starts on)")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "detach after this long (e.g. 30s, 5m)")
-	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
+	cmd.Flags().IntVar(&o.bindCPU, "bind-to-cpu", -1, "bind the process to this CPU while recording (default: the one rewind starts on)")
+	cmd.Flags().DurationVar(&o.duration, "duration", 0, "detach after this long (e.g. 30s, 5m)")
+	cmd.Flags().DurationVar(&o.keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
 	return cmd
 }
 
 // runAttach records the running process pid until rewind is told to stop,
 // the duration ends or the process ends, and says where the trace is; it
-// returns the trace's path.
-func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func(*record.Options)) (string, error) {
+// returns the trace's path. ro holds the recorder's options the flags set.
+func runAttach(out string, bindCPU, pid int, duration time.Duration, ro record.Options) (string, error) {
 	if duration < 0 {
 		return "", fmt.Errorf("--duration %v: must be positive", duration)
 	}
@@ -69,10 +75,8 @@ func runAttach(out string, bindCPU, pid int, duration time.Duration, set ...func
 		return "", traceFailed(err)
 	}
 	defer p.Discard()
-	opts := record.Options{Attach: pid, Duration: duration, Output: p.Path(), Trace: p, CPU: cpu}
-	for _, f := range set {
-		f(&opts)
-	}
+	opts := ro
+	opts.Attach, opts.Duration, opts.Output, opts.Trace, opts.CPU = pid, duration, p.Path(), p, cpu
 	opts.Attached = func(a record.AttachInfo) {
 		fmt.Fprintf(os.Stderr, "rewind: attached to process %d (%s): %d threads, %.1f MiB snapshot, paused %v; Ctrl-C detaches\n",
 			pid, filepath.Base(exe), a.Threads, float64(a.Bytes)/(1<<20), a.Pause.Round(time.Millisecond))

@@ -67,18 +67,18 @@ func (sc batchScript) commands() ([]string, error) {
 // runBatch runs debugger commands without the UI, -ex commands and -x
 // files in the order given, printing one result each (one JSON object a
 // line with --json). quit ends the batch.
-func runBatch(path string, script batchScript, jsonOut, session bool, budget int64) error {
-	cmds, err := script.commands()
+func runBatch(path string, o *replayOptions) error {
+	cmds, err := o.script.commands()
 	if err != nil {
 		return err
 	}
-	s, err := openSession(path, budget)
+	s, err := openSession(path, o.sessionOptions())
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	warnSession(s)
-	if session {
+	if o.session {
 		restoreSession(s, path)
 	}
 	enc := json.NewEncoder(os.Stdout)
@@ -89,7 +89,7 @@ func runBatch(path string, script batchScript, jsonOut, session bool, budget int
 		prog.begin(c)
 		res := s.Execute(c)
 		lastOK = res.OK
-		if jsonOut {
+		if o.json {
 			if err := enc.Encode(res); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/demo"
+	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/spf13/cobra"
 )
 
@@ -30,8 +31,8 @@ func runDemo() error {
 	fmt.Fprintf(os.Stderr, "rewind: built the demo program (%s), recording it\n", lang)
 	trace := filepath.Join(dir, "corrupt.rwd")
 	os.Setenv("GOTRACEBACK", "crash") // the Go version crashes like the C one
-	if _, _, err := runRecord(trace, -1, []string{prog}); err != nil {
+	if _, _, err := runRecord(trace, -1, []string{prog}, record.Options{}); err != nil {
 		return err
 	}
-	return openUI(trace, "continue", demo.Hint, debugger.DefaultCheckpointBudget, nil)
+	return openUI(trace, uiOptions{sessionOptions: sessionOptions{budget: debugger.DefaultCheckpointBudget}, initial: "continue", hint: demo.Hint})
 }

@@ -11,11 +11,12 @@ import (
 )
 
 // runGDBServer implements replay --gdbserver: one gdb connection, on stdio
-// (addr "-", what `target remote | rewind replay --gdbserver - TRACE`
+// (--gdbserver -, what `target remote | rewind replay --gdbserver - TRACE`
 // runs) or on a TCP port (the address it listens on goes to stderr, so
 // that port 0 is usable). It returns when gdb detaches, kills the
 // target or goes away.
-func runGDBServer(path, addr string, budget int64) error {
+func runGDBServer(path string, o *replayOptions) error {
+	addr := o.gdbAddr
 	var ln net.Listener
 	if addr != "-" {
 		if !strings.Contains(addr, ":") {
@@ -31,7 +32,7 @@ func runGDBServer(path, addr string, budget int64) error {
 	}
 	// The recording opens before gdb is told where to connect: a bad
 	// trace fails first.
-	s, err := openSession(path, budget)
+	s, err := openSession(path, o.sessionOptions())
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Hunting a failure that will not reproduce (rewind record --until-fail):
@@ -330,24 +330,42 @@ func tailLines(b []byte, n int) []byte {
 }
 
 // huntFlags checks the flags of --until-fail and --keep-on-failure.
-func huntFlags(cmd *cobra.Command, hunting bool, pid int, keepLast time.Duration, keepOnFailure bool, runs, jobs int) error {
-	f := cmd.Flags()
+func huntFlags(flags *pflag.FlagSet, hunting bool, o *recordOptions) error {
 	switch {
-	case !hunting && (f.Changed("jobs") || f.Changed("fail-on")):
+	case !hunting && (flags.Changed("jobs") || flags.Changed("fail-on")):
 		return errors.New("-j and --fail-on need --until-fail")
 	case !hunting:
-		if keepOnFailure && (pid != 0 || keepLast != 0) {
+		if o.keepOnFailure && (o.pid != 0 || o.keepLast != 0) {
 			return errors.New("--keep-on-failure is for a program rewind starts, recorded whole")
 		}
 		return nil
-	case pid != 0 || keepLast != 0 || f.Changed("bind-to-cpu"):
+	case o.pid != 0 || o.keepLast != 0 || flags.Changed("bind-to-cpu"):
 		return errors.New("--until-fail records a program it starts, whole, on CPUs it picks: not with -p, --keep-last or --bind-to-cpu")
-	case keepOnFailure:
+	case o.keepOnFailure:
 		return errors.New("--until-fail keeps the failing recording already: not with --keep-on-failure")
-	case runs < 1:
-		return fmt.Errorf("--until-fail=%d: at least one run", runs)
-	case jobs < 0:
-		return fmt.Errorf("-j %d: at least one run at a time", jobs)
+	case o.untilFail < 1:
+		return fmt.Errorf("--until-fail=%d: at least one run", o.untilFail)
+	case o.jobs < 0:
+		return fmt.Errorf("-j %d: at least one run at a time", o.jobs)
 	}
 	return nil
+}
+
+// newHunt is what record's flags ask of a hunt for args.
+func newHunt(flags *pflag.FlagSet, o *recordOptions, args []string) (hunt, error) {
+	h := hunt{runs: o.untilFail, jobs: o.jobs, out: o.out, args: args}
+	if o.failOn != "" {
+		// Line by line, as grep matches: ^ and $ are a line's.
+		re, err := regexp.Compile("(?m)" + o.failOn)
+		if err != nil {
+			return h, fmt.Errorf("--fail-on %q: %w", o.failOn, err)
+		}
+		h.failOn = re
+	}
+	for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources"} {
+		if fl := flags.Lookup(f); fl.Changed {
+			h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
+		}
+	}
+	return h, nil
 }

@@ -14,9 +14,14 @@ import (
 	"github.com/rewind-debugger/rewind/mcpserver"
 )
 
+// mcpOptions are mcp's flags.
+type mcpOptions struct {
+	process int32 // -p
+	session bool  // --session
+}
+
 func newMCPCmd() *cobra.Command {
-	var pid int32
-	var session bool
+	var o mcpOptions
 	cmd := &cobra.Command{
 		Use:   "mcp [-p PID] TRACE",
 		Short: "Serve a recording to coding agents over MCP on stdio",
@@ -27,24 +32,24 @@ written to stdout. For Claude Code:
 
   claude mcp add rewind -- rewind mcp TRACE`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0], pid, session) },
+		RunE: func(_ *cobra.Command, args []string) error { return runMCP(args[0], &o) },
 	}
-	cmd.Flags().Int32VarP(&pid, "process", "p", 0, "the recorded pid of the process to serve (rewind ps lists them)")
-	cmd.Flags().BoolVar(&session, "session", false, "set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
+	cmd.Flags().Int32VarP(&o.process, "process", "p", 0, "the recorded pid of the process to serve (rewind ps lists them)")
+	cmd.Flags().BoolVar(&o.session, "session", false, "set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
 
 // runMCP serves the recording at trace over the Model Context Protocol on
 // stdin/stdout until the client disconnects, SIGINT or SIGTERM.
-func runMCP(trace string, pid int32, session bool) error {
-	s, err := debugger.Open(trace, debugger.Options{Process: pid})
+func runMCP(trace string, o *mcpOptions) error {
+	s, err := debugger.Open(trace, debugger.Options{Process: o.process})
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	defer s.Close()
 	// For the client's log; the model is told in the protocol.
 	warnSession(s)
-	if session {
+	if o.session {
 		restoreSession(s, trace)
 	}
 	protocol, err := reserveStdout()

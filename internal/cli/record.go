@@ -5,27 +5,42 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// recordOptions are record's flags.
+type recordOptions struct {
+	out           string        // -o
+	bindCPU       int           // --bind-to-cpu (-1: the default)
+	chaos         bool          // --chaos (or --chaos-seed)
+	seed          uint64        // --chaos-seed
+	pid           int           // -p: record a running process
+	noBuffer      bool          // --no-buffer
+	serial        bool          // --serial
+	withSources   bool          // --with-sources
+	keepOnFailure bool          // --keep-on-failure
+	duration      time.Duration // --duration, with -p
+	keepLast      time.Duration // --keep-last
+	untilFail     int           // --until-fail: at most this many runs
+	jobs          int           // -j, with --until-fail
+	failOn        string        // --fail-on, with --until-fail
+}
+
+// recorder is what the flags set of the recorder's options.
+func (o *recordOptions) recorder() record.Options {
+	return record.Options{Chaos: o.chaos, Seed: o.seed, KeepLast: o.keepLast, NoBuffer: o.noBuffer, Serial: o.serial}
+}
+
 func newRecordCmd() *cobra.Command {
-	var out string
-	var bindCPU int
-	var chaos bool
-	var seed uint64
-	var pid int
-	var noBuffer, serial, withSources, keepOnFailure bool
-	var duration, keepLast time.Duration
-	var untilFail, jobs int
-	var failOn string
+	var o recordOptions
 	cmd := &cobra.Command{
 		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--until-fail[=N] [-j J] [--fail-on REGEX] | --keep-on-failure] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
 		Short: "Record one run of PROG",
@@ -70,98 +85,89 @@ status (1 when only its output failed it), 0 when every run passed.
 --keep-on-failure, for one run (CI), deletes the recording when the program
 succeeds.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if pid != 0 {
+			if o.pid != 0 {
 				if len(args) > 0 {
 					return errors.New("record -p PID takes no program: it records the running process")
 				}
 				return nil
 			}
-			if duration != 0 {
+			if o.duration != 0 {
 				return errors.New("--duration needs -p PID")
 			}
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// The recorder's garbage is short-lived (events on their way
-			// to the writer) and its live heap small: collecting it four
-			// times less often takes a few percent off a recording, in
-			// which the program waits for the recorder at each stop.
-			debug.SetGCPercent(400)
-			if cmd.Flags().Changed("chaos-seed") {
-				chaos = true
-			}
-			if keepLast < 0 {
-				return fmt.Errorf("--keep-last %v: must be positive", keepLast)
-			}
-			setChaos := func(o *record.Options) {
-				o.Chaos, o.Seed, o.KeepLast, o.NoBuffer, o.Serial = chaos, seed, keepLast, noBuffer, serial
-			}
-			hunting := cmd.Flags().Changed("until-fail")
-			if err := huntFlags(cmd, hunting, pid, keepLast, keepOnFailure, untilFail, jobs); err != nil {
-				return err
-			}
-			if hunting {
-				h := hunt{runs: untilFail, jobs: jobs, out: out, args: args}
-				if failOn != "" {
-					// Line by line, as grep matches: ^ and $ are a line's.
-					re, err := regexp.Compile("(?m)" + failOn)
-					if err != nil {
-						return fmt.Errorf("--fail-on %q: %w", failOn, err)
-					}
-					h.failOn = re
-				}
-				for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources"} {
-					if fl := cmd.Flags().Lookup(f); fl.Changed {
-						h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
-					}
-				}
-				return runHunt(h) // hunt.go
-			}
-			if pid != 0 {
-				path, err := runAttach(out, bindCPU, pid, duration, setChaos)
-				if err == nil && withSources {
-					err = packRecorded(path)
-				}
-				return err
-			}
-			code, path, err := runRecord(out, bindCPU, args, setChaos)
-			if err != nil {
-				return err
-			}
-			if keepOnFailure && code == 0 {
-				if err := os.Remove(path); err != nil {
-					return fmt.Errorf("--keep-on-failure: %w", err)
-				}
-				fmt.Fprintf(os.Stderr, "rewind: %s succeeded: its recording is deleted (--keep-on-failure)\n", filepath.Base(args[0]))
-				return &exitError{code}
-			}
-			if withSources {
-				if err := packRecorded(path); err != nil {
-					// The recording is whole; the program's status is
-					// what record exits with.
-					fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
-				}
-			}
-			return &exitError{code}
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd.Flags(), args) },
 	}
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
-	cmd.Flags().IntVar(&bindCPU, "bind-to-cpu", -1, "bind the program to this CPU (default: the one rewind starts on); replay binds to it too")
-	cmd.Flags().BoolVar(&chaos, "chaos", false, "randomise scheduling (which thread runs next, slice lengths, preemption points) to expose races; the seed is in the trace")
-	cmd.Flags().Uint64Var(&seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
-	cmd.Flags().IntVarP(&pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
-	cmd.Flags().DurationVar(&keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
-	cmd.Flags().BoolVar(&serial, "serial", false, "have the recorded processes take turns on one CPU, as threads do, instead of running side by side")
-	cmd.Flags().BoolVar(&noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
-	cmd.Flags().BoolVar(&withSources, "with-sources", false, "store the programs' source files and separate debug files in the trace (rewind pack)")
-	cmd.Flags().IntVar(&untilFail, "until-fail", 0, "record PROG again and again until a run fails, at most N runs (default 100)")
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
+	cmd.Flags().IntVar(&o.bindCPU, "bind-to-cpu", -1, "bind the program to this CPU (default: the one rewind starts on); replay binds to it too")
+	cmd.Flags().BoolVar(&o.chaos, "chaos", false, "randomise scheduling (which thread runs next, slice lengths, preemption points) to expose races; the seed is in the trace")
+	cmd.Flags().Uint64Var(&o.seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
+	cmd.Flags().IntVarP(&o.pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
+	cmd.Flags().DurationVar(&o.duration, "duration", 0, "with -p: detach after this long (e.g. 30s, 5m)")
+	cmd.Flags().DurationVar(&o.keepLast, "keep-last", 0, "ring buffer: keep only about the last D of the run (between D and 1.5 D), on bounded disk")
+	cmd.Flags().BoolVar(&o.serial, "serial", false, "have the recorded processes take turns on one CPU, as threads do, instead of running side by side")
+	cmd.Flags().BoolVar(&o.noBuffer, "no-buffer", false, "stop at every system call instead of letting the program make the simple ones itself (slower; -p never buffers)")
+	cmd.Flags().BoolVar(&o.withSources, "with-sources", false, "store the programs' source files and separate debug files in the trace (rewind pack)")
+	cmd.Flags().IntVar(&o.untilFail, "until-fail", 0, "record PROG again and again until a run fails, at most N runs (default 100)")
 	cmd.Flags().Lookup("until-fail").NoOptDefVal = "100"
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", 0, "with --until-fail: runs at a time, each on a CPU of its own (default: one per CPU)")
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "with --until-fail: a run with an output line that matches REGEX failed, whatever its status")
-	cmd.Flags().BoolVar(&keepOnFailure, "keep-on-failure", false, "delete the recording when the program succeeds (one run: CI)")
+	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "with --until-fail: runs at a time, each on a CPU of its own (default: one per CPU)")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "", "with --until-fail: a run with an output line that matches REGEX failed, whatever its status")
+	cmd.Flags().BoolVar(&o.keepOnFailure, "keep-on-failure", false, "delete the recording when the program succeeds (one run: CI)")
 	return cmd
+}
+
+// run is record: a hunt (--until-fail), a running process (-p), or one
+// run of PROG.
+func (o *recordOptions) run(flags *pflag.FlagSet, args []string) error {
+	// The recorder's garbage is short-lived (events on their way to the
+	// writer) and its live heap small: collecting it four times less often
+	// takes a few percent off a recording, in which the program waits for
+	// the recorder at each stop.
+	debug.SetGCPercent(400)
+	if flags.Changed("chaos-seed") {
+		o.chaos = true
+	}
+	if o.keepLast < 0 {
+		return fmt.Errorf("--keep-last %v: must be positive", o.keepLast)
+	}
+	hunting := flags.Changed("until-fail")
+	if err := huntFlags(flags, hunting, o); err != nil {
+		return err
+	}
+	if hunting {
+		h, err := newHunt(flags, o, args)
+		if err != nil {
+			return err
+		}
+		return runHunt(h) // hunt.go
+	}
+	if o.pid != 0 {
+		path, err := runAttach(o.out, o.bindCPU, o.pid, o.duration, o.recorder())
+		if err == nil && o.withSources {
+			err = packRecorded(path)
+		}
+		return err
+	}
+	code, path, err := runRecord(o.out, o.bindCPU, args, o.recorder())
+	if err != nil {
+		return err
+	}
+	if o.keepOnFailure && code == 0 {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("--keep-on-failure: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "rewind: %s succeeded: its recording is deleted (--keep-on-failure)\n", filepath.Base(args[0]))
+		return &exitError{code}
+	}
+	if o.withSources {
+		if err := packRecorded(path); err != nil {
+			// The recording is whole; the program's status is what
+			// record exits with.
+			fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
+		}
+	}
+	return &exitError{code}
 }
 
 // packRecorded is record --with-sources: rewind pack with its default
@@ -187,9 +193,9 @@ func cpuFlag(bindCPU int) (*int, error) {
 
 // runRecord records args and returns the program's shell-style exit
 // status and the trace written. When the trace could not be written, it
-// prints why and returns an *exitError of exitTraceFailed. set adjusts the
-// recording's options (chaos mode).
-func runRecord(out string, bindCPU int, args []string, set ...func(*record.Options)) (int, string, error) {
+// prints why and returns an *exitError of exitTraceFailed. ro holds the
+// recorder's options the flags set (chaos mode…).
+func runRecord(out string, bindCPU int, args []string, ro record.Options) (int, string, error) {
 	path, err := record.ResolveProgram(args[0])
 	if err != nil {
 		return 0, "", err
@@ -207,12 +213,8 @@ func runRecord(out string, bindCPU int, args []string, set ...func(*record.Optio
 		return 0, "", traceFailed(err)
 	}
 	defer p.Discard()
-	opts := record.Options{
-		Path: path, Args: args, Env: os.Environ(), Dir: cwd, Output: p.Path(), Trace: p, CPU: cpu,
-	}
-	for _, f := range set {
-		f(&opts)
-	}
+	opts := ro
+	opts.Path, opts.Args, opts.Env, opts.Dir, opts.Output, opts.Trace, opts.CPU = path, args, os.Environ(), cwd, p.Path(), p, cpu
 	res, err := record.Record(opts)
 	switch {
 	case res == nil && !errors.Is(err, trace.ErrWrite):

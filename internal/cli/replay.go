@@ -13,12 +13,27 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// replayOptions are replay's flags.
+type replayOptions struct {
+	check   bool        // --check
+	batch   bool        // --batch
+	json    bool        // --json, with --batch
+	session bool        // --session, with --batch
+	cpMiB   int64       // --checkpoint-memory, in MiB
+	process int32       // -p
+	gdbAddr string      // --gdbserver
+	diffA   string      // --diff
+	script  batchScript // -ex and -x, in the order given
+}
+
+// sessionOptions are what the session of every way of debugging a trace
+// opens with.
+func (o *replayOptions) sessionOptions() sessionOptions {
+	return sessionOptions{process: o.process, budget: o.cpMiB << 20}
+}
+
 func newReplayCmd() *cobra.Command {
-	var check, batch, jsonOut, session bool
-	var cpMiB int64
-	var pid int32
-	var gdbAddr, diffA string
-	var script batchScript
+	var o replayOptions
 	cmd := &cobra.Command{
 		Use:   "replay [-p PID] [--check | --batch [--json] (-ex CMD)... [-x FILE] | --gdbserver [HOST:]PORT|- | --diff A] TRACE",
 		Short: "Replay a recording",
@@ -45,9 +60,8 @@ for gdb's target remote HOST:PORT.
 TRACE), with A's event, stack and source line beside the panes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sessionProcess = pid
 			modes := 0
-			for _, on := range []bool{check, gdbAddr != "", batch || len(script) > 0, diffA != ""} {
+			for _, on := range []bool{o.check, o.gdbAddr != "", o.batch || len(o.script) > 0, o.diffA != ""} {
 				if on {
 					modes++
 				}
@@ -56,28 +70,28 @@ TRACE), with A's event, stack and source line beside the panes.`,
 				return errors.New("--check, --gdbserver, --batch (-ex, -x) and --diff are different ways to replay: choose one")
 			}
 			switch {
-			case check:
-				return runCheck(args[0], pid)
-			case gdbAddr != "":
-				return runGDBServer(args[0], gdbAddr, cpMiB<<20)
-			case batch || len(script) > 0:
-				return runBatch(args[0], script, jsonOut, session, cpMiB<<20)
-			case diffA != "":
-				return openDiffUI(diffA, args[0], cpMiB<<20)
+			case o.check:
+				return runCheck(args[0], o.process)
+			case o.gdbAddr != "":
+				return runGDBServer(args[0], &o)
+			case o.batch || len(o.script) > 0:
+				return runBatch(args[0], &o)
+			case o.diffA != "":
+				return openDiffUI(args[0], &o)
 			}
-			return openUI(args[0], "start", "", cpMiB<<20, nil)
+			return openUI(args[0], uiOptions{sessionOptions: o.sessionOptions(), initial: "start"})
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "replay to the end and verify every event")
-	cmd.Flags().Int32VarP(&pid, "process", "p", 0, "the recorded pid of the process to replay (rewind ps lists them)")
-	cmd.Flags().Int64Var(&cpMiB, "checkpoint-memory", debugger.DefaultCheckpointBudget>>20, "memory budget of checkpoints in MiB (0: no checkpoints)")
-	cmd.Flags().BoolVar(&batch, "batch", false, "run debugger commands without the UI")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "with --batch, one JSON object per result")
-	cmd.Flags().Var(scriptFlag{&script, false}, "ex", "with --batch, a command to run (repeatable; -ex and -x run in the order given, as gdb's)")
-	cmd.Flags().VarP(scriptFlag{&script, true}, "x", "x", "with --batch, a file of commands (repeatable)")
-	cmd.Flags().StringVar(&diffA, "diff", "", "open the UI where TRACE leaves recording A, A's side beside (rewind replay --diff A B)")
-	cmd.Flags().StringVar(&gdbAddr, "gdbserver", "", "serve the replay to gdb: - for stdio, or [HOST:]PORT")
-	cmd.Flags().BoolVar(&session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
+	cmd.Flags().BoolVar(&o.check, "check", false, "replay to the end and verify every event")
+	cmd.Flags().Int32VarP(&o.process, "process", "p", 0, "the recorded pid of the process to replay (rewind ps lists them)")
+	cmd.Flags().Int64Var(&o.cpMiB, "checkpoint-memory", debugger.DefaultCheckpointBudget>>20, "memory budget of checkpoints in MiB (0: no checkpoints)")
+	cmd.Flags().BoolVar(&o.batch, "batch", false, "run debugger commands without the UI")
+	cmd.Flags().BoolVar(&o.json, "json", false, "with --batch, one JSON object per result")
+	cmd.Flags().Var(scriptFlag{&o.script, false}, "ex", "with --batch, a command to run (repeatable; -ex and -x run in the order given, as gdb's)")
+	cmd.Flags().VarP(scriptFlag{&o.script, true}, "x", "x", "with --batch, a file of commands (repeatable)")
+	cmd.Flags().StringVar(&o.diffA, "diff", "", "open the UI where TRACE leaves recording A, A's side beside (rewind replay --diff A B)")
+	cmd.Flags().StringVar(&o.gdbAddr, "gdbserver", "", "serve the replay to gdb: - for stdio, or [HOST:]PORT")
+	cmd.Flags().BoolVar(&o.session, "session", false, "with --batch, set up the breakpoints and watchpoints of the recording's session file (TRACE.session) first")
 	return cmd
 }
 

@@ -99,9 +99,9 @@ hardware performance counters, and replays it deterministically.
 // runProgramUI is `rewind PROG ARGS...`: record, then open the UI at the
 // end of the recording (at the crash if there is one).
 func runProgramUI(args []string) error {
-	_, trace, err := runRecord("", -1, args)
+	_, trace, err := runRecord("", -1, args, record.Options{})
 	if err != nil {
 		return err
 	}
-	return openUI(trace, "continue", "", debugger.DefaultCheckpointBudget, nil)
+	return openUI(trace, uiOptions{sessionOptions: sessionOptions{budget: debugger.DefaultCheckpointBudget}, initial: "continue"})
 }

@@ -24,15 +24,18 @@ func restoreSession(s *debugger.Session, trace string) {
 	fmt.Fprintf(os.Stderr, "rewind: session: %d of %d breakpoints and watchpoints restored\n", n, len(f.Breakpoints)+len(f.Watchpoints))
 }
 
-// sessionProcess is the -p of replay: the process sessions open on (0:
-// the default choice).
-var sessionProcess int32
+// sessionOptions are replay's flags for the session it debugs in, passed
+// down to each way of debugging (the UI, batch mode, gdbserver).
+type sessionOptions struct {
+	process int32 // the recorded pid to debug (0: the default choice)
+	budget  int64 // memory of checkpoints in bytes (0: no checkpoints)
+}
 
-// openSession opens a debugging session with a checkpoint budget in bytes
-// (0: no checkpoints), for batch mode and the UI.
-func openSession(path string, budget int64) (*debugger.Session, error) {
-	if budget < 0 {
+// openSession opens a debugging session, for batch mode, gdbserver and
+// the UI.
+func openSession(path string, o sessionOptions) (*debugger.Session, error) {
+	if o.budget < 0 {
 		return nil, fmt.Errorf("--checkpoint-memory must be 0 or more")
 	}
-	return debugger.Open(path, debugger.Options{CheckpointBudget: budget, NoCheckpoints: budget == 0, Process: sessionProcess})
+	return debugger.Open(path, debugger.Options{CheckpointBudget: o.budget, NoCheckpoints: o.budget == 0, Process: o.process})
 }

@@ -8,15 +8,21 @@ import (
 	"github.com/rewind-debugger/rewind/ui"
 )
 
-// openUI opens the terminal UI on a trace, runs initial first ("" stays at
-// the start), shows hint in the Console and beside (nil: nothing) next to
-// the panes.
-func openUI(trace, initial, hint string, budget int64, beside *ui.Beside) error {
+// uiOptions say how the terminal UI opens on a trace.
+type uiOptions struct {
+	sessionOptions
+	initial string     // a command run first ("" stays at the start)
+	hint    string     // shown in the Console ("": nothing)
+	beside  *ui.Beside // shown next to the panes (nil: nothing)
+}
+
+// openUI opens the terminal UI on a trace.
+func openUI(trace string, o uiOptions) error {
 	cfg, err := ui.LoadConfig(ui.ConfigPath())
 	if err != nil {
 		return err
 	}
-	s, err := openSession(trace, budget)
+	s, err := openSession(trace, o.sessionOptions)
 	if err != nil {
 		return err
 	}
@@ -27,8 +33,8 @@ func openUI(trace, initial, hint string, budget int64, beside *ui.Beside) error 
 		warnings = append(warnings, serr.Error())
 	}
 	// no-color.org: any non-empty NO_COLOR means no colour at all.
-	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: initial, Hint: hint,
-		Session: sf, SaveSession: true, Warnings: warnings, Beside: beside})
+	err = ui.Run(s, ui.Options{Config: cfg, NoColor: os.Getenv("NO_COLOR") != "", Initial: o.initial, Hint: o.hint,
+		Session: sf, SaveSession: true, Warnings: warnings, Beside: o.beside})
 	if errors.Is(err, ui.ErrEngineBusy) {
 		// Still in use by the stuck operation: rewind's exit ends it.
 		return err
