@@ -72,12 +72,11 @@ func runBatch(path string, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(path, o.sessionOptions())
+	s, err := openSession(path, o.sessionOptions(), warnLine)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	warnSession(s)
 	if o.session {
 		restoreSession(s, path)
 	}

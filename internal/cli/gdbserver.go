@@ -32,12 +32,11 @@ func runGDBServer(path string, o *replayOptions) error {
 	}
 	// The recording opens before gdb is told where to connect: a bad
 	// trace fails first.
-	s, err := openSession(path, o.sessionOptions())
+	s, err := openSession(path, o.sessionOptions(), warnLine)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	warnSession(s)
 	var conn io.ReadWriter = stdio{}
 	if ln != nil {
 		fmt.Fprintf(os.Stderr, "rewind: gdbserver listening on %s (gdb: target remote %s)\n", ln.Addr(), ln.Addr())

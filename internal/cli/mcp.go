@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/debugger"
 	"github.com/rewind-debugger/rewind/engine/record"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 	"github.com/rewind-debugger/rewind/mcpserver"
 )
 
@@ -42,13 +43,13 @@ written to stdout. For Claude Code:
 // runMCP serves the recording at trace over the Model Context Protocol on
 // stdin/stdout until the client disconnects, SIGINT or SIGTERM.
 func runMCP(trace string, o *mcpOptions) error {
-	s, err := debugger.Open(trace, debugger.Options{Process: o.process})
+	// The warnings go to the client's log; the model is told in the
+	// protocol.
+	s, err := frontend.Open(trace, frontend.OpenOptions{Options: debugger.Options{Process: o.process}, Warn: warnLine})
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	defer s.Close()
-	// For the client's log; the model is told in the protocol.
-	warnSession(s)
 	if o.session {
 		restoreSession(s, trace)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 )
 
 // restoreSession sets up the breakpoints and watchpoints of the trace's
@@ -32,10 +33,14 @@ type sessionOptions struct {
 }
 
 // openSession opens a debugging session, for batch mode, gdbserver and
-// the UI.
-func openSession(path string, o sessionOptions) (*debugger.Session, error) {
+// the UI, giving warn (nil: nobody, the UI shows them itself) what is
+// wrong with the trace and with this machine for it.
+func openSession(path string, o sessionOptions, warn func(string)) (*debugger.Session, error) {
 	if o.budget < 0 {
 		return nil, fmt.Errorf("--checkpoint-memory must be 0 or more")
 	}
-	return debugger.Open(path, debugger.Options{CheckpointBudget: o.budget, NoCheckpoints: o.budget == 0, Process: o.process})
+	return frontend.Open(path, frontend.OpenOptions{
+		Options: debugger.Options{CheckpointBudget: o.budget, NoCheckpoints: o.budget == 0, Process: o.process},
+		Warn:    warn,
+	})
 }

@@ -22,7 +22,7 @@ func openUI(trace string, o uiOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(trace, o.sessionOptions)
+	s, err := openSession(trace, o.sessionOptions, nil)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 )
 
 // whyOptions are why's flags.
@@ -51,12 +52,11 @@ func runWhy(path string, o *whyOptions) error {
 	if o.links < 1 {
 		return fmt.Errorf("why: --links must be 1 or more, not %d", o.links)
 	}
-	s, err := debugger.Open(path, debugger.Options{Process: o.process})
+	s, err := frontend.Open(path, frontend.OpenOptions{Options: debugger.Options{Process: o.process}, Warn: warnLine})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	warnSession(s)
 	w, err := s.Why(o.links)
 	if err != nil {
 		return err
