@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewind-debugger/rewind/engine/record"
-	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 	"github.com/spf13/cobra"
 )
 
@@ -70,28 +69,19 @@ func runAttach(out string, bindCPU, pid int, duration time.Duration, ro record.O
 		}
 		return "", fmt.Errorf("attach to %d: %w", pid, err)
 	}
-	p, err := reserveTrace(out, filepath.Base(strings.TrimSuffix(exe, " (deleted)")))
-	if err != nil {
-		return "", traceFailed(err)
-	}
-	defer p.Discard()
-	opts := ro
-	opts.Attach, opts.Duration, opts.Output, opts.Trace, opts.CPU = pid, duration, p.Path(), p, cpu
-	opts.Attached = func(a record.AttachInfo) {
+	ro.Attach, ro.Duration, ro.CPU = pid, duration, cpu
+	ro.Attached = func(a record.AttachInfo) {
 		fmt.Fprintf(os.Stderr, "rewind: attached to process %d (%s): %d threads, %.1f MiB snapshot, paused %v; Ctrl-C detaches\n",
 			pid, filepath.Base(exe), a.Threads, float64(a.Bytes)/(1<<20), a.Pause.Round(time.Millisecond))
 	}
-	res, err := record.Record(opts)
-	switch {
-	case res == nil && !errors.Is(err, trace.ErrWrite):
-		return "", err // could not attach
-	case err != nil:
-		return "", traceFailed(err)
+	rec, err := frontend.Record(frontend.RecordOptions{Recorder: ro, Name: filepath.Base(strings.TrimSuffix(exe, " (deleted)")), Output: out})
+	if err != nil {
+		return "", recordFailed(err)
 	}
 	how := "the process ended"
-	if res.Detached {
+	if rec.Detached {
 		how = "detached; the process runs on"
 	}
-	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (%s)\n", res.Events, displayPath(p.Path()), how)
-	return p.Path(), nil
+	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (%s)\n", rec.Events, displayPath(rec.Trace), how)
+	return rec.Trace, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 	"github.com/spf13/pflag"
 )
 
@@ -259,7 +260,7 @@ func keepTrace(from, want, prefix string) (string, error) {
 		return abs, nil
 	}
 	// A link, then the old name gone: an existing file is never replaced.
-	abs, err := firstFree(prefix, func(abs string) error { return os.Link(from, abs) })
+	abs, err := frontend.ClaimName("", prefix, func(abs string) error { return os.Link(from, abs) })
 	if err != nil {
 		if !errors.Is(err, trace.ErrWrite) {
 			err = fmt.Errorf("%w: keep %s: %w", trace.ErrWrite, abs, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 )
 
 // recordOptions are record's flags.
@@ -196,40 +197,37 @@ func cpuFlag(bindCPU int) (*int, error) {
 // prints why and returns an *exitError of exitTraceFailed. ro holds the
 // recorder's options the flags set (chaos mode…).
 func runRecord(out string, bindCPU int, args []string, ro record.Options) (int, string, error) {
-	path, err := record.ResolveProgram(args[0])
-	if err != nil {
-		return 0, "", err
-	}
 	cpu, err := cpuFlag(bindCPU)
 	if err != nil {
 		return 0, "", err
 	}
-	cwd, err := os.Getwd()
+	ro.CPU = cpu
+	rec, err := frontend.Record(frontend.RecordOptions{Recorder: ro, Args: args, Output: out})
 	if err != nil {
-		return 0, "", err
+		return 0, "", recordFailed(err)
 	}
-	p, err := reserveTrace(out, filepath.Base(path))
-	if err != nil {
-		return 0, "", traceFailed(err)
-	}
-	defer p.Discard()
-	opts := ro
-	opts.Path, opts.Args, opts.Env, opts.Dir, opts.Output, opts.Trace, opts.CPU = path, args, os.Environ(), cwd, p.Path(), p, cpu
-	res, err := record.Record(opts)
-	switch {
-	case res == nil && !errors.Is(err, trace.ErrWrite):
-		return 0, "", err // the program could not be started
-	case err != nil:
-		return 0, "", traceFailed(err)
-	}
-	if res.Interrupted != 0 {
+	if rec.Interrupted != 0 {
 		fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s (stopped by %s; the program was killed)\n",
-			res.Events, displayPath(p.Path()), unix.SignalName(res.Interrupted))
-		return res.ExitCode(), p.Path(), nil
+			rec.Events, displayPath(rec.Trace), unix.SignalName(rec.Interrupted))
+		return rec.ExitCode(), rec.Trace, nil
 	}
-	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", res.Events, displayPath(p.Path()))
+	fmt.Fprintf(os.Stderr, "rewind: recorded %d events to %s\n", rec.Events, displayPath(rec.Trace))
 	if hint := goTestHint(args, os.Getenv("GOFLAGS")); hint != "" {
 		fmt.Fprintln(os.Stderr, hint)
 	}
-	return res.ExitCode(), p.Path(), nil
+	return rec.ExitCode(), rec.Trace, nil
+}
+
+// recordFailed is the error of a recording that failed: a trace that
+// could not be written is rewind's own failure (traceFailed), anything else
+// (no such program, a process that cannot be attached to) is the user's.
+func recordFailed(err error) error {
+	var re *frontend.RecordError
+	if errors.As(err, &re) && re.TraceFailed {
+		return traceFailed(re.Err)
+	}
+	if re != nil {
+		return re.Err
+	}
+	return err
 }
