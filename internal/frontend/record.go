@@ -48,6 +48,7 @@ type Recorded struct {
 // ends tell these apart (record's status 125 is for a trace that could
 // not be written, the DAP names the program once it ran).
 type RecordError struct {
+	// Err is what failed, in the words the front ends show.
 	Err error
 	// Recording: the recorder ran, and could not start the program (or
 	// attach to the process), or write the trace as it went.
