@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-dap"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 )
 
 // Error ids of the error responses (the protocol wants a number).
@@ -316,19 +317,16 @@ func (sv *server) doLaunch(r *dap.LaunchRequest) error {
 	case a.Trace == "":
 		return errors.New(`launch needs "trace" (a recording) or "program" (to record first)`)
 	}
-	s, err := debugger.Open(path, debugger.Options{Process: a.Process, CheckpointBudget: sv.opts.CheckpointBudget})
+	s, err := frontend.Open(path, frontend.OpenOptions{
+		Options: debugger.Options{Process: a.Process, CheckpointBudget: sv.opts.CheckpointBudget},
+		Warn:    func(l string) { sv.output("console", l) },
+	})
 	if err != nil {
 		if sv.cleanup != nil {
 			sv.cleanup()
 			sv.cleanup = nil
 		}
 		return fmt.Errorf("launch: %w", err)
-	}
-	if st := s.TraceStatus(); st.Message != "" {
-		sv.output("console", "rewind: "+st.Message)
-	}
-	for _, w := range s.MachineWarnings() {
-		sv.output("console", "rewind: warning: "+w)
 	}
 	s.SetProgress(func(int64, int64) bool { return !sv.pause.Load() })
 	sv.s, sv.launch = s, a

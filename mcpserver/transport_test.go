@@ -23,7 +23,7 @@ import (
 const replyTimeout = time.Minute
 
 // rawSession is `rewind mcp` on a recording, spoken to line by line: the
-// server runs on Transport over pipes, as cmd_mcp.go runs it on stdio.
+// server runs on Transport over pipes, as internal/cli/mcp.go runs it on stdio.
 type rawSession struct {
 	in     io.WriteCloser
 	lines  chan []byte // the server's output, one message a line

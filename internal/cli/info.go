@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -185,15 +185,4 @@ func sortedKinds(m map[trace.Kind]int64) []trace.Kind {
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
 	return ks
-}
-
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -17,8 +17,14 @@ import (
 // 2): 0 means the recordings agree, 1 that they differ.
 const exitDiffTrouble = 2
 
+// diffOptions are diff's flags.
+type diffOptions struct {
+	json     bool // --json
+	noStacks bool // --no-stacks
+}
+
 func newDiffCmd() *cobra.Command {
-	var jsonOut, noStacks bool
+	var o diffOptions
 	cmd := &cobra.Command{
 		Use:   "diff [--json] [--no-stacks] A.rwd B.rwd",
 		Short: "Show where two recordings of a program part, and what differs after",
@@ -35,22 +41,22 @@ Exits 0 when the recordings agree, 1 when they differ, 2 when they cannot be
 compared (a missing file, not a trace, recordings of different programs).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDiff(args[0], args[1], jsonOut, !noStacks)
+			return runDiff(args[0], args[1], &o)
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON")
-	cmd.Flags().BoolVar(&noStacks, "no-stacks", false, "do not replay the recordings for the stacks of the first difference")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&o.noStacks, "no-stacks", false, "do not replay the recordings for the stacks of the first difference")
 	return cmd
 }
 
 // runDiff implements rewind diff.
-func runDiff(a, b string, jsonOut, stacks bool) error {
-	rep, err := tracediff.Diff(a, b, tracediff.Options{Stacks: stacks})
+func runDiff(a, b string, o *diffOptions) error {
+	rep, err := tracediff.Diff(a, b, tracediff.Options{Stacks: !o.noStacks})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rewind: %s\n", oneLine(err.Error()))
 		return &exitError{exitDiffTrouble}
 	}
-	if jsonOut {
+	if o.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -77,14 +83,15 @@ func terminalWidth() int {
 
 // openDiffUI is replay --diff A B: the UI on B where it leaves A, on the
 // process where it does (unless -p says which), with A's side beside.
-func openDiffUI(a, b string, budget int64) error {
-	rep, err := tracediff.Diff(a, b, tracediff.Options{Stacks: true})
+func openDiffUI(b string, o *replayOptions) error {
+	rep, err := tracediff.Diff(o.diffA, b, tracediff.Options{Stacks: true})
 	if err != nil {
 		return err
 	}
-	if f := rep.First; f != nil && f.B != nil && sessionProcess == 0 {
-		sessionProcess = f.B.Pid
+	uo := uiOptions{sessionOptions: o.sessionOptions()}
+	if f := rep.First; f != nil && f.B != nil && uo.process == 0 {
+		uo.process = f.B.Pid
 	}
-	initial, beside, note := ui.DiffOpening(rep)
-	return openUI(b, initial, note, budget, beside)
+	uo.initial, uo.beside, uo.hint = ui.DiffOpening(rep)
+	return openUI(b, uo)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -13,8 +13,13 @@ import (
 	"github.com/rewind-debugger/rewind/dap"
 )
 
+// dapOptions are dap's flags.
+type dapOptions struct {
+	listen string // --listen: a TCP address ("": stdio)
+}
+
 func newDAPCmd() *cobra.Command {
-	var listen string
+	var o dapOptions
 	cmd := &cobra.Command{
 		Use:   "dap [--listen ADDR]",
 		Short: "Serve recordings to editors over the Debug Adapter Protocol",
@@ -28,16 +33,16 @@ or a program to record first ("program", "args", "cwd"; "output" keeps the
 trace). Reverse execution is stepBack and reverseContinue; gotoTargets offers
 a line's previous and next arrivals; the debug console runs rewind's commands.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return runDAP(listen) },
+		RunE: func(*cobra.Command, []string) error { return runDAP(&o) },
 	}
-	cmd.Flags().StringVar(&listen, "listen", "", "serve on this TCP address (HOST:PORT) instead of stdin/stdout")
+	cmd.Flags().StringVar(&o.listen, "listen", "", "serve on this TCP address (HOST:PORT) instead of stdin/stdout")
 	return cmd
 }
 
 // runDAP serves DAP on stdio, or on a TCP address until SIGINT or SIGTERM.
-func runDAP(listen string) error {
+func runDAP(o *dapOptions) error {
 	opts := dap.Options{Log: os.Stderr}
-	if listen == "" {
+	if o.listen == "" {
 		protocol, err := reserveStdout()
 		if err != nil {
 			return fmt.Errorf("dap: %w", err)
@@ -45,7 +50,7 @@ func runDAP(listen string) error {
 		defer protocol.Close()
 		return dap.Serve(os.Stdin, protocol, opts)
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("dap: %w", err)
 	}

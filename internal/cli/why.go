@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -8,11 +8,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-debugger/rewind/debugger"
+	"github.com/rewind-debugger/rewind/internal/frontend"
 )
 
+// whyOptions are why's flags.
+type whyOptions struct {
+	json    bool  // --json
+	links   int   // --links
+	process int32 // -p
+}
+
 func newWhyCmd() *cobra.Command {
-	var asJSON bool
-	var links int
+	var o whyOptions
 	cmd := &cobra.Command{
 		Use:   "why [-p PID] [--json] [--links N] TRACE",
 		Short: "Explain a failure: follow the bad value back to the write that caused it",
@@ -31,31 +38,30 @@ Each link has its source line and its moment, which goto reaches in replay
 (the UI's :why shows the same). --json prints the explanation as one object.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWhy(args[0], links, asJSON)
+			return runWhy(args[0], &o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the explanation as one JSON object")
-	cmd.Flags().IntVar(&links, "links", 12, "the most links to follow back")
-	cmd.Flags().Int32VarP(&sessionProcess, "process", "p", 0, "the recorded pid of the process to explain (default: the one that crashed)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the explanation as one JSON object")
+	cmd.Flags().IntVar(&o.links, "links", 12, "the most links to follow back")
+	cmd.Flags().Int32VarP(&o.process, "process", "p", 0, "the recorded pid of the process to explain (default: the one that crashed)")
 	return cmd
 }
 
 // runWhy explains the failure of the recording at path.
-func runWhy(path string, links int, asJSON bool) error {
-	if links < 1 {
-		return fmt.Errorf("why: --links must be 1 or more, not %d", links)
+func runWhy(path string, o *whyOptions) error {
+	if o.links < 1 {
+		return fmt.Errorf("why: --links must be 1 or more, not %d", o.links)
 	}
-	s, err := debugger.Open(path, debugger.Options{Process: sessionProcess})
+	s, err := frontend.Open(path, frontend.OpenOptions{Options: debugger.Options{Process: o.process}, Warn: warnLine})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	warnSession(s)
-	w, err := s.Why(links)
+	w, err := s.Why(o.links)
 	if err != nil {
 		return err
 	}
-	if asJSON {
+	if o.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

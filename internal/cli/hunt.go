@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
+	"github.com/rewind-debugger/rewind/internal/frontend"
+	"github.com/spf13/pflag"
 )
 
 // Hunting a failure that will not reproduce (rewind record --until-fail):
@@ -258,7 +260,7 @@ func keepTrace(from, want, prefix string) (string, error) {
 		return abs, nil
 	}
 	// A link, then the old name gone: an existing file is never replaced.
-	abs, err := firstFree(prefix, func(abs string) error { return os.Link(from, abs) })
+	abs, err := frontend.ClaimName("", prefix, func(abs string) error { return os.Link(from, abs) })
 	if err != nil {
 		if !errors.Is(err, trace.ErrWrite) {
 			err = fmt.Errorf("%w: keep %s: %w", trace.ErrWrite, abs, err)
@@ -326,4 +328,45 @@ func tailLines(b []byte, n int) []byte {
 		}
 	}
 	return out.Bytes()
+}
+
+// huntFlags checks the flags of --until-fail and --keep-on-failure.
+func huntFlags(flags *pflag.FlagSet, hunting bool, o *recordOptions) error {
+	switch {
+	case !hunting && (flags.Changed("jobs") || flags.Changed("fail-on")):
+		return errors.New("-j and --fail-on need --until-fail")
+	case !hunting:
+		if o.keepOnFailure && (o.pid != 0 || o.keepLast != 0) {
+			return errors.New("--keep-on-failure is for a program rewind starts, recorded whole")
+		}
+		return nil
+	case o.pid != 0 || o.keepLast != 0 || flags.Changed("bind-to-cpu"):
+		return errors.New("--until-fail records a program it starts, whole, on CPUs it picks: not with -p, --keep-last or --bind-to-cpu")
+	case o.keepOnFailure:
+		return errors.New("--until-fail keeps the failing recording already: not with --keep-on-failure")
+	case o.untilFail < 1:
+		return fmt.Errorf("--until-fail=%d: at least one run", o.untilFail)
+	case o.jobs < 0:
+		return fmt.Errorf("-j %d: at least one run at a time", o.jobs)
+	}
+	return nil
+}
+
+// newHunt is what record's flags ask of a hunt for args.
+func newHunt(flags *pflag.FlagSet, o *recordOptions, args []string) (hunt, error) {
+	h := hunt{runs: o.untilFail, jobs: o.jobs, out: o.out, args: args}
+	if o.failOn != "" {
+		// Line by line, as grep matches: ^ and $ are a line's.
+		re, err := regexp.Compile("(?m)" + o.failOn)
+		if err != nil {
+			return h, fmt.Errorf("--fail-on %q: %w", o.failOn, err)
+		}
+		h.failOn = re
+	}
+	for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources"} {
+		if fl := flags.Lookup(f); fl.Changed {
+			h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
+		}
+	}
+	return h, nil
 }

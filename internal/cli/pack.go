@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,14 +11,40 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rewind-debugger/rewind/dwarf"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// packOptions are pack's flags.
+type packOptions struct {
+	maxSource, maxDebug, maxTotal string // --max-*-size, as given
+	verbose                       bool   // -v
+}
+
+// limits reads the sizes the flags give, the default limits for those
+// not given.
+func (o *packOptions) limits(flags *pflag.FlagSet) (trace.PackLimits, error) {
+	lim := trace.DefaultPackLimits
+	for _, f := range []struct {
+		name, val string
+		dst       *int64
+	}{{"max-source-size", o.maxSource, &lim.MaxSource}, {"max-debug-size", o.maxDebug, &lim.MaxDebug}, {"max-total-size", o.maxTotal, &lim.MaxTotal}} {
+		if !flags.Changed(f.name) {
+			continue
+		}
+		n, err := parseSize(f.val)
+		if err != nil {
+			return lim, fmt.Errorf("--%s: %w", f.name, err)
+		}
+		*f.dst = n
+	}
+	return lim, nil
+}
+
 func newPackCmd() *cobra.Command {
-	var maxSource, maxDebug, maxTotal string
-	var verbose bool
+	var o packOptions
 	cmd := &cobra.Command{
 		Use:   "pack [--max-source-size N] [--max-debug-size N] [--max-total-size N] TRACE",
 		Short: "Store the recording's source files and debug files in the trace",
@@ -39,27 +65,17 @@ it is untouched. An unfinished trace (a recording still running, or killed)
 is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lim := trace.DefaultPackLimits
-			for _, f := range []struct {
-				name, val string
-				dst       *int64
-			}{{"max-source-size", maxSource, &lim.MaxSource}, {"max-debug-size", maxDebug, &lim.MaxDebug}, {"max-total-size", maxTotal, &lim.MaxTotal}} {
-				if !cmd.Flags().Changed(f.name) {
-					continue
-				}
-				n, err := parseSize(f.val)
-				if err != nil {
-					return fmt.Errorf("--%s: %w", f.name, err)
-				}
-				*f.dst = n
+			lim, err := o.limits(cmd.Flags())
+			if err != nil {
+				return err
 			}
-			return packTrace(os.Stdout, args[0], lim, verbose)
+			return packTrace(os.Stdout, args[0], lim, o.verbose)
 		},
 	}
-	cmd.Flags().StringVar(&maxSource, "max-source-size", "4M", "largest source file stored (bytes, or with K, M, G)")
-	cmd.Flags().StringVar(&maxDebug, "max-debug-size", "256M", "largest separate debug file stored")
-	cmd.Flags().StringVar(&maxTotal, "max-total-size", "256M", "most the stored files may take together")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the files named that this machine does not have")
+	cmd.Flags().StringVar(&o.maxSource, "max-source-size", "4M", "largest source file stored (bytes, or with K, M, G)")
+	cmd.Flags().StringVar(&o.maxDebug, "max-debug-size", "256M", "largest separate debug file stored")
+	cmd.Flags().StringVar(&o.maxTotal, "max-total-size", "256M", "most the stored files may take together")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "also list the files named that this machine does not have")
 	return cmd
 }
 
@@ -213,17 +229,6 @@ func forImage(f trace.PackedFile) string {
 		return ""
 	}
 	return " for " + f.Image
-}
-
-// plural picks the singular (or the first form) for n == 1.
-func plural(n int, forms ...string) string {
-	if n == 1 {
-		return forms[0]
-	}
-	if len(forms) > 1 {
-		return forms[1]
-	}
-	return forms[0] + "s"
 }
 
 // parseSize reads a size: bytes, or a number with K, M or G (powers of

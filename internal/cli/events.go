@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -14,11 +14,36 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// eventsOptions are events' flags.
+type eventsOptions struct {
+	from, to int64    // --from, --to (-1: the end)
+	thread   int32    // --thread (0: all)
+	types    []string // --type, each maybe comma-separated
+	json     bool     // --json
+}
+
+// filter checks the flags and says which events they select.
+func (o *eventsOptions) filter() (debugger.EventFilter, error) {
+	var ts []string
+	for _, t := range o.types {
+		for _, x := range strings.Split(t, ",") {
+			if x = strings.TrimSpace(x); x == "" {
+				continue
+			}
+			if !slices.Contains(debugger.Types, x) {
+				return debugger.EventFilter{}, fmt.Errorf("events: unknown type %q (%s)", x, strings.Join(debugger.Types, ", "))
+			}
+			ts = append(ts, x)
+		}
+	}
+	if o.from < 0 || (o.to >= 0 && o.to < o.from) {
+		return debugger.EventFilter{}, fmt.Errorf("events: bad range --from %d --to %d", o.from, o.to)
+	}
+	return debugger.EventFilter{Types: ts, Thread: o.thread}, nil
+}
+
 func newEventsCmd() *cobra.Command {
-	var from, to int64
-	var thread int32
-	var types []string
-	var jsonOut bool
+	var o eventsOptions
 	cmd := &cobra.Command{
 		Use:   "events [--json] [--from N] [--to M] [--thread T] [--type syscall|signal|thread|exec|exit] TRACE",
 		Short: "List the recorded events, strace-style or as NDJSON",
@@ -29,32 +54,23 @@ On an unfinished or damaged trace it lists the usable events, says in one line
 on stderr why the rest is not usable, and exits 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var ts []string
-			for _, t := range types {
-				for _, x := range strings.Split(t, ",") {
-					if x = strings.TrimSpace(x); x == "" {
-						continue
-					}
-					if !slices.Contains(debugger.Types, x) {
-						return fmt.Errorf("events: unknown type %q (%s)", x, strings.Join(debugger.Types, ", "))
-					}
-					ts = append(ts, x)
-				}
+			f, err := o.filter()
+			if err != nil {
+				return err
 			}
-			if from < 0 || (to >= 0 && to < from) {
-				return fmt.Errorf("events: bad range --from %d --to %d", from, to)
-			}
-			return runEvents(os.Stdout, args[0], from, to, debugger.EventFilter{Types: ts, Thread: thread}, jsonOut)
+			return runEvents(os.Stdout, args[0], o.from, o.to, f, o.json)
 		},
 	}
-	cmd.Flags().Int64Var(&from, "from", 0, "first event")
-	cmd.Flags().Int64Var(&to, "to", -1, "last event")
-	cmd.Flags().Int32Var(&thread, "thread", 0, "only this thread")
-	cmd.Flags().StringSliceVar(&types, "type", nil, "only these types: "+strings.Join(debugger.Types, ", "))
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "NDJSON output")
+	cmd.Flags().Int64Var(&o.from, "from", 0, "first event")
+	cmd.Flags().Int64Var(&o.to, "to", -1, "last event")
+	cmd.Flags().Int32Var(&o.thread, "thread", 0, "only this thread")
+	cmd.Flags().StringSliceVar(&o.types, "type", nil, "only these types: "+strings.Join(debugger.Types, ", "))
+	cmd.Flags().BoolVar(&o.json, "json", false, "NDJSON output")
 	return cmd
 }
 
+// runEvents lists events from to to of the trace at path that f selects,
+// on w.
 func runEvents(w io.Writer, path string, from, to int64, f debugger.EventFilter, jsonOut bool) error {
 	evs, _, err := debugger.ReadEventRecords(path, from, to, f, 0)
 	if err != nil {

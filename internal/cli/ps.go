@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -14,8 +14,13 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
+// psOptions are ps's flags.
+type psOptions struct {
+	json bool // --json
+}
+
 func newPsCmd() *cobra.Command {
-	var asJSON bool
+	var o psOptions
 	cmd := &cobra.Command{
 		Use:   "ps TRACE",
 		Short: "List the processes of a recording: pid, parent, exit, events, command line",
@@ -26,10 +31,10 @@ did not exec shows its parent's). Pass a PID to replay -p to debug that process.
 On an unfinished or damaged trace it lists what the usable events show and exits 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPs(os.Stdout, args[0], asJSON)
+			return runPs(os.Stdout, args[0], &o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per process")
+	cmd.Flags().BoolVar(&o.json, "json", false, "one JSON object per process")
 	return cmd
 }
 
@@ -44,7 +49,8 @@ type psRow struct {
 	Args   []string `json:"args"`
 }
 
-func runPs(w io.Writer, path string, asJSON bool) error {
+// runPs lists the processes of the trace at path on w.
+func runPs(w io.Writer, path string, o *psOptions) error {
 	rd, err := trace.Open(path)
 	if err != nil {
 		return err
@@ -68,7 +74,7 @@ func runPs(w io.Writer, path string, asJSON bool) error {
 		}
 		rows = append(rows, r)
 	}
-	if asJSON {
+	if o.json {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
 			if err := enc.Encode(r); err != nil {

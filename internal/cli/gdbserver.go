@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,11 +11,12 @@ import (
 )
 
 // runGDBServer implements replay --gdbserver: one gdb connection, on stdio
-// (addr "-", what `target remote | rewind replay --gdbserver - TRACE`
+// (--gdbserver -, what `target remote | rewind replay --gdbserver - TRACE`
 // runs) or on a TCP port (the address it listens on goes to stderr, so
 // that port 0 is usable). It returns when gdb detaches, kills the
 // target or goes away.
-func runGDBServer(path, addr string, budget int64) error {
+func runGDBServer(path string, o *replayOptions) error {
+	addr := o.gdbAddr
 	var ln net.Listener
 	if addr != "-" {
 		if !strings.Contains(addr, ":") {
@@ -31,12 +32,11 @@ func runGDBServer(path, addr string, budget int64) error {
 	}
 	// The recording opens before gdb is told where to connect: a bad
 	// trace fails first.
-	s, err := openSession(path, budget)
+	s, err := openSession(path, o.sessionOptions(), warnLine)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	warnSession(s)
 	var conn io.ReadWriter = stdio{}
 	if ln != nil {
 		fmt.Fprintf(os.Stderr, "rewind: gdbserver listening on %s (gdb: target remote %s)\n", ln.Addr(), ln.Addr())
@@ -51,9 +51,3 @@ func runGDBServer(path, addr string, budget int64) error {
 	sv.Log = os.Stderr
 	return sv.Serve(conn)
 }
-
-// stdio is the connection of --gdbserver -: gdb's pipe on stdin and stdout.
-type stdio struct{}
-
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
