@@ -88,11 +88,15 @@ type otherWrite struct {
 	exact bool
 }
 
-// otherWriter finds the last run before now of another thread than writer
-// that changed wp's bytes (a run between two events is one thread's: the
-// values at its start and its end tell whether it changed them, without a
-// trap), then the write itself in it when that is quick. The timeline
-// moves.
+// otherWriter finds the last write before now by another thread than
+// writer: first the last run of another thread that changed wp's bytes (a
+// run between two events is one thread's: the values at its start and its
+// end tell whether it changed them, without a trap), then the write itself
+// in it when that is quick. A store of the value already there changes
+// nothing, and two threads losing updates do just that (each stores the
+// value the other stored); so where no run changed the bytes, the runs
+// are searched for a write with a watchpoint, newest first, within the
+// budget. The timeline moves.
 func (s *Session) otherWriter(wp replay.Watchpoint, writer int32) *otherWrite {
 	read := func(n int64) ([]byte, bool) {
 		if s.tl.Goto(timeline.Moment{Event: n, Tid: s.tl.Index().TidAt(n)}) != nil {
@@ -109,8 +113,8 @@ func (s *Session) otherWriter(wp replay.Watchpoint, writer int32) *otherWrite {
 	if !ok {
 		return nil
 	}
-	runs := 0
-	for k := next - 1; k >= idx.First && runs < maxOtherWriterRuns; k-- {
+	var runs []int64 // the other threads' runs looked at, newest first
+	for k := next - 1; k >= idx.First && len(runs) < maxOtherWriterRuns; k-- {
 		if idx.TidAt(k) == writer {
 			continue
 		}
@@ -123,32 +127,52 @@ func (s *Session) otherWriter(wp replay.Watchpoint, writer int32) *otherWrite {
 		if !ok {
 			return nil
 		}
-		runs++
+		runs = append(runs, k)
 		next = k
 		if string(before) == string(after) {
 			after = before
 			continue
 		}
 		// Run k (to event k) changed it, by another thread.
-		tid := idx.TidAt(k)
+		deadline := time.Now().Add(otherWriterBudget)
+		if w := s.writeIn(wp, k, deadline); w != nil {
+			return w
+		}
 		runEnd := timeline.Moment{Event: k + 1, Tid: idx.TidAt(k + 1)}
 		if s.tl.Goto(runEnd) != nil {
 			return nil
 		}
-		deadline := time.Now().Add(otherWriterBudget)
-		progress := s.tl.Progress
-		s.tl.Progress = func(done, total int64) bool {
-			return time.Now().Before(deadline) && (progress == nil || progress(done, total))
+		return &otherWrite{tid: idx.TidAt(k), moment: runEnd}
+	}
+	deadline := time.Now().Add(otherWriterBudget)
+	for _, k := range runs {
+		if !time.Now().Before(deadline) {
+			break
 		}
-		st, err := s.tl.PreviousWrite(wp)
-		s.tl.Progress = progress
-		if err == nil && !kernelWrote(st.Moment) && st.Moment.Event == k && st.Moment.Tid == tid {
-			return &otherWrite{tid: tid, moment: st.Moment, exact: true}
+		if w := s.writeIn(wp, k, deadline); w != nil {
+			return w
 		}
-		if s.tl.Goto(runEnd) != nil {
-			return nil
-		}
-		return &otherWrite{tid: tid, moment: runEnd}
+	}
+	return nil
+}
+
+// writeIn finds the last write to wp in run k (to event k), by its thread,
+// searching back from the run's end until deadline; nil if there is none,
+// or it took longer.
+func (s *Session) writeIn(wp replay.Watchpoint, k int64, deadline time.Time) *otherWrite {
+	idx := s.tl.Index()
+	tid := idx.TidAt(k)
+	if s.tl.Goto(timeline.Moment{Event: k + 1, Tid: idx.TidAt(k + 1)}) != nil {
+		return nil
+	}
+	progress := s.tl.Progress
+	s.tl.Progress = func(done, total int64) bool {
+		return time.Now().Before(deadline) && (progress == nil || progress(done, total))
+	}
+	st, err := s.tl.PreviousWrite(wp)
+	s.tl.Progress = progress
+	if err == nil && !kernelWrote(st.Moment) && st.Moment.Event == k && st.Moment.Tid == tid {
+		return &otherWrite{tid: tid, moment: st.Moment, exact: true}
 	}
 	return nil
 }

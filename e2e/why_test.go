@@ -132,7 +132,8 @@ func TestWhyRace(t *testing.T) {
 	prog := buildC(t, "why/assert.c")
 	// The second run's second thread makes 400 more increments alone after
 	// the first has ended: the other thread's last write is hundreds of
-	// events before the last write of counter.
+	// events before the last write of counter, and stores the value that
+	// was there (the first thread's stores come second in each round).
 	for _, args := range [][]string{{"200", "yield"}, {"200", "yield", "400"}} {
 		trace := filepath.Join(t.TempDir(), "race.rwd")
 		if _, stderr, code := record(t, trace, prog, args...); code != 134 || !strings.Contains(string(stderr), "Assertion") {

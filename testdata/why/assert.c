@@ -5,7 +5,10 @@
 // updates are lost whatever the scheduling; with "locked", the same, but
 // each store is made holding a mutex (that the load did not hold). A third
 // argument gives the second thread that many more increments, which it
-// makes alone after the first thread has ended.
+// makes alone after the first thread has ended; the first one then starts
+// counting only after the second has, so that its stores come second in
+// each round and store the value the other just stored (updates lost
+// without a change of the value).
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +23,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static void *work(void *arg)
 {
 	long n = per_thread + (long)arg;
+	if (yield && extra && n == per_thread)
+		while (counter == 0)
+			sched_yield();
 	for (long i = 0; i < n; i++) {
 		if (yield) {
 			long v = counter;
