@@ -22,16 +22,15 @@ import (
 // into the trace (trace.Join): it holds between D and about 1.5 D of the
 // end of the program's life, and the disk holds at most four segments
 // (three, unless a late rotation leaves the second oldest just short of D;
-// rotations at least 3/4 of a period apart keep it to four).
+// segments that start at least 3/4 of a period apart keep it to four).
 
 // ring is the ring buffer's state.
 type ring struct {
-	keep    time.Duration
-	segs    []segment // kept, oldest first; the last is being written
-	next    int       // number of the next segment file
-	hdr     *trace.Header
-	out     string    // the trace the segments make up
-	rotated time.Time // when the current segment started
+	keep time.Duration
+	segs []segment // kept, oldest first; the last is being written
+	next int       // number of the next segment file
+	hdr  *trace.Header
+	out  string // the trace the segments make up
 }
 
 // segment is one segment file.
@@ -56,7 +55,7 @@ func segmentPath(out string, n int) string { return fmt.Sprintf("%s.segment-%d",
 // startRing makes the first segment file the recording writes to, in
 // place of the trace itself.
 func (r *Recorder) startRing(h *trace.Header) (*trace.Writer, error) {
-	g := &ring{keep: r.opts.KeepLast, hdr: h, out: r.opts.Output, rotated: time.Now()}
+	g := &ring{keep: r.opts.KeepLast, hdr: h, out: r.opts.Output}
 	r.ring = g
 	return g.open()
 }
@@ -80,9 +79,12 @@ func (g *ring) open() (*trace.Writer, error) {
 // between stops, with no thread of the recorder's half-handled.
 func (r *Recorder) rotate() error {
 	g := r.ring
-	if time.Since(g.rotated) < g.period()*3/4 {
-		// A tick that came soon after a late rotation: segments at
-		// least 3/4 of a period apart keep the disk to four of them.
+	if n := len(g.segs); n > 0 && time.Since(g.segs[n-1].start) < g.period()*3/4 {
+		// A tick that came soon after a late rotation: segments that
+		// start at least 3/4 of a period apart keep the disk to four of
+		// them. (Counted from the segment's start, not the rotation's:
+		// a snapshot that took long under load would bring the next
+		// start closer.)
 		return nil
 	}
 	if len(r.procs) != 1 {
@@ -129,7 +131,6 @@ func (r *Recorder) rotate() error {
 			}
 		}
 	}
-	g.rotated = time.Now()
 	var root *process
 	for _, p := range r.procs {
 		root = p
