@@ -483,7 +483,7 @@ func (b *builder) watches() {
 		// set; the expression now may name another place (another frame's
 		// variable) or nothing, so the history is the address's.
 		r := b.s.Execute(fmt.Sprintf("history *(%s *)%s", sizeType(wp.Size), wp.Addr))
-		writes, _ := r.Value.([]map[string]any)
+		writes, _ := r.Value.([]debugger.HistoryWrite)
 		switch {
 		case !r.OK:
 			fmt.Fprintf(&t, "\nhistory unavailable: %s", r.Error)
@@ -507,18 +507,18 @@ func (b *builder) watches() {
 
 // describeWrite renders one write of a history: "3. event #123, thread 7:
 // 0x0 -> 0x4052e0 by main at corrupt.c:33".
-func describeWrite(w map[string]any) string {
-	s := fmt.Sprintf("%v. at #%v, thread %v: %v -> %v", w["index"], w["event"], w["thread"], w["old"], w["new"])
-	if sc, _ := w["syscall"].(bool); sc {
+func describeWrite(w debugger.HistoryWrite) string {
+	s := fmt.Sprintf("%d. at #%d, thread %d: %s -> %s", w.Index, w.Event, w.Thread, w.Old, w.New)
+	if w.Syscall {
 		return s + " by a system call"
 	}
-	if fn, ok := w["function"]; ok {
-		s += fmt.Sprintf(" by %v", fn)
+	if w.Function != "" {
+		s += " by " + w.Function
 	} else {
-		s += fmt.Sprintf(" at pc %v", w["pc"])
+		s += " at pc " + w.PC
 	}
-	if file, ok := w["file"].(string); ok {
-		s += fmt.Sprintf(" at %s:%v", filepath.Base(file), w["line"])
+	if w.File != "" {
+		s += fmt.Sprintf(" at %s:%d", filepath.Base(w.File), w.Line)
 	}
 	return s
 }

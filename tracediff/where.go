@@ -117,12 +117,6 @@ func scanCallers(sess *debugger.Session, tid int32) []Frame {
 	regs := sess.ExecuteIn(tid, 0, "info registers rsp")
 	vals, _ := regs.Value.(map[string]string)
 	sp, err := strconv.ParseUint(vals["rsp"], 0, 64)
-	if err != nil {
-		if m, ok := regs.Value.(map[string]any); ok {
-			s, _ := m["rsp"].(string)
-			sp, err = strconv.ParseUint(s, 0, 64)
-		}
-	}
 	if err != nil || sp == 0 {
 		return nil
 	}
@@ -140,9 +134,8 @@ func scanCallers(sess *debugger.Session, tid int32) []Frame {
 		// The call instruction is before the return address: its line
 		// is the caller's.
 		line := sess.ExecuteIn(tid, 0, fmt.Sprintf("info line *%#x", w-1))
-		v, _ := line.Value.(map[string]any)
-		file, _ := v["file"].(string)
-		n, _ := v["line"].(int)
+		v, _ := line.Value.(debugger.LineRange)
+		file, n := v.File, v.Line
 		if !line.OK || file == "" || n == 0 {
 			continue
 		}
