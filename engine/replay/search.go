@@ -37,6 +37,11 @@ import (
 // searchLimit bounds one preemption search (applyPreempt).
 var searchLimit = 60 * time.Second
 
+// refuseFirstTrampoline, set by tests, has every search start without a
+// trampoline, as one must where its thread stands with a stop already
+// taken: the first pass gets it one.
+var refuseFirstTrampoline bool
+
 // debugSearch prints each pass of a preemption search that reaches the
 // point, with what differs from the recording (REWIND_DEBUG=1).
 var debugSearch = os.Getenv("REWIND_DEBUG") != ""
@@ -84,23 +89,31 @@ var (
 // recorded fingerprint.
 func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 	pc := e.Regs[trace.RIP]
-	tr, err := s.openTrampoline(t, e)
-	if err != nil {
-		return err
+	var tr *trampoline
+	if !refuseFirstTrampoline {
+		if tr, err = s.openTrampoline(t, e); err != nil {
+			return err
+		}
 	}
+	// The search ends with a trampoline if it had one, or got one at its
+	// first pass (below).
+	defer func() {
+		s.preemptPC = 0
+		if s.tramp == nil {
+			return
+		}
+		if cerr := s.closeTrampoline(t); err == nil || err == errStopped {
+			if cerr != nil {
+				err = cerr
+			}
+		}
+	}()
 	if tr != nil {
 		s.tramp = tr
-		defer func() {
-			if cerr := s.closeTrampoline(t); err == nil || err == errStopped {
-				if cerr != nil {
-					err = cerr
-				}
-			}
-		}()
 	} else {
 		s.preemptPC = pc
-		defer func() { s.preemptPC = 0 }()
 	}
+	retried := tr != nil
 	// Bounded: a search that has not found its point long after the
 	// recorded slice (milliseconds of CPU) never will; the thread is
 	// stopped and the replay says so rather than hang.
@@ -166,6 +179,21 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 		}
 		if _, ok := s.bps[pc]; ok {
 			return s.userStop(t, StopBreakpoint, pc, 0)
+		}
+		if !retried {
+			// Without a trampoline each pass is a stop (~16k a second,
+			// where a hot loop passes millions of times): the thread
+			// stood where no page could be mapped for one (a stop it
+			// had already given, just back from a blocking call). At a
+			// pass it stands in its code, where one can.
+			retried = true
+			tr, err := s.openTrampoline(t, e)
+			if err != nil {
+				return err
+			}
+			if tr != nil {
+				s.tramp, s.preemptPC = tr, 0
+			}
 		}
 		// Not this pass: step over the instruction and go on.
 		st, stepped, err := s.stepRaw(t)
