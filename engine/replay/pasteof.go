@@ -48,11 +48,7 @@ func (s *Session) faultPastEnd(t *rthread, e *trace.Event, m *trace.MapFile) err
 	if n == 0 {
 		return nil
 	}
-	obj, err := s.sharedObject(&pastEOF)
-	if err != nil {
-		return err
-	}
-	fd, err := s.traceeFd(t, obj)
+	fd, err := s.sharedFd(t, &pastEOF)
 	if err != nil {
 		return err
 	}

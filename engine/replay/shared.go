@@ -125,6 +125,15 @@ func (s *Session) traceeFd(t *rthread, obj *sharedObj) (int, error) {
 	return int(ret), nil
 }
 
+// sharedFd is traceeFd for the object of sm.
+func (s *Session) sharedFd(t *rthread, sm *trace.SharedMap) (int, error) {
+	obj, err := s.sharedObject(sm)
+	if err != nil {
+		return 0, err
+	}
+	return s.traceeFd(t, obj)
+}
+
 // injectWithString runs call with a copy of str in the memory of t's
 // process: on its stack below the red zone, put back afterwards.
 func (s *Session) injectWithString(t *rthread, str []byte, call func(addr uint64) (int64, error)) (int64, error) {
@@ -184,11 +193,7 @@ func (s *Session) execShared(p *rproc) {
 // replay's copy at the recorded address (regs are the call's, about to be
 // executed again).
 func (s *Session) mapShared(t *rthread, e *trace.Event, regs *trace.Regs) error {
-	obj, err := s.sharedObject(e.Shared)
-	if err != nil {
-		return err
-	}
-	fd, err := s.traceeFd(t, obj)
+	fd, err := s.sharedFd(t, e.Shared)
 	if err != nil {
 		return err
 	}
@@ -225,11 +230,7 @@ func (s *Session) sysvShared(t *rthread, e *trace.Event, regs *trace.Regs) error
 		regs[trace.OrigRAX], regs[trace.RSI] = unix.SYS_MUNMAP, length
 		return nil
 	}
-	obj, err := s.sharedObject(e.Shared)
-	if err != nil {
-		return err
-	}
-	fd, err := s.traceeFd(t, obj)
+	fd, err := s.sharedFd(t, e.Shared)
 	if err != nil {
 		return err
 	}

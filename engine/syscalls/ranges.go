@@ -177,22 +177,14 @@ func fdsets(idx ...int) part {
 // sockOut: the kernel stores the full address length in *addrlen and copies
 // at most the caller's buffer; the replayer gets the length word and the
 // address bytes (bounded by sockaddr_storage).
-func sockOut(addr, lenp int) part {
-	return func(c *Call, m Memory) ([]Range, error) {
-		lp := c.Args[lenp]
-		if lp == 0 {
-			return nil, nil
-		}
-		n, err := u32(m, lp)
-		if err != nil {
-			return nil, err
-		}
-		return append([]Range{{Addr: lp, Len: 4}}, span(c.Args[addr], min(uint64(n), maxSockaddr))...), nil
-	}
-}
+func sockOut(addr, lenp int) part { return lenOut(addr, lenp, maxSockaddr) }
 
 // optOut: getsockopt writes *optlen bytes of value and the new length.
-func optOut(val, lenp int) part {
+func optOut(val, lenp int) part { return lenOut(val, lenp, ^uint64(0)) }
+
+// lenOut is a buffer whose length the kernel writes in a 32-bit word:
+// that word, and as many bytes of the buffer (at most limit).
+func lenOut(buf, lenp int, limit uint64) part {
 	return func(c *Call, m Memory) ([]Range, error) {
 		lp := c.Args[lenp]
 		if lp == 0 {
@@ -202,7 +194,7 @@ func optOut(val, lenp int) part {
 		if err != nil {
 			return nil, err
 		}
-		return append([]Range{{Addr: lp, Len: 4}}, span(c.Args[val], uint64(n))...), nil
+		return append([]Range{{Addr: lp, Len: 4}}, span(c.Args[buf], min(uint64(n), limit))...), nil
 	}
 }
 
