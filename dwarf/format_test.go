@@ -203,40 +203,15 @@ func TestChildrenC(t *testing.T) {
 // the Debug text the program printed for them.
 func TestFormatRust(t *testing.T) {
 	p := valStart(t, valBuild(t, "rs"))
-	if len(p.lines) == 0 {
-		t.Fatal("the program printed no expectations")
-	}
-	for _, line := range p.lines {
-		name, want, ok := strings.Cut(line, "\t")
-		if !ok {
-			continue
-		}
-		v, ok := p.globals["values::"+name]
-		if !ok {
-			t.Errorf("no static %s", name)
-			continue
-		}
-		if got := p.table.Format(v, p.mem, FormatOptions{}); got != want {
-			t.Errorf("%s\n got: %s\nwant: %s", name, got, want)
-		}
-	}
-	for _, c := range []struct{ expr, want string }{
+	p.checkPrinted(t, "values::", nil)
+	p.checkExprs(t, []valExpr{
 		{"values::VEC[1]", "2"},
 		{"values::SLICE[2]", "40"},
 		{"values::STR[0]", "104"},
 		{"values::POINT.y", "2"},
 		{"values::RECT.h", "4"},
 		{"values::SOME.__0", "5"},
-	} {
-		v, err := valEval(p, c.expr)
-		if err != nil {
-			t.Errorf("%s: %v", c.expr, err)
-			continue
-		}
-		if got := p.table.Format(v, p.mem, FormatOptions{}); got != c.want {
-			t.Errorf("%s = %s, want %s", c.expr, got, c.want)
-		}
-	}
+	})
 	// Some(Box) expands to its payload field, the box to the point.
 	kids := p.table.Children(p.globals["values::BOXED"], p.mem, FormatOptions{})
 	if len(kids) != 1 || kids[0].Name != "__0" {
@@ -308,44 +283,20 @@ func TestFormatGoOldMaps(t *testing.T) {
 
 func valCheckGo(t *testing.T, exe string) *valProgram {
 	p := valStart(t, exe)
-	if len(p.lines) == 0 {
-		t.Fatal("the program printed no expectations")
-	}
-	for _, line := range p.lines {
-		name, want, ok := strings.Cut(line, "\t")
-		if !ok {
-			continue
-		}
-		v, ok := p.globals["main."+name]
-		if !ok {
-			t.Errorf("no variable main.%s", name)
-			continue
-		}
-		got := p.table.Format(v, p.mem, FormatOptions{})
+	p.checkPrinted(t, "main.", func(got, want string) string {
 		if strings.HasPrefix(want, "map[") {
-			got = sortMapText(got)
+			return sortMapText(got) // Go prints maps sorted
 		}
-		if got != want {
-			t.Errorf("%s\n got: %s\nwant: %s", name, got, want)
-		}
-	}
-	for _, c := range []struct{ expr, want string }{
+		return got
+	})
+	p.checkExprs(t, []valExpr{
 		{"main.ints[1]", "20"},
 		{"main.str[0]", "104"},
 		{"main.ptp.Name", `"heap"`},
 		{"main.pt.Y", "-4"},
 		{"main.arr[0]", "-1"},
 		{"main.nested.S[0].X", "3"},
-	} {
-		v, err := valEval(p, c.expr)
-		if err != nil {
-			t.Errorf("%s: %v", c.expr, err)
-			continue
-		}
-		if got := p.table.Format(v, p.mem, FormatOptions{}); got != c.want {
-			t.Errorf("%s = %s, want %s", c.expr, got, c.want)
-		}
-	}
+	})
 	if _, err := valEval(p, "main.ints[3]"); err == nil {
 		t.Error("indexing a slice past its length succeeded")
 	}
@@ -372,4 +323,50 @@ func valCheckGo(t *testing.T, exe string) *valProgram {
 		t.Errorf("error's children: %+v", kids)
 	}
 	return p
+}
+
+// checkPrinted compares the rendering of each global the program printed
+// an expectation for ("NAME\tWANT", the global prefix+NAME) with what it
+// printed; norm, if any, adjusts the rendering first.
+func (p *valProgram) checkPrinted(t *testing.T, prefix string, norm func(got, want string) string) {
+	t.Helper()
+	if len(p.lines) == 0 {
+		t.Fatal("the program printed no expectations")
+	}
+	for _, line := range p.lines {
+		name, want, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		v, ok := p.globals[prefix+name]
+		if !ok {
+			t.Errorf("no global %s%s", prefix, name)
+			continue
+		}
+		got := p.table.Format(v, p.mem, FormatOptions{})
+		if norm != nil {
+			got = norm(got, want)
+		}
+		if got != want {
+			t.Errorf("%s\n got: %s\nwant: %s", name, got, want)
+		}
+	}
+}
+
+// valExpr is an expression and its rendering.
+type valExpr struct{ expr, want string }
+
+// checkExprs evaluates each expression and compares its rendering.
+func (p *valProgram) checkExprs(t *testing.T, cases []valExpr) {
+	t.Helper()
+	for _, c := range cases {
+		v, err := valEval(p, c.expr)
+		if err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		if got := p.table.Format(v, p.mem, FormatOptions{}); got != c.want {
+			t.Errorf("%s = %s, want %s", c.expr, got, c.want)
+		}
+	}
 }
