@@ -119,38 +119,59 @@ func TestCheckpointTinyBudget(t *testing.T) {
 	}
 }
 
+// viaCheckpoint opens trace twice: one timeline with checkpoints, gone to
+// the end (at least two checkpoints on the way) and back to the moment
+// num/den of the events in, through a restored checkpoint; the other
+// without checkpoints, gone straight there. Both close with the test.
+func viaCheckpoint(t *testing.T, trace string, num, den int64) (tl, fresh *timeline.Timeline, target timeline.Moment) {
+	t.Helper()
+	tl, err := timeline.Open(trace, 256<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tl.Close)
+	if err := tl.Goto(tl.End()); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := tl.CheckpointMemory(); n < 2 {
+		t.Fatalf("only %d checkpoints over the replay", n)
+	}
+	target = timeline.Moment{Event: tl.Index().Total() * num / den}
+	if err := tl.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err = timeline.Open(trace, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fresh.Close)
+	if err := fresh.Goto(target); err != nil {
+		t.Fatal(err)
+	}
+	return tl, fresh, target
+}
+
+// continueToExit continues tl, restored from a checkpoint, to the end.
+func continueToExit(t *testing.T, tl *timeline.Timeline) {
+	t.Helper()
+	st, err := tl.Continue()
+	if err != nil {
+		t.Fatalf("continue to the end from a restored checkpoint: %v", err)
+	}
+	if st.Reason != timeline.ReasonExit {
+		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
+	}
+}
+
 // TestCheckpointsThreads: checkpoints of a multi-threaded process (threads
 // re-created in the copy) give every thread the state a fresh replay gives,
 // and the replay goes on to the end from them without divergence.
 func TestCheckpointsThreads(t *testing.T) {
 	trace := recordBench(t, "threadloop", "1500", "200000")
-	tl, err := timeline.Open(trace, 256<<20, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tl.Close()
-	if err := tl.Goto(tl.End()); err != nil {
-		t.Fatal(err)
-	}
-	_, n := tl.CheckpointMemory()
-	if n < 2 {
-		t.Fatalf("only %d checkpoints over the replay", n)
-	}
-	target := timeline.Moment{Event: tl.Index().Total() * 2 / 3}
-	if err := tl.Goto(target); err != nil {
-		t.Fatal(err)
-	}
+	tl, fresh, target := viaCheckpoint(t, trace, 2, 3)
 	threads := tl.Session().Threads()
 	if len(threads) < 3 {
 		t.Fatalf("%d threads at %v, want the workers too", len(threads), target)
-	}
-	fresh, err := timeline.Open(trace, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
-	if err := fresh.Goto(target); err != nil {
-		t.Fatal(err)
 	}
 	for _, th := range threads {
 		a, err := tl.Session().Regs(th.Tid)
@@ -165,13 +186,7 @@ func TestCheckpointsThreads(t *testing.T) {
 			t.Errorf("thread %d: registers differ through a checkpoint:\n%x\n%x", th.Tid, a, b)
 		}
 	}
-	st, err := tl.Continue()
-	if err != nil {
-		t.Fatalf("continue to the end from a restored checkpoint: %v", err)
-	}
-	if st.Reason != timeline.ReasonExit {
-		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
-	}
+	continueToExit(t, tl)
 }
 
 // TestCheckpointsSharedMemory: checkpoints share the replay's shared memory
@@ -181,29 +196,7 @@ func TestCheckpointsThreads(t *testing.T) {
 // fresh replay has it, and the replay goes on to the end from there.
 func TestCheckpointsSharedMemory(t *testing.T) {
 	trace := recordBench(t, "sharedloop", "1500", "200000", "4")
-	tl, err := timeline.Open(trace, 256<<20, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tl.Close()
-	if err := tl.Goto(tl.End()); err != nil {
-		t.Fatal(err)
-	}
-	if _, n := tl.CheckpointMemory(); n < 2 {
-		t.Fatalf("only %d checkpoints over the replay", n)
-	}
-	target := timeline.Moment{Event: tl.Index().Total() / 2}
-	if err := tl.Goto(target); err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := timeline.Open(trace, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
-	if err := fresh.Goto(target); err != nil {
-		t.Fatal(err)
-	}
+	tl, fresh, target := viaCheckpoint(t, trace, 1, 2)
 	maps, err := tl.Session().Mappings()
 	if err != nil {
 		t.Fatal(err)
@@ -229,13 +222,7 @@ func TestCheckpointsSharedMemory(t *testing.T) {
 	if shared != 2 {
 		t.Errorf("%d shared mappings at %v, want the memfd's 2", shared, target)
 	}
-	st, err := tl.Continue()
-	if err != nil {
-		t.Fatalf("continue to the end from a restored checkpoint: %v", err)
-	}
-	if st.Reason != timeline.ReasonExit {
-		t.Errorf("continue from the checkpoint stopped with %v, want exit", st.Reason)
-	}
+	continueToExit(t, tl)
 }
 
 // TestCheckpointsInsideSegment: a counter written 10000 times in one
