@@ -150,6 +150,14 @@ func traceSize(b *testing.B, path string) int64 {
 	return st.Size()
 }
 
+// reportRatios reports the native time of a run and the ratios of its
+// recording's and its replay's to it.
+func reportRatios(b *testing.B, nat, rec, rep time.Duration) {
+	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
+	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+}
+
 // roundTrips runs prog natively, records it into out and replays it, b.N
 // times each, and returns the total times and the events of a recording.
 func roundTrips(b *testing.B, prog string, args []string, out string) (nat, rec, rep time.Duration, events int64) {
@@ -169,9 +177,7 @@ func BenchmarkCPULoop(b *testing.B) {
 	args := []string{"400000000"}
 	out := filepath.Join(b.TempDir(), "cpu.rwd")
 	nat, rec, rep, _ := roundTrips(b, prog, args, out)
-	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+	reportRatios(b, nat, rec, rep)
 }
 
 // BenchmarkSyscallLoop: 20k getppid calls.
@@ -205,9 +211,7 @@ func BenchmarkForkHeavy(b *testing.B) {
 	args := []string{"200"}
 	out := filepath.Join(b.TempDir(), "forks.rwd")
 	nat, rec, rep, events := roundTrips(b, prog, args, out)
-	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+	reportRatios(b, nat, rec, rep)
 	b.ReportMetric(float64(events), "events")
 }
 
@@ -218,9 +222,7 @@ func BenchmarkPingPong(b *testing.B) {
 	args := []string{"5000"}
 	out := filepath.Join(b.TempDir(), "pingpong.rwd")
 	nat, rec, rep, events := roundTrips(b, prog, args, out)
-	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+	reportRatios(b, nat, rec, rep)
 	b.ReportMetric(float64(events)/5000, "events/round-trip")
 }
 
