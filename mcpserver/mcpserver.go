@@ -13,6 +13,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,7 +26,25 @@ import (
 const instructions = `This server debugs one recorded run of a Linux program (a rewind trace) with time travel: the recording is fixed, so you can go forwards and backwards as often as you like, and every run gives the same values.
 Typical session: run_command "continue" to reach the crash (or the end); get_stack and get_locals to see where and with what; watch_history on a corrupted variable to find every write to it; goto a write's moment, or origin EXPR to go straight to the last write before now (again to follow it one write further back).
 Given another recording of the same program (a passing run beside a failing one), diff_traces says where the two first part and what differs after.
-run_command accepts the whole gdb-like command language: break/b LOC, delete, watch EXPR, continue/c, reverse-continue/rc, step/s, next/n, finish, reverse-step/rs, reverse-next/rn, reverse-finish, stepi/si, nexti/ni, reverse-stepi/rsi, until/advance LOC, print/p EXPR, x/FMT ADDR, info registers|locals|args|threads|breakpoints, backtrace/bt, frame N, up, down, thread N, list, disassemble, goto, when, events, history EXPR, origin [--forward|--read] [EXPR].`
+`
+
+// commandLanguage lists what run_command accepts, from the command table
+// itself (usage and short forms): the model sees every command there is.
+func commandLanguage() string {
+	var b strings.Builder
+	b.WriteString("run_command accepts the whole gdb-like command language (help CMD tells more):")
+	for i, c := range debugger.Commands().Commands() {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		b.WriteString(sep + " " + c.Usage)
+		if len(c.Aliases) > 0 {
+			b.WriteString(" (" + strings.Join(c.Aliases, "/") + ")")
+		}
+	}
+	return b.String() + "."
+}
 
 // server is the state behind the tools: one session, used by one call at a
 // time.
@@ -45,7 +64,7 @@ type server struct {
 // close the session.
 func New(s *debugger.Session, version string) *mcp.Server {
 	sv := &server{s: s, sem: make(chan struct{}, 1), trace: s.TraceStatus()}
-	inst := instructions
+	inst := instructions + commandLanguage()
 	if sv.trace.Message != "" {
 		// Clients may not show the instructions to their model: the first
 		// result carries the message too (see notice).

@@ -664,3 +664,20 @@ func TestOrigin(t *testing.T) {
 		t.Errorf("a bad direction was accepted: %+v", res)
 	}
 }
+
+// TestInstructionsListCommands: the instructions name every command of the
+// language with its short forms, from the command table, so that a model
+// that reads them knows all run_command takes.
+func TestInstructionsListCommands(t *testing.T) {
+	inst := connect(t, traceOf(t)).InitializeResult().Instructions
+	for _, c := range debugger.Commands().Commands() {
+		if !strings.Contains(inst, c.Usage) {
+			t.Errorf("the instructions lack %q", c.Usage)
+		}
+		for _, a := range c.Aliases {
+			if !strings.Contains(inst, a) {
+				t.Errorf("the instructions lack %s's alias %q", c.Name, a)
+			}
+		}
+	}
+}
