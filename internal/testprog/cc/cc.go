@@ -28,11 +28,14 @@ func For(src string) string {
 }
 
 // Build compiles src into out with For(src) and flags (before "-o out
-// src"). A program that does not compile fails the test with the
-// compiler's output. It returns out.
+// src"). gcc and g++ are required by the tests: one missing, or a program
+// that does not compile, fails the test with the reason. It returns out.
 func Build(t TB, src, out string, flags ...string) string {
 	t.Helper()
-	return BuildWith(t, For(src), src, out, flags...)
+	if err := Compile(src, out, flags...); err != nil {
+		t.Fatalf("%v", err)
+	}
+	return out
 }
 
 // BuildWith is Build with the compiler named (clang, say); one that is
