@@ -185,7 +185,10 @@ func TestInterrupts(t *testing.T) {
 				// Two SIGINTs that reach rewind before it handles the
 				// first are one (standard signals do not queue): press
 				// again until it ends, as a user would.
-				for lr.signalGroup(syscall.SIGINT); !lr.exited(300 * time.Millisecond); {
+				// Bounded: a rewind that never ends fails in wait, with
+				// its goroutines dumped.
+				lr.signalGroup(syscall.SIGINT)
+				for end := time.Now().Add(cmdTimeout); !lr.exited(300*time.Millisecond) && time.Now().Before(end); {
 					lr.signalGroup(syscall.SIGINT)
 				}
 			},

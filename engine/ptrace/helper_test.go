@@ -152,7 +152,7 @@ func TestHelperImage(t *testing.T) {
 }
 
 // TestWakers starts each kind of waker (the native helper's mode, rewind
-// itself) and wakes it: a blocking Wait returns with its death, and not
+// itself), in a process group of its own, and wakes it: a blocking Wait returns with its death, and not
 // before; then its alarms: a cancelled one does not ring, the last one
 // set does.
 func TestWakers(t *testing.T) {
@@ -179,6 +179,9 @@ func TestWakers(t *testing.T) {
 				}
 				if _, ok, err := Wait(w.Pid(), true); ok || err != nil {
 					t.Errorf("the waker ended before it was woken (%v)", err)
+				}
+				if pg, err := unix.Getpgid(w.Pid()); err != nil || pg == unix.Getpgrp() {
+					t.Errorf("waker's process group %d (%v): the terminal's Ctrl-C to rewind's group (%d) would kill it", pg, err, unix.Getpgrp())
 				}
 				w.Wake()
 				st, ok, err := Wait(w.Pid(), false)

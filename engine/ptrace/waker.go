@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -66,6 +67,11 @@ func wakerCmd(self string, native, stdin *os.File) *exec.Cmd {
 	}
 	cmd.Stdin = stdin
 	cmd.Env = []string{}
+	// A process group of its own: the terminal's Ctrl-C, Ctrl-\ and
+	// hangup go to rewind's group, and a waker they killed would look,
+	// to the recorder, like a wake nobody asked for, or (a spare) leave
+	// it a dead waker to sleep on.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
 

@@ -31,6 +31,9 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			// wait for it (a thread waiting for a hit stays late until
 			// something happens).
 			st, ok, err := ptrace.Wait(-1, true)
+			if ok && err == nil && r.spareDied(st) {
+				continue
+			}
 			if ok && err == nil && st.Tid == r.wakerPid() {
 				if r.wake() {
 					return ptrace.Status{}, false, nil
@@ -51,8 +54,7 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 		}
 		r.alarm(dl)
 		st, ok, err := ptrace.Wait(-1, false)
-		if err == nil && r.spare != nil && st.Tid == r.spare.Pid() {
-			r.spare = nil // killed: the next one starts another
+		if err == nil && r.spareDied(st) {
 			continue
 		}
 		if err != nil || st.Tid != r.wakerPid() {
@@ -62,6 +64,19 @@ func (r *Recorder) wait() (ptrace.Status, bool, error) {
 			return ptrace.Status{}, false, nil
 		}
 	}
+}
+
+// spareDied reports whether st is the spare waker's death (killed by
+// someone else: wakers have a process group of their own, out of the
+// terminal's reach), and forgets it then: a dead spare taking over would
+// leave the recorder asleep for good. The next deadline starts another.
+func (r *Recorder) spareDied(st ptrace.Status) bool {
+	if r.spare == nil || st.Tid != r.spare.Pid() {
+		return false
+	}
+	r.spare.Close(true)
+	r.spare = nil
+	return true
 }
 
 // alarm sets the waker's alarm to dl (none if zero), if it is not set so.
