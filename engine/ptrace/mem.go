@@ -17,6 +17,10 @@ import (
 type Mem struct {
 	pid int
 	f   *os.File
+	// maps is /proc/PID/maps, open for VMAs' queries; noQuery says the
+	// kernel has no PROCMAP_QUERY.
+	maps    *os.File
+	noQuery bool
 }
 
 // OpenMem opens the memory of process pid.
@@ -29,7 +33,13 @@ func OpenMem(pid int) (*Mem, error) {
 }
 
 // Close releases the file.
-func (m *Mem) Close() error { return m.f.Close() }
+func (m *Mem) Close() error {
+	if m.maps != nil {
+		m.maps.Close()
+		m.maps = nil
+	}
+	return m.f.Close()
+}
 
 // ReadAt reads len(p) bytes at addr, returning how many could be read.
 func (m *Mem) ReadAt(p []byte, addr uint64) (int, error) {
