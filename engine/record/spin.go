@@ -102,6 +102,10 @@ type snapshot struct {
 	fp        uint64
 	data      [][]byte
 	dataRange []ptrace.Range
+	// ptrs is what the registers point at (approx.go): a loop that
+	// counts in memory only a pointer reaches has the same registers,
+	// stack and global data at every pass.
+	ptrs []trace.Mem
 }
 
 func (s *spinState) active() bool { return s.phase != spinNone }
@@ -532,12 +536,13 @@ func (r *Recorder) snapshot(t *thread, regs *trace.Regs) (snapshot, error) {
 		n, _ := mem.ReadAt(b, rg.Addr)
 		s.data = append(s.data, b[:n])
 	}
+	s.ptrs, _ = r.approxPoint(t, regs)
 	return s, nil
 }
 
-// firstChange finds the first 8-byte word, in the stack window then in the
-// executable's data, that differs between two passes, and returns it as it
-// is at the second.
+// firstChange finds the first 8-byte word, in the stack window, the
+// executable's data, then what the registers point at, that differs
+// between two passes, and returns it as it is at the second.
 func firstChange(a, b *snapshot) (trace.Mem, bool) {
 	word := func(addr uint64, x, y []byte) (trace.Mem, bool) {
 		for i := 0; i+8 <= len(x) && i+8 <= len(y); i += 8 {
@@ -555,6 +560,16 @@ func firstChange(a, b *snapshot) (trace.Mem, bool) {
 	for i := range min(len(a.data), len(b.data)) {
 		if w, ok := word(b.dataRange[i].Addr, a.data[i], b.data[i]); ok {
 			return w, true
+		}
+	}
+	for _, p := range b.ptrs {
+		for _, q := range a.ptrs {
+			if q.Addr != p.Addr {
+				continue
+			}
+			if w, ok := word(p.Addr, q.Data, p.Data); ok {
+				return w, true
+			}
 		}
 	}
 	return trace.Mem{}, false
@@ -634,6 +649,16 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 		fmt.Fprintf(os.Stderr, "rec: preempt %d at %#x: %s (%d steps)\n", t.tid, regs[trace.RIP], why, t.spin.steps)
 	}
 	t.spin.phase = spinNone
+	if flags&trace.FlagApprox != 0 {
+		more, ok := r.approxPoint(t, regs)
+		if !ok {
+			// Not a point replay can stop at: the next deadline tries
+			// again, or the fault the thread is about to take is an
+			// event of its own.
+			return r.resume(t, 0)
+		}
+		words = append(words, more...)
+	}
 	if regs[trace.OrigRAX] != ^uint64(0) {
 		// Stopped by an interrupt, whose entry left its own mark there;
 		// replay finds the point with a breakpoint (-1, no system call),

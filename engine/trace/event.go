@@ -43,8 +43,11 @@ const (
 	// registers (Value) and of its global data (Aux: the executable's
 	// writable segments and the brk heap), see ptrace.FPHash and
 	// ptrace.DataHash. In holds memory words that must have the same bytes
-	// too: the recorder logs one when only memory told two passes of the
-	// point apart (a loop counter kept on the stack or in the heap).
+	// too: first the 8-byte word that alone told two passes of the point
+	// apart when the recorder saw one (a loop counter kept on the stack or
+	// in the heap), then, in an approximate preemption (FlagApprox), 16
+	// bytes at each address a general register held in private writable
+	// memory (record/approx.go).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8

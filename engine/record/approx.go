@@ -1,0 +1,83 @@
+package record
+
+import (
+	"slices"
+
+	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
+)
+
+// Approximate preemptions: where replay can stop, and what the registers
+// point at, in the fingerprint.
+//
+// Replay finds an approximate preemption (one the recorder could not prove
+// a spin) at the first pass of its pc with the recorded registers, stack
+// window, FPU state and global data. Memory elsewhere is not in that
+// fingerprint, and passes can share all of it: a sort's comparator called
+// twice on the same two slots, whose contents were swapped in between,
+// holds the same pointers in the same registers. Replay then stops the
+// thread a pass early, its later run differs, and other threads, which
+// see its memory, diverge (gdb's parallel DWARF indexing did, under load).
+// So the bytes each register points at go into the event too, as memory
+// replay compares at the passes whose registers match.
+
+// pointeeLen is how many bytes are taken at each address: two words (a
+// word alone is what replay's trampoline takes for the one memory word the
+// recorder saw change between two passes, In[0]).
+const pointeeLen = 16
+
+// pointeeRegs are the registers whose values may point at data: rsp's
+// window is in the stack hash already.
+var pointeeRegs = [...]int{trace.RAX, trace.RCX, trace.RDX, trace.RBX, trace.RBP, trace.RSI, trace.RDI,
+	trace.R8, trace.R9, trace.R10, trace.R11, trace.R12, trace.R13, trace.R14, trace.R15}
+
+// approxPoint looks at t's state for an approximate preemption at its pc:
+// whether replay can stop there at all (ok: the pc is in executable
+// memory, or that cannot be told; a thread that jumped into data stands
+// on an instruction it will fault on, which replay's breakpoint or
+// trampoline never reaches), and the words it points at (pointees).
+func (r *Recorder) approxPoint(t *thread, regs *trace.Regs) (words []trace.Mem, ok bool) {
+	addrs := []uint64{regs[trace.RIP]}
+	for _, idx := range pointeeRegs {
+		a := regs[idx]
+		if a < 1<<16 || a >= 1<<47-pointeeLen || a+pointeeLen > hook.Base && a < hook.Base+hook.Size {
+			continue
+		}
+		if !slices.Contains(addrs[1:], a) {
+			addrs = append(addrs, a)
+		}
+	}
+	mem := r.memOf(t)
+	vmas, err := mem.VMAs(addrs)
+	if err != nil {
+		return nil, true
+	}
+	if !vmas[0].Exec {
+		return nil, false
+	}
+	return pointees(mem, addrs[1:], vmas[1:]), true
+}
+
+// pointees returns pointeeLen bytes at each of addrs (held in general
+// registers), in vmas, where that is memory replay holds the same bytes
+// in: private, readable and writable (code may carry replay's breakpoints
+// and trampoline jumps; shared memory changes under the program; the
+// hook's pages, left out before, hold what each side's hook wrote).
+// Addresses it cannot check are left out: a weaker fingerprint, never a
+// wrong one.
+func pointees(mem *ptrace.Mem, addrs []uint64, vmas []ptrace.VMA) []trace.Mem {
+	var out []trace.Mem
+	for i, a := range addrs {
+		v := vmas[i]
+		if !v.Read || !v.Write || v.Shared || v.Exec || a+pointeeLen > v.End {
+			continue
+		}
+		b := make([]byte, pointeeLen)
+		if n, _ := mem.ReadAt(b, a); n != pointeeLen {
+			continue
+		}
+		out = append(out, trace.Mem{Addr: a, Data: b})
+	}
+	return out
+}
