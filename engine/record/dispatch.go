@@ -39,6 +39,11 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 			return err
 		}
 	}
+	if t.frame != nil {
+		if done, err := r.frameStop(t, st); done || err != nil {
+			return err
+		}
+	}
 	if t == t.cpu().current && st.Kind != ptrace.Exited && st.Kind != ptrace.Killed {
 		if err := r.flushHook(t); err != nil {
 			return err

@@ -101,11 +101,8 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 		}
 		e := &trace.Event{Kind: trace.KindSignal, Flags: trace.FlagSyncSignal, Tid: int32(t.tid),
 			Regs: regs, Signo: int32(sig), Siginfo: info}
-		if err := r.log(e); err != nil {
-			return err
-		}
 		t.resumeRegs, t.haveRegs = regs, true
-		return r.resume(t, sig)
+		return r.deliver(t, e, sig)
 	}
 	r.sawSig[unix.Signal(sig)] = time.Now()
 	if done, err := r.jobControl(t, sig); done || err != nil {
@@ -118,10 +115,7 @@ func (r *Recorder) onSignal(t *thread, sig int) error {
 			return err
 		}
 		e := &trace.Event{Kind: trace.KindSignal, Tid: int32(t.tid), Regs: regs, Signo: int32(sig), Siginfo: info}
-		if err := r.log(e); err != nil {
-			return err
-		}
-		return r.resume(t, sig)
+		return r.deliver(t, e, sig)
 	}
 	// Arrived in the middle of user code: hold it for the next system call
 	// exit (or spin preemption) of this thread.

@@ -227,7 +227,8 @@ func (r *Recorder) deadline() error {
 // deadlineOf is deadline for t, the current thread of its run queue.
 func (r *Recorder) deadlineOf(t *thread, now time.Time) error {
 	t.sliceStart = now
-	if t.spin.exiting || t.spin.starting || t.pt.waitRetry {
+	if t.spin.exiting || t.spin.starting || t.pt.waitRetry || t.frame != nil {
+		// (A thread stepped into its signal handler stops there at once.)
 		// A tracer's wait made WNOHANG (emuptrace.go) returns at once and
 		// is no event unless it answers: its entry must not be logged.
 		return nil

@@ -93,6 +93,9 @@ type thread struct {
 	// Signals held back to be delivered at a deterministic point.
 	held      []heldSignal
 	injecting *heldSignal
+	// frame is the event of a signal t is being single-stepped into its
+	// handler with, logged with the frame once t stands there (sigframe.go).
+	frame *trace.Event
 
 	sliceStart time.Time
 	spin       spinState

@@ -68,6 +68,43 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 		// status) that the recording has at its own point.
 		t.resumeSig = 0
 	}
+	if len(e.Mem) > 0 && t.resumeSig != 0 {
+		return s.enterHandler(t, e)
+	}
+	return nil
+}
+
+// enterHandler delivers the signal of e, which the recording logged with
+// the frame its handler got (record/sigframe.go), by a single step that
+// stops t at the handler's first instruction, and writes the recorded
+// frame over the one the kernel built here: the last fault's trap number,
+// error code and address in it are this run's, and what the program later
+// reads of that stale stack must be the recording's.
+func (s *Session) enterHandler(t *rthread, e *trace.Event) error {
+	sig := t.resumeSig
+	t.resumeSig = 0
+	if err := ptrace.Step(t.real, sig); err != nil {
+		return err
+	}
+	st, err := s.waitFor(t)
+	if err != nil {
+		return err
+	}
+	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
+		return s.diverge(e, "expected to enter the handler of %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
+	}
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return err
+	}
+	if regs[trace.RSP] != e.Mem[0].Addr {
+		return s.diverge(e, "the handler of %s got its frame at %#x, recorded at %#x", unix.SignalName(unix.Signal(sig)), regs[trace.RSP], e.Mem[0].Addr)
+	}
+	for _, m := range e.Mem {
+		if _, err := t.proc.mem.WriteAt(m.Data, m.Addr); err != nil {
+			return fmt.Errorf("write the frame of %s: %w", unix.SignalName(unix.Signal(sig)), err)
+		}
+	}
 	return nil
 }
 
