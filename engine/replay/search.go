@@ -170,6 +170,10 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			}
 			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
+		// The resume flag is the kernel's (the recorder's stop may have
+		// come from a fault, which sets it, a pass here from a breakpoint,
+		// which does not): the program never sees it.
+		regs[trace.EFLAGS] = regs[trace.EFLAGS]&^eflagsRF | e.Regs[trace.EFLAGS]&eflagsRF
 		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 			same, err := s.sameState(t, e, &data)
 			if err != nil || same {
