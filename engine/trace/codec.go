@@ -308,24 +308,17 @@ type dec struct {
 	err error
 }
 
-func (d *dec) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail(errShort, n)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *dec) uvarint() uint64 { return decVarint(d, binary.Uvarint) }
 
-func (d *dec) varint() int64 {
+func (d *dec) varint() int64 { return decVarint(d, binary.Varint) }
+
+// decVarint reads the next varint with read (binary.Uvarint or
+// binary.Varint), which says as they do how many bytes it took.
+func decVarint[T uint64 | int64](d *dec, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail(errShort, n)
 		return 0
@@ -342,29 +335,31 @@ func (d *dec) fail(err error, n int) {
 }
 
 func (d *dec) u64() uint64 {
-	if d.err != nil {
-		return 0
+	if b := d.next(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	if len(d.b) < 8 {
-		d.err = errShort
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
+	return 0
 }
 
 func (d *dec) u8() byte {
+	if b := d.next(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// next takes the next n bytes, or nil where fewer are left.
+func (d *dec) next(n int) []byte {
 	if d.err != nil {
-		return 0
+		return nil
 	}
-	if len(d.b) < 1 {
+	if len(d.b) < n {
 		d.err = errShort
-		return 0
+		return nil
 	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *dec) int32(v int64, what string) int32 {
