@@ -52,13 +52,7 @@ func testBlobCache(t *testing.T, size int) {
 		if err != nil || id != 1 {
 			t.Fatalf("ReadFileBlob: id %d, %v", id, err)
 		}
-		if err := w.Close(nil); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := closeAndOpen(t, w, nil, path)
 		defer r.Close()
 		if first, err := r.Blob(0); err != nil || string(first) != "first" {
 			t.Fatalf("blob 0: %q, %v", first, err)

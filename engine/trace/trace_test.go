@@ -247,6 +247,19 @@ func writeTrace(t testing.TB, path string, evs []*Event, foot *Footer) {
 	}
 }
 
+// closeAndOpen closes w with foot and opens the trace it wrote, at path.
+func closeAndOpen(t testing.TB, w *Writer, foot *Footer, path string) *Reader {
+	t.Helper()
+	if err := w.Close(foot); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func compareEvents(t *testing.T, got, want []*Event) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -436,14 +449,7 @@ func TestBlobs(t *testing.T) {
 			}
 		}
 	}
-	if err := w.Close(nil); err != nil {
-		t.Fatal(err)
-	}
-
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := closeAndOpen(t, w, nil, path)
 	defer r.Close()
 	if r.Blobs() != len(blobs) || r.Footer().Blobs != len(blobs) {
 		t.Errorf("Blobs() = %d, footer %d, want %d", r.Blobs(), r.Footer().Blobs, len(blobs))
