@@ -41,10 +41,7 @@ func testBlobCache(t *testing.T, size int) {
 		}
 		defer f.Close()
 		path := filepath.Join(dir, name)
-		w, err := Create(path, testHeader())
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := createTest(t, path)
 		if _, err := w.AddBlob([]byte("first")); err != nil {
 			t.Fatal(err)
 		}
