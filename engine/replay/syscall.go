@@ -565,11 +565,17 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	if t.proc == s.main {
 		s.renameMemory(e, c, fill != nil || stored)
 	}
+	return s.putOutputs(t, e)
+}
+
+// putOutputs gives t, after its call ran for real, the memory e recorded
+// as the call's outputs and the registers it returned with; the entry of
+// a split call leaves the registers to its exit event.
+func (s *Session) putOutputs(t *rthread, e *trace.Event) error {
 	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
 	}
 	if e.Kind == trace.KindSyscallEntry {
-		// The exit event will set the recorded registers.
 		t.atEntry = true
 		return nil
 	}
