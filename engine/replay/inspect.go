@@ -54,14 +54,12 @@ func (s *Session) XState(tid int32) ([]byte, error) {
 // onThread reads the state of thread tid (as recorded) with get, given its
 // real tid, on the ptrace thread that traces it.
 func onThread[T any](s *Session, tid int32, get func(real int) (T, error)) (T, error) {
-	var out T
 	t := s.threads[tid]
 	if t == nil || t.dead {
-		return out, fmt.Errorf("no thread %d at this point", tid)
+		var none T
+		return none, fmt.Errorf("no thread %d at this point", tid)
 	}
-	var err error
-	s.th.Do(func() { out, err = get(t.real) })
-	return out, err
+	return ptrace.DoValue(s.th, func() (T, error) { return get(t.real) })
 }
 
 // OnMapping, when set, is called (on the ptrace thread) after a file is
