@@ -139,11 +139,8 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		} else if err := s.syscallStop(t, e, "expected the end of execve"); err != nil {
 			return err
 		}
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.real, &regs); err != nil {
-			return err
-		}
-		if err := s.compareRegs(e, "after execve", &e.ExitRegs, &regs); err != nil {
+		regs, err := s.checkRegs(t, e, "after execve", &e.ExitRegs)
+		if err != nil {
 			return err
 		}
 		if isErr(regs[trace.RAX]) {
