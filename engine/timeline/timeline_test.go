@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
@@ -16,11 +15,7 @@ import (
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	testprog.ColdCaches()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // recordBench compiles testdata/bench/NAME.c and records it with args.
 func recordBench(t testing.TB, name string, args ...string) string {
