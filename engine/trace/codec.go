@@ -369,6 +369,15 @@ func (d *dec) int32(v int64, what string) int32 {
 	return int32(v)
 }
 
+// uint32 narrows v to 32 bits; a larger v is an error, which says what
+// (a format of v: "blob id %d").
+func (d *dec) uint32(v uint64, what string) uint32 {
+	if d.err == nil && v > 1<<32-1 {
+		d.err = fmt.Errorf(what+" out of range", v)
+	}
+	return uint32(v)
+}
+
 // bytes returns a copy of the next length-prefixed byte string (nil if empty).
 func (d *dec) bytes() []byte {
 	n := d.uvarint()
@@ -454,11 +463,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.Syscall = d.int32(d.varint(), "syscall")
 	}
 	if p&pFlags != 0 {
-		v := d.uvarint()
-		if d.err == nil && v > 1<<32-1 {
-			d.err = fmt.Errorf("flags %#x out of range", v)
-		}
-		e.Flags = uint32(v)
+		e.Flags = d.uint32(d.uvarint(), "flags %#x")
 	}
 	if p&pMem != 0 {
 		e.Mem = d.mems()
@@ -467,11 +472,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.In = d.mems()
 	}
 	if p&pMap != 0 {
-		blob := d.uvarint()
-		if d.err == nil && blob > 1<<32-1 {
-			d.err = fmt.Errorf("blob id %d out of range", blob)
-		}
-		e.Map = &MapFile{Blob: uint32(blob), Offset: d.uvarint(), Length: d.uvarint()}
+		e.Map = &MapFile{Blob: d.uint32(d.uvarint(), "blob id %d"), Offset: d.uvarint(), Length: d.uvarint()}
 		e.Map.Path = string(d.bytes())
 	}
 	if p&pData != 0 {
@@ -502,11 +503,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.NewTid = d.int32(d.varint(), "new tid")
 	}
 	if p&pShared != 0 {
-		obj := d.uvarint()
-		if d.err == nil && obj > 1<<32-1 {
-			d.err = fmt.Errorf("shared object %d out of range", obj)
-		}
-		e.Shared = &SharedMap{Object: uint32(obj), Offset: d.uvarint(), Size: d.uvarint()}
+		e.Shared = &SharedMap{Object: d.uint32(d.uvarint(), "shared object %d"), Offset: d.uvarint(), Size: d.uvarint()}
 		e.Shared.Path = string(d.bytes())
 	}
 	if p&pHooks != 0 {
