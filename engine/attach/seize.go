@@ -44,9 +44,7 @@ type Process struct {
 // requests go through a locked thread of its own.
 func Seize(pid int) (*Process, error) {
 	th := ptrace.NewThread()
-	var p *Process
-	var err error
-	th.Do(func() { p, err = SeizeHere(pid) })
+	p, err := ptrace.DoValue(th, func() (*Process, error) { return SeizeHere(pid) })
 	if err != nil {
 		th.Close()
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-debugger/rewind/engine/internal/gccimage"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
@@ -61,25 +62,7 @@ func TestLayout(t *testing.T) {
 // TestImage rebuilds the image and compares it with hook.bin, when the
 // compiler is the one it was built with (another may lay it out otherwise).
 func TestImage(t *testing.T) {
-	ver, err := exec.Command("gcc", "--version").Output()
-	if err != nil {
-		t.Skipf("no gcc: %v", err)
-	}
-	if _, err := exec.LookPath("objcopy"); err != nil {
-		t.Skipf("no objcopy (binutils): %v", err)
-	}
-	built, _ := os.ReadFile("hook.bin.gcc")
-	if first, _, _ := strings.Cut(string(ver), "\n"); first != strings.TrimSpace(string(built)) {
-		t.Skipf("hook.bin was built with %q, this gcc is %q", strings.TrimSpace(string(built)), first)
-	}
-	out := filepath.Join(t.TempDir(), "hook.bin")
-	if b, err := exec.Command("sh", "src/build.sh", out).CombinedOutput(); err != nil {
-		t.Fatalf("build.sh: %v\n%s", err, b)
-	}
-	got, _ := os.ReadFile(out)
-	if !bytes.Equal(got, Image) {
-		t.Errorf("hook.bin is not what src/ builds (%d bytes, built %d): run go generate ./engine/hook", len(Image), len(got))
-	}
+	gccimage.Check(t, Image, "hook.bin", "src/build.sh", "./engine/hook", "objcopy")
 }
 
 // TestRecordMode runs the hook in a program of its own, its sites patched

@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"bytes"
 	"debug/elf"
 	"os"
 	"os/exec"
@@ -27,14 +26,7 @@ func BenchmarkMapLibrary(b *testing.B) {
 			b.Logf("gcc does not find %s", lib)
 			continue
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		f, err := elf.NewFile(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
+		data, f := readELF(b, path)
 		var text *elf.Prog
 		for _, p := range f.Progs {
 			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {

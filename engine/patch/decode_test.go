@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,14 +119,10 @@ func codeFiles(t *testing.T) []string {
 // one or two bytes too long (it reads a ModRM byte): that is its bug.
 func TestInsnLenAgreesWithX86asm(t *testing.T) {
 	for _, path := range codeFiles(t) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data, f := readELF(t, path)
 		l := ParseLayout(data)
-		f, err := elf.NewFile(strings.NewReader(string(data)))
-		if err != nil || l == nil {
-			t.Fatalf("%s: not an x86-64 ELF file (%v)", path, err)
+		if l == nil {
+			t.Fatalf("%s: not an x86-64 ELF file", path)
 		}
 		text := f.Section(".text")
 		code, err := text.Data()
@@ -177,14 +172,7 @@ func TestInsnLenAgreesWithObjdump(t *testing.T) {
 		t.Skip("no objdump (binutils)")
 	}
 	for _, path := range codeFiles(t)[1:] {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := elf.NewFile(strings.NewReader(string(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, f := readELF(t, path)
 		text := f.Section(".text")
 		code, _ := text.Data()
 		out, err := exec.Command("objdump", "-d", "-w", "-j", ".text", path).Output()

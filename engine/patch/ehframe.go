@@ -81,56 +81,51 @@ func (r *ehReader) sleb() (int64, error) {
 	}
 }
 
+// fixed reads an n-byte little-endian value (n is 2, 4 or 8), sign-extended
+// when signed.
+func (r *ehReader) fixed(n int, signed bool) (uint64, error) {
+	if err := r.need(n); err != nil {
+		return 0, err
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(r.data[r.pos+i])
+	}
+	r.pos += n
+	if shift := 64 - 8*uint(n); signed && shift > 0 {
+		v = uint64(int64(v<<shift) >> shift)
+	}
+	return v, nil
+}
+
 // pointer reads a value in encoding enc. With apply, a pc-relative value is
 // made absolute (pc_begin); pc_range is read without.
 func (r *ehReader) pointer(enc byte, apply bool) (uint64, error) {
 	at := r.vaddr + uint64(r.pos)
 	var v uint64
+	var err error
 	switch enc & 0x0f {
 	case peAbsptr, peUdata8, peSdata8:
-		if err := r.need(8); err != nil {
-			return 0, err
-		}
-		v = binary.LittleEndian.Uint64(r.data[r.pos:])
-		r.pos += 8
+		v, err = r.fixed(8, false)
 	case peUdata4:
-		if err := r.need(4); err != nil {
-			return 0, err
-		}
-		v = uint64(binary.LittleEndian.Uint32(r.data[r.pos:]))
-		r.pos += 4
+		v, err = r.fixed(4, false)
 	case peSdata4:
-		if err := r.need(4); err != nil {
-			return 0, err
-		}
-		v = uint64(int64(int32(binary.LittleEndian.Uint32(r.data[r.pos:]))))
-		r.pos += 4
+		v, err = r.fixed(4, true)
 	case peUdata2:
-		if err := r.need(2); err != nil {
-			return 0, err
-		}
-		v = uint64(binary.LittleEndian.Uint16(r.data[r.pos:]))
-		r.pos += 2
+		v, err = r.fixed(2, false)
 	case peSdata2:
-		if err := r.need(2); err != nil {
-			return 0, err
-		}
-		v = uint64(int64(int16(binary.LittleEndian.Uint16(r.data[r.pos:]))))
-		r.pos += 2
+		v, err = r.fixed(2, true)
 	case peUleb128:
-		u, err := r.uleb()
-		if err != nil {
-			return 0, err
-		}
-		v = u
+		v, err = r.uleb()
 	case peSleb128:
-		s, err := r.sleb()
-		if err != nil {
-			return 0, err
-		}
+		var s int64
+		s, err = r.sleb()
 		v = uint64(s)
 	default:
 		return 0, errEHFrame
+	}
+	if err != nil {
+		return 0, err
 	}
 	if apply {
 		switch enc & 0x70 {

@@ -297,15 +297,7 @@ func (c *Images) Exec(path string) *Image {
 		return nil
 	}
 	id := fileID{st.Dev, st.Ino, uint64(st.Size), st.Mtim.Nano()}
-	if im, ok := c.files[id]; ok {
-		return im
-	}
-	if c.files == nil {
-		c.files = map[fileID]*Image{}
-	}
-	im := NewImage(func() ([]byte, error) { return os.ReadFile(path) })
-	c.files[id] = im
-	return im
+	return cachedImage(&c.files, id, func() ([]byte, error) { return os.ReadFile(path) })
 }
 
 // Path returns the image of the file at path, read when first needed; nil
@@ -314,15 +306,7 @@ func (c *Images) Path(path string) *Image {
 	if strings.HasSuffix(path, " (deleted)") {
 		return nil
 	}
-	if im, ok := c.paths[path]; ok {
-		return im
-	}
-	if c.paths == nil {
-		c.paths = map[string]*Image{}
-	}
-	im := NewImage(func() ([]byte, error) { return os.ReadFile(path) })
-	c.paths[path] = im
-	return im
+	return cachedImage(&c.paths, path, func() ([]byte, error) { return os.ReadFile(path) })
 }
 
 // Cached returns the image of blob if it has one (nil otherwise).
@@ -331,13 +315,19 @@ func (c *Images) Cached(blob uint32) *Image { return c.blobs[blob] }
 // Blob returns the image of blob, whose bytes load returns when first
 // needed (load is not kept when the image is already cached).
 func (c *Images) Blob(blob uint32, load func() ([]byte, error)) *Image {
-	if im, ok := c.blobs[blob]; ok {
+	return cachedImage(&c.blobs, blob, load)
+}
+
+// cachedImage returns the image *cache keeps under key, or else keeps and
+// returns a new one whose bytes load returns when first needed.
+func cachedImage[K comparable](cache *map[K]*Image, key K, load func() ([]byte, error)) *Image {
+	if im, ok := (*cache)[key]; ok {
 		return im
 	}
-	if c.blobs == nil {
-		c.blobs = map[uint32]*Image{}
+	if *cache == nil {
+		*cache = map[K]*Image{}
 	}
 	im := NewImage(load)
-	c.blobs[blob] = im
+	(*cache)[key] = im
 	return im
 }

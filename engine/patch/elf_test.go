@@ -122,17 +122,24 @@ func compileRandOnce(t *testing.T, name string, flags ...string) (string, []uint
 	return bin, want
 }
 
-// mapText puts the executable segment of the file at its link address in a
-// fake address space and patches it as an mmap of the file would.
-func mapText(t *testing.T, path string) (*fakeMem, *Space, []byte) {
+// readELF reads the ELF file at path: its bytes, and what they say.
+func readELF(t testing.TB, path string) ([]byte, *elf.File) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
+	return data, f
+}
+
+// mapText puts the executable segment of the file at its link address in a
+// fake address space and patches it as an mmap of the file would.
+func mapText(t *testing.T, path string) (*fakeMem, *Space, []byte) {
+	data, f := readELF(t, path)
 	m := newFakeMem(len(data) + 0x10000)
 	var s Space
 	for _, p := range f.Progs {

@@ -3,13 +3,14 @@ package ptrace
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/internal/gccimage"
 )
 
 func TestMain(m *testing.M) {
@@ -133,22 +134,7 @@ func TestStartFailure(t *testing.T) {
 // TestHelperImage rebuilds the native helper and compares it with
 // helper.bin, when the compiler is the one it was built with.
 func TestHelperImage(t *testing.T) {
-	ver, err := exec.Command("gcc", "--version").Output()
-	if err != nil {
-		t.Skipf("no gcc: %v", err)
-	}
-	built, _ := os.ReadFile("helper.bin.gcc")
-	if first, _, _ := strings.Cut(string(ver), "\n"); first != strings.TrimSpace(string(built)) {
-		t.Skipf("helper.bin was built with %q, this gcc is %q", strings.TrimSpace(string(built)), first)
-	}
-	out := filepath.Join(t.TempDir(), "helper.bin")
-	if b, err := exec.Command("sh", "helper/build.sh", out).CombinedOutput(); err != nil {
-		t.Fatalf("build.sh: %v\n%s", err, b)
-	}
-	got, _ := os.ReadFile(out)
-	if !bytes.Equal(got, helperImage) {
-		t.Errorf("helper.bin is not what helper/ builds (%d bytes, built %d): run go generate ./engine/ptrace", len(helperImage), len(got))
-	}
+	gccimage.Check(t, helperImage, "helper.bin", "helper/build.sh", "./engine/ptrace")
 }
 
 // TestWakers starts each kind of waker (the native helper's mode, rewind

@@ -24,48 +24,67 @@ func (m *MapEntry) Shared() bool { return len(m.Perms) >= 4 && m.Perms[3] == 's'
 // ReadMaps parses the mappings of process pid (through a live thread of it:
 // ProcPath). Lines it cannot parse are skipped.
 func ReadMaps(pid int) ([]MapEntry, error) {
-	f, err := os.Open(ProcPath(pid, "maps"))
-	if err != nil {
-		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
-	}
-	defer f.Close()
 	var out []MapEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		fields := strings.Fields(line)
-		if len(fields) < 5 {
-			continue
+	err := scanProc(pid, "maps", "the mappings", func(line string) {
+		if m, ok := parseMapLine(line); ok {
+			out = append(out, m)
 		}
-		var m MapEntry
-		lo, hi, _ := strings.Cut(fields[0], "-")
-		var err1, err2, err3 error
-		m.Start, err1 = strconv.ParseUint(lo, 16, 64)
-		m.End, err2 = strconv.ParseUint(hi, 16, 64)
-		m.Offset, err3 = strconv.ParseUint(fields[2], 16, 64)
-		if err1 != nil || err2 != nil || err3 != nil || len(fields[1]) < 4 {
-			continue
-		}
-		m.Perms = fields[1]
-		maj, mnr, _ := strings.Cut(fields[3], ":")
-		m.Major, _ = strconv.ParseUint(maj, 16, 64)
-		m.Minor, _ = strconv.ParseUint(mnr, 16, 64)
-		m.Inode, _ = strconv.ParseUint(fields[4], 10, 64)
-		if len(fields) > 5 {
-			// The path is the rest of the line after the inode field.
-			rest := line
-			for _, f := range fields[:5] {
-				i := strings.Index(rest, f)
-				rest = rest[i+len(f):]
-			}
-			m.Path = strings.TrimSpace(rest)
-		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the mappings of %d: %w", pid, err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// parseMapLine parses one line of /proc/PID/maps.
+func parseMapLine(line string) (MapEntry, bool) {
+	var m MapEntry
+	fields := strings.Fields(line)
+	if len(fields) < 5 {
+		return m, false
+	}
+	lo, hi, _ := strings.Cut(fields[0], "-")
+	var err1, err2, err3 error
+	m.Start, err1 = strconv.ParseUint(lo, 16, 64)
+	m.End, err2 = strconv.ParseUint(hi, 16, 64)
+	m.Offset, err3 = strconv.ParseUint(fields[2], 16, 64)
+	if err1 != nil || err2 != nil || err3 != nil || len(fields[1]) < 4 {
+		return m, false
+	}
+	m.Perms = fields[1]
+	maj, mnr, _ := strings.Cut(fields[3], ":")
+	m.Major, _ = strconv.ParseUint(maj, 16, 64)
+	m.Minor, _ = strconv.ParseUint(mnr, 16, 64)
+	m.Inode, _ = strconv.ParseUint(fields[4], 10, 64)
+	if len(fields) > 5 {
+		// The path is the rest of the line after the inode field.
+		rest := line
+		for _, f := range fields[:5] {
+			i := strings.Index(rest, f)
+			rest = rest[i+len(f):]
+		}
+		m.Path = strings.TrimSpace(rest)
+	}
+	return m, true
+}
+
+// scanProc calls line with each line of the file name of /proc/PID
+// (through a live thread of it: ProcPath); what says what the file
+// holds, in errors.
+func scanProc(pid int, name, what string, line func(string)) error {
+	f, err := os.Open(ProcPath(pid, name))
+	if err != nil {
+		return fmt.Errorf("read %s of %d: %w", what, pid, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s of %d: %w", what, pid, err)
+	}
+	return nil
 }
 
 // Smaps is one mapping of /proc/PID/smaps as its readers need it: its
@@ -79,17 +98,11 @@ type Smaps struct {
 
 // ReadSmaps parses /proc/PID/smaps.
 func ReadSmaps(pid int) ([]Smaps, error) {
-	f, err := os.Open(ProcPath(pid, "smaps"))
-	if err != nil {
-		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
-	}
-	defer f.Close()
 	var out []Smaps
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	err := scanProc(pid, "smaps", "the memory use", func(line string) {
+		fields := strings.Fields(line)
 		if len(fields) == 0 {
-			continue
+			return
 		}
 		name, isField := strings.CutSuffix(fields[0], ":")
 		if !isField {
@@ -100,10 +113,10 @@ func ReadSmaps(pid int) ([]Smaps, error) {
 			if ok && err1 == nil && err2 == nil {
 				out = append(out, Smaps{Start: a, End: b, KB: map[string]uint64{}})
 			}
-			continue
+			return
 		}
 		if len(out) == 0 {
-			continue
+			return
 		}
 		cur := &out[len(out)-1]
 		if name == "VmFlags" {
@@ -111,9 +124,9 @@ func ReadSmaps(pid int) ([]Smaps, error) {
 		} else if len(fields) >= 2 {
 			cur.KB[name], _ = strconv.ParseUint(fields[1], 10, 64)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read the memory use of %d: %w", pid, err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -60,6 +60,15 @@ func (t *Thread) Do(f func()) {
 	}
 }
 
+// DoValue runs f on the locked thread t, as Do does, and returns what f
+// returns.
+func DoValue[T any](t *Thread, f func() (T, error)) (T, error) {
+	var v T
+	var err error
+	t.Do(func() { v, err = f() })
+	return v, err
+}
+
 // Close stops the thread. The OS thread exits with it (it stays locked).
 func (t *Thread) Close() {
 	close(t.done)

@@ -370,13 +370,8 @@ func (r *Recorder) sharedRegions(p *process, snap *trace.Snapshot) error {
 		if !reg.Shared() || m == nil {
 			continue
 		}
-		if m.obj.file != nil {
-			var st unix.Stat_t
-			if err := unix.Fstat(int(m.obj.file.Fd()), &st); err == nil {
-				m.obj.size = uint64(st.Size)
-			}
-		}
-		reg.Object = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+		m.obj.statSize()
+		reg.Object = m.traceMap()
 	}
 	return nil
 }

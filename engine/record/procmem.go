@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -92,11 +91,11 @@ func (r *Recorder) memWriteRanges(t *thread, c *syscalls.Call) (int, []syscalls.
 		off = c.Args[3]
 	default:
 		// The file position moved past what was written.
-		pos, err := filePos(t.tid, fd)
+		pos, err := fdPos(t.tid, fd)
 		if err != nil {
 			return 0, nil
 		}
-		off = pos - uint64(c.Ret)
+		off = uint64(pos) - uint64(c.Ret)
 	}
 	return pid, []syscalls.Range{{Addr: off, Len: int(c.Ret)}}
 }
@@ -142,20 +141,4 @@ func procMemPid(path string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// filePos reads a descriptor's file position from /proc.
-func filePos(tid, fd int) (uint64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/fdinfo/%d", tid, fd))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "pos:"); ok {
-			return strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no position for descriptor %d of %d", fd, tid)
 }

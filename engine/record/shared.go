@@ -90,6 +90,23 @@ type sharedMapping struct {
 	obj             *sharedObject
 }
 
+// statSize takes the object's size from its file, where it has one that
+// can be read: the file may have grown or shrunk since it was mapped.
+func (o *sharedObject) statSize() {
+	if o.file == nil {
+		return
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(o.file.Fd()), &st); err == nil {
+		o.size = uint64(st.Size)
+	}
+}
+
+// traceMap is how the trace names the mapping and its object.
+func (m *sharedMapping) traceMap() *trace.SharedMap {
+	return &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+}
+
 // sharedStats measure the tracker (REWIND_DEBUG prints them).
 type sharedStats struct {
 	checks          int

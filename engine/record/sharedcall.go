@@ -86,7 +86,7 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 		return checkAll, objKey{}, r.mapShared(t, p, c, e)
 	case unix.SYS_SHMDT:
 		if m := r.sharedMem().mappingAt(p.pid, c.Args[0]); m != nil {
-			e.Shared = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+			e.Shared = m.traceMap()
 		}
 		return chk, objKey{}, r.sharedMem().rescan(p, nil)
 	case unix.SYS_MADVISE:
@@ -176,13 +176,8 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 	if m == nil {
 		return fmt.Errorf("%s at %#x: no shared mapping there in /proc/%d/maps", syscalls.Name(c.Nr), uint64(c.Ret), p.pid)
 	}
-	if m.obj.file != nil {
-		var st unix.Stat_t
-		if err := unix.Fstat(int(m.obj.file.Fd()), &st); err == nil {
-			m.obj.size = uint64(st.Size)
-		}
-	}
-	e.Shared = &trace.SharedMap{Object: m.obj.id, Offset: m.off, Size: m.obj.size, Path: m.obj.path}
+	m.obj.statSize()
+	e.Shared = m.traceMap()
 	return nil
 }
 

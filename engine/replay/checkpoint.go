@@ -48,10 +48,7 @@ var ErrNotCheckpointable = errors.New("this position cannot be checkpointed")
 
 // Checkpoint saves the current position.
 func (s *Session) Checkpoint() (*Checkpoint, error) {
-	var cp *Checkpoint
-	var err error
-	s.th.Do(func() { cp, err = s.checkpoint() })
-	return cp, err
+	return ptrace.DoValue(s.th, s.checkpoint)
 }
 
 func (s *Session) checkpoint() (*Checkpoint, error) {

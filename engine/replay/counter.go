@@ -227,10 +227,7 @@ func (s *Session) SetCounterStop(pc uint64, stop int) error {
 // counter stop, a watchpoint trap of the instruction before) is at arrival
 // CounterValue+1. After the counter is closed it returns the final count.
 func (s *Session) CounterValue(pc uint64) (int, error) {
-	var n int
-	var err error
-	s.th.Do(func() { n, err = s.counterValue(pc) })
-	return n, err
+	return ptrace.DoValue(s.th, func() (int, error) { return s.counterValue(pc) })
 }
 
 func (s *Session) counterValue(pc uint64) (int, error) {

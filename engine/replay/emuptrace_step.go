@@ -26,11 +26,7 @@ func (s *Session) applyPtraceStep(t *rthread, e *trace.Event) error {
 	if st.Kind != ptrace.StopSignal || st.Sig != int(sig) {
 		return s.diverge(e, "expected the single step of the program's tracer to stop with %s, got %s", unix.SignalName(sig), describe(st))
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	if err := s.compareRegs(e, "after a single step of the program's tracer", &e.Regs, &regs); err != nil {
+	if _, err := s.checkRegs(t, e, "after a single step of the program's tracer", &e.Regs); err != nil {
 		return err
 	}
 	// The stop's signal is the tracer's to deliver: a delivery it asked

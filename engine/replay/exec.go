@@ -533,10 +533,7 @@ func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error
 // applied first). An instruction that is a system call or traps applies its
 // event. The result is a Stop of kind StopStep, or a watchpoint stop.
 func (s *Session) StepInstruction() (*Stop, error) {
-	var stop *Stop
-	var err error
-	s.th.Do(func() { stop, err = s.stepInstruction() })
-	return stop, err
+	return ptrace.DoValue(s.th, s.stepInstruction)
 }
 
 func (s *Session) stepInstruction() (*Stop, error) {

@@ -34,38 +34,32 @@ func (s *Session) Threads() []Thread {
 
 // Regs returns the general registers of thread tid (as recorded).
 func (s *Session) Regs(tid int32) (trace.Regs, error) {
-	var regs trace.Regs
-	t := s.threads[tid]
-	if t == nil || t.dead {
-		return regs, fmt.Errorf("no thread %d at this point", tid)
-	}
-	var err error
-	s.th.Do(func() { err = ptrace.GetRegs(t.real, &regs) })
-	return regs, err
+	return onThread(s, tid, func(real int) (trace.Regs, error) {
+		var regs trace.Regs
+		err := ptrace.GetRegs(real, &regs)
+		return regs, err
+	})
 }
 
 // FPRegs returns the x87/SSE state (the 512-byte FXSAVE area) of thread tid.
 func (s *Session) FPRegs(tid int32) ([]byte, error) {
-	t := s.threads[tid]
-	if t == nil || t.dead {
-		return nil, fmt.Errorf("no thread %d at this point", tid)
-	}
-	var out []byte
-	var err error
-	s.th.Do(func() { out, err = ptrace.GetFPRegs(t.real) })
-	return out, err
+	return onThread(s, tid, ptrace.GetFPRegs)
 }
 
 // XState returns the XSAVE area of thread tid (AVX state included).
 func (s *Session) XState(tid int32) ([]byte, error) {
+	return onThread(s, tid, ptrace.GetXState)
+}
+
+// onThread reads the state of thread tid (as recorded) with get, given its
+// real tid, on the ptrace thread that traces it.
+func onThread[T any](s *Session, tid int32, get func(real int) (T, error)) (T, error) {
 	t := s.threads[tid]
 	if t == nil || t.dead {
-		return nil, fmt.Errorf("no thread %d at this point", tid)
+		var none T
+		return none, fmt.Errorf("no thread %d at this point", tid)
 	}
-	var out []byte
-	var err error
-	s.th.Do(func() { out, err = ptrace.GetXState(t.real) })
-	return out, err
+	return ptrace.DoValue(s.th, func() (T, error) { return get(t.real) })
 }
 
 // OnMapping, when set, is called (on the ptrace thread) after a file is

@@ -39,11 +39,8 @@ func (s *Session) applyExec(t *rthread, e *trace.Event) error {
 			return err
 		}
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	if err := s.compareRegs(e, "exec", &e.Regs, &regs); err != nil {
+	regs, err := s.checkRegs(t, e, "exec", &e.Regs)
+	if err != nil {
 		return err
 	}
 	if e.Map != nil && e.Map.Path != "" {

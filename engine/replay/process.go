@@ -278,14 +278,7 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 	if st.Kind != ptrace.StopSyscall {
 		return s.diverge(e, "re-executing %s: got %s", syscalls.Name(c.Nr), describe(st))
 	}
-	if err := s.writeMem(t, e.Mem); err != nil {
-		return err
-	}
-	if e.Kind == trace.KindSyscallEntry {
-		t.atEntry = true
-		return nil
-	}
-	return s.setResult(t, e)
+	return s.putOutputs(t, e)
 }
 
 // provideExe makes sure the executable an execve is about to run is there

@@ -652,6 +652,16 @@ func (s *Session) where(t *rthread, st ptrace.Status) string {
 	return out
 }
 
+// checkRegs reads t's registers and checks them against want, recorded
+// with e; what says where in a divergence's message.
+func (s *Session) checkRegs(t *rthread, e *trace.Event, what string, want *trace.Regs) (trace.Regs, error) {
+	var regs trace.Regs
+	if err := ptrace.GetRegs(t.real, &regs); err != nil {
+		return regs, err
+	}
+	return regs, s.compareRegs(e, what, want, &regs)
+}
+
 // compareRegs checks live registers against recorded ones.
 func (s *Session) compareRegs(e *trace.Event, what string, want, got *trace.Regs) error {
 	if *want == *got {

@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -20,11 +19,7 @@ import (
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	testprog.ColdCaches()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // buildC compiles testdata/NAME.c into dir.
 func buildC(t *testing.T, name string) string {

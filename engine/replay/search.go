@@ -657,36 +657,34 @@ func nearestPage(free []span, at uint64, want [4]bool, targets []uint64) (uint64
 			best, found = p, true
 		}
 	}
+	// walk goes from page p through [lo, hi) away from at, upwards or
+	// downwards, to the first page that fits.
+	walk := func(p, lo, hi int64, up bool) {
+		for p >= lo && p+size <= hi && within(uint64(p), at) {
+			i := wrong(uint64(p))
+			if i < 0 {
+				if reachable(uint64(p)) {
+					consider(uint64(p))
+				}
+				return
+			}
+			d := p - base
+			if up {
+				p = alignUp(base + (d | (1<<(8*i) - 1)) + 1) // byte i one more
+			} else {
+				p = alignDown(base + (d &^ (1<<(8*i) - 1)) - 1) // byte i one less
+			}
+		}
+	}
 	for _, f := range free {
 		lo, hi := alignUp(int64(max(f.lo, lowestPage))), int64(min(f.hi, highestPage))
 		if hi-lo < size {
 			continue
 		}
+		// From the page nearest at, and from the page below it.
 		start := min(max(lo, alignDown(int64(at))), hi-size)
-		// Upwards from the page nearest at, to the first that fits.
-		for p := start; p+size <= hi && within(uint64(p), at); {
-			i := wrong(uint64(p))
-			if i < 0 {
-				if reachable(uint64(p)) {
-					consider(uint64(p))
-				}
-				break
-			}
-			d := int64(p) - base
-			p = alignUp(base + (d | (1<<(8*i) - 1)) + 1) // byte i one more
-		}
-		// Downwards from the page below it.
-		for p := start - size; p >= lo && within(uint64(p), at); {
-			i := wrong(uint64(p))
-			if i < 0 {
-				if reachable(uint64(p)) {
-					consider(uint64(p))
-				}
-				break
-			}
-			d := int64(p) - base
-			p = alignDown(base + (d &^ (1<<(8*i) - 1)) - 1) // byte i one less
-		}
+		walk(start, lo, hi, true)
+		walk(start-size, lo, hi, false)
 	}
 	return best, found
 }

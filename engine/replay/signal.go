@@ -41,11 +41,7 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 	if st.Kind != ptrace.StopSignal || st.Sig != want {
 		return s.diverge(e, "expected signal %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.real, &regs); err != nil {
-		return err
-	}
-	if err := s.compareRegs(e, "at signal "+unix.SignalName(unix.Signal(sig)), &e.Regs, &regs); err != nil {
+	if _, err := s.checkRegs(t, e, "at signal "+unix.SignalName(unix.Signal(sig)), &e.Regs); err != nil {
 		return err
 	}
 	if !sync && len(e.Siginfo) >= ptrace.SiginfoSize {

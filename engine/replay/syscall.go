@@ -139,11 +139,8 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		} else if err := s.syscallStop(t, e, "expected the end of execve"); err != nil {
 			return err
 		}
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.real, &regs); err != nil {
-			return err
-		}
-		if err := s.compareRegs(e, "after execve", &e.ExitRegs, &regs); err != nil {
+		regs, err := s.checkRegs(t, e, "after execve", &e.ExitRegs)
+		if err != nil {
 			return err
 		}
 		if isErr(regs[trace.RAX]) {
@@ -565,11 +562,17 @@ func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
 	if t.proc == s.main {
 		s.renameMemory(e, c, fill != nil || stored)
 	}
+	return s.putOutputs(t, e)
+}
+
+// putOutputs gives t, after its call ran for real, the memory e recorded
+// as the call's outputs and the registers it returned with; the entry of
+// a split call leaves the registers to its exit event.
+func (s *Session) putOutputs(t *rthread, e *trace.Event) error {
 	if err := s.writeMem(t, e.Mem); err != nil {
 		return err
 	}
 	if e.Kind == trace.KindSyscallEntry {
-		// The exit event will set the recorded registers.
 		t.atEntry = true
 		return nil
 	}

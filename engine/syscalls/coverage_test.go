@@ -3,7 +3,6 @@ package syscalls
 import (
 	"encoding/binary"
 	"errors"
-	"reflect"
 	"syscall"
 	"testing"
 )
@@ -208,14 +207,7 @@ func TestFamilyOutputs(t *testing.T) {
 		{"statmount", call(t, "statmount", 0, base, base+0x100, 512, 0), []Range{{Addr: base + 0x100, Len: 512}}},
 		{"listmount", call(t, "listmount", 3, base, base+0x100, 64, 0), []Range{{Addr: base + 0x100, Len: 24}}},
 	} {
-		got, err := OutputRanges(tc.c, m)
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: OutputRanges = %+v, want %+v", tc.name, got, tc.want)
-		}
+		checkRanges(t, "OutputRanges", OutputRanges, tc.name, tc.c, m, tc.want)
 	}
 	// Without a Prober (a listing), GETALL cannot be sized: an error, not
 	// a silent nothing.

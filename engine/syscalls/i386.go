@@ -159,7 +159,7 @@ func NameI386(nr int) string {
 	switch {
 	case nr >= 0 && nr < len(namesI386) && namesI386[nr] != "":
 		return namesI386[nr]
-	case nr >= 451 && nr != 453 && nr < len(names) && names[nr] != "":
+	case nr >= len(namesI386) && nr != 453 && nr < len(names) && names[nr] != "":
 		// Numbers from 424 on are common to all architectures;
 		// map_shadow_stack (453) exists on x86-64 only.
 		return names[nr]

@@ -1,9 +1,6 @@
 package syscalls
 
 import (
-	"bufio"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -13,30 +10,7 @@ import (
 // TestNamesI386MatchHeader checks the i386 names against the headers of
 // this machine, and the common numbers after them.
 func TestNamesI386MatchHeader(t *testing.T) {
-	f, err := os.Open("/usr/include/x86_64-linux-gnu/asm/unistd_32.h")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer f.Close()
-	seen := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) != 3 || fs[0] != "#define" || !strings.HasPrefix(fs[1], "__NR_") {
-			continue
-		}
-		n, err := strconv.Atoi(fs[2])
-		if err != nil {
-			continue
-		}
-		if got, want := NameI386(n), strings.TrimPrefix(fs[1], "__NR_"); got != want {
-			t.Errorf("NameI386(%d) = %q, header says %q", n, got, want)
-		}
-		seen++
-	}
-	if seen < 400 {
-		t.Errorf("only %d header entries parsed", seen)
-	}
+	checkHeaderNames(t, "/usr/include/x86_64-linux-gnu/asm/unistd_32.h", "NameI386", NameI386, 400)
 	for n, want := range map[int]string{451: "cachestat", 452: "fchmodat2", 453: "syscall_453", 462: "mseal", 2000: "syscall_2000", -1: "syscall_-1"} {
 		if got := NameI386(n); got != want {
 			t.Errorf("NameI386(%d) = %q, want %q", n, got, want)

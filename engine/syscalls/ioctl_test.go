@@ -1,9 +1,6 @@
 package syscalls
 
-import (
-	"reflect"
-	"testing"
-)
+import "testing"
 
 // TestIoctlOutputs checks the outputs of the virtual terminal, tty, socket
 // and bridge requests that the _IOC encoding does not describe.
@@ -66,14 +63,7 @@ func TestIoctlOutputs(t *testing.T) {
 		if tc.setup != nil {
 			tc.setup()
 		}
-		got, err := OutputRanges(tc.c, m)
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: OutputRanges = %+v, want %+v", tc.name, got, tc.want)
-		}
+		checkRanges(t, "OutputRanges", OutputRanges, tc.name, tc.c, m, tc.want)
 	}
 }
 

@@ -4,7 +4,7 @@ package syscalls
 // program uses with int $0x80. It follows the kernel's
 // arch/x86/entry/syscalls/syscall_32.tbl (as mirrored by
 // /usr/include/x86_64-linux-gnu/asm/unistd_32.h). From 424 on, numbers are
-// shared by all architectures: nameI386 takes them from names.
+// shared by all architectures: NameI386 takes them from names.
 var namesI386 = [...]string{
 	0:   "restart_syscall",
 	1:   "exit",
@@ -419,31 +419,4 @@ var namesI386 = [...]string{
 	421: "rt_sigtimedwait_time64",
 	422: "futex_time64",
 	423: "sched_rr_get_interval_time64",
-	424: "pidfd_send_signal",
-	425: "io_uring_setup",
-	426: "io_uring_enter",
-	427: "io_uring_register",
-	428: "open_tree",
-	429: "move_mount",
-	430: "fsopen",
-	431: "fsconfig",
-	432: "fsmount",
-	433: "fspick",
-	434: "pidfd_open",
-	435: "clone3",
-	436: "close_range",
-	437: "openat2",
-	438: "pidfd_getfd",
-	439: "faccessat2",
-	440: "process_madvise",
-	441: "epoll_pwait2",
-	442: "mount_setattr",
-	443: "quotactl_fd",
-	444: "landlock_create_ruleset",
-	445: "landlock_add_rule",
-	446: "landlock_restrict_self",
-	447: "memfd_secret",
-	448: "process_mrelease",
-	449: "futex_waitv",
-	450: "set_mempolicy_home_node",
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/replay"
 	"github.com/rewind-debugger/rewind/engine/timeline"
@@ -16,11 +15,7 @@ import (
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	testprog.ColdCaches()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // recordBench compiles testdata/bench/NAME.c and records it with args.
 func recordBench(t testing.TB, name string, args ...string) string {
@@ -50,24 +45,9 @@ func recordC(t testing.TB, src string, flags []string, args ...string) (string, 
 // checkpoints stay within their budget.
 func TestCheckpointsSameState(t *testing.T) {
 	trace := recordBench(t, "longrun", "3000", "200000")
-	const budget = 64 << 20
-	tl, err := timeline.Open(trace, budget, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tl.Close()
-	if err := tl.Goto(tl.End()); err != nil {
-		t.Fatal(err)
-	}
-	mem, n := tl.CheckpointMemory()
+	tl, mem, n := backFromEnd(t, trace, 64<<20)
 	if n == 0 {
 		t.Fatalf("no checkpoint taken over a %d-event replay", tl.Index().Total())
-	}
-	if mem > budget {
-		t.Errorf("checkpoints use %d bytes, over the %d budget", mem, budget)
-	}
-	if _, err := tl.ReverseStepInstruction(); err != nil {
-		t.Fatal(err)
 	}
 	at := tl.Now()
 	tid := at.Tid
@@ -99,24 +79,36 @@ func TestCheckpointsSameState(t *testing.T) {
 	}
 }
 
-// TestCheckpointBudgetZeroMemory: a tiny budget keeps (almost) nothing.
+// TestCheckpointTinyBudget: a tiny budget keeps (almost) nothing, and
+// stepping back still works.
 func TestCheckpointTinyBudget(t *testing.T) {
 	trace := recordBench(t, "longrun", "3000", "200000")
-	const budget = 1 << 20
+	backFromEnd(t, trace, 1<<20)
+}
+
+// backFromEnd opens trace with a checkpoint budget, goes to the end,
+// checks that the checkpoints taken on the way stay within the budget,
+// then steps back one instruction. It returns the
+// timeline, which closes with the test, and the checkpoints' memory and
+// count at the end.
+func backFromEnd(t *testing.T, trace string, budget int64) (tl *timeline.Timeline, mem int64, n int) {
+	t.Helper()
 	tl, err := timeline.Open(trace, budget, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tl.Close()
+	t.Cleanup(tl.Close)
 	if err := tl.Goto(tl.End()); err != nil {
 		t.Fatal(err)
 	}
-	if mem, _ := tl.CheckpointMemory(); mem > budget {
+	mem, n = tl.CheckpointMemory()
+	if mem > budget {
 		t.Errorf("checkpoints use %d bytes, over the %d budget", mem, budget)
 	}
 	if _, err := tl.ReverseStepInstruction(); err != nil {
 		t.Fatal(err)
 	}
+	return tl, mem, n
 }
 
 // viaCheckpoint opens trace twice: one timeline with checkpoints, gone to

@@ -56,10 +56,7 @@ func TestSize(t *testing.T) {
 func BenchmarkAppend(b *testing.B) {
 	evs := getpidLoop(1000)
 	path := filepath.Join(b.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		b.Fatal(err)
-	}
+	w := createTest(b, path)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

@@ -41,10 +41,7 @@ func testBlobCache(t *testing.T, size int) {
 		}
 		defer f.Close()
 		path := filepath.Join(dir, name)
-		w, err := Create(path, testHeader())
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := createTest(t, path)
 		if _, err := w.AddBlob([]byte("first")); err != nil {
 			t.Fatal(err)
 		}
@@ -52,13 +49,7 @@ func testBlobCache(t *testing.T, size int) {
 		if err != nil || id != 1 {
 			t.Fatalf("ReadFileBlob: id %d, %v", id, err)
 		}
-		if err := w.Close(nil); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := closeAndOpen(t, w, nil, path)
 		defer r.Close()
 		if first, err := r.Blob(0); err != nil || string(first) != "first" {
 			t.Fatalf("blob 0: %q, %v", first, err)

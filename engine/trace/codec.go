@@ -308,24 +308,17 @@ type dec struct {
 	err error
 }
 
-func (d *dec) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail(errShort, n)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *dec) uvarint() uint64 { return decVarint(d, binary.Uvarint) }
 
-func (d *dec) varint() int64 {
+func (d *dec) varint() int64 { return decVarint(d, binary.Varint) }
+
+// decVarint reads the next varint with read (binary.Uvarint or
+// binary.Varint), which says as they do how many bytes it took.
+func decVarint[T uint64 | int64](d *dec, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail(errShort, n)
 		return 0
@@ -342,29 +335,31 @@ func (d *dec) fail(err error, n int) {
 }
 
 func (d *dec) u64() uint64 {
-	if d.err != nil {
-		return 0
+	if b := d.next(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	if len(d.b) < 8 {
-		d.err = errShort
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
+	return 0
 }
 
 func (d *dec) u8() byte {
+	if b := d.next(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// next takes the next n bytes, or nil where fewer are left.
+func (d *dec) next(n int) []byte {
 	if d.err != nil {
-		return 0
+		return nil
 	}
-	if len(d.b) < 1 {
+	if len(d.b) < n {
 		d.err = errShort
-		return 0
+		return nil
 	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *dec) int32(v int64, what string) int32 {
@@ -372,6 +367,15 @@ func (d *dec) int32(v int64, what string) int32 {
 		d.err = fmt.Errorf("%s %d out of range", what, v)
 	}
 	return int32(v)
+}
+
+// uint32 narrows v to 32 bits; a larger v is an error, which says what
+// (a format of v: "blob id %d").
+func (d *dec) uint32(v uint64, what string) uint32 {
+	if d.err == nil && v > 1<<32-1 {
+		d.err = fmt.Errorf(what+" out of range", v)
+	}
+	return uint32(v)
 }
 
 // bytes returns a copy of the next length-prefixed byte string (nil if empty).
@@ -459,11 +463,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.Syscall = d.int32(d.varint(), "syscall")
 	}
 	if p&pFlags != 0 {
-		v := d.uvarint()
-		if d.err == nil && v > 1<<32-1 {
-			d.err = fmt.Errorf("flags %#x out of range", v)
-		}
-		e.Flags = uint32(v)
+		e.Flags = d.uint32(d.uvarint(), "flags %#x")
 	}
 	if p&pMem != 0 {
 		e.Mem = d.mems()
@@ -472,11 +472,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.In = d.mems()
 	}
 	if p&pMap != 0 {
-		blob := d.uvarint()
-		if d.err == nil && blob > 1<<32-1 {
-			d.err = fmt.Errorf("blob id %d out of range", blob)
-		}
-		e.Map = &MapFile{Blob: uint32(blob), Offset: d.uvarint(), Length: d.uvarint()}
+		e.Map = &MapFile{Blob: d.uint32(d.uvarint(), "blob id %d"), Offset: d.uvarint(), Length: d.uvarint()}
 		e.Map.Path = string(d.bytes())
 	}
 	if p&pData != 0 {
@@ -507,11 +503,7 @@ func (c *codec) decodeEvent(d *dec) *Event {
 		e.NewTid = d.int32(d.varint(), "new tid")
 	}
 	if p&pShared != 0 {
-		obj := d.uvarint()
-		if d.err == nil && obj > 1<<32-1 {
-			d.err = fmt.Errorf("shared object %d out of range", obj)
-		}
-		e.Shared = &SharedMap{Object: uint32(obj), Offset: d.uvarint(), Size: d.uvarint()}
+		e.Shared = &SharedMap{Object: d.uint32(d.uvarint(), "shared object %d"), Offset: d.uvarint(), Size: d.uvarint()}
 		e.Shared.Path = string(d.bytes())
 	}
 	if p&pHooks != 0 {

@@ -21,10 +21,7 @@ func buildTrace(t testing.TB, nFrames, perFrame int) ([]byte, []int64, []*Event)
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	var evs []*Event
 	for i := range nFrames {
 		for _, e := range genEvents(rng, perFrame, someFields) {
@@ -273,10 +270,7 @@ func TestCorruption(t *testing.T) {
 func TestDamagedBlob(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	appendAll := func(evs []*Event) {
 		for _, e := range evs {
 			e.Map = nil // only the event below maps a blob
@@ -339,10 +333,7 @@ func TestNotATrace(t *testing.T) {
 func TestPartialReadable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	partial := w.Partial()
 	if !strings.HasPrefix(partial, path+".") || !strings.HasSuffix(partial, ".partial") {
 		t.Errorf("Partial() = %q, want %s.NNNN.partial", partial, path)

@@ -42,10 +42,7 @@ func FuzzReader(f *testing.F) {
 	// Seeds: the frames of real traces, cut and whole, and raw event payloads.
 	rng := rand.New(rand.NewPCG(13, 14))
 	path := filepath.Join(f.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		f.Fatal(err)
-	}
+	w := createTest(f, path)
 	c := newCodec()
 	var payload []byte
 	for i, e := range genEvents(rng, 30, someFields) {

@@ -85,13 +85,7 @@ func TestJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(foot); err != nil {
-		t.Fatal(err)
-	}
-	rd, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := closeAndOpen(t, w, foot, out)
 	defer rd.Close()
 	var kinds []Kind
 	var files [][]byte
@@ -171,13 +165,7 @@ func TestLateBlobs(t *testing.T) {
 	if ids[0] != 0 || ids[1] != 1 || later != 2 {
 		t.Errorf("ids %v then %d, want 0 1 then 2", ids, later)
 	}
-	if err := w.Close(nil); err != nil {
-		t.Fatal(err)
-	}
-	rd, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := closeAndOpen(t, w, nil, path)
 	defer rd.Close()
 	for id, want := range [][]byte{big, []byte("small"), []byte("later")} {
 		got, err := rd.Blob(uint32(id))

@@ -50,10 +50,7 @@ func TestEmptyReservation(t *testing.T) {
 func TestAbort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	var want []*Event
 	for _, e := range genEvents(rng, 3000, someFields) {
 		want = append(want, canon(e))
@@ -84,12 +81,10 @@ func TestAbort(t *testing.T) {
 
 func TestWriterError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	w.f.Close() // make every write fail
 	e := &Event{Kind: KindSyscall, Tid: 1, Data: make([]byte, 1000)}
+	var err error
 	for i := 0; err == nil && i < 10000; i++ {
 		err = w.Append(e)
 	}
@@ -255,10 +250,7 @@ func TestReserveErrors(t *testing.T) {
 	// Something takes the trace's place during the recording: Close fails,
 	// keeps the .partial file and does not remove what is there.
 	path := filepath.Join(dir, "t.rwd")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}

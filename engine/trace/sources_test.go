@@ -243,10 +243,7 @@ func TestPackTotalLimit(t *testing.T) {
 func TestPackRefusesUnfinished(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "prog.rwd")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	if err := w.Append(&Event{Kind: KindSyscall, Tid: 1, Syscall: 39}); err != nil {
 		t.Fatal(err)
 	}

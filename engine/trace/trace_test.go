@@ -230,13 +230,20 @@ func extremeEvents() []*Event {
 	}
 }
 
-// writeTrace writes events to path (and blobs first) and closes it.
-func writeTrace(t testing.TB, path string, evs []*Event, foot *Footer) {
+// createTest creates a trace at path with the test header.
+func createTest(t testing.TB, path string) *Writer {
 	t.Helper()
 	w, err := Create(path, testHeader())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// writeTrace writes events to path (and blobs first) and closes it.
+func writeTrace(t testing.TB, path string, evs []*Event, foot *Footer) {
+	t.Helper()
+	w := createTest(t, path)
 	for _, e := range evs {
 		if err := w.Append(e); err != nil {
 			t.Fatal(err)
@@ -245,6 +252,19 @@ func writeTrace(t testing.TB, path string, evs []*Event, foot *Footer) {
 	if err := w.Close(foot); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// closeAndOpen closes w with foot and opens the trace it wrote, at path.
+func closeAndOpen(t testing.TB, w *Writer, foot *Footer, path string) *Reader {
+	t.Helper()
+	if err := w.Close(foot); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func compareEvents(t *testing.T, got, want []*Event) {
@@ -278,10 +298,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.trace")
-			w, err := Create(path, testHeader())
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := createTest(t, path)
 			var want []*Event
 			for _, e := range tt.evs {
 				want = append(want, canon(e))
@@ -404,10 +421,7 @@ func TestBlobs(t *testing.T) {
 		randBytes(rng, 1000),
 	}
 	path := filepath.Join(t.TempDir(), "t.trace")
-	w, err := Create(path, testHeader())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createTest(t, path)
 	var want []*Event
 	for i, b := range blobs {
 		for _, e := range genEvents(rng, 50, someFields) {
@@ -436,14 +450,7 @@ func TestBlobs(t *testing.T) {
 			}
 		}
 	}
-	if err := w.Close(nil); err != nil {
-		t.Fatal(err)
-	}
-
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := closeAndOpen(t, w, nil, path)
 	defer r.Close()
 	if r.Blobs() != len(blobs) || r.Footer().Blobs != len(blobs) {
 		t.Errorf("Blobs() = %d, footer %d, want %d", r.Blobs(), r.Footer().Blobs, len(blobs))
