@@ -168,14 +168,7 @@ func valGlobals(t *testing.T, img *Image) map[string]Value {
 	out := map[string]Value{}
 	r := d.Reader()
 	var stack []string
-	for {
-		e, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil {
-			break
-		}
+	for e := range uwEntries(t, r) {
 		if e.Tag == 0 {
 			stack = stack[:len(stack)-1]
 			continue
