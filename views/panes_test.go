@@ -3,6 +3,9 @@ package views
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,52 +18,16 @@ import (
 	"github.com/rewind-debugger/rewind/themes"
 )
 
-// The panes only render data, so a hand-built snapshot of corrupt.c
-// stopped in sum() (as testdata/source/corrupt.c crashes) stands in for a
-// recording here; the integration tests use real ones.
-const ptCorruptC = `/* A list whose second node gets its next pointer overwritten by a name
- * that does not fit in name[8]; the crash comes later, in sum(). */
-#include <stdio.h>
-#include <stdlib.h>
-
-struct node {
-	char name[8];
-	struct node *next;
-	int value;
-};
-
-static void set_name(struct node *n, const char *src)
-{
-	size_t i;
-	for (i = 0; src[i] != '\0'; i++)
-		n->name[i] = src[i];
-	n->name[i] = '\0';
-}
-
-static int sum(struct node *head)
-{
-	int total = 0;
-	for (struct node *n = head; n != NULL; n = n->next)
-		total += n->value;
-	return total;
-}
-
-int main(void)
-{
-	struct node *c = calloc(1, sizeof *c);
-	struct node *b = calloc(1, sizeof *b);
-	struct node *a = calloc(1, sizeof *a);
-	a->next = b;
-	b->next = c;
-	a->value = 1;
-	b->value = 2;
-	c->value = 3;
-	set_name(a, "alpha");
-	set_name(b, "bravo-overflowing");
-	set_name(c, "charlie");
-	printf("sum %d\n", sum(a));
-	return 0;
-}`
+// The panes only render data, so a hand-built snapshot of
+// testdata/source/corrupt.c stopped in sum(), where it crashes, stands in
+// for a recording here; the integration tests use real ones.
+var ptCorruptLines = func() []string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "source", "corrupt.c"))
+	if err != nil {
+		panic(fmt.Sprintf("the source the snapshot shows: %v", err))
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}()
 
 func ptSnapshot() *debugger.Snapshot {
 	regs := []debugger.Register{}
@@ -116,7 +83,7 @@ func ptSnapshot() *debugger.Snapshot {
 				Children: node("bravo-ov", "0x676e69776f6c66", 2)},
 		},
 		Registers: regs, FPRegisters: fp, Disasm: dis,
-		Source: &debugger.SourceView{Path: "/src/corrupt.c", Lines: strings.Split(ptCorruptC, "\n"), Current: 24,
+		Source: &debugger.SourceView{Path: "/src/corrupt.c", Lines: slices.Clone(ptCorruptLines), Current: 24,
 			Breakpoints: []int{20}, WatchLine: 16},
 		Threads: []debugger.ThreadInfo{
 			{Tid: 7284, Current: true, PC: "0x5555555551bf", Function: "sum"},
