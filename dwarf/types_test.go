@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-debugger/rewind/internal/testprog"
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
@@ -72,18 +73,8 @@ type valProgram struct {
 func valStart(t *testing.T, exe string) *valProgram {
 	t.Helper()
 	cmd := exec.Command(exe)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testprog.StartPiped(t, cmd)
 	t.Cleanup(func() {
 		stdin.Close()
 		done := make(chan error, 1)
