@@ -272,6 +272,21 @@ func (c *paneCursor) navigate(keys *keymaps.Keys, k string, n, h int) bool {
 	return true
 }
 
+// listKey handles a message to a pane that lists n rows, h at a time: a
+// navigation key moves the cursor and any other key goes to act. Other
+// messages, and keys to an empty list, do nothing.
+func (c *paneCursor) listKey(msg tea.Msg, keys *keymaps.Keys, n, h int, act func(key string) tea.Cmd) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || n == 0 {
+		return nil
+	}
+	ks := k.String()
+	if c.navigate(keys, ks, n, h) {
+		return nil
+	}
+	return act(ks)
+}
+
 // paneSeg is a piece of a row with its style.
 type paneSeg struct {
 	text  string

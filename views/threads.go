@@ -49,17 +49,12 @@ func (p *Threads) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter switches thread.
 func (p *Threads) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(p.threads) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), p.ctx.Keys
-	switch {
-	case p.cur.navigate(keys, ks, len(p.threads), p.h):
-	case keys.Matches(ks, keymaps.Enter):
+	return p.cur.listKey(msg, p.ctx.Keys, len(p.threads), p.h, func(ks string) tea.Cmd {
+		if !p.ctx.Keys.Matches(ks, keymaps.Enter) {
+			return nil
+		}
 		return paneRun(fmt.Sprintf("thread %d", p.threads[p.cur.pos].Tid))
-	}
-	return nil
+	})
 }
 
 // View renders the visible threads in aligned columns.
