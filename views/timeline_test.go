@@ -537,27 +537,17 @@ func tlPanes(t *testing.T, w, h int) map[string]Pane {
 	empty := NewTimeline(ctx)
 	empty.SetSize(w, h)
 	out["timeline empty"] = empty
-	tl := NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1_000_000, 123_456))
-	tlServe(t, tl, tl.Update(struct{}{}))
-	out["timeline loaded"] = tl
-	tl = NewTimeline(tlCtx(t, true))
+	out["timeline loaded"] = tlLoaded(t, ctx, w, h, 1_000_000, 123_456)
+	tl := NewTimeline(tlCtx(t, true))
 	tl.SetSize(w, h)
 	tl.SetSnapshot(tlSnap(1_000_000, 123_456))
 	tl.Update(struct{}{}) // under way
 	out["timeline loading nocolor"] = tl
-	tl = NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1000, 500))
-	tlServe(t, tl, tl.Update(struct{}{}))
+	tl = tlLoaded(t, ctx, w, h, 1000, 500)
 	tl.Update(ptPress("/"))
 	tlServe(t, tl, tlType(tl, "syscall"))
 	out["timeline typing"] = tl
-	tl = NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1000, 500))
-	tlServe(t, tl, tl.Update(struct{}{}))
+	tl = tlLoaded(t, ctx, w, h, 1000, 500)
 	tl.Update(ptPress("/"))
 	tlServe(t, tl, tlType(tl, "signal"))
 	tl.Update(ptPress("enter"))
