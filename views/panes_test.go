@@ -319,12 +319,30 @@ func ptRun(p Pane, keys ...string) tea.Msg {
 	return msg
 }
 
+// ptKeysCase is keys pressed on a pane fresh from ptSnapshot and the
+// command that a last key, pressed after them, runs.
+type ptKeysCase struct {
+	keys []string
+	want string
+}
+
+// ptCheckRuns checks the command each case runs on a pane newPane makes,
+// sized w×h, and that the pane keeps its size.
+func ptCheckRuns(t *testing.T, newPane func() Pane, w, h int, last string, cases []ptKeysCase) {
+	t.Helper()
+	for _, tc := range cases {
+		p := ptSized(newPane(), w, h, ptSnapshot())
+		msg := ptRun(p, append(tc.keys, last)...)
+		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
+			t.Errorf("keys %v: got %#v, want %q\n%s", tc.keys, msg, tc.want, p.View())
+		}
+		ptCheckSize(t, p.View(), w, h)
+	}
+}
+
 func TestSourceCursor(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string // the RunCommand of Break after the keys
-	}{
+	ptCheckRuns(t, func() Pane { return NewSource(ctx) }, 40, 10, "b", []ptKeysCase{
 		{nil, "break corrupt.c:24"},
 		{[]string{"up"}, "break corrupt.c:23"},
 		{[]string{"k", "k", "j"}, "break corrupt.c:23"},
@@ -338,15 +356,7 @@ func TestSourceCursor(t *testing.T) {
 		// A breakpoint already there: the same key deletes it.
 		{[]string{"up", "up", "up", "up"}, "delete 1"},
 		{[]string{"end", "up", "up"}, "delete 3"},
-	} {
-		s := NewSource(ctx)
-		ptSized(s, 40, 10, ptSnapshot())
-		msg := ptRun(s, append(tc.keys, "b")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q", tc.keys, msg, tc.want)
-		}
-		ptCheckSize(t, s.View(), 40, 10)
-	}
+	})
 }
 
 func TestSourceFollowsCurrentLine(t *testing.T) {
@@ -373,23 +383,13 @@ func TestSourceFollowsCurrentLine(t *testing.T) {
 
 func TestDisasmBreak(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string
-	}{
+	ptCheckRuns(t, func() Pane { return NewDisassembly(ctx) }, 40, 10, "b", []ptKeysCase{
 		{nil, "break *0x5555555551b9"},
 		{[]string{"down"}, "break *0x5555555551bd"},
 		{[]string{"home"}, "break *0x555555555199"},
 		// Breakpoint 1 resolved to this address: the same key deletes it.
 		{[]string{"home", "down", "down", "down"}, "delete 1"},
-	} {
-		d := NewDisassembly(ctx)
-		ptSized(d, 40, 10, ptSnapshot())
-		msg := ptRun(d, append(tc.keys, "b")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q", tc.keys, msg, tc.want)
-		}
-	}
+	})
 }
 
 func TestStackAndThreadsEnter(t *testing.T) {
@@ -437,10 +437,7 @@ func TestBreakpointsDelete(t *testing.T) {
 
 func TestLocalsWatch(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string
-	}{
+	ptCheckRuns(t, func() Pane { return NewLocals(ctx) }, 60, 20, "w", []ptKeysCase{
 		{nil, "watch -l head"},
 		{[]string{"down"}, "watch -l total"},
 		{[]string{"down", "down", "space", "down", "down"}, "watch -l s.next"},
@@ -450,14 +447,7 @@ func TestLocalsWatch(t *testing.T) {
 		{[]string{"space", "down", "space", "down", "space", "down"}, "watch -l head->name[0]"},
 		// Left goes back to the parent.
 		{[]string{"down", "down", "space", "down", "down", "left"}, "watch -l s"},
-	} {
-		l := NewLocals(ctx)
-		ptSized(l, 60, 20, ptSnapshot())
-		msg := ptRun(l, append(tc.keys, "w")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q\n%s", tc.keys, msg, tc.want, l.View())
-		}
-	}
+	})
 }
 
 func TestLocalsExpandedSurvivesSnapshot(t *testing.T) {
