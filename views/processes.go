@@ -54,14 +54,11 @@ func (p *Processes) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter switches process.
 func (p *Processes) Update(msg tea.Msg) tea.Cmd {
-	return p.pos.listKey(msg, p.ctx.Keys, len(p.procs), p.rows(), func(ks string) tea.Cmd {
-		if !p.ctx.Keys.Matches(ks, keymaps.Enter) {
-			return nil
+	return p.pos.enterRuns(msg, p.ctx.Keys, len(p.procs), p.rows(), func(row int) string {
+		if pid := p.procs[row].Pid; pid != p.cur {
+			return fmt.Sprintf("process %d", pid)
 		}
-		if pid := p.procs[p.pos.pos].Pid; pid != p.cur {
-			return paneRun(fmt.Sprintf("process %d", pid))
-		}
-		return nil
+		return "" // already the current process
 	})
 }
 

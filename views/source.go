@@ -287,6 +287,20 @@ func (c *paneCursor) listKey(msg tea.Msg, keys *keymaps.Keys, n, h int, act func
 	return act(ks)
 }
 
+// enterRuns is listKey for a pane whose Enter runs the command line gives
+// for the row under the cursor; an empty line runs nothing.
+func (c *paneCursor) enterRuns(msg tea.Msg, keys *keymaps.Keys, n, h int, line func(row int) string) tea.Cmd {
+	return c.listKey(msg, keys, n, h, func(ks string) tea.Cmd {
+		if !keys.Matches(ks, keymaps.Enter) {
+			return nil
+		}
+		if l := line(c.pos); l != "" {
+			return paneRun(l)
+		}
+		return nil
+	})
+}
+
 // paneSeg is a piece of a row with its style.
 type paneSeg struct {
 	text  string

@@ -47,11 +47,8 @@ func (s *Stack) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter selects the frame.
 func (s *Stack) Update(msg tea.Msg) tea.Cmd {
-	return s.cur.listKey(msg, s.ctx.Keys, len(s.frames), s.h, func(ks string) tea.Cmd {
-		if !s.ctx.Keys.Matches(ks, keymaps.Enter) {
-			return nil
-		}
-		return paneRun(fmt.Sprintf("frame %d", s.frames[s.cur.pos].Level))
+	return s.cur.enterRuns(msg, s.ctx.Keys, len(s.frames), s.h, func(row int) string {
+		return fmt.Sprintf("frame %d", s.frames[row].Level)
 	})
 }
 

@@ -49,11 +49,8 @@ func (p *Threads) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter switches thread.
 func (p *Threads) Update(msg tea.Msg) tea.Cmd {
-	return p.cur.listKey(msg, p.ctx.Keys, len(p.threads), p.h, func(ks string) tea.Cmd {
-		if !p.ctx.Keys.Matches(ks, keymaps.Enter) {
-			return nil
-		}
-		return paneRun(fmt.Sprintf("thread %d", p.threads[p.cur.pos].Tid))
+	return p.cur.enterRuns(msg, p.ctx.Keys, len(p.threads), p.h, func(row int) string {
+		return fmt.Sprintf("thread %d", p.threads[row].Tid)
 	})
 }
 
