@@ -53,6 +53,13 @@ type EventInfo struct {
 // Types lists the event types, for filters.
 var Types = []string{"syscall", "signal", "thread", "exec", "exit", "end", "rdtsc", "cpuid", "rdrand", "rdseed", "preempt", "shared"}
 
+// atPCTypes are the types of the events that stop a thread at an
+// instruction, whose pc the record shows. rdtscp is an rdtsc there.
+var atPCTypes = map[trace.Kind]string{
+	trace.KindExec: "exec", trace.KindSnapshot: "snapshot", trace.KindRdtsc: "rdtsc",
+	trace.KindCpuid: "cpuid", trace.KindPreempt: "preempt",
+}
+
 // cloneThread is CLONE_THREAD.
 const cloneThread = 0x10000
 
@@ -107,29 +114,17 @@ func EventRecord(i int64, e, entry *trace.Event) EventInfo {
 		}
 	case trace.KindThreadExit:
 		info.Type, info.Exited = "thread", true
-	case trace.KindExec:
-		info.Type = "exec"
-		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
-	case trace.KindSnapshot:
-		info.Type = "snapshot"
-		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
 	case trace.KindExit:
 		info.Type = "exit"
 		info.Status = DescribeStatus(e.Status)
 	case trace.KindEnd:
 		info.Type = "end"
 		info.Status = string(e.Data)
-	case trace.KindRdtsc:
-		info.Type = "rdtsc"
-		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
-	case trace.KindCpuid:
-		info.Type = "cpuid"
-		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
-	case trace.KindRdrand:
-		info.Type = e.TrapName()
-		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
-	case trace.KindPreempt:
-		info.Type = "preempt"
+	case trace.KindExec, trace.KindSnapshot, trace.KindRdtsc, trace.KindCpuid, trace.KindRdrand, trace.KindPreempt:
+		info.Type = atPCTypes[e.Kind]
+		if e.Kind == trace.KindRdrand {
+			info.Type = e.TrapName() // rdrand or rdseed
+		}
 		info.PC = fmt.Sprintf("%#x", e.Regs[trace.RIP])
 	case trace.KindSharedMem:
 		info.Type = "shared"

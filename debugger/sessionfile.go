@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // SessionFile is what a user set up over a recording and finds again when
@@ -140,25 +142,10 @@ func (f *SessionFile) Save(trace string) (string, error) {
 // writeAtomic writes data to path through a temporary file in its
 // directory, so that a reader never sees half a file.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return trace.WriteCacheFile(path, data)
 }
 
 // Restore sets the file's breakpoints and watchpoints up again in the

@@ -19,12 +19,7 @@ func (s *Session) SetBreakpoint(loc, cond string) (*BreakpointSet, Result) {
 	}
 	res := Result{Command: "break " + args}
 	err := s.cmdBreak(args, false, &res)
-	res = s.finish(res, err)
-	b, ok := res.Value.(BreakpointSet)
-	if !res.OK || !ok {
-		return nil, res
-	}
-	return &b, res
+	return madeValue[BreakpointSet](s.finish(res, err))
 }
 
 // SetWatchpoint is watch EXPR, or awatch EXPR when access (reads stop it
@@ -37,12 +32,17 @@ func (s *Session) SetWatchpoint(expr string, access bool) (*WatchpointSet, Resul
 	expr = strings.TrimSpace(expr)
 	res := Result{Command: name + " " + expr}
 	err := s.cmdWatch(name, expr, &res)
-	res = s.finish(res, err)
-	w, ok := res.Value.(WatchpointSet)
+	return madeValue[WatchpointSet](s.finish(res, err))
+}
+
+// madeValue returns what a command that makes something made, with its
+// result: nil when the command failed and made nothing.
+func madeValue[T any](res Result) (*T, Result) {
+	v, ok := res.Value.(T)
 	if !res.OK || !ok {
 		return nil, res
 	}
-	return &w, res
+	return &v, res
 }
 
 // DeleteBreakpoint is delete N: it removes breakpoint or watchpoint id.

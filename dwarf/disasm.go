@@ -451,21 +451,14 @@ func objdumpNop(inst x86asm.Inst, text string) string {
 	n66 := 0
 	var segs []string
 	for _, p := range inst.Prefix {
-		switch p &^ (x86asm.PrefixImplicit | x86asm.PrefixIgnored | x86asm.PrefixInvalid) {
+		p &^= x86asm.PrefixImplicit | x86asm.PrefixIgnored | x86asm.PrefixInvalid
+		switch p {
 		case x86asm.PrefixDataSize, x86asm.PrefixData16, x86asm.PrefixData32:
 			n66++
-		case x86asm.PrefixCS:
-			segs = append(segs, "cs")
-		case x86asm.PrefixDS:
-			segs = append(segs, "ds")
-		case x86asm.PrefixES:
-			segs = append(segs, "es")
-		case x86asm.PrefixSS:
-			segs = append(segs, "ss")
-		case x86asm.PrefixFS:
-			segs = append(segs, "fs")
-		case x86asm.PrefixGS:
-			segs = append(segs, "gs")
+		default:
+			if seg, ok := segmentWords[p]; ok {
+				segs = append(segs, seg)
+			}
 		}
 	}
 	for i := 1; i < n66; i++ {
@@ -481,6 +474,12 @@ func objdumpNop(inst x86asm.Inst, text string) string {
 		op = op[i+1:]
 	}
 	return strings.Join(append(words, mnem, op), " ")
+}
+
+// segmentWords are the words libopcodes prints for segment overrides.
+var segmentWords = map[x86asm.Prefix]string{
+	x86asm.PrefixCS: "cs", x86asm.PrefixDS: "ds", x86asm.PrefixES: "es",
+	x86asm.PrefixSS: "ss", x86asm.PrefixFS: "fs", x86asm.PrefixGS: "gs",
 }
 
 // prefixWords are instruction prefixes libopcodes prints as words before

@@ -88,13 +88,9 @@ func uwSplit(text string) (string, string) {
 	return f[0], strings.Join(f[1:], " ")
 }
 
-// TestDisasMatchesObjdump disassembles functions of the live chain
-// program and of libc and compares instruction boundaries, mnemonics,
-// operands and branch targets with objdump.
-func TestDisasMatchesObjdump(t *testing.T) {
-	bin := uwBuildC(t, "chain.c", "-g", "-O2", "-fomit-frame-pointer")
-	p := uwRunStopped(t, bin)
-	exe := p.table.Images[0]
+// uwLibc returns the C library mapped into the stopped process.
+func uwLibc(t *testing.T, p *uwStopped) *Image {
+	t.Helper()
 	var libc *Image
 	for _, img := range p.table.Images {
 		if strings.Contains(img.Path, "libc.so") {
@@ -104,6 +100,17 @@ func TestDisasMatchesObjdump(t *testing.T) {
 	if libc == nil {
 		t.Fatal("libc is not mapped")
 	}
+	return libc
+}
+
+// TestDisasMatchesObjdump disassembles functions of the live chain
+// program and of libc and compares instruction boundaries, mnemonics,
+// operands and branch targets with objdump.
+func TestDisasMatchesObjdump(t *testing.T) {
+	bin := uwBuildC(t, "chain.c", "-g", "-O2", "-fomit-frame-pointer")
+	p := uwRunStopped(t, bin)
+	exe := p.table.Images[0]
+	libc := uwLibc(t, p)
 	ours := uwObjdump(t, bin)
 	theirs := uwObjdump(t, libc.Path)
 	dumps := map[*Image]map[uint64]uwObjdumpInst{exe: ours, libc: theirs}
@@ -177,15 +184,7 @@ func TestDisasMatchesObjdump(t *testing.T) {
 func TestDisasLibcSample(t *testing.T) {
 	bin := uwBuildC(t, "chain.c", "-O0")
 	p := uwRunStopped(t, bin)
-	var libc *Image
-	for _, img := range p.table.Images {
-		if strings.Contains(img.Path, "libc.so") {
-			libc = img
-		}
-	}
-	if libc == nil {
-		t.Fatal("libc is not mapped")
-	}
+	libc := uwLibc(t, p)
 	want := uwObjdump(t, libc.Path)
 	text := libc.file.Section(".text")
 	total, funcs := 0, 0

@@ -384,52 +384,22 @@ func (t *Table) inlineChain(img *Image, pc uint64) []*Function {
 	dw, _ := img.DWARF()
 	cu := img.funcIndex().cus[dwarf.Offset(fn.cu)]
 	var chain []*Function
-	r := dw.Reader()
-	r.Seek(dwarf.Offset(fn.offset))
-	top, err := r.Next()
-	if err != nil || top == nil || !top.Children {
-		return []*Function{fn}
-	}
 	lpc := pc - img.Bias
 	// Walk down the tree: at each level, enter the inlined subroutine (or
 	// lexical block) whose ranges contain pc.
-	depth := 1
-	for depth > 0 {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
+	walkBody(dw, dwarf.Offset(fn.offset), func(e *dwarf.Entry) bool {
+		if e.Tag != dwarf.TagInlinedSubroutine && e.Tag != dwarf.TagLexDwarfBlock {
+			return false
 		}
-		if e.Tag == 0 {
-			depth--
-			continue
+		rs, _ := codeRanges(dw, e)
+		if !inRanges(rs, lpc) {
+			return false
 		}
-		switch e.Tag {
-		case dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock:
-			rs, _ := codeRanges(dw, e)
-			in := false
-			for _, rg := range rs {
-				if lpc >= rg[0] && lpc < rg[1] {
-					in = true
-				}
-			}
-			if !in {
-				if e.Children {
-					r.SkipChildren()
-				}
-				continue
-			}
-			if e.Tag == dwarf.TagInlinedSubroutine {
-				chain = append(chain, img.newInlined(dw, cu, dwarf.Offset(fn.cu), e, rs))
-			}
-			if e.Children {
-				depth++
-			}
-		default:
-			if e.Children {
-				r.SkipChildren()
-			}
+		if e.Tag == dwarf.TagInlinedSubroutine {
+			chain = append(chain, img.newInlined(dw, cu, dwarf.Offset(fn.cu), e, rs))
 		}
-	}
+		return true
+	})
 	out := []*Function{}
 	for i := len(chain) - 1; i >= 0; i-- {
 		out = append(out, chain[i])

@@ -175,22 +175,8 @@ func (t *Table) InlinedStarts(fn *Function) []uint64 {
 	if err != nil {
 		return nil
 	}
-	r := dw.Reader()
-	r.Seek(dwarf.Offset(fn.offset))
-	top, err := r.Next()
-	if err != nil || top == nil || !top.Children {
-		return nil
-	}
 	var out []uint64
-	for depth := 1; depth > 0; {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
-		}
-		if e.Tag == 0 {
-			depth--
-			continue
-		}
+	walkBody(dw, dwarf.Offset(fn.offset), func(e *dwarf.Entry) bool {
 		if e.Tag == dwarf.TagInlinedSubroutine {
 			if rs, err := codeRanges(dw, e); err == nil && len(rs) > 0 {
 				low := rs[0][0]
@@ -200,9 +186,39 @@ func (t *Table) InlinedStarts(fn *Function) []uint64 {
 				out = append(out, low+img.Bias)
 			}
 		}
-		if e.Children {
+		return true
+	})
+	return out
+}
+
+// walkBody visits the entries below the one at off, depth first, and
+// goes into an entry's children only where visit returns true: the
+// callers prune the subtrees that cannot hold what they look for. An
+// entry without children, or one that cannot be read, visits nothing.
+func walkBody(dw *dwarf.Data, off dwarf.Offset, visit func(e *dwarf.Entry) bool) {
+	r := dw.Reader()
+	r.Seek(off)
+	top, err := r.Next()
+	if err != nil || top == nil || !top.Children {
+		return
+	}
+	for depth := 1; depth > 0; {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return
+		}
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		enter := visit(e)
+		if !e.Children {
+			continue
+		}
+		if enter {
 			depth++
+		} else {
+			r.SkipChildren()
 		}
 	}
-	return out
 }

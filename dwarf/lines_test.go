@@ -35,13 +35,7 @@ func loadAtLink(t *testing.T, path string) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := uint64(0)
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD {
-			base = p.Vaddr - p.Off
-			break
-		}
-	}
+	base, _ := linkBase(f)
 	f.Close()
 	img, err := LoadImage(path, base)
 	if err != nil {

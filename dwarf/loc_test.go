@@ -5,6 +5,7 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"errors"
+	"iter"
 	"math"
 	"strings"
 	"testing"
@@ -25,14 +26,7 @@ func uwFindFunc(t *testing.T, img *Image, name string) uwFunc {
 	}
 	r := dw.Reader()
 	var cu *dwarf.Entry
-	for {
-		e, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil {
-			break
-		}
+	for e := range uwEntries(t, r) {
 		if e.Tag == dwarf.TagCompileUnit {
 			cu = e
 			continue
@@ -66,6 +60,24 @@ func uwFindFunc(t *testing.T, img *Image, name string) uwFunc {
 	}
 	t.Fatalf("no function %s in %s", name, img.Path)
 	return uwFunc{}
+}
+
+// uwEntries yields the entries r reads until the end of the data and
+// fails the test on a read error. The loop body may advance r itself, to
+// skip an entry's children or read them.
+func uwEntries(t *testing.T, r *dwarf.Reader) iter.Seq[*dwarf.Entry] {
+	t.Helper()
+	return func(yield func(*dwarf.Entry) bool) {
+		for {
+			e, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e == nil || !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // uwFrameOf returns the index of the frame whose symbol is name.
@@ -193,11 +205,7 @@ func TestLocVariables(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cc := tc.cc
-			if cc == "" {
-				cc = "gcc"
-			}
-			bin := uwBuildWith(t, cc, "chain.c", tc.flags...)
+			bin := uwBuildWith(t, tc.cc, "chain.c", tc.flags...)
 			p := uwRunStopped(t, bin)
 			frames := p.table.Unwind(p.regs, p.mem, 64)
 			img := p.table.Images[0]

@@ -124,17 +124,23 @@ func LoadImageFrom(path string, r io.ReaderAt, base uint64) (*Image, error) {
 	return LoadImageWith(path, r, base, nil)
 }
 
+// linkBase is where the file's first byte sits at link time, as the
+// first PT_LOAD places it; false without one.
+func linkBase(f *elf.File) (uint64, bool) {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			return p.Vaddr - p.Off, true
+		}
+	}
+	return 0, false
+}
+
 func loadImage(path string, f *elf.File, base uint64, packed DebugLookup) (*Image, error) {
 	img := &Image{Path: path, file: f, byName: map[string]int{}}
 	// The bias maps link addresses to run-time ones: for a PIE or a shared
 	// library the first PT_LOAD links at vaddr and runs at base.
-	if f.Type == elf.ET_DYN {
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_LOAD {
-				img.Bias = base - (p.Vaddr - p.Off)
-				break
-			}
-		}
+	if link, ok := linkBase(f); ok && f.Type == elf.ET_DYN {
+		img.Bias = base - link
 	}
 	img.debug = f
 	if f.Section(".debug_info") == nil {

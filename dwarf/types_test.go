@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-debugger/rewind/internal/testprog"
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
@@ -68,22 +69,23 @@ type valProgram struct {
 	globals map[string]Value // by name: "n1", "shapes::x", "values::SOME", "main.str"
 }
 
+// valLoad loads the image of exe, closed when the test ends.
+func valLoad(t *testing.T, exe string) *Image {
+	t.Helper()
+	img, err := LoadImage(exe, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { img.Close() })
+	return img
+}
+
 // valStart runs exe until it prints "ready" and loads its image and globals.
 func valStart(t *testing.T, exe string) *valProgram {
 	t.Helper()
 	cmd := exec.Command(exe)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testprog.StartPiped(t, cmd)
 	t.Cleanup(func() {
 		stdin.Close()
 		done := make(chan error, 1)
@@ -168,14 +170,7 @@ func valGlobals(t *testing.T, img *Image) map[string]Value {
 	out := map[string]Value{}
 	r := d.Reader()
 	var stack []string
-	for {
-		e, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil {
-			break
-		}
+	for e := range uwEntries(t, r) {
 		if e.Tag == 0 {
 			stack = stack[:len(stack)-1]
 			continue
@@ -313,11 +308,7 @@ func TestTypeNamesAndSizesMatchGDB(t *testing.T) {
 	} {
 		t.Run(tc.lang+strings.Join(tc.flags, ""), func(t *testing.T) {
 			exe := valBuild(t, tc.lang, tc.flags...)
-			img, err := LoadImage(exe, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer img.Close()
+			img := valLoad(t, exe)
 			tab := &Table{Images: []*Image{img}}
 			globals := valGlobals(t, img)
 			names, sizes := gdbWhatis(t, exe, tc.vars)
@@ -383,11 +374,7 @@ func TestTypeLayoutC(t *testing.T) {
 	for _, flags := range [][]string{nil, {"-gdwarf-2", "-gstrict-dwarf"}, {"-gdwarf-4"}} {
 		t.Run(strings.Join(flags, ""), func(t *testing.T) {
 			exe := valBuild(t, "c", flags...)
-			img, err := LoadImage(exe, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer img.Close()
+			img := valLoad(t, exe)
 			g := valGlobals(t, img)
 			node := stripType(g["n1"].Type)
 			if node.Kind != KindStruct || node.Name != "struct node" || node.Size != 24 {
@@ -433,11 +420,7 @@ func TestTypeLayoutC(t *testing.T) {
 // whose dataful variant is the default one.
 func TestTypeRustVariants(t *testing.T) {
 	exe := valBuild(t, "rs")
-	img, err := LoadImage(exe, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer img.Close()
+	img := valLoad(t, exe)
 	g := valGlobals(t, img)
 	shape := stripType(g["values::CIRCLE"].Type)
 	if shape.Name != "values::Shape" || shape.Variants == nil || shape.Variants.Discr == nil {
@@ -524,11 +507,7 @@ func TestTypeByName(t *testing.T) {
 // *Type, so cyclic types and identity comparisons work.
 func TestTypeCacheIdentity(t *testing.T) {
 	exe := valBuild(t, "c")
-	img, err := LoadImage(exe, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer img.Close()
+	img := valLoad(t, exe)
 	g := valGlobals(t, img)
 	a, err := img.TypeAt(dwarf.Offset(g["n1"].Type.Offset))
 	if err != nil {

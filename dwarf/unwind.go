@@ -156,6 +156,17 @@ const (
 	cfaRestore              = 0xc0
 )
 
+// opRule is the rule that each register-rule instruction sets: the
+// "val" forms differ from the others only in it, not in their operands.
+var opRule = map[byte]ruleKind{
+	cfaOffsetExtended:   ruleOffset,
+	cfaOffsetExtendedSF: ruleOffset,
+	cfaValOffset:        ruleValOffset,
+	cfaValOffsetSF:      ruleValOffset,
+	cfaExpression:       ruleExpression,
+	cfaValExpression:    ruleValExpression,
+}
+
 // cfiMachine runs CFA programs. delve's frame package interprets them too,
 // but restores registers to "undefined" instead of the CIE's rule and does
 // not scale DW_CFA_val_offset, so this is our own.
@@ -217,12 +228,12 @@ func (m *cfiMachine) run(ins []byte, pc uint64, limit, eh bool) error {
 			if limit && m.loc > pc {
 				return nil
 			}
-		case cfaOffsetExtended:
+		case cfaOffsetExtended, cfaValOffset:
 			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleOffset, off: int64(r.uleb()) * daf})
-		case cfaOffsetExtendedSF:
+			m.set(reg, regRule{kind: opRule[op], off: int64(r.uleb()) * daf})
+		case cfaOffsetExtendedSF, cfaValOffsetSF:
 			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleOffset, off: r.sleb() * daf})
+			m.set(reg, regRule{kind: opRule[op], off: r.sleb() * daf})
 		case cfaGNUNegOffsetExtended:
 			reg := r.uleb()
 			m.set(reg, regRule{kind: ruleOffset, off: -int64(r.uleb()) * daf})
@@ -261,18 +272,9 @@ func (m *cfiMachine) run(ins []byte, pc uint64, limit, eh bool) error {
 			m.row.cfa.off, m.row.cfa.expr = r.sleb()*daf, nil
 		case cfaDefCFAExpression:
 			m.row.cfa = cfaRule{expr: r.bytes(r.uleb())}
-		case cfaExpression:
+		case cfaExpression, cfaValExpression:
 			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleExpression, expr: r.bytes(r.uleb())})
-		case cfaValExpression:
-			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleValExpression, expr: r.bytes(r.uleb())})
-		case cfaValOffset:
-			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleValOffset, off: int64(r.uleb()) * daf})
-		case cfaValOffsetSF:
-			reg := r.uleb()
-			m.set(reg, regRule{kind: ruleValOffset, off: r.sleb() * daf})
+			m.set(reg, regRule{kind: opRule[op], expr: r.bytes(r.uleb())})
 		case cfaGNUArgsSize:
 			r.uleb()
 		default:

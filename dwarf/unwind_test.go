@@ -26,10 +26,13 @@ func uwBuildC(t *testing.T, src string, flags ...string) string {
 	return uwBuildWith(t, "gcc", src, flags...)
 }
 
-// uwBuildWith compiles testdata/unwind/src with a C compiler, skipping the
-// test when the compiler is not installed.
+// uwBuildWith compiles testdata/unwind/src with a C compiler (gcc when cc
+// is empty), skipping the test when the compiler is not installed.
 func uwBuildWith(t *testing.T, cc, src string, flags ...string) string {
 	t.Helper()
+	if cc == "" {
+		cc = "gcc"
+	}
 	return compileTest(t, cc, filepath.Join("..", "testdata", "unwind", src), append([]string{"-w"}, flags...)...)
 }
 
@@ -371,11 +374,7 @@ func TestUnwindLiveProcess(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cc := tc.cc
-			if cc == "" {
-				cc = "gcc"
-			}
-			bin := uwBuildWith(t, cc, "chain.c", tc.flags...)
+			bin := uwBuildWith(t, tc.cc, "chain.c", tc.flags...)
 			strip := []string{"--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr"}
 			if tc.stripCF {
 				strip = append(strip, "--remove-section", ".debug_frame")

@@ -170,6 +170,27 @@ func registers(avx bool) []register {
 	return rs
 }
 
+// flagBit is a one-bit field of a flags register.
+type flagBit struct {
+	name string
+	bit  int
+}
+
+// flagsXML describes a 32-bit flags register by its one-bit fields, two
+// on a line.
+func flagsXML(id string, bits []flagBit) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<flags id=\"%s\" size=\"4\">", id)
+	for i, f := range bits {
+		if i%2 == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, `<field name="%s" start="%d" end="%d"/>`, f.name, f.bit, f.bit)
+	}
+	b.WriteString("\n</flags>\n")
+	return b.String()
+}
+
 // targetXML is the target description gdb reads with
 // qXfer:features:read:target.xml: one document with every feature, the
 // regnums matching registers(avx).
@@ -182,18 +203,9 @@ func targetXML(avx bool) string {
 <osabi>GNU/Linux</osabi>
 `)
 	types := map[string]string{
-		featCore: `<flags id="i386_eflags" size="4">
-<field name="CF" start="0" end="0"/><field name="" start="1" end="1"/>
-<field name="PF" start="2" end="2"/><field name="AF" start="4" end="4"/>
-<field name="ZF" start="6" end="6"/><field name="SF" start="7" end="7"/>
-<field name="TF" start="8" end="8"/><field name="IF" start="9" end="9"/>
-<field name="DF" start="10" end="10"/><field name="OF" start="11" end="11"/>
-<field name="NT" start="14" end="14"/><field name="RF" start="16" end="16"/>
-<field name="VM" start="17" end="17"/><field name="AC" start="18" end="18"/>
-<field name="VIF" start="19" end="19"/><field name="VIP" start="20" end="20"/>
-<field name="ID" start="21" end="21"/>
-</flags>
-`,
+		featCore: flagsXML("i386_eflags", []flagBit{{"CF", 0}, {"", 1}, {"PF", 2}, {"AF", 4}, {"ZF", 6}, {"SF", 7},
+			{"TF", 8}, {"IF", 9}, {"DF", 10}, {"OF", 11}, {"NT", 14}, {"RF", 16}, {"VM", 17}, {"AC", 18},
+			{"VIF", 19}, {"VIP", 20}, {"ID", 21}}),
 		featSSE: `<vector id="v4f" type="ieee_single" count="4"/>
 <vector id="v2d" type="ieee_double" count="2"/>
 <vector id="v16i8" type="int8" count="16"/>
@@ -206,16 +218,8 @@ func targetXML(avx bool) string {
 <field name="v4_int32" type="v4i32"/><field name="v2_int64" type="v2i64"/>
 <field name="uint128" type="uint128"/>
 </union>
-<flags id="i386_mxcsr" size="4">
-<field name="IE" start="0" end="0"/><field name="DE" start="1" end="1"/>
-<field name="ZE" start="2" end="2"/><field name="OE" start="3" end="3"/>
-<field name="UE" start="4" end="4"/><field name="PE" start="5" end="5"/>
-<field name="DAZ" start="6" end="6"/><field name="IM" start="7" end="7"/>
-<field name="DM" start="8" end="8"/><field name="ZM" start="9" end="9"/>
-<field name="OM" start="10" end="10"/><field name="UM" start="11" end="11"/>
-<field name="PM" start="12" end="12"/><field name="FZ" start="15" end="15"/>
-</flags>
-`,
+` + flagsXML("i386_mxcsr", []flagBit{{"IE", 0}, {"DE", 1}, {"ZE", 2}, {"OE", 3}, {"UE", 4}, {"PE", 5},
+			{"DAZ", 6}, {"IM", 7}, {"DM", 8}, {"ZM", 9}, {"OM", 10}, {"UM", 11}, {"PM", 12}, {"FZ", 15}}),
 	}
 	feat := ""
 	for i, r := range registers(avx) {

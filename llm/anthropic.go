@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 )
 
@@ -58,14 +57,8 @@ func (p *anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 		}
 		body.Messages = append(body.Messages, openAIMessage{Role: m.Role, Content: m.Content})
 	}
-	h := http.Header{}
-	if p.key != "" {
-		h.Set("x-api-key", p.key)
-	}
+	h := p.header(req.Stream, "x-api-key", p.key)
 	h.Set("anthropic-version", anthropicVersion)
-	if req.Stream {
-		h.Set("Accept", "text/event-stream")
-	}
 	// A base URL that already names the version ("…/v1") is taken as is.
 	url := p.base + "/v1/messages"
 	if strings.HasSuffix(p.base, "/v1") {
@@ -89,16 +82,9 @@ func (p *anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 		if len(r.Content) == 0 {
 			return "", p.errorf("no content in the response")
 		}
-		text := out.String()
-		if onDelta != nil && text != "" {
-			onDelta(text)
-		}
-		return text, nil
+		return whole(out.String(), onDelta), nil
 	}
-	defer resp.Body.Close()
-	var out strings.Builder
-	done := false
-	err = sse(resp.Body, func(event, data string) (bool, error) {
+	return p.streamed(ctx, resp, onDelta, func(ans *answer, event, data string) (bool, error) {
 		var ev anthropicEvent
 		if err := json.Unmarshal([]byte(data), &ev); err != nil {
 			return false, p.errorf("bad stream event: %w", err)
@@ -109,13 +95,10 @@ func (p *anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 		switch ev.Type {
 		case "content_block_delta":
 			if d := ev.Delta.Text; ev.Delta.Type == "text_delta" || (ev.Delta.Type == "" && d != "") {
-				out.WriteString(d)
-				if onDelta != nil && d != "" {
-					onDelta(d)
-				}
+				ans.add(d)
 			}
 		case "message_stop":
-			done = true
+			ans.complete = true
 			return false, nil
 		case "error":
 			msg := "stream error"
@@ -126,5 +109,4 @@ func (p *anthropic) Complete(ctx context.Context, req Request, onDelta func(stri
 		}
 		return true, nil
 	})
-	return out.String(), p.streamEnd(ctx, err, done)
 }

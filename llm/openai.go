@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 )
 
@@ -56,14 +55,7 @@ func (p *openAI) Complete(ctx context.Context, req Request, onDelta func(string)
 	for _, m := range req.Messages {
 		body.Messages = append(body.Messages, openAIMessage{Role: m.Role, Content: m.Content})
 	}
-	h := http.Header{}
-	if p.key != "" {
-		h.Set("Authorization", "Bearer "+p.key)
-	}
-	if req.Stream {
-		h.Set("Accept", "text/event-stream")
-	}
-	resp, err := p.post(ctx, p.base+"/chat/completions", body, h)
+	resp, err := p.post(ctx, p.base+"/chat/completions", body, p.header(req.Stream, "Authorization", "Bearer "+p.key))
 	if err != nil {
 		return "", err
 	}
@@ -78,18 +70,11 @@ func (p *openAI) Complete(ctx context.Context, req Request, onDelta func(string)
 		if len(r.Choices) == 0 {
 			return "", p.errorf("no choices in the response")
 		}
-		text := r.Choices[0].Message.Content
-		if onDelta != nil && text != "" {
-			onDelta(text)
-		}
-		return text, nil
+		return whole(r.Choices[0].Message.Content, onDelta), nil
 	}
-	defer resp.Body.Close()
-	var out strings.Builder
-	done := false
-	err = sse(resp.Body, func(_, data string) (bool, error) {
+	return p.streamed(ctx, resp, onDelta, func(ans *answer, _, data string) (bool, error) {
 		if strings.TrimSpace(data) == "[DONE]" {
-			done = true
+			ans.complete = true
 			return false, nil
 		}
 		var chunk openAIResponse
@@ -102,18 +87,12 @@ func (p *openAI) Complete(ctx context.Context, req Request, onDelta func(string)
 		if len(chunk.Choices) == 0 {
 			return true, nil
 		}
-		if d := chunk.Choices[0].Delta.Content; d != "" {
-			out.WriteString(d)
-			if onDelta != nil {
-				onDelta(d)
-			}
-		}
+		ans.add(chunk.Choices[0].Delta.Content)
 		// Some servers close the stream after the last choice without
 		// sending [DONE]; the finish reason says the answer is whole.
 		if chunk.Choices[0].FinishReason != nil {
-			done = true
+			ans.complete = true
 		}
 		return true, nil
 	})
-	return out.String(), p.streamEnd(ctx, err, done)
 }

@@ -311,6 +311,58 @@ func sse(r io.Reader, f func(event, data string) (more bool, err error)) error {
 	return nil
 }
 
+// header starts the headers of a request: name: value authenticates it
+// (left out without a key), and a streamed request asks for events.
+func (a *api) header(stream bool, name, value string) http.Header {
+	h := http.Header{}
+	if a.key != "" {
+		h.Set(name, value)
+	}
+	if stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	return h
+}
+
+// whole is the text of an answer that came in one response, which
+// onDelta gets as one piece.
+func whole(text string, onDelta func(string)) string {
+	if onDelta != nil && text != "" {
+		onDelta(text)
+	}
+	return text
+}
+
+// answer is a streamed answer as it comes.
+type answer struct {
+	text     strings.Builder
+	onDelta  func(string)
+	complete bool // the stream said the answer is whole
+}
+
+// add appends a piece of the answer and hands it to onDelta.
+func (ans *answer) add(d string) {
+	if d == "" {
+		return
+	}
+	ans.text.WriteString(d)
+	if ans.onDelta != nil {
+		ans.onDelta(d)
+	}
+}
+
+// streamed reads an answer streamed as server-sent events. event reads
+// one event: it adds the text the event brings, marks the answer complete
+// when the event says so, and returns whether to read on.
+func (a *api) streamed(ctx context.Context, resp *http.Response, onDelta func(string), event func(ans *answer, event, data string) (bool, error)) (string, error) {
+	defer resp.Body.Close()
+	ans := &answer{onDelta: onDelta}
+	err := sse(resp.Body, func(name, data string) (bool, error) {
+		return event(ans, name, data)
+	})
+	return ans.text.String(), a.streamEnd(ctx, err, ans.complete)
+}
+
 // readError is a stream that could not be read, as opposed to an event
 // that said something went wrong.
 type readError struct{ err error }

@@ -2,21 +2,15 @@ package llm
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/rewind-debugger/rewind/debugger"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	testprog.ColdCaches()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // recordC compiles a C program (gcc -g -O0) and records it with an
 // environment.

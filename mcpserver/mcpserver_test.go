@@ -492,17 +492,7 @@ func TestCommand(t *testing.T) {
 		cmd := exec.CommandContext(ctx, bin, "mcp", trace)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdin, stdout := testprog.StartPiped(t, cmd)
 		for _, msg := range []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,

@@ -333,12 +333,9 @@ func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, st
 			return EventsOutput{}, "", fmt.Errorf("unknown event type %q (types: %s)", t, strings.Join(debugger.Types, ", "))
 		}
 	}
-	limit := in.Limit
-	switch {
-	case limit == 0:
-		limit = defaultEventLimit
-	case limit < 0 || limit > maxEventLimit:
-		return EventsOutput{}, "", fmt.Errorf("limit %d is out of range (1 to %d)", limit, maxEventLimit)
+	limit, err := bounded("limit", in.Limit, defaultEventLimit, maxEventLimit)
+	if err != nil {
+		return EventsOutput{}, "", err
 	}
 	cur := sv.s.Timeline().When()
 	var from, to int64
@@ -358,7 +355,7 @@ func (sv *server) getEvents(_ context.Context, in EventsInput) (EventsOutput, st
 	}
 	filter := debugger.EventFilter{Types: in.Types, Thread: in.Thread, Text: in.Text}
 	out := EventsOutput{Events: []debugger.EventInfo{}, From: from, To: to, Current: cur}
-	_, err := debugger.WalkEventRecords(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
+	_, err = debugger.WalkEventRecords(sv.s.Path(), from, to, filter, func(e debugger.EventInfo) {
 		out.Total++
 		if len(out.Events) < limit {
 			out.Events = append(out.Events, e)
@@ -487,13 +484,22 @@ func writeVars(b *strings.Builder, vs []Variable, depth int) {
 	}
 }
 
-func (sv *server) readMemory(_ context.Context, in MemoryInput) (MemoryOutput, string, error) {
-	n := in.Length
+// bounded is an optional count of a tool's input: def when it is left
+// out (0), an error naming it when it is outside 1..most.
+func bounded(name string, v, def, most int) (int, error) {
 	switch {
-	case n == 0:
-		n = defaultMemLen
-	case n < 0 || n > maxMemLen:
-		return MemoryOutput{}, "", fmt.Errorf("length %d is out of range (1 to %d)", n, maxMemLen)
+	case v == 0:
+		return def, nil
+	case v < 0 || v > most:
+		return 0, fmt.Errorf("%s %d is out of range (1 to %d)", name, v, most)
+	}
+	return v, nil
+}
+
+func (sv *server) readMemory(_ context.Context, in MemoryInput) (MemoryOutput, string, error) {
+	n, err := bounded("length", in.Length, defaultMemLen, maxMemLen)
+	if err != nil {
+		return MemoryOutput{}, "", err
 	}
 	expr := strings.TrimSpace(in.Address)
 	addr, data, err := sv.s.Memory(expr, n)

@@ -16,16 +16,11 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rewind-debugger/rewind/debugger"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
-func TestMain(m *testing.M) {
-	ptrace.MaybeRunHelper()
-	testprog.ColdCaches()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testprog.Main(m) }
 
 // recordC compiles a C program and records it with the fixed environment.
 func recordC(t testing.TB, src string, args ...string) string {

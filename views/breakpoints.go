@@ -61,23 +61,19 @@ func (p *Breakpoints) id(i int) int {
 // preset binds them: "x" is what vim and mutt users press to remove an
 // entry, space what toggles a checkbox.
 func (p *Breakpoints) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || p.count() == 0 {
-		return nil
-	}
-	ks := k.String()
-	switch {
-	case p.cur.navigate(p.ctx.Keys, ks, p.count(), p.h):
-	case ks == "x" || ks == "delete":
-		return paneRun(fmt.Sprintf("delete %d", p.id(p.cur.pos)))
-	case ks == "space":
-		verb := "disable"
-		if p.disabled(p.cur.pos) {
-			verb = "enable"
+	return p.cur.listKey(msg, p.ctx.Keys, p.count(), p.h, func(ks string) tea.Cmd {
+		switch ks {
+		case "x", "delete":
+			return paneRun(fmt.Sprintf("delete %d", p.id(p.cur.pos)))
+		case "space":
+			verb := "disable"
+			if p.disabled(p.cur.pos) {
+				verb = "enable"
+			}
+			return paneRun(fmt.Sprintf("%s %d", verb, p.id(p.cur.pos)))
 		}
-		return paneRun(fmt.Sprintf("%s %d", verb, p.id(p.cur.pos)))
-	}
-	return nil
+		return nil
+	})
 }
 
 // disabled says whether row i is disabled.

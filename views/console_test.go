@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // conSample is a short session.
@@ -19,28 +17,22 @@ func conSample(c *Console) {
 }
 
 func TestConsoleGolden(t *testing.T) {
-	for _, th := range tlThemes {
-		for _, sz := range tlSizes {
-			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
-				c := NewConsole(tlCtx(t, th.noColor))
-				c.SetSize(sz[0], sz[1])
-				conSample(c)
-				golden.RequireEqual(t, c.View())
-			})
-		}
-	}
+	tlGolden(t, func(_ *testing.T, ctx *Context, w, h int) string {
+		c := NewConsole(ctx)
+		c.SetSize(w, h)
+		conSample(c)
+		return c.View()
+	})
 }
 
 func TestConsoleGoldenScrolled(t *testing.T) {
-	for _, th := range tlThemes {
-		t.Run(th.name, func(t *testing.T) {
-			c := NewConsole(tlCtx(t, th.noColor))
-			c.SetSize(40, 8)
-			conSample(c)
-			c.Update(tlKey("pgup"))
-			golden.RequireEqual(t, c.View())
-		})
-	}
+	tlGoldenEach(t, func(_ *testing.T, ctx *Context) string {
+		c := NewConsole(ctx)
+		c.SetSize(40, 8)
+		conSample(c)
+		c.Update(ptPress("pgup"))
+		return c.View()
+	})
 }
 
 func TestConsoleWrapsAndScrolls(t *testing.T) {
@@ -57,8 +49,8 @@ func TestConsoleWrapsAndScrolls(t *testing.T) {
 	if lines := tlPlain(c.View()); lines[4] != "$9 = 9" || lines[3] != ":p 9" {
 		t.Fatalf("newest not at the bottom:\n%q", lines)
 	}
-	c.Update(tlKey("up"))
-	c.Update(tlKey("up"))
+	c.Update(ptPress("up"))
+	c.Update(ptPress("up"))
 	if lines := tlPlain(c.View()); lines[0] != "$6 = 6" || lines[3] != ":p 8" || !strings.Contains(lines[4], "3 more lines below") {
 		t.Fatalf("scrolled back two:\n%q", lines)
 	}
@@ -69,16 +61,16 @@ func TestConsoleWrapsAndScrolls(t *testing.T) {
 	if strings.Join(before[:4], "\n") != strings.Join(after[:4], "\n") || !strings.Contains(after[4], "5 more lines below") {
 		t.Fatalf("moved by new output:\n%q\n%q", before, after)
 	}
-	c.Update(tlKey("home"))
+	c.Update(ptPress("home"))
 	if lines := tlPlain(c.View()); lines[0] != ":print s" {
 		t.Fatalf("top:\n%q", lines)
 	}
-	c.Update(tlKey("end"))
+	c.Update(ptPress("end"))
 	if lines := tlPlain(c.View()); lines[4] != "$10 = 10" {
 		t.Fatalf("bottom:\n%q", lines)
 	}
-	c.Update(tlKey("pgup"))
-	c.Update(tlKey("pgdown"))
+	c.Update(ptPress("pgup"))
+	c.Update(ptPress("pgdown"))
 	if lines := tlPlain(c.View()); lines[4] != "$10 = 10" {
 		t.Fatalf("page up and down:\n%q", lines)
 	}
@@ -117,7 +109,7 @@ func TestConsoleKeepsLast1000(t *testing.T) {
 	if len(c.entries) != 1000 || c.entries[0].e.Command != "p 5" {
 		t.Fatalf("%d entries, first %q", len(c.entries), c.entries[0].e.Command)
 	}
-	c.Update(tlKey("home"))
+	c.Update(ptPress("home"))
 	if lines := tlPlain(c.View()); lines[0] != ":p 5" {
 		t.Fatalf("oldest kept: %q", lines[0])
 	}

@@ -57,17 +57,12 @@ func (d *Disassembly) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor and turns Break into a command.
 func (d *Disassembly) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(d.lines) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), d.ctx.Keys
-	switch {
-	case d.cur.navigate(keys, ks, len(d.lines), d.h):
-	case keys.Matches(ks, keymaps.Break):
+	return d.cur.listKey(msg, d.ctx.Keys, len(d.lines), d.h, func(ks string) tea.Cmd {
+		if !d.ctx.Keys.Matches(ks, keymaps.Break) {
+			return nil
+		}
 		return d.breakCmd()
-	}
-	return nil
+	})
 }
 
 // breakCmd toggles a breakpoint at the cursor's instruction, like the

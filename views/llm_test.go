@@ -1,11 +1,8 @@
 package views
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // llmSample is an answer with a verified and an unverified citation.
@@ -21,16 +18,12 @@ func llmSample() LLMUpdate {
 }
 
 func TestLLMGolden(t *testing.T) {
-	for _, th := range tlThemes {
-		for _, sz := range tlSizes {
-			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
-				l := NewLLM(tlCtx(t, th.noColor))
-				l.SetSize(sz[0], sz[1])
-				l.Update(llmSample())
-				golden.RequireEqual(t, l.View())
-			})
-		}
-	}
+	tlGolden(t, func(_ *testing.T, ctx *Context, w, h int) string {
+		l := NewLLM(ctx)
+		l.SetSize(w, h)
+		l.Update(llmSample())
+		return l.View()
+	})
 }
 
 func TestLLMCitationsAndQuestion(t *testing.T) {
@@ -45,23 +38,23 @@ func TestLLMCitationsAndQuestion(t *testing.T) {
 		t.Errorf("unverified marks:\n%s", v)
 	}
 	// Enter goes to the selected citation; Down moves to the next.
-	if msgs := tlMsgs(l.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #109"}) {
+	if msgs := tlMsgs(l.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #109"}) {
 		t.Errorf("enter: %v", msgs)
 	}
-	l.Update(tlKey("down"))
-	l.Update(tlKey("down"))
-	if msgs := tlMsgs(l.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "frame 1"}) {
+	l.Update(ptPress("down"))
+	l.Update(ptPress("down"))
+	if msgs := tlMsgs(l.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "frame 1"}) {
 		t.Errorf("enter on the third citation: %v", msgs)
 	}
 	// a opens the question line; letters are text; Enter asks.
-	l.Update(tlKey("a"))
+	l.Update(ptPress("a"))
 	if !l.Typing() {
 		t.Fatal("a did not open the question line")
 	}
 	for _, k := range []string{"w", "h", "y", "space", "?"} {
-		l.Update(tlKey(k))
+		l.Update(ptPress(k))
 	}
-	if msgs := tlMsgs(l.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (AskLLM{Question: "why ?"}) {
+	if msgs := tlMsgs(l.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (AskLLM{Question: "why ?"}) {
 		t.Errorf("ask: %v", msgs)
 	}
 	// No provider: the setup text replaces everything.

@@ -143,15 +143,16 @@ func localsIsIdent(s string) bool {
 // Update moves the cursor, expands and collapses, and turns Watch into a
 // command.
 func (l *Locals) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(l.rows) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), l.ctx.Keys
+	return l.cur.listKey(msg, l.ctx.Keys, len(l.rows), l.h, l.act)
+}
+
+// act does what a key other than navigation asks of the row under the
+// cursor.
+func (l *Locals) act(ks string) tea.Cmd {
+	keys := l.ctx.Keys
 	r := l.rows[l.cur.pos]
 	open := len(r.node.Children) > 0 && l.expanded[r.key]
 	switch {
-	case l.cur.navigate(keys, ks, len(l.rows), l.h):
 	case keys.Matches(ks, keymaps.Expand):
 		if len(r.node.Children) > 0 {
 			l.setExpanded(r.key, !open)

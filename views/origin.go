@@ -26,10 +26,10 @@ func (m *Memory) OriginExpr() string {
 
 // OriginExpr is the expression of the watchpoint under the cursor.
 func (p *Watch) OriginExpr() string {
-	if p.cursor >= len(p.rows) || p.rows[p.cursor].watch >= len(p.watches) {
+	if p.cur.pos >= len(p.rows) || p.rows[p.cur.pos].watch >= len(p.watches) {
 		return ""
 	}
-	return p.watches[p.rows[p.cursor].watch].Expr
+	return p.watches[p.rows[p.cur.pos].watch].Expr
 }
 
 // OriginExpr is the expression of the last successful print.

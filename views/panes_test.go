@@ -3,6 +3,9 @@ package views
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,52 +18,16 @@ import (
 	"github.com/rewind-debugger/rewind/themes"
 )
 
-// The panes only render data, so a hand-built snapshot of corrupt.c
-// stopped in sum() (as testdata/source/corrupt.c crashes) stands in for a
-// recording here; the integration tests use real ones.
-const ptCorruptC = `/* A list whose second node gets its next pointer overwritten by a name
- * that does not fit in name[8]; the crash comes later, in sum(). */
-#include <stdio.h>
-#include <stdlib.h>
-
-struct node {
-	char name[8];
-	struct node *next;
-	int value;
-};
-
-static void set_name(struct node *n, const char *src)
-{
-	size_t i;
-	for (i = 0; src[i] != '\0'; i++)
-		n->name[i] = src[i];
-	n->name[i] = '\0';
-}
-
-static int sum(struct node *head)
-{
-	int total = 0;
-	for (struct node *n = head; n != NULL; n = n->next)
-		total += n->value;
-	return total;
-}
-
-int main(void)
-{
-	struct node *c = calloc(1, sizeof *c);
-	struct node *b = calloc(1, sizeof *b);
-	struct node *a = calloc(1, sizeof *a);
-	a->next = b;
-	b->next = c;
-	a->value = 1;
-	b->value = 2;
-	c->value = 3;
-	set_name(a, "alpha");
-	set_name(b, "bravo-overflowing");
-	set_name(c, "charlie");
-	printf("sum %d\n", sum(a));
-	return 0;
-}`
+// The panes only render data, so a hand-built snapshot of
+// testdata/source/corrupt.c stopped in sum(), where it crashes, stands in
+// for a recording here; the integration tests use real ones.
+var ptCorruptLines = func() []string {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "source", "corrupt.c"))
+	if err != nil {
+		panic(fmt.Sprintf("the source the snapshot shows: %v", err))
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}()
 
 func ptSnapshot() *debugger.Snapshot {
 	regs := []debugger.Register{}
@@ -116,7 +83,7 @@ func ptSnapshot() *debugger.Snapshot {
 				Children: node("bravo-ov", "0x676e69776f6c66", 2)},
 		},
 		Registers: regs, FPRegisters: fp, Disasm: dis,
-		Source: &debugger.SourceView{Path: "/src/corrupt.c", Lines: strings.Split(ptCorruptC, "\n"), Current: 24,
+		Source: &debugger.SourceView{Path: "/src/corrupt.c", Lines: slices.Clone(ptCorruptLines), Current: 24,
 			Breakpoints: []int{20}, WatchLine: 16},
 		Threads: []debugger.ThreadInfo{
 			{Tid: 7284, Current: true, PC: "0x5555555551bf", Function: "sum"},
@@ -352,12 +319,30 @@ func ptRun(p Pane, keys ...string) tea.Msg {
 	return msg
 }
 
+// ptKeysCase is keys pressed on a pane fresh from ptSnapshot and the
+// command that a last key, pressed after them, runs.
+type ptKeysCase struct {
+	keys []string
+	want string
+}
+
+// ptCheckRuns checks the command each case runs on a pane newPane makes,
+// sized w×h, and that the pane keeps its size.
+func ptCheckRuns(t *testing.T, newPane func() Pane, w, h int, last string, cases []ptKeysCase) {
+	t.Helper()
+	for _, tc := range cases {
+		p := ptSized(newPane(), w, h, ptSnapshot())
+		msg := ptRun(p, append(tc.keys, last)...)
+		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
+			t.Errorf("keys %v: got %#v, want %q\n%s", tc.keys, msg, tc.want, p.View())
+		}
+		ptCheckSize(t, p.View(), w, h)
+	}
+}
+
 func TestSourceCursor(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string // the RunCommand of Break after the keys
-	}{
+	ptCheckRuns(t, func() Pane { return NewSource(ctx) }, 40, 10, "b", []ptKeysCase{
 		{nil, "break corrupt.c:24"},
 		{[]string{"up"}, "break corrupt.c:23"},
 		{[]string{"k", "k", "j"}, "break corrupt.c:23"},
@@ -371,15 +356,7 @@ func TestSourceCursor(t *testing.T) {
 		// A breakpoint already there: the same key deletes it.
 		{[]string{"up", "up", "up", "up"}, "delete 1"},
 		{[]string{"end", "up", "up"}, "delete 3"},
-	} {
-		s := NewSource(ctx)
-		ptSized(s, 40, 10, ptSnapshot())
-		msg := ptRun(s, append(tc.keys, "b")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q", tc.keys, msg, tc.want)
-		}
-		ptCheckSize(t, s.View(), 40, 10)
-	}
+	})
 }
 
 func TestSourceFollowsCurrentLine(t *testing.T) {
@@ -406,23 +383,13 @@ func TestSourceFollowsCurrentLine(t *testing.T) {
 
 func TestDisasmBreak(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string
-	}{
+	ptCheckRuns(t, func() Pane { return NewDisassembly(ctx) }, 40, 10, "b", []ptKeysCase{
 		{nil, "break *0x5555555551b9"},
 		{[]string{"down"}, "break *0x5555555551bd"},
 		{[]string{"home"}, "break *0x555555555199"},
 		// Breakpoint 1 resolved to this address: the same key deletes it.
 		{[]string{"home", "down", "down", "down"}, "delete 1"},
-	} {
-		d := NewDisassembly(ctx)
-		ptSized(d, 40, 10, ptSnapshot())
-		msg := ptRun(d, append(tc.keys, "b")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q", tc.keys, msg, tc.want)
-		}
-	}
+	})
 }
 
 func TestStackAndThreadsEnter(t *testing.T) {
@@ -470,10 +437,7 @@ func TestBreakpointsDelete(t *testing.T) {
 
 func TestLocalsWatch(t *testing.T) {
 	ctx := ptContext(t, themes.Dark())
-	for _, tc := range []struct {
-		keys []string
-		want string
-	}{
+	ptCheckRuns(t, func() Pane { return NewLocals(ctx) }, 60, 20, "w", []ptKeysCase{
 		{nil, "watch -l head"},
 		{[]string{"down"}, "watch -l total"},
 		{[]string{"down", "down", "space", "down", "down"}, "watch -l s.next"},
@@ -483,14 +447,7 @@ func TestLocalsWatch(t *testing.T) {
 		{[]string{"space", "down", "space", "down", "space", "down"}, "watch -l head->name[0]"},
 		// Left goes back to the parent.
 		{[]string{"down", "down", "space", "down", "down", "left"}, "watch -l s"},
-	} {
-		l := NewLocals(ctx)
-		ptSized(l, 60, 20, ptSnapshot())
-		msg := ptRun(l, append(tc.keys, "w")...)
-		if got, ok := msg.(RunCommand); !ok || got.Line != tc.want {
-			t.Errorf("keys %v: got %#v, want %q\n%s", tc.keys, msg, tc.want, l.View())
-		}
-	}
+	})
 }
 
 func TestLocalsExpandedSurvivesSnapshot(t *testing.T) {

@@ -54,19 +54,12 @@ func (p *Processes) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter switches process.
 func (p *Processes) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(p.procs) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), p.ctx.Keys
-	switch {
-	case p.pos.navigate(keys, ks, len(p.procs), p.rows()):
-	case keys.Matches(ks, keymaps.Enter):
-		if pid := p.procs[p.pos.pos].Pid; pid != p.cur {
-			return paneRun(fmt.Sprintf("process %d", pid))
+	return p.pos.enterRuns(msg, p.ctx.Keys, len(p.procs), p.rows(), func(row int) string {
+		if pid := p.procs[row].Pid; pid != p.cur {
+			return fmt.Sprintf("process %d", pid)
 		}
-	}
-	return nil
+		return "" // already the current process
+	})
 }
 
 // View renders a header and one aligned row per process.

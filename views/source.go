@@ -272,6 +272,35 @@ func (c *paneCursor) navigate(keys *keymaps.Keys, k string, n, h int) bool {
 	return true
 }
 
+// listKey handles a message to a pane that lists n rows, h at a time: a
+// navigation key moves the cursor and any other key goes to act. Other
+// messages, and keys to an empty list, do nothing.
+func (c *paneCursor) listKey(msg tea.Msg, keys *keymaps.Keys, n, h int, act func(key string) tea.Cmd) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || n == 0 {
+		return nil
+	}
+	ks := k.String()
+	if c.navigate(keys, ks, n, h) {
+		return nil
+	}
+	return act(ks)
+}
+
+// enterRuns is listKey for a pane whose Enter runs the command line gives
+// for the row under the cursor; an empty line runs nothing.
+func (c *paneCursor) enterRuns(msg tea.Msg, keys *keymaps.Keys, n, h int, line func(row int) string) tea.Cmd {
+	return c.listKey(msg, keys, n, h, func(ks string) tea.Cmd {
+		if !keys.Matches(ks, keymaps.Enter) {
+			return nil
+		}
+		if l := line(c.pos); l != "" {
+			return paneRun(l)
+		}
+		return nil
+	})
+}
+
 // paneSeg is a piece of a row with its style.
 type paneSeg struct {
 	text  string

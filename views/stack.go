@@ -47,17 +47,9 @@ func (s *Stack) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter selects the frame.
 func (s *Stack) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(s.frames) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), s.ctx.Keys
-	switch {
-	case s.cur.navigate(keys, ks, len(s.frames), s.h):
-	case keys.Matches(ks, keymaps.Enter):
-		return paneRun(fmt.Sprintf("frame %d", s.frames[s.cur.pos].Level))
-	}
-	return nil
+	return s.cur.enterRuns(msg, s.ctx.Keys, len(s.frames), s.h, func(row int) string {
+		return fmt.Sprintf("frame %d", s.frames[row].Level)
+	})
 }
 
 // View renders the visible frames.

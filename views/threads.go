@@ -49,17 +49,9 @@ func (p *Threads) SetSnapshot(sn *debugger.Snapshot) {
 
 // Update moves the cursor; Enter switches thread.
 func (p *Threads) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(p.threads) == 0 {
-		return nil
-	}
-	ks, keys := k.String(), p.ctx.Keys
-	switch {
-	case p.cur.navigate(keys, ks, len(p.threads), p.h):
-	case keys.Matches(ks, keymaps.Enter):
-		return paneRun(fmt.Sprintf("thread %d", p.threads[p.cur.pos].Tid))
-	}
-	return nil
+	return p.cur.enterRuns(msg, p.ctx.Keys, len(p.threads), p.h, func(row int) string {
+		return fmt.Sprintf("thread %d", p.threads[row].Tid)
+	})
 }
 
 // View renders the visible threads in aligned columns.

@@ -108,9 +108,9 @@ func TestTimelineGoldenTreeFilter(t *testing.T) {
 		for _, sz := range tlSizes {
 			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
 				tl := tlTree(t, th.theme(), sz[0], sz[1])
-				tl.Update(tlKey("/"))
+				tl.Update(ptPress("/"))
 				tlServeTree(t, tl, tlType(tl, "pid:200,sys:write"))
-				tlServeTree(t, tl, tl.Update(tlKey("enter")))
+				tlServeTree(t, tl, tl.Update(ptPress("enter")))
 				v := tl.View()
 				tlCheckSize(t, "filtered", v, sz[0], sz[1])
 				golden.RequireEqual(t, v)
@@ -136,9 +136,9 @@ func TestTimelineFold(t *testing.T) {
 	if !folded() || !strings.Contains(ansi.Strip(tl.View()), "folded: #0–#39 before main, rdtsc/cpuid · space unfolds") {
 		t.Fatalf("not folded:\n%s", ansi.Strip(tl.View()))
 	}
-	tlServeTree(t, tl, tl.Update(tlKey("home")))
+	tlServeTree(t, tl, tl.Update(ptPress("home")))
 	tlServeTree(t, tl, tl.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}))
-	tlServeTree(t, tl, tl.Update(tlKey("home")))
+	tlServeTree(t, tl, tl.Update(ptPress("home")))
 	v := ansi.Strip(tl.View())
 	if folded() || strings.Contains(v, "folded:") || !strings.Contains(v, "#0 ") || !strings.Contains(v, "rdtsc at rip") {
 		t.Fatalf("space did not unfold:\n%s", v)
@@ -196,9 +196,9 @@ func TestTimelineFilterTerms(t *testing.T) {
 // session file and come back.
 func TestTimelineSavedState(t *testing.T) {
 	tl := tlTree(t, themes.Dark(), 100, 20)
-	tl.Update(tlKey("/"))
+	tl.Update(ptPress("/"))
 	tlServeTree(t, tl, tlType(tl, "sys:write"))
-	tlServeTree(t, tl, tl.Update(tlKey("enter")))
+	tlServeTree(t, tl, tl.Update(ptPress("enter")))
 	tlServeTree(t, tl, tl.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}))
 	s := tlSnap(1000, 77)
 	s.Stop = &debugger.StopInfo{Reason: "watchpoint", Event: 77, Watch: &debugger.WatchInfo{ID: 2, Expr: "counter", Old: "1", New: "2"}}

@@ -37,6 +37,28 @@ var tlThemes = []struct {
 // tlSizes are the golden sizes.
 var tlSizes = [][2]int{{78, 12}, {158, 20}}
 
+// tlGolden checks what view draws at each golden size in each theme
+// against the golden file of the subtest "WxH_THEME".
+func tlGolden(t *testing.T, view func(t *testing.T, ctx *Context, w, h int) string) {
+	for _, th := range tlThemes {
+		for _, sz := range tlSizes {
+			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
+				golden.RequireEqual(t, view(t, tlCtx(t, th.noColor), sz[0], sz[1]))
+			})
+		}
+	}
+}
+
+// tlGoldenEach checks what view draws in each theme against the golden
+// file of the subtest named after the theme.
+func tlGoldenEach(t *testing.T, view func(t *testing.T, ctx *Context) string) {
+	for _, th := range tlThemes {
+		t.Run(th.name, func(t *testing.T) {
+			golden.RequireEqual(t, view(t, tlCtx(t, th.noColor)))
+		})
+	}
+}
+
 // tlEvent is the hand-built event n of a synthetic recording: mostly
 // writes and reads of two threads, a thread switch every 7 events, a
 // signal every 50 (every 5000 past event 1000), an exec at 0 and the exit
@@ -123,37 +145,11 @@ func tlServe(t testing.TB, tl *Timeline, cmd tea.Cmd) []RequestEvents {
 	return served
 }
 
-// tlKey is a key press by name.
-func tlKey(name string) tea.KeyPressMsg {
-	switch name {
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	}
-	r := []rune(name)[0]
-	return tea.KeyPressMsg{Code: r, Text: name}
-}
-
 // tlType types text into a pane.
 func tlType(p interface{ Update(tea.Msg) tea.Cmd }, s string) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range s {
-		cmds = append(cmds, p.Update(tlKey(string(r))))
+		cmds = append(cmds, p.Update(ptPress(string(r))))
 	}
 	return tea.Batch(cmds...)
 }
@@ -193,40 +189,31 @@ func tlLoaded(t testing.TB, ctx *Context, w, h int, total, event int64) *Timelin
 }
 
 func TestTimelineGolden(t *testing.T) {
-	for _, th := range tlThemes {
-		for _, sz := range tlSizes {
-			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
-				ctx := tlCtx(t, th.noColor)
-				tl := NewTimeline(ctx)
-				tl.SetSize(sz[0], sz[1])
-				s := tlSnap(1000, 500)
-				s.Stop = &debugger.StopInfo{Reason: "breakpoint", Event: 498, Breakpoint: 1}
-				tl.SetSnapshot(s)
-				s = tlSnap(1000, 500)
-				s.Stop = &debugger.StopInfo{Reason: "watchpoint", Event: 500,
-					Watch: &debugger.WatchInfo{ID: 2, Expr: "counter", Old: "1", New: "2"}}
-				tl.SetSnapshot(s)
-				tlServe(t, tl, tl.Update(struct{}{}))
-				tl.Update(tlKey("down"))
-				tl.Update(tlKey("down"))
-				golden.RequireEqual(t, tl.View())
-			})
-		}
-	}
+	tlGolden(t, func(t *testing.T, ctx *Context, w, h int) string {
+		tl := NewTimeline(ctx)
+		tl.SetSize(w, h)
+		s := tlSnap(1000, 500)
+		s.Stop = &debugger.StopInfo{Reason: "breakpoint", Event: 498, Breakpoint: 1}
+		tl.SetSnapshot(s)
+		s = tlSnap(1000, 500)
+		s.Stop = &debugger.StopInfo{Reason: "watchpoint", Event: 500,
+			Watch: &debugger.WatchInfo{ID: 2, Expr: "counter", Old: "1", New: "2"}}
+		tl.SetSnapshot(s)
+		tlServe(t, tl, tl.Update(struct{}{}))
+		tl.Update(ptPress("down"))
+		tl.Update(ptPress("down"))
+		return tl.View()
+	})
 }
 
 func TestTimelineGoldenFilter(t *testing.T) {
-	for _, th := range tlThemes {
-		for _, sz := range tlSizes {
-			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
-				tl := tlLoaded(t, tlCtx(t, th.noColor), sz[0], sz[1], 1000, 500)
-				tl.Update(tlKey("/"))
-				tlServe(t, tl, tlType(tl, "signal,thread,tid:4242"))
-				tlServe(t, tl, tl.Update(tlKey("enter")))
-				golden.RequireEqual(t, tl.View())
-			})
-		}
-	}
+	tlGolden(t, func(t *testing.T, ctx *Context, w, h int) string {
+		tl := tlLoaded(t, ctx, w, h, 1000, 500)
+		tl.Update(ptPress("/"))
+		tlServe(t, tl, tlType(tl, "signal,thread,tid:4242"))
+		tlServe(t, tl, tl.Update(ptPress("enter")))
+		return tl.View()
+	})
 }
 
 func TestTimelineRequestsWindow(t *testing.T) {
@@ -255,21 +242,21 @@ func TestTimelineRequestsWindow(t *testing.T) {
 		t.Fatalf("asked again once loaded: %v", again)
 	}
 	// Moving within what is loaded asks for nothing.
-	if got := tlRequests(tl.Update(tlKey("down"))); len(got) != 0 {
+	if got := tlRequests(tl.Update(ptPress("down"))); len(got) != 0 {
 		t.Fatalf("a step within the loaded window asked %v", got)
 	}
 	// A page down asks for what follows the loaded window only.
-	got := tlRequests(tl.Update(tlKey("pgdown")))
+	got := tlRequests(tl.Update(ptPress("pgdown")))
 	if len(got) != 1 || got[0].From != r.To || got[0].To <= tl.top+19-1 {
 		t.Fatalf("page down asked %v after %v (rows from %d)", got, r, tl.top)
 	}
 	tlServe(t, tl, func() tea.Msg { return got[0] })
 	// End and Home ask for the ends of the recording.
-	got = tlRequests(tl.Update(tlKey("end")))
+	got = tlRequests(tl.Update(ptPress("end")))
 	if tl.Cursor() != total-1 || len(got) != 1 || got[0].To != total || got[0].From > total-19 {
 		t.Fatalf("end: cursor %d, asked %v", tl.Cursor(), got)
 	}
-	got = tlRequests(tl.Update(tlKey("home")))
+	got = tlRequests(tl.Update(ptPress("home")))
 	if tl.Cursor() != 0 || len(got) != 1 || got[0].From != 0 || got[0].To < 19 {
 		t.Fatalf("home: cursor %d, asked %v", tl.Cursor(), got)
 	}
@@ -287,7 +274,7 @@ func TestTimelineRequestsWindow(t *testing.T) {
 func TestTimelineCacheBounded(t *testing.T) {
 	tl := tlLoaded(t, tlCtx(t, false), 80, 40, 1_000_000, 0)
 	for i := 0; i < 600; i++ {
-		tlServe(t, tl, tl.Update(tlKey("pgdown")))
+		tlServe(t, tl, tl.Update(ptPress("pgdown")))
 	}
 	if n := len(tl.raw.items); n > tlCacheMax {
 		t.Fatalf("%d events cached, limit %d", n, tlCacheMax)
@@ -299,17 +286,17 @@ func TestTimelineCacheBounded(t *testing.T) {
 		t.Fatal("far events were kept")
 	}
 	// Back to the start: evicted events are asked for again.
-	if got := tlRequests(tl.Update(tlKey("home"))); len(got) != 1 || got[0].From != 0 {
+	if got := tlRequests(tl.Update(ptPress("home"))); len(got) != 1 || got[0].From != 0 {
 		t.Fatalf("home after eviction asked %v", got)
 	}
 }
 
 func TestTimelineEnterGoto(t *testing.T) {
 	tl := tlLoaded(t, tlCtx(t, false), 80, 20, 1000, 500)
-	tl.Update(tlKey("down"))
-	tl.Update(tlKey("down"))
-	tl.Update(tlKey("up"))
-	msgs := tlMsgs(tl.Update(tlKey("enter")))
+	tl.Update(ptPress("down"))
+	tl.Update(ptPress("down"))
+	tl.Update(ptPress("up"))
+	msgs := tlMsgs(tl.Update(ptPress("enter")))
 	if len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #501"}) {
 		t.Fatalf("enter gave %v", msgs)
 	}
@@ -318,15 +305,15 @@ func TestTimelineEnterGoto(t *testing.T) {
 	ctx := tlCtx(t, false)
 	ctx.Keys = k
 	tl = tlLoaded(t, ctx, 80, 20, 1000, 500)
-	tl.Update(tlKey("G"))
-	if msgs := tlMsgs(tl.Update(tlKey("o"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #999"}) {
+	tl.Update(ptPress("G"))
+	if msgs := tlMsgs(tl.Update(ptPress("o"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #999"}) {
 		t.Fatalf("vim G then o gave %v", msgs)
 	}
 }
 
 func TestTimelineNewSnapshotMovesCursor(t *testing.T) {
 	tl := tlLoaded(t, tlCtx(t, false), 80, 20, 1000, 500)
-	tl.Update(tlKey("pgdown"))
+	tl.Update(ptPress("pgdown"))
 	tl.SetSnapshot(tlSnap(1000, 100))
 	if tl.Cursor() != 100 {
 		t.Fatalf("cursor %d after a snapshot at #100", tl.Cursor())
@@ -370,12 +357,12 @@ func TestTimelineFilters(t *testing.T) {
 	} {
 		t.Run(c.filter, func(t *testing.T) {
 			tl := tlLoaded(t, tlCtx(t, false), 100, 30, 1000, 500)
-			tl.Update(tlKey("/"))
+			tl.Update(ptPress("/"))
 			if !tl.Typing() {
 				t.Fatal("/ did not open the filter input")
 			}
 			tlServe(t, tl, tlType(tl, c.filter))
-			tlServe(t, tl, tl.Update(tlKey("enter")))
+			tlServe(t, tl, tl.Update(ptPress("enter")))
 			if tl.Typing() {
 				t.Fatal("enter did not close the input")
 			}
@@ -393,18 +380,18 @@ func TestTimelineFilters(t *testing.T) {
 			}
 			// Down moves to the next match, Enter goes there.
 			before := tl.Cursor()
-			tlServe(t, tl, tl.Update(tlKey("down")))
+			tlServe(t, tl, tl.Update(ptPress("down")))
 			if it, _ := tl.raw.get(tl.Cursor()); tl.Cursor() <= before || !tl.filter.match(&it) {
 				if tl.note != "no more matches" {
 					t.Fatalf("down from #%d went to #%d (%s)", before, tl.Cursor(), tl.note)
 				}
 			}
 			want := RunCommand{Line: fmt.Sprintf("goto #%d", tl.Cursor())}
-			if msgs := tlMsgs(tl.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != want {
+			if msgs := tlMsgs(tl.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != want {
 				t.Fatalf("enter gave %v, want %v", msgs, want)
 			}
 			// Esc clears the filter: every event again.
-			tlServe(t, tl, tl.Update(tlKey("esc")))
+			tlServe(t, tl, tl.Update(ptPress("esc")))
 			if tl.filter != nil {
 				t.Fatal("esc kept the filter")
 			}
@@ -418,7 +405,7 @@ func TestTimelineFilters(t *testing.T) {
 func TestTimelineFilterSearchesFurther(t *testing.T) {
 	const total = 1_000_000
 	tl := tlLoaded(t, tlCtx(t, false), 100, 20, total, 20_000)
-	tl.Update(tlKey("/"))
+	tl.Update(ptPress("/"))
 	// Signals are every 5000 events here: the loaded window has none near
 	// the cursor, so the filter asks for more, in batches, both ways.
 	served := tlServe(t, tl, tlType(tl, "signal"))
@@ -430,13 +417,13 @@ func TestTimelineFilterSearchesFurther(t *testing.T) {
 			t.Fatalf("request %v larger than a batch", r)
 		}
 	}
-	tlServe(t, tl, tl.Update(tlKey("enter")))
+	tlServe(t, tl, tl.Update(ptPress("enter")))
 	if tl.Cursor() != 20_000 {
 		t.Fatalf("cursor on #%d, want the signal at the current event", tl.Cursor())
 	}
 	// Down searches forward until the next signal, asking for windows as it
 	// goes.
-	served = tlServe(t, tl, tl.Update(tlKey("down")))
+	served = tlServe(t, tl, tl.Update(ptPress("down")))
 	if tl.Cursor() != 25_000 {
 		t.Fatalf("down: cursor #%d, want #25000 (asked %v)", tl.Cursor(), served)
 	}
@@ -447,16 +434,16 @@ func TestTimelineFilterSearchesFurther(t *testing.T) {
 		}
 	}
 	// A filter matching nothing stops after its budget, and says so.
-	tl.Update(tlKey("/"))
+	tl.Update(ptPress("/"))
 	for range len("signal") {
-		tlServe(t, tl, tl.Update(tlKey("backspace")))
+		tlServe(t, tl, tl.Update(ptPress("backspace")))
 	}
 	served = tlServe(t, tl, tlType(tl, "nothing-matches-this"))
 	if len(served) > len("nothing-matches-this")*tlBudget {
 		t.Fatalf("%d requests for a filter matching nothing", len(served))
 	}
-	tlServe(t, tl, tl.Update(tlKey("enter")))
-	served = tlServe(t, tl, tl.Update(tlKey("down")))
+	tlServe(t, tl, tl.Update(ptPress("enter")))
+	served = tlServe(t, tl, tl.Update(ptPress("down")))
 	if len(served) > tlBudget || !strings.Contains(tl.note, "press again") {
 		t.Fatalf("down with no match: %d requests, note %q", len(served), tl.note)
 	}
@@ -469,8 +456,8 @@ func TestTimelineDensityBar(t *testing.T) {
 	tl := NewTimeline(tlCtx(t, true))
 	tl.SetSize(8, 3)
 	tl.SetSnapshot(&debugger.Snapshot{Event: 7, Total: 8, Density: []uint32{0, 1, 2, 4}})
-	tl.Update(tlKey("up"))
-	tl.Update(tlKey("up"))
+	tl.Update(ptPress("up"))
+	tl.Update(ptPress("up"))
 	if bar := tlPlain(tl.View())[0]; bar != "  --+^@|" {
 		t.Fatalf("no-colour bar %q, want %q", bar, "  --+^@|")
 	}
@@ -484,8 +471,8 @@ func TestTimelineDensityBar(t *testing.T) {
 	tl = NewTimeline(tlCtx(t, false))
 	tl.SetSize(8, 3)
 	tl.SetSnapshot(&debugger.Snapshot{Event: 7, Total: 8, Density: []uint32{0, 1, 2, 4}})
-	tl.Update(tlKey("up"))
-	tl.Update(tlKey("up"))
+	tl.Update(ptPress("up"))
+	tl.Update(ptPress("up"))
 	bar := tl.View()
 	bar = bar[:strings.Index(bar, "\n")]
 	if p := ansi.Strip(bar); p != "  ▂▂▄▄█│" {
@@ -550,30 +537,20 @@ func tlPanes(t *testing.T, w, h int) map[string]Pane {
 	empty := NewTimeline(ctx)
 	empty.SetSize(w, h)
 	out["timeline empty"] = empty
-	tl := NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1_000_000, 123_456))
-	tlServe(t, tl, tl.Update(struct{}{}))
-	out["timeline loaded"] = tl
-	tl = NewTimeline(tlCtx(t, true))
+	out["timeline loaded"] = tlLoaded(t, ctx, w, h, 1_000_000, 123_456)
+	tl := NewTimeline(tlCtx(t, true))
 	tl.SetSize(w, h)
 	tl.SetSnapshot(tlSnap(1_000_000, 123_456))
 	tl.Update(struct{}{}) // under way
 	out["timeline loading nocolor"] = tl
-	tl = NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1000, 500))
-	tlServe(t, tl, tl.Update(struct{}{}))
-	tl.Update(tlKey("/"))
+	tl = tlLoaded(t, ctx, w, h, 1000, 500)
+	tl.Update(ptPress("/"))
 	tlServe(t, tl, tlType(tl, "syscall"))
 	out["timeline typing"] = tl
-	tl = NewTimeline(ctx)
-	tl.SetSize(w, h)
-	tl.SetSnapshot(tlSnap(1000, 500))
-	tlServe(t, tl, tl.Update(struct{}{}))
-	tl.Update(tlKey("/"))
+	tl = tlLoaded(t, ctx, w, h, 1000, 500)
+	tl.Update(ptPress("/"))
 	tlServe(t, tl, tlType(tl, "signal"))
-	tl.Update(tlKey("enter"))
+	tl.Update(ptPress("enter"))
 	out["timeline filtered"] = tl
 	for name, p := range wtPanes(t) {
 		out[name] = p
@@ -592,7 +569,7 @@ func TestTimelineWatchConsoleSizes(t *testing.T) {
 			tlCheckSize(t, name, p.View(), w, h)
 			// Keys at that size neither panic nor break the size.
 			for _, k := range []string{"down", "pgdown", "end", "up", "pgup", "home"} {
-				p.Update(tlKey(k))
+				p.Update(ptPress(k))
 				tlCheckSize(t, name+" after "+k, p.View(), w, h)
 			}
 		}
@@ -617,7 +594,7 @@ func TestTimelineHelp(t *testing.T) {
 // recording (one window loaded) after a key press.
 func BenchmarkTimelineRender(b *testing.B) {
 	tl := tlLoaded(b, tlCtx(b, false), 160, 48, 1_000_000, 500_000)
-	keys := []tea.KeyPressMsg{tlKey("down"), tlKey("up")}
+	keys := []tea.KeyPressMsg{ptPress("down"), ptPress("up")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {

@@ -36,8 +36,8 @@ type Watch struct {
 	event int64
 	want  []RequestHistory // to ask on the next Update
 
-	rows        []wtRow
-	cursor, top int
+	rows []wtRow
+	cur  paneCursor
 }
 
 // wtHist is the history of one watchpoint.
@@ -119,8 +119,8 @@ func (p *Watch) SetSnapshot(s *debugger.Snapshot) {
 	}
 	p.want = want
 	var follow = -1
-	if p.cursor < len(p.rows) {
-		follow = p.rows[p.cursor].watch
+	if p.cur.pos < len(p.rows) {
+		follow = p.rows[p.cur.pos].watch
 	}
 	p.rebuild()
 	if follow >= 0 && follow < len(p.watches) {
@@ -133,8 +133,8 @@ func (p *Watch) SetSnapshot(s *debugger.Snapshot) {
 // rebuild recomputes the current writes and the rows.
 func (p *Watch) rebuild() {
 	var sel *wtRow
-	if p.cursor < len(p.rows) {
-		r := p.rows[p.cursor]
+	if p.cur.pos < len(p.rows) {
+		r := p.rows[p.cur.pos]
 		sel = &r
 	}
 	p.rows = p.rows[:0]
@@ -150,11 +150,11 @@ func (p *Watch) rebuild() {
 			p.rows = append(p.rows, wtRow{kind: wtWrite, watch: i, write: j})
 		}
 	}
-	p.cursor = max(0, min(p.cursor, len(p.rows)-1))
+	p.cur.pos = max(0, min(p.cur.pos, len(p.rows)-1))
 	if sel != nil {
 		for i, r := range p.rows {
 			if r == *sel {
-				p.cursor = i
+				p.cur.pos = i
 				break
 			}
 		}
@@ -182,24 +182,18 @@ func currentWrite(ws []WriteItem, event int64, done int) int {
 func (p *Watch) moveTo(watch, write int) {
 	for i, r := range p.rows {
 		if r.kind == wtWrite && r.watch == watch && r.write == write {
-			p.cursor = i
+			p.cur.pos = i
 			break
 		}
 	}
 	p.scroll()
 }
 
+// scroll keeps the cursor in the window, once the pane has one.
 func (p *Watch) scroll() {
-	if p.h <= 0 {
-		return
+	if p.h > 0 {
+		p.cur.fix(len(p.rows), p.h)
 	}
-	if p.cursor < p.top {
-		p.top = p.cursor
-	}
-	if p.cursor >= p.top+p.h {
-		p.top = p.cursor - p.h + 1
-	}
-	p.top = max(0, min(p.top, len(p.rows)-p.h))
 }
 
 // Update handles keys (when focused) and loaded histories, and sends the
@@ -222,7 +216,7 @@ func (p *Watch) Update(msg tea.Msg) tea.Cmd {
 		h.oldW = min(h.oldW, 16)
 		p.rebuild()
 		for i, w := range p.watches {
-			if w.ID == m.WatchID && h.current >= 0 && p.cursor < len(p.rows) && p.rows[p.cursor].watch == i && p.rows[p.cursor].kind != wtWrite {
+			if w.ID == m.WatchID && h.current >= 0 && p.cur.pos < len(p.rows) && p.rows[p.cur.pos].watch == i && p.rows[p.cur.pos].kind != wtWrite {
 				p.moveTo(i, h.current)
 			}
 		}
@@ -240,41 +234,22 @@ func (p *Watch) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *Watch) key(s string) tea.Cmd {
-	k := p.ctx.Keys
-	page := max(p.h-1, 1)
-	switch {
-	case k.Matches(s, keymaps.Up):
-		p.cursor--
-	case k.Matches(s, keymaps.Down):
-		p.cursor++
-	case k.Matches(s, keymaps.PageUp):
-		p.cursor -= page
-		p.top -= page
-	case k.Matches(s, keymaps.PageDown):
-		p.cursor += page
-		p.top += page
-	case k.Matches(s, keymaps.Top):
-		p.cursor = 0
-	case k.Matches(s, keymaps.Bottom):
-		p.cursor = len(p.rows) - 1
-	case k.Matches(s, keymaps.Enter):
-		return p.enter()
-	default:
+	if p.cur.navigate(p.ctx.Keys, s, len(p.rows), p.h) {
 		return nil
 	}
-	p.cursor = max(0, min(p.cursor, len(p.rows)-1))
-	p.top = max(0, p.top)
-	p.scroll()
+	if p.ctx.Keys.Matches(s, keymaps.Enter) {
+		return p.enter()
+	}
 	return nil
 }
 
 // enter goes to the write under the cursor, or asks again for the history
 // of the watchpoint under it.
 func (p *Watch) enter() tea.Cmd {
-	if p.cursor >= len(p.rows) {
+	if p.cur.pos >= len(p.rows) {
 		return nil
 	}
-	r := p.rows[p.cursor]
+	r := p.rows[p.cur.pos]
 	w := p.watches[r.watch]
 	h := p.hist[w.ID]
 	if r.kind == wtWrite && h != nil {
@@ -302,7 +277,7 @@ func (p *Watch) View() string {
 			"each write to a watched location is listed here, "+keyFor(p.ctx, keymaps.Enter)+" goes to it")
 	}
 	lines := make([]string, 0, p.h)
-	for i := p.top; i < len(p.rows) && i < p.top+p.h; i++ {
+	for i := p.cur.top; i < len(p.rows) && i < p.cur.top+p.h; i++ {
 		lines = append(lines, p.row(i))
 	}
 	return tlFrame(lines, p.w, p.h)
@@ -314,7 +289,7 @@ func (p *Watch) row(i int) string {
 	w := p.watches[r.watch]
 	h := p.hist[w.ID]
 	var whole *lipgloss.Style
-	if i == p.cursor {
+	if i == p.cur.pos {
 		whole = &th.Selected
 	}
 	switch r.kind {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rewind-debugger/rewind/debugger"
 )
@@ -60,24 +59,18 @@ func wtLoaded(ctx *Context, w, h int) *Watch {
 }
 
 func TestWatchGolden(t *testing.T) {
-	for _, th := range tlThemes {
-		for _, sz := range tlSizes {
-			t.Run(fmt.Sprintf("%dx%d_%s", sz[0], sz[1], th.name), func(t *testing.T) {
-				golden.RequireEqual(t, wtLoaded(tlCtx(t, th.noColor), sz[0], sz[1]).View())
-			})
-		}
-	}
+	tlGolden(t, func(_ *testing.T, ctx *Context, w, h int) string {
+		return wtLoaded(ctx, w, h).View()
+	})
 }
 
 func TestWatchGoldenError(t *testing.T) {
-	for _, th := range tlThemes {
-		t.Run(th.name, func(t *testing.T) {
-			p := wtLoaded(tlCtx(t, th.noColor), 78, 12)
-			p.Update(HistoryLoaded{WatchID: 2, Err: errors.New("No symbol \"list\" in current context.")})
-			p.Update(tlKey("home"))
-			golden.RequireEqual(t, p.View())
-		})
-	}
+	tlGoldenEach(t, func(_ *testing.T, ctx *Context) string {
+		p := wtLoaded(ctx, 78, 12)
+		p.Update(HistoryLoaded{WatchID: 2, Err: errors.New("No symbol \"list\" in current context.")})
+		p.Update(ptPress("home"))
+		return p.View()
+	})
 }
 
 func TestWatchLoadingThenWrites(t *testing.T) {
@@ -125,11 +118,11 @@ func TestWatchLoadingThenWrites(t *testing.T) {
 	}
 	// The cursor went to the current write; Enter goes to that very write
 	// (its moment), or to the event of a system call's write.
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #340 write 2 to 0x404028"}) {
+	if msgs := tlMsgs(p.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #340 write 2 to 0x404028"}) {
 		t.Fatalf("enter gave %v", msgs)
 	}
-	p.Update(tlKey("down"))
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #1200"}) {
+	p.Update(ptPress("down"))
+	if msgs := tlMsgs(p.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #1200"}) {
 		t.Fatalf("enter gave %v", msgs)
 	}
 	// A moment before any write: no mark.
@@ -139,12 +132,12 @@ func TestWatchLoadingThenWrites(t *testing.T) {
 	}
 	// At a write's own event, that write is marked, and the cursor follows.
 	p.SetSnapshot(wtSnap(4096, wtCounter, wtHead))
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #4096 write 1 to 0x404028"}) {
+	if msgs := tlMsgs(p.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #4096 write 1 to 0x404028"}) {
 		t.Fatalf("enter at #4096 gave %v", msgs)
 	}
 	// Enter on a header asks again, and shows loading meanwhile.
-	p.Update(tlKey("home"))
-	if got := wtRequests(tlMsgs(p.Update(tlKey("enter")))); len(got) != 1 || got[0].WatchID != 1 {
+	p.Update(ptPress("home"))
+	if got := wtRequests(tlMsgs(p.Update(ptPress("enter")))); len(got) != 1 || got[0].WatchID != 1 {
 		t.Fatalf("enter on the header asked %v", got)
 	}
 	if !strings.Contains(wtPlain(p.View()), "loading…") {
@@ -175,12 +168,12 @@ func TestWatchScrolls(t *testing.T) {
 	if !strings.Contains(v, "=>") || !strings.Contains(v, "#50000") {
 		t.Fatalf("the current write is not in view:\n%s", v)
 	}
-	p.Update(tlKey("end"))
+	p.Update(ptPress("end"))
 	if v := wtPlain(p.View()); !strings.Contains(v, "#99999") {
 		t.Fatalf("end:\n%s", v)
 	}
-	p.Update(tlKey("pgup"))
-	if msgs := tlMsgs(p.Update(tlKey("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #99994"}) {
+	p.Update(ptPress("pgup"))
+	if msgs := tlMsgs(p.Update(ptPress("enter"))); len(msgs) != 1 || msgs[0] != (RunCommand{Line: "goto #99994"}) {
 		t.Fatalf("enter after page up gave %v", msgs)
 	}
 }

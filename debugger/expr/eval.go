@@ -243,11 +243,7 @@ func (e *evaluator) eval(n Node) (dwarf.Value, error) {
 	case *Call:
 		return e.call(n)
 	case *Cast:
-		t, err := e.resolveType(n.Type)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		x, err := e.eval(n.X)
+		t, x, err := e.evalTyped(n.Type, n.X)
 		if err != nil {
 			return dwarf.Value{}, err
 		}
@@ -255,11 +251,7 @@ func (e *evaluator) eval(n Node) (dwarf.Value, error) {
 	case *Sizeof:
 		return e.sizeof(n)
 	case *TypeAt:
-		t, err := e.resolveType(n.Type)
-		if err != nil {
-			return dwarf.Value{}, err
-		}
-		a, err := e.eval(n.Addr)
+		t, a, err := e.evalTyped(n.Type, n.Addr)
 		if err != nil {
 			return dwarf.Value{}, err
 		}

@@ -152,6 +152,17 @@ func (e *evaluator) binary(n *Binary) (dwarf.Value, error) {
 	return e.binop(n.Op, x, y)
 }
 
+// evalTyped resolves the type a cast or {TYPE} ADDR names, then evaluates
+// its operand.
+func (e *evaluator) evalTyped(tn *TypeName, x Node) (*dwarf.Type, dwarf.Value, error) {
+	t, err := e.resolveType(tn)
+	if err != nil {
+		return nil, dwarf.Value{}, err
+	}
+	v, err := e.eval(x)
+	return t, v, err
+}
+
 // evalPair evaluates two operands, left first.
 func (e *evaluator) evalPair(a, b Node) (x, y dwarf.Value, err error) {
 	if x, err = e.eval(a); err != nil {
