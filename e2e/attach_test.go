@@ -460,12 +460,9 @@ func TestAttachThreads(t *testing.T) {
 	// The UI opens at the snapshot, says so, and goes back to it.
 	ui := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
 	ui.waitFor(`The recording starts from a snapshot of process \d+`)
-	ui.typeLine("break workers.c:22")
-	ui.waitFor(`Breakpoint 1 at 0x[0-9a-f]+: file workers.c, line 22`)
-	ui.typeLine("continue")
-	ui.waitFor(`Breakpoint 1, worker`)
-	ui.typeLine("reverse-continue")
-	ui.waitFor(`No more reverse-execution history`)
+	ui.command("break workers.c:22", `Breakpoint 1 at 0x[0-9a-f]+: file workers.c, line 22`)
+	ui.command("continue", `Breakpoint 1, worker`)
+	ui.command("reverse-continue", `No more reverse-execution history`)
 }
 
 func TestAttachGoServer(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -158,10 +157,7 @@ func checkDetached(t *testing.T, stderr []byte) int {
 // when rewind exits, so only the recording and its replay are checked.
 func TestDaemonSessionZero(t *testing.T) {
 	t.Parallel()
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare (util-linux) here")
-	}
+	unshare := need(t, "unshare")
 	if r := run(t, runOpts{}, unshare, "-fp", "--mount-proc", "true"); r.Code != 0 {
 		t.Skipf("unshare -fp cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
 	}

@@ -240,11 +240,9 @@ func TestDiffTUI(t *testing.T) {
 	if !strings.Contains(screen, "diff: this is b.rwd where it leaves a.rwd") {
 		t.Errorf("no note in the Console:\n%s", screen)
 	}
-	s.typeLine("diff")
-	s.waitFor(`A's side hidden`)
+	s.command("diff", `A's side hidden`)
 	if screen := s.capture(false); strings.Contains(screen, "A: a.rwd #") {
 		t.Errorf("A's side still shown:\n%s", screen)
 	}
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.quit()
 }

@@ -21,13 +21,8 @@ type emacsDAP struct{ *tmuxSession }
 // (Debian's elpa-dap-mode) is missing.
 func startEmacsDAP(t *testing.T, trace, src string) *emacsDAP {
 	t.Helper()
-	emacs, err := exec.LookPath("emacs")
-	if err != nil {
-		t.Skip("emacs not installed")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	emacs := need(t, "emacs")
+	need(t, "tmux")
 	if out, err := exec.Command(emacs, "--batch", "-q", "--eval", "(require 'dap-mode)").CombinedOutput(); err != nil {
 		t.Skipf("dap-mode not installed (elpa-dap-mode): %v\n%s", err, tail(out))
 	}
@@ -186,8 +181,7 @@ func TestDAPWithEmacs(t *testing.T) {
 	e.mx("dap-ui-repl")
 	e.waitFor(`(?m)^>>\s*$`)
 	e.keys("-l", "info locals")
-	e.keys("Enter")
-	e.waitFor(`(?s)sq = 9\s+i = 3\s+total = 5`)
+	e.press("Enter", `(?s)sq = 9\s+i = 3\s+total = 5`)
 }
 
 // TestDAPWithEmacsSignal: a recording that ends in SIGSEGV stops in

@@ -19,9 +19,7 @@ import (
 // needGDB skips a test on a machine without gdb.
 func needGDB(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb is not installed")
-	}
+	need(t, "gdb")
 }
 
 // remoteGDB runs a batch gdb session on prog connected with connect (a
@@ -361,9 +359,7 @@ func TestGDBServerInterrupt(t *testing.T) {
 // after the loop of a recording of 100k getppid calls (going back needs a
 // checkpoint near the end), timed by gdb itself between shell date calls.
 func BenchmarkGDBStepi(b *testing.B) {
-	if _, err := exec.LookPath("gdb"); err != nil {
-		b.Skip("gdb is not installed")
-	}
+	need(b, "gdb")
 	prog := filepath.Join(b.TempDir(), "syscalls")
 	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join(testdataDir, "bench", "syscalls.c")).CombinedOutput(); err != nil {
 		b.Fatalf("gcc: %v\n%s", err, msg)
@@ -411,9 +407,7 @@ func BenchmarkGDBStepi(b *testing.B) {
 // back to the breakpoint.
 func TestGDBServerEnd(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
+	need(t, "gdb")
 	trace := recorded(t, "source/steps.c", 0)
 	prog := buildC(t, "source/steps.c")
 	out := remoteGDB(t, prog, pipeTarget(t, trace), []string{"break main", "continue", "continue", "reverse-continue"})

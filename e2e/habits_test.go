@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,9 +64,7 @@ func normalizeHabit(s string) string {
 
 func TestHabitsCompareWithGDB(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
+	need(t, "gdb")
 	prog := buildC(t, "source/habits.c")
 	trace := filepath.Join(t.TempDir(), "h.rwd")
 	record(t, trace, prog)

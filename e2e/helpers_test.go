@@ -273,6 +273,18 @@ func replayCheck(t testing.TB, trace string) (stdout, stderr []byte, exitCode in
 	return r.Stdout, r.Stderr, r.Code
 }
 
+// need returns the path of the program name, and skips tb where it is not
+// installed: a test that drives another tool (gdb, tmux, a compiler) says
+// so rather than failing on a machine without it.
+func need(tb testing.TB, name string) string {
+	tb.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		tb.Skipf("%s not installed", name)
+	}
+	return path
+}
+
 // runNative runs prog directly (no rewind).
 func runNative(t testing.TB, prog string, args ...string) (stdout, stderr []byte, exitCode int) {
 	t.Helper()

@@ -85,9 +85,7 @@ func TestGoLocals(t *testing.T) {
 // the backtrace at SIGABRT goes through the panic machinery to main.
 func TestRustPanicBacktrace(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("rustc"); err != nil {
-		t.Skip("rustc not installed")
-	}
+	need(t, "rustc")
 	prog := filepath.Join(t.TempDir(), "panic")
 	if out, err := exec.Command("rustc", "-g", "-C", "panic=abort", "-o", prog, srcPath("rust/panic.rs")).CombinedOutput(); err != nil {
 		t.Fatalf("rustc: %v\n%s", err, out)

@@ -199,10 +199,7 @@ func alteredCopy(t *testing.T, src, dst string) {
 // or a chroot has its own), and replays it outside, where the system's are.
 func TestPortableMountNamespace(t *testing.T) {
 	t.Parallel()
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare (util-linux) here")
-	}
+	unshare := need(t, "unshare")
 	if r := run(t, runOpts{}, unshare, "-m", "true"); r.Code != 0 {
 		t.Skipf("unshare -m cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -234,10 +233,7 @@ func TestGoTestProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a whole go build")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not in PATH")
-	}
+	goBin := need(t, "go")
 	args := []string{"test", "-count=1", "-v", "-run", "TestSum", "-ldflags=-s=false -w=false", "-gcflags=-N -l", "./sum"}
 	dir := filepath.Join(testdataDir, "go")
 	// A native run first fills the build cache: a cold cache would have the
@@ -292,10 +288,7 @@ func TestGoTestProcess(t *testing.T) {
 // alone must still see them (it took another branch in glibc and diverged).
 func TestEveryProcessAlone(t *testing.T) {
 	t.Parallel()
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := need(t, "sh")
 	trace := filepath.Join(t.TempDir(), "pipe.rwd")
 	rec := recordOpts(t, runOpts{}, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
 	if rec.Code != 0 {

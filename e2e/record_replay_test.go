@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -300,9 +299,7 @@ func TestRecordReplayStretch(t *testing.T) {
 // checks that the replay reproduces it.
 func recordReplay(t *testing.T, c rrCase) {
 	if c.tool != "" {
-		if _, err := exec.LookPath(c.tool); err != nil {
-			t.Skipf("%s not installed", c.tool)
-		}
+		need(t, c.tool)
 	}
 	rewind(t) // fail early, before building anything, if there is no binary
 	prog, args := c.setup(t)

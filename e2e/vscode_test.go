@@ -27,10 +27,7 @@ const vscodeTestDir = "dap/testdata/vscode"
 // the client cannot be installed (no registry, no cache).
 func TestDAPWithVSCodeClient(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	node := need(t, "node")
 	if v, err := exec.Command(node, "--version").Output(); err != nil || !nodeHasTestRunner(string(v)) {
 		t.Skipf("node %q has no test runner (node:test needs 18 or later)", v)
 	}
