@@ -47,10 +47,7 @@ func TestPatchedCpuid(t *testing.T) {
 func testPatchedCpuid(t *testing.T, prog string) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "cpuid.rwd")
-	stdout, stderr, code := record(t, trace, prog)
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	stdout := mustRecord(t, trace, prog).Stdout
 	for _, want := range []string{`(?m)^parent: \d+ cache levels, 100 rounds`, `(?m)^child: \d+ cache levels, 10 rounds`} {
 		if !regexp.MustCompile(want).Match(stdout) {
 			t.Fatalf("output %q, want %s", stdout, want)
@@ -81,9 +78,7 @@ func testPatchedCpuid(t *testing.T, prog string) {
 	// One process: the debugger, in the second call (the site patched in
 	// the first), steps over the cpuid and back.
 	one := filepath.Join(dir, "one.rwd")
-	if _, stderr, code := record(t, one, prog, "3", "one"); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, one, prog, "3", "one")
 	cmds := []string{"break cache_levels", "continue", "continue", "x/16i $pc"}
 	rs := batch(t, one, cmds...)
 	listing := fmt.Sprint(rs[3]["text"])
@@ -202,10 +197,7 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			trace := filepath.Join(t.TempDir(), tc.name+".rwd")
-			rec := recordOpts(t, runOpts{}, trace, tc.argv[0], tc.argv[1:]...)
-			if rec.Code != 0 {
-				t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-			}
+			rec := mustRecord(t, trace, tc.argv[0], tc.argv[1:]...)
 			events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
 			info := run(t, runOpts{}, rewind(t), "info", trace)
 			if !regexp.MustCompile(`(?m)^  cpuid +[1-9]`).Match(info.Stdout) {
@@ -246,9 +238,7 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 	// The debugger at a cpuid the recording trapped: the same stops and
 	// steps with and without the trap.
 	trace := filepath.Join(t.TempDir(), "steps.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog); rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog)
 	ps := run(t, runOpts{}, rewind(t), "ps", trace)
 	fields := strings.Fields(strings.Split(string(ps.Stdout), "\n")[1])
 	args := []string{"replay", "-p", fields[0], "--batch", "-ex", "break cache_levels", "-ex", "continue",

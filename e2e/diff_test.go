@@ -16,9 +16,7 @@ func recordTwice(t *testing.T, src string) (a, b string) {
 	dir := t.TempDir()
 	a, b = filepath.Join(dir, "a.rwd"), filepath.Join(dir, "b.rwd")
 	for _, tr := range []string{a, b} {
-		if _, stderr, code := record(t, tr, prog); code != 0 {
-			t.Fatalf("record %s: exit %d: %s", src, code, stderr)
-		}
+		mustRecord(t, tr, prog)
 	}
 	return a, b
 }

@@ -150,10 +150,7 @@ func TestTruncatedTrace(t *testing.T) {
 	prog := buildC(t, "nondet.c")
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "full.rwd")
-	_, stderr, code := record(t, trace, prog)
-	if code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", code, tail(stderr))
-	}
+	stderr := mustRecord(t, trace, prog).Stderr
 	checkRecorded(t, stderr, trace, "")
 	data, err := os.ReadFile(trace)
 	if err != nil {

@@ -337,9 +337,7 @@ func TestGDBServerInterrupt(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, msg)
 	}
 	trace := filepath.Join(t.TempDir(), "s.rwd")
-	if _, stderr, code := record(t, trace, prog, "20000"); code != 0 {
-		t.Fatalf("record: %s", stderr)
-	}
+	mustRecord(t, trace, prog, "20000")
 	srv := startRaw(t, trace)
 	// The interrupt follows the continue at once: it is seen whenever the
 	// server first checks, long before the recording's end.

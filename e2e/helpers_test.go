@@ -253,6 +253,17 @@ func record(t testing.TB, trace, prog string, args ...string) (stdout, stderr []
 	return r.Stdout, r.Stderr, r.Code
 }
 
+// mustRecord is record for a program that must exit 0: any other status
+// fails t with what rewind said.
+func mustRecord(t testing.TB, trace, prog string, args ...string) result {
+	t.Helper()
+	r := recordOpts(t, runOpts{}, trace, prog, args...)
+	if r.Code != 0 {
+		t.Fatalf("record -o %s %s: exit %d\nstderr:\n%s", trace, describe(prog, args), r.Code, tail(r.Stderr))
+	}
+	return r
+}
+
 // recordOpts is record with a working directory and standard input. An
 // empty trace leaves out -o (the default name is used).
 func recordOpts(t testing.TB, opts runOpts, trace, prog string, args ...string) result {

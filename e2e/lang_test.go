@@ -21,9 +21,7 @@ func TestCXXTemplatesAndValues(t *testing.T) {
 	t.Parallel()
 	prog := buildCXX(t, "source/templates.cpp")
 	trace := filepath.Join(t.TempDir(), "t.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: %d %s", code, stderr)
-	}
+	mustRecord(t, trace, prog)
 	rs := batch(t, trace, "break ns::scale<int>", "continue", "bt", "print a", "print b", "up 2",
 		"print name", "print v", "print sq.side", "print ref.id")
 	wantStop(t, rs[1], "breakpoint", "ns::scale<int>(int, int)", 10)
@@ -245,8 +243,6 @@ func recordedGo(t *testing.T, dir string) string {
 	t.Helper()
 	prog := buildGo(t, dir)
 	trace := filepath.Join(t.TempDir(), dir+".rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record %s: exit %d: %s", dir, code, stderr)
-	}
+	mustRecord(t, trace, prog)
 	return trace
 }

@@ -237,9 +237,7 @@ func TestPortableGDB(t *testing.T) {
 	dir := t.TempDir()
 	prog := privateProgram(t, dir)
 	trace := filepath.Join(t.TempDir(), "gdb.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog, "one"); rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog, "one")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +273,7 @@ func TestPortablePreemptFromCheckpoint(t *testing.T) {
 	prog := filepath.Join(dir, "spin")
 	copyFile(t, buildC(t, "spin.c"), prog, 0o755)
 	trace := filepath.Join(t.TempDir(), "spin.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: exit %d\n%s", code, tail(stderr))
-	}
+	mustRecord(t, trace, prog)
 	copyFile(t, buildC(t, "portable.c"), prog, 0o755)
 	r := run(t, runOpts{}, rewind(t), "events", "--json", trace)
 	preempt := ""

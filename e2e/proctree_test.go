@@ -45,10 +45,7 @@ func TestProcessTree(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "conformance/proctree.c")
 	trace := filepath.Join(t.TempDir(), "proctree.rwd")
-	rec := recordOpts(t, runOpts{}, trace, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog)
 
 	rows := rewindPs(t, trace)
 	if len(rows) != 10 {
@@ -290,10 +287,7 @@ func TestEveryProcessAlone(t *testing.T) {
 	t.Parallel()
 	sh := need(t, "sh")
 	trace := filepath.Join(t.TempDir(), "pipe.rwd")
-	rec := recordOpts(t, runOpts{}, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
 	rows := rewindPs(t, trace)
 	if len(rows) < 3 {
 		t.Fatalf("rewind ps lists %d processes, want the shell and its children", len(rows))
@@ -315,9 +309,7 @@ func TestBreakpointsFollowExec(t *testing.T) {
 	t.Parallel()
 	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
 	trace := filepath.Join(t.TempDir(), "execother.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog, other); rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog, other)
 	var child int32
 	for _, r := range rewindPs(t, trace) {
 		if r.Parent != 0 {

@@ -439,9 +439,7 @@ func TestGoRecordingsInARow(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 20 {
 		trace := filepath.Join(dir, fmt.Sprintf("g%d.rwd", i))
-		if _, stderr, code := record(t, trace, prog); code != 0 {
-			t.Fatalf("recording %d exited %d\n%s", i, code, tail(stderr))
-		}
+		mustRecord(t, trace, prog)
 		if _, stderr, code := replayCheck(t, trace); code != 0 {
 			t.Fatalf("recording %d of 20 does not replay (exit %d):\n%s", i, code, tail(stderr))
 		}

@@ -458,9 +458,7 @@ func stepsWithWatchAfterBusyLoop(t *testing.T, src, opt, bp string, args ...stri
 	}
 	stops := func(n int) []stop {
 		trace := filepath.Join(t.TempDir(), "t.rwd")
-		if _, stderr, code := record(t, trace, prog, append([]string{strconv.Itoa(n)}, args...)...); code != 0 {
-			t.Fatalf("record: exit %d: %s", code, stderr)
-		}
+		mustRecord(t, trace, prog, append([]string{strconv.Itoa(n)}, args...)...)
 		var line []string
 		for _, c := range cmds {
 			line = append(line, c, "print counter")
@@ -493,9 +491,7 @@ func TestReverseNextFromCountedWrite(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "bench/watchcount.c", "-O1")
 	trace := filepath.Join(t.TempDir(), "t.rwd")
-	if _, stderr, code := record(t, trace, prog, "5000", "0"); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, trace, prog, "5000", "0")
 	rs := batch(t, trace, "break watchcount.c:20", "continue", "watch counter", "reverse-continue", "reverse-next", "next")
 	write, back, again := stopOf(t, rs[3]), stopOf(t, rs[4]), stopOf(t, rs[5])
 	if write["reason"] != "watchpoint" {

@@ -372,10 +372,7 @@ func TestIncompleteTraces(t *testing.T) {
 	prog := buildC(t, "bulk.c")
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full.rwd")
-	rec := recordOpts(t, runOpts{}, full, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	rec := mustRecord(t, full, prog)
 	total, _ := checkRecorded(t, rec.Stderr, full, "")
 	data, err := os.ReadFile(full)
 	if err != nil {
@@ -569,10 +566,7 @@ func TestIncompleteTraceInTUI(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "bulk.c")
 	full := filepath.Join(t.TempDir(), "full.rwd")
-	rec := recordOpts(t, runOpts{}, full, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, full, prog)
 	data, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)

@@ -36,9 +36,7 @@ func TestDAPWithVSCodeClient(t *testing.T) {
 	work := t.TempDir()
 	steps, corrupt := buildC(t, "source/steps.c"), buildC(t, "source/corrupt.c")
 	stepsTrace, corruptTrace := filepath.Join(work, "steps.rwd"), filepath.Join(work, "corrupt.rwd")
-	if _, stderr, code := record(t, stepsTrace, steps); code != 0 {
-		t.Fatalf("record steps: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, stepsTrace, steps)
 	if _, stderr, code := record(t, corruptTrace, corrupt); code != 139 {
 		t.Fatalf("record corrupt: exit %d, want 139: %s", code, stderr)
 	}
