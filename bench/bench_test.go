@@ -161,14 +161,47 @@ func reportRatios(b *testing.B, nat, rec, rep time.Duration) {
 // roundTrips runs prog natively, records it into out and replays it, b.N
 // times each, and returns the total times and the events of a recording.
 func roundTrips(b *testing.B, prog string, args []string, out string) (nat, rec, rep time.Duration, events int64) {
+	t := measure(b, prog, args, out, false, true)
+	return t.nat, t.rec, t.rep, t.events
+}
+
+// times are the total times of b.N runs of a program each way (zero for a
+// way not measured), and the events of one of its recordings.
+type times struct {
+	nat, flo, rec, rep time.Duration
+	events             int64
+}
+
+// measure runs prog natively and records it into out, b.N times each;
+// withBare runs it under the bare ptrace loop too, withReplay replays
+// each recording.
+func measure(b *testing.B, prog string, args []string, out string, withBare, withReplay bool) (t times) {
 	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
+		t.nat += native(b, prog, args)
+		if withBare {
+			t.flo += bare(b, prog, args)
+		}
 		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
+		t.rec += d
+		t.events = n
+		if withReplay {
+			t.rep += replayRun(b, out)
+		}
 	}
-	return nat, rec, rep, events
+	return t
+}
+
+// measureFloor measures prog against the bare ptrace loop, the floor of
+// any ptrace recorder, and reports the native and floor times and the
+// recording's ratios to both.
+func measureFloor(b *testing.B, prog string, args []string, out string, withReplay bool) times {
+	runtime.GC()
+	t := measure(b, prog, args, out, true, withReplay)
+	b.ReportMetric(float64(t.nat.Microseconds())/float64(b.N)/1000, "native-ms")
+	b.ReportMetric(float64(t.flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
+	b.ReportMetric(float64(t.rec)/float64(t.flo), "record/bare")
+	b.ReportMetric(float64(t.rec)/float64(t.nat), "record/native")
+	return t
 }
 
 // BenchmarkCPULoop: a ~1 s compute loop without system calls.
@@ -185,23 +218,9 @@ func BenchmarkSyscallLoop(b *testing.B) {
 	prog := build(b, "syscalls")
 	args := []string{"20000"}
 	out := filepath.Join(b.TempDir(), "sys.rwd")
-	var nat, flo, rec, rep time.Duration
-	var events int64
-	runtime.GC()
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		flo += bare(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
-	}
-	b.ReportMetric(float64(nat.Microseconds())/float64(b.N)/1000, "native-ms")
-	b.ReportMetric(float64(flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
-	b.ReportMetric(float64(rec)/float64(flo), "record/bare")
-	b.ReportMetric(float64(rep)/float64(flo), "replay/bare")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(traceSize(b, out))/float64(events), "bytes/event")
+	t := measureFloor(b, prog, args, out, true)
+	b.ReportMetric(float64(t.rep)/float64(t.flo), "replay/bare")
+	b.ReportMetric(float64(traceSize(b, out))/float64(t.events), "bytes/event")
 }
 
 // BenchmarkForkHeavy: 200 runs of `sh -c 'exit 0'`, each a fork, an exec
@@ -248,21 +267,8 @@ func BenchmarkCloseLoop(b *testing.B) {
 	prog := build(b, "syscalls")
 	args := []string{"100000", "close"}
 	out := filepath.Join(b.TempDir(), "close.rwd")
-	var nat, flo, rec time.Duration
-	var events int64
-	runtime.GC()
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		flo += bare(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-	}
-	b.ReportMetric(float64(nat.Microseconds())/float64(b.N)/1000, "native-ms")
-	b.ReportMetric(float64(flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
-	b.ReportMetric(float64(rec)/float64(flo), "record/bare")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(events)*float64(b.N)/rec.Seconds(), "calls/s")
+	t := measureFloor(b, prog, args, out, false)
+	b.ReportMetric(float64(t.events)*float64(b.N)/t.rec.Seconds(), "calls/s")
 }
 
 // BenchmarkReverseStepiNearEnd: a recording of about 10 s of native run time
