@@ -369,13 +369,9 @@ func TestAttachServiceBug(t *testing.T) {
 func mcpCall(t *testing.T, trace, tool, args string) string {
 	t.Helper()
 	cmd := exec.Command(rewind(t), "mcp", trace)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
 	var stderr syncBuffer
 	cmd.Stderr = &stderrWriter{&stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}

@@ -37,18 +37,8 @@ func startDAP(t *testing.T) *dapClient {
 	t.Cleanup(cancel)
 	c := &dapClient{t: t, cmd: exec.CommandContext(ctx, rewind(t), "dap")}
 	c.cmd.Stderr = &c.stderr
-	var err error
-	if c.in, err = c.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.out = bufio.NewReader(stdout)
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, stdout := startPiped(t, c.cmd)
+	c.in, c.out = in, bufio.NewReader(stdout)
 	t.Cleanup(func() {
 		c.in.Close()
 		if err := c.cmd.Wait(); err != nil {

@@ -236,19 +236,9 @@ type rawServer struct {
 func startRaw(t *testing.T, trace string) *rawServer {
 	t.Helper()
 	s := &rawServer{t: t, cmd: exec.Command(rewind(t), "replay", "--gdbserver", "-", trace)}
-	var err error
-	if s.in, err = s.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.out = bufio.NewReader(out)
 	s.cmd.Stderr = &s.stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, s.cmd)
+	s.in, s.out = in, bufio.NewReader(out)
 	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
 	return s
 }

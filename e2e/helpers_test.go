@@ -296,6 +296,23 @@ func need(tb testing.TB, name string) string {
 	return path
 }
 
+// startPiped starts cmd with pipes to its standard input and from its
+// standard output, for a test that talks to it (a server on stdio).
+func startPiped(t testing.TB, cmd *exec.Cmd) (in io.WriteCloser, out io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatalf("%s: stdin: %v", cmd.Path, err)
+	}
+	if out, err = cmd.StdoutPipe(); err != nil {
+		t.Fatalf("%s: stdout: %v", cmd.Path, err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	return in, out
+}
+
 // runNative runs prog directly (no rewind).
 func runNative(t testing.TB, prog string, args ...string) (stdout, stderr []byte, exitCode int) {
 	t.Helper()

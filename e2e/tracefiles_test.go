@@ -303,19 +303,9 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, rewind(t), "mcp", trace)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	in := bufio.NewReader(stdout)
 	var out []byte
 	// call sends a request and returns the result of its answer.
@@ -349,7 +339,7 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	}
 	stdin.Close()
 	rest, _ := io.ReadAll(in)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	res = result{Stdout: append(out, rest...), Stderr: []byte(stderr.String())}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
