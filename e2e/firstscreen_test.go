@@ -211,8 +211,8 @@ func TestTUITimelineFoldFilter(t *testing.T) {
 		t.Errorf("space did not unfold:\n%s", screen)
 	}
 	s.keys("/")
-	s.keys("-l", "sys:write")
-	screen = s.press("Enter", `/sys:write  1 matches`)
+	s.enter("sys:write")
+	screen = s.waitFor(`/sys:write  1 matches`)
 	for _, l := range strings.Split(screen, "\n") {
 		if strings.Contains(l, "  #") && strings.Contains(l, " = ") && !strings.Contains(l, "write(") {
 			t.Errorf("the filter lets through %q", l)

@@ -67,7 +67,12 @@ func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t
 // ":" and the text can reach the program in one read, as one key event.
 func (s *tmuxSession) typeLine(line string) {
 	s.press(":", `(?m)^:.*\n*\z`)
-	s.keys("-l", line)
+	s.enter(line)
+}
+
+// enter types text as it is (no key names) and presses Enter.
+func (s *tmuxSession) enter(text string) {
+	s.keys("-l", text)
 	s.keys("Enter")
 }
 
