@@ -126,10 +126,7 @@ func testDaemon(t *testing.T, flags []string) {
 		t.Errorf("the detached daemon answered %q, want \"pid N tracer %d rdtsc ok\" (%v)", got, shepherd, err)
 	}
 
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != string(native.Stdout) {
-		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, string(native.Stdout))
 }
 
 // detachedRE matches rewind's word that it detached a daemon: one that left
@@ -169,8 +166,5 @@ func TestDaemonSessionZero(t *testing.T) {
 		t.Fatalf("record: exit %d, stdout %q\nstderr:\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
 	}
 	checkDetached(t, rec.Stderr)
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != "parent done\n" {
-		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, "parent done\n")
 }

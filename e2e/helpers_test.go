@@ -313,6 +313,18 @@ func startPiped(t testing.TB, cmd *exec.Cmd) (in io.WriteCloser, out io.ReadClos
 	return in, out
 }
 
+// wantReplayed runs `rewind replay --check trace` and fails t unless it
+// exits 0 having printed want, the program's output; it returns what the
+// replay wrote on stderr.
+func wantReplayed(t testing.TB, trace, want string) (stderr []byte) {
+	t.Helper()
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != want {
+		t.Fatalf("replay --check %s: exit %d, stdout %q, want %q\nstderr:\n%s", trace, code, out, want, tail(errOut))
+	}
+	return errOut
+}
+
 // runNative runs prog directly (no rewind).
 func runNative(t testing.TB, prog string, args ...string) (stdout, stderr []byte, exitCode int) {
 	t.Helper()
