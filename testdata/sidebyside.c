@@ -32,6 +32,14 @@ static void say(const char *fmt, int a, int b) {
 		exit(3);
 }
 
+// reap waits for the child p and says how it ended: its exit status (-1
+// if killed) and the signal that killed it (0 if none).
+static void reap(pid_t p) {
+	int st;
+	waitpid(p, &st, 0);
+	say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 static volatile sig_atomic_t seen;
 static void onusr1(int sig) { seen = sig; }
 
@@ -122,9 +130,7 @@ int main(int argc, char **argv) {
 		usleep(20000);
 		if (write(fd[1], "x", 1) != 1)
 			return 2;
-		int st;
-		waitpid(p, &st, 0);
-		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		reap(p);
 		return 0;
 	}
 	if (strcmp(mode, "epipe") == 0) {
@@ -143,9 +149,7 @@ int main(int argc, char **argv) {
 		if (read(fd[0], buf, sizeof buf) <= 0)
 			return 2;
 		close(fd[0]);
-		int st;
-		waitpid(p, &st, 0);
-		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		reap(p);
 		return 0;
 	}
 	if (strcmp(mode, "bulk") == 0) {
