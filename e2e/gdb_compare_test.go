@@ -126,10 +126,7 @@ func TestCompareWithGDBAtCrash(t *testing.T) {
 
 func TestCompareWithGDBAtBreakpoint(t *testing.T) {
 	t.Parallel()
-	need(t, "gdb")
-	prog := buildCXX(t, "source/templates.cpp")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedForGDB(t, func() string { return buildCXX(t, "source/templates.cpp") })
 	pre := []string{"break templates.cpp:11", "run"}
 	compareWithGDB(t, prog, trace, pre, []string{"break templates.cpp:11", "continue"}, []string{
 		"print r", "print a * b", "up 2", "print name", "print v", "print sq", "print sq.side + sq.id",
@@ -366,10 +363,7 @@ func TestCompareWithGDBInlinedOnly(t *testing.T) {
 // starts, shown in the caller (gdb records the run to go back) (issue 22).
 func TestCompareWithGDBFinishInlined(t *testing.T) {
 	t.Parallel()
-	need(t, "gdb")
-	prog := buildC(t, "source/inlineonly.c", "-O2")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, "source/inlineonly.c", "-O2")
 	tests := []struct {
 		name              string
 		gdbPre, rewindPre []string

@@ -16,12 +16,6 @@ import (
 	"time"
 )
 
-// needGDB skips a test on a machine without gdb.
-func needGDB(t testing.TB) {
-	t.Helper()
-	need(t, "gdb")
-}
-
 // remoteGDB runs a batch gdb session on prog connected with connect (a
 // `target remote` command) and returns one output block per command.
 func remoteGDB(t *testing.T, prog, connect string, cmds []string) []string {
@@ -79,7 +73,7 @@ var ripValue = regexp.MustCompile(`(?m)^rip\s+(0x[0-9a-f]+)`)
 // rewind's own, reverse-stepi, reverse-finish, and the start of the
 // recording as the end of gdb's reverse-execution history.
 func TestGDBServerTimeTravel(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "source/corrupt.c", 139)
 	prog := buildC(t, "source/corrupt.c")
@@ -156,7 +150,7 @@ func TestGDBServerTimeTravel(t *testing.T) {
 // program at a breakpoint in a worker, with their names, and the current
 // one in the worker.
 func TestGDBServerThreads(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "threads.c", 0)
 	prog := buildC(t, "threads.c")
@@ -173,7 +167,7 @@ func TestGDBServerThreads(t *testing.T) {
 // TestGDBServerTCP: --gdbserver 127.0.0.1:0 says on stderr where it
 // listens, gdb connects there, and the server ends when gdb detaches.
 func TestGDBServerTCP(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
 	prog := buildC(t, "source/steps.c")

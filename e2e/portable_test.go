@@ -232,7 +232,7 @@ func TestPortableMountNamespace(t *testing.T) {
 // gdb's default sysroot target:): its breakpoints, backtraces and
 // libraries are the recorded program's.
 func TestPortableGDB(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	dir := t.TempDir()
 	prog := privateProgram(t, dir)

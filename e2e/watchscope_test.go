@@ -12,10 +12,7 @@ import (
 // next or finish, and at a recursive call's own return only (issue 22).
 func TestCompareWithGDBWatchScope(t *testing.T) {
 	t.Parallel()
-	need(t, "gdb")
-	prog := buildC(t, "source/watchscope.c")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, "source/watchscope.c")
 	tests := []struct {
 		name string
 		pre  []string
