@@ -172,11 +172,7 @@ func TestBufferedStreams(t *testing.T) {
 				buffered, waited bool
 			}
 			count := map[key]int{}
-			for _, l := range lines(ev.Stdout) {
-				var e map[string]any
-				if err := json.Unmarshal([]byte(l), &e); err != nil {
-					t.Fatalf("bad NDJSON line %q: %v", l, err)
-				}
+			for _, e := range ndjson[map[string]any](t, ev) {
 				count[key{fmt.Sprint(e["name"]), e["buffered"] == true, e["blocking"] == true}]++
 			}
 			for _, c := range []struct {
@@ -328,14 +324,5 @@ type callEvent struct {
 // syscallEvents lists the system calls of trace.
 func syscallEvents(t *testing.T, trace string) []callEvent {
 	t.Helper()
-	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
-	var out []callEvent
-	for _, l := range lines(ev.Stdout) {
-		var e callEvent
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return ndjson[callEvent](t, run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace))
 }

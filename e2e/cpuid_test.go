@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,11 +54,7 @@ func testPatchedCpuid(t *testing.T, prog string) {
 	}
 	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "cpuid", trace)
 	leaf4 := 0
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if strings.HasPrefix(fmt.Sprint(e["text"]), "cpuid(0x4,") {
 			leaf4++
 		}
@@ -153,11 +148,7 @@ func TestPatchedRdtsc(t *testing.T) {
 	values := map[string]bool{}
 	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "rdtsc", trace)
 	valueRE := regexp.MustCompile(`= (0x[0-9a-f]+)$`)
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if v := valueRE.FindStringSubmatch(fmt.Sprint(e["text"])); v != nil {
 			values[v[1]] = true
 		}

@@ -14,6 +14,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -323,6 +324,21 @@ func wantReplayed(t testing.TB, trace, want string) (stderr []byte) {
 		t.Fatalf("replay --check %s: exit %d, stdout %q, want %q\nstderr:\n%s", trace, code, out, want, tail(errOut))
 	}
 	return errOut
+}
+
+// ndjson decodes the JSON lines r printed (events --json, ps --json,
+// replay --batch --json), one T each; a line that is not T fails t.
+func ndjson[T any](t testing.TB, r result) []T {
+	t.Helper()
+	var out []T
+	for _, l := range lines(r.Stdout) {
+		var v T
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("bad JSON line %q: %v\nstderr:\n%s", l, err, tail(r.Stderr))
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // runNative runs prog directly (no rewind).

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -20,11 +19,7 @@ func TestPatchedSitesInTheDebugger(t *testing.T) {
 	r := run(t, runOpts{}, rewind(t), "events", "--json", trace)
 	var pc, value string
 	valueRE := regexp.MustCompile(`^rdrand at rip 0x[0-9a-f]+ = (0x[0-9a-f]+)$`)
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if m := valueRE.FindStringSubmatch(fmt.Sprint(e["text"])); e["type"] == "rdrand" && m != nil {
 			pc, value = e["pc"].(string), m[1]
 			break

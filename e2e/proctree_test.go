@@ -25,15 +25,7 @@ func rewindPs(t *testing.T, trace string) []psRow {
 	if r.Code != 0 {
 		t.Fatalf("rewind ps exited %d:\n%s", r.Code, r.Stderr)
 	}
-	var rows []psRow
-	for _, l := range lines(r.Stdout) {
-		var row psRow
-		if err := json.Unmarshal([]byte(l), &row); err != nil {
-			t.Fatalf("rewind ps --json: %q: %v", l, err)
-		}
-		rows = append(rows, row)
-	}
-	return rows
+	return ndjson[psRow](t, r)
 }
 
 // TestProcessTree records a program that forks, vforks and execs, spawns a
@@ -172,14 +164,7 @@ func TestProcessTree(t *testing.T) {
 // batchResults decodes the JSON lines of replay --batch --json.
 func batchResults(t *testing.T, r result) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, l := range lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("batch output %q: %v\nstderr:\n%s", l, err, tail(r.Stderr))
-		}
-		out = append(out, m)
-	}
+	out := ndjson[map[string]any](t, r)
 	if len(out) == 0 {
 		t.Fatalf("batch printed nothing (exit %d)\n%s", r.Code, tail(r.Stderr))
 	}

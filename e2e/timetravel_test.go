@@ -27,14 +27,7 @@ func batchWith(t *testing.T, opts runOpts, trace string, cmds ...string) []map[s
 	}
 	args = append(args, trace)
 	r := run(t, opts, rewind(t), args...)
-	var out []map[string]any
-	for _, l := range lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("bad JSON line %q: %v", l, err)
-		}
-		out = append(out, m)
-	}
+	out := ndjson[map[string]any](t, r)
 	if len(out) != len(cmds) {
 		t.Fatalf("%d results for %d commands:\n%s", len(out), len(cmds), r.Stdout)
 	}
