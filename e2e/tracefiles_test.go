@@ -350,6 +350,21 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	return instructions, first, res
 }
 
+// recordedBytes records testdata's C program src, which must exit 0,
+// checks the recording and returns the trace's bytes and its events: the
+// tests that cut or damage a real trace start from it.
+func recordedBytes(t *testing.T, src string) (data []byte, events int) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "full.rwd")
+	rec := mustRecord(t, trace, buildC(t, src))
+	events, _ = checkRecorded(t, rec.Stderr, trace, "")
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, events
+}
+
 // TestIncompleteTraces cuts a real trace at several points and damages one
 // of its frames, and checks what each entry point says on open: the reason,
 // the frame at fault and the events it held, the count of usable events.
@@ -359,15 +374,7 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 func TestIncompleteTraces(t *testing.T) {
 	t.Parallel()
 	bin := rewind(t)
-	prog := buildC(t, "bulk.c")
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.rwd")
-	rec := mustRecord(t, full, prog)
-	total, _ := checkRecorded(t, rec.Stderr, full, "")
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, total := recordedBytes(t, "bulk.c")
 	frames := testprog.Frames(data)
 	var eventFrames []int
 	for i, f := range frames {
@@ -554,13 +561,7 @@ func TestIncompleteTraces(t *testing.T) {
 // status bar keeps saying the trace is damaged.
 func TestIncompleteTraceInTUI(t *testing.T) {
 	t.Parallel()
-	prog := buildC(t, "bulk.c")
-	full := filepath.Join(t.TempDir(), "full.rwd")
-	mustRecord(t, full, prog)
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, _ := recordedBytes(t, "bulk.c")
 	frames := testprog.Frames(data)
 	mid := len(frames) / 2
 	for frames[mid].Type != 2 {
