@@ -64,9 +64,7 @@ func TestOrigin(t *testing.T) {
 	if w["expr"] != "$rax" || st["function"] != "set_name" || st["file"] != "overflow.c" || w["old"] == w["new"] || w["writer"] == nil {
 		t.Errorf("origin $rax: stop %v (%v), want the instruction in set_name that set rax", st, w)
 	}
-	if last := out[len(out)-1]; last["ok"] != false || !strings.Contains(last["error"].(string), "no_such_var") {
-		t.Errorf("origin no_such_var: %v, want an error naming it", last)
-	}
+	wantError(t, out[len(out)-1], "no_such_var")
 }
 
 // TestTUIOrigin: in the UI at the crash, o on the corrupted pointer in

@@ -71,6 +71,15 @@ func wantOK(t *testing.T, r map[string]any) {
 	}
 }
 
+// wantError checks that the command of r failed with an error that says
+// says.
+func wantError(t *testing.T, r map[string]any, says string) {
+	t.Helper()
+	if r["ok"] != false || !strings.Contains(fmt.Sprint(r["error"]), says) {
+		t.Errorf("%v: %v, want an error saying %q", r["command"], r, says)
+	}
+}
+
 func TestContinueToCrash(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "crash.c", 139)
@@ -93,9 +102,7 @@ func TestContinueToCrash(t *testing.T) {
 	if regs["rip"] != crashPC || regs["rsp"] == nil {
 		t.Errorf("info registers value %v: want an object with rip %v", regs, crashPC)
 	}
-	if rs[5]["ok"] != false || !strings.Contains(fmt.Sprint(rs[5]["error"]), "ends here") {
-		t.Errorf("stepi at the end: %v, want ok:false with the reason", rs[5])
-	}
+	wantError(t, rs[5], "ends here")
 }
 
 func TestBreakReverseContinue(t *testing.T) {
@@ -191,9 +198,7 @@ func TestWatchHistory(t *testing.T) {
 	for i := 7; i <= 9; i++ {
 		wantOK(t, rs[i])
 	}
-	if rs[10]["ok"] != false || !strings.Contains(fmt.Sprint(rs[10]["error"]), "4 hardware watchpoints") {
-		t.Errorf("fifth watchpoint: %v, want a clear error", rs[10])
-	}
+	wantError(t, rs[10], "4 hardware watchpoints")
 }
 
 func TestThreadsBreakpoints(t *testing.T) {
