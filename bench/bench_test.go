@@ -152,78 +152,87 @@ func traceSize(b *testing.B, path string) int64 {
 
 // reportRatios reports the native time of a run and the ratios of its
 // recording's and its replay's to it.
-func reportRatios(b *testing.B, nat, rec, rep time.Duration) {
-	b.ReportMetric(float64(nat.Milliseconds())/float64(b.N), "native-ms")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(rep)/float64(nat), "replay/native")
+func reportRatios(b *testing.B, t times) {
+	b.ReportMetric(float64(t.nat.Milliseconds())/float64(b.N), "native-ms")
+	b.ReportMetric(float64(t.rec)/float64(t.nat), "record/native")
+	b.ReportMetric(float64(t.rep)/float64(t.nat), "replay/native")
 }
 
-// roundTrips runs prog natively, records it into out and replays it, b.N
-// times each, and returns the total times and the events of a recording.
-func roundTrips(b *testing.B, prog string, args []string, out string) (nat, rec, rep time.Duration, events int64) {
+// times are the total times of b.N runs of a program each way (zero for a
+// way not measured), and the events of one of its recordings.
+type times struct {
+	nat, flo, rec, rep time.Duration
+	events             int64
+}
+
+// measure builds testdata/bench's program name, then runs it with args
+// natively and recorded, b.N times each; withBare runs it under the bare
+// ptrace loop too, withReplay replays each recording. It returns the
+// times and the recording's path.
+func measure(b *testing.B, name string, withBare, withReplay bool, args ...string) (t times, trace string) {
+	prog := build(b, name)
+	trace = filepath.Join(b.TempDir(), name+".rwd")
 	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
+		t.nat += native(b, prog, args)
+		if withBare {
+			t.flo += bare(b, prog, args)
+		}
+		d, n := recordRun(b, prog, args, trace)
+		t.rec += d
+		t.events = n
+		if withReplay {
+			t.rep += replayRun(b, trace)
+		}
 	}
-	return nat, rec, rep, events
+	return t, trace
+}
+
+// roundTrips measures native runs, recordings and replays of the program
+// name.
+func roundTrips(b *testing.B, name string, args ...string) times {
+	t, _ := measure(b, name, false, true, args...)
+	return t
+}
+
+// measureFloor measures the program name against the bare ptrace loop, the
+// floor of any ptrace recorder, and reports the native and floor times and
+// the recording's ratios to both.
+func measureFloor(b *testing.B, name string, withReplay bool, args ...string) (times, string) {
+	runtime.GC()
+	t, trace := measure(b, name, true, withReplay, args...)
+	b.ReportMetric(float64(t.nat.Microseconds())/float64(b.N)/1000, "native-ms")
+	b.ReportMetric(float64(t.flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
+	b.ReportMetric(float64(t.rec)/float64(t.flo), "record/bare")
+	b.ReportMetric(float64(t.rec)/float64(t.nat), "record/native")
+	return t, trace
 }
 
 // BenchmarkCPULoop: a ~1 s compute loop without system calls.
 func BenchmarkCPULoop(b *testing.B) {
-	prog := build(b, "cpuloop")
-	args := []string{"400000000"}
-	out := filepath.Join(b.TempDir(), "cpu.rwd")
-	nat, rec, rep, _ := roundTrips(b, prog, args, out)
-	reportRatios(b, nat, rec, rep)
+	reportRatios(b, roundTrips(b, "cpuloop", "400000000"))
 }
 
 // BenchmarkSyscallLoop: 20k getppid calls.
 func BenchmarkSyscallLoop(b *testing.B) {
-	prog := build(b, "syscalls")
-	args := []string{"20000"}
-	out := filepath.Join(b.TempDir(), "sys.rwd")
-	var nat, flo, rec, rep time.Duration
-	var events int64
-	runtime.GC()
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		flo += bare(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-		rep += replayRun(b, out)
-	}
-	b.ReportMetric(float64(nat.Microseconds())/float64(b.N)/1000, "native-ms")
-	b.ReportMetric(float64(flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
-	b.ReportMetric(float64(rec)/float64(flo), "record/bare")
-	b.ReportMetric(float64(rep)/float64(flo), "replay/bare")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(traceSize(b, out))/float64(events), "bytes/event")
+	t, trace := measureFloor(b, "syscalls", true, "20000")
+	b.ReportMetric(float64(t.rep)/float64(t.flo), "replay/bare")
+	b.ReportMetric(float64(traceSize(b, trace))/float64(t.events), "bytes/event")
 }
 
 // BenchmarkForkHeavy: 200 runs of `sh -c 'exit 0'`, each a fork, an exec
 // and an exit recorded into the one trace; replay re-executes every fork.
 func BenchmarkForkHeavy(b *testing.B) {
-	prog := build(b, "forks")
-	args := []string{"200"}
-	out := filepath.Join(b.TempDir(), "forks.rwd")
-	nat, rec, rep, events := roundTrips(b, prog, args, out)
-	reportRatios(b, nat, rec, rep)
-	b.ReportMetric(float64(events), "events")
+	t := roundTrips(b, "forks", "200")
+	reportRatios(b, t)
+	b.ReportMetric(float64(t.events), "events")
 }
 
 // BenchmarkPingPong: two processes exchange 4 bytes over loopback TCP
 // 5000 times, each blocked in read until the other writes.
 func BenchmarkPingPong(b *testing.B) {
-	prog := build(b, "pingpong")
-	args := []string{"5000"}
-	out := filepath.Join(b.TempDir(), "pingpong.rwd")
-	nat, rec, rep, events := roundTrips(b, prog, args, out)
-	reportRatios(b, nat, rec, rep)
-	b.ReportMetric(float64(events)/5000, "events/round-trip")
+	t := roundTrips(b, "pingpong", "5000")
+	reportRatios(b, t)
+	b.ReportMetric(float64(t.events)/5000, "events/round-trip")
 }
 
 // BenchmarkYieldHandoff: two threads pass a token 200 times, each waiting
@@ -231,38 +240,19 @@ func BenchmarkPingPong(b *testing.B) {
 // another is ready, instead of letting the yielding thread spin out its
 // slice: events per hand-off is the measure.
 func BenchmarkYieldHandoff(b *testing.B) {
-	prog := build(b, "yield")
-	args := []string{"200"}
-	out := filepath.Join(b.TempDir(), "yield.rwd")
-	nat, rec, rep, events := roundTrips(b, prog, args, out)
-	b.ReportMetric(float64(events)/200, "events/handoff")
-	b.ReportMetric(float64(rec.Milliseconds())/float64(b.N), "record-ms")
-	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
+	t := roundTrips(b, "yield", "200")
+	b.ReportMetric(float64(t.events)/200, "events/handoff")
+	b.ReportMetric(float64(t.rec.Milliseconds())/float64(b.N), "record-ms")
+	b.ReportMetric(float64(t.rep.Milliseconds())/float64(b.N), "replay-ms")
+	b.ReportMetric(float64(t.rec)/float64(t.nat), "record/native")
 }
 
 // BenchmarkCloseLoop: 100k close calls (of a descriptor that is not
 // open), as a program closing every descriptor up to its limit makes. It
 // reports calls recorded per second besides the ratios.
 func BenchmarkCloseLoop(b *testing.B) {
-	prog := build(b, "syscalls")
-	args := []string{"100000", "close"}
-	out := filepath.Join(b.TempDir(), "close.rwd")
-	var nat, flo, rec time.Duration
-	var events int64
-	runtime.GC()
-	for i := 0; i < b.N; i++ {
-		nat += native(b, prog, args)
-		flo += bare(b, prog, args)
-		d, n := recordRun(b, prog, args, out)
-		rec += d
-		events = n
-	}
-	b.ReportMetric(float64(nat.Microseconds())/float64(b.N)/1000, "native-ms")
-	b.ReportMetric(float64(flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")
-	b.ReportMetric(float64(rec)/float64(flo), "record/bare")
-	b.ReportMetric(float64(rec)/float64(nat), "record/native")
-	b.ReportMetric(float64(events)*float64(b.N)/rec.Seconds(), "calls/s")
+	t, _ := measureFloor(b, "syscalls", false, "100000", "close")
+	b.ReportMetric(float64(t.events)*float64(b.N)/t.rec.Seconds(), "calls/s")
 }
 
 // BenchmarkReverseStepiNearEnd: a recording of about 10 s of native run time

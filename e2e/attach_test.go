@@ -259,8 +259,16 @@ func (r *recording) stop(t *testing.T, sig syscall.Signal) {
 	r.wait(t)
 }
 
-// wait waits for the recording to end by itself and checks it ended well.
+// wait waits for the recording to end by itself and checks it ended well,
+// the process detached.
 func (r *recording) wait(t *testing.T) {
+	t.Helper()
+	r.waitSaying(t, "detached; the process runs on")
+}
+
+// waitSaying waits for the recording to end by itself and checks it ended
+// well, saying says.
+func (r *recording) waitSaying(t *testing.T, says string) {
 	t.Helper()
 	select {
 	case err := <-r.done:
@@ -270,8 +278,8 @@ func (r *recording) wait(t *testing.T) {
 	case <-time.After(cmdTimeout):
 		t.Fatalf("rewind record -p did not end:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stderr.String(), "detached; the process runs on") {
-		t.Errorf("rewind record -p did not say it detached:\n%s", r.stderr)
+	if !strings.Contains(r.stderr.String(), says) {
+		t.Errorf("rewind record -p did not say %q:\n%s", says, r.stderr)
 	}
 }
 
@@ -369,13 +377,9 @@ func TestAttachServiceBug(t *testing.T) {
 func mcpCall(t *testing.T, trace, tool, args string) string {
 	t.Helper()
 	cmd := exec.Command(rewind(t), "mcp", trace)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
 	var stderr syncBuffer
 	cmd.Stderr = &stderrWriter{&stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -460,12 +464,9 @@ func TestAttachThreads(t *testing.T) {
 	// The UI opens at the snapshot, says so, and goes back to it.
 	ui := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
 	ui.waitFor(`The recording starts from a snapshot of process \d+`)
-	ui.typeLine("break workers.c:22")
-	ui.waitFor(`Breakpoint 1 at 0x[0-9a-f]+: file workers.c, line 22`)
-	ui.typeLine("continue")
-	ui.waitFor(`Breakpoint 1, worker`)
-	ui.typeLine("reverse-continue")
-	ui.waitFor(`No more reverse-execution history`)
+	ui.command("break workers.c:22", `Breakpoint 1 at 0x[0-9a-f]+: file workers.c, line 22`)
+	ui.command("continue", `Breakpoint 1, worker`)
+	ui.command("reverse-continue", `No more reverse-execution history`)
 }
 
 func TestAttachGoServer(t *testing.T) {
@@ -597,17 +598,7 @@ func TestAttachCrash(t *testing.T) {
 	rec := attachTo(t, svc.pid, trace, "--keep-last", "1s")
 	svc.ask(t, "add 5", false)
 	svc.ask(t, "crash", false)
-	select {
-	case err := <-rec.done:
-		if err != nil {
-			t.Fatalf("rewind record -p: %v\n%s", err, rec.stderr)
-		}
-	case <-time.After(cmdTimeout):
-		t.Fatalf("the recording did not end with the process:\n%s", rec.stderr)
-	}
-	if !strings.Contains(rec.stderr.String(), "(the process ended)") {
-		t.Errorf("rewind record -p does not say the process ended:\n%s", rec.stderr)
-	}
+	rec.waitSaying(t, "(the process ended)")
 	res := run(t, runOpts{}, rewind(t), "replay", "--batch", "-ex", "continue", "-ex", "bt", trace)
 	got := string(res.Stdout)
 	if !strings.Contains(got, "SIGSEGV") || !regexp.MustCompile(`#0 .*command \(`).MatchString(got) {

@@ -54,10 +54,7 @@ func TestBufferedCalls(t *testing.T) {
 		t.Errorf("events --json marks %d getppid calls buffered, want nearly %d", marked, n)
 	}
 
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != want {
-		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, want)
 
 	rs := batch(t, trace, "break round_ if i == 1500", "continue", "finish", "print total", "delete 1",
 		"watch total", "reverse-continue", "reverse-continue", "print i", "continue", "print total")
@@ -143,10 +140,7 @@ func TestBufferedFileCalls(t *testing.T) {
 			t.Errorf("%d buffered %s calls, want nearly %d (all: %v)", counts[call], call, n, counts)
 		}
 	}
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != string(rec.Stdout) {
-		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
-	}
+	wantReplayed(t, trace, string(rec.Stdout))
 }
 
 // TestBufferedStreams: over pipes and a socket pair between two processes
@@ -178,11 +172,7 @@ func TestBufferedStreams(t *testing.T) {
 				buffered, waited bool
 			}
 			count := map[key]int{}
-			for _, l := range lines(ev.Stdout) {
-				var e map[string]any
-				if err := json.Unmarshal([]byte(l), &e); err != nil {
-					t.Fatalf("bad NDJSON line %q: %v", l, err)
-				}
+			for _, e := range ndjson[map[string]any](t, ev) {
 				count[key{fmt.Sprint(e["name"]), e["buffered"] == true, e["blocking"] == true}]++
 			}
 			for _, c := range []struct {
@@ -201,9 +191,7 @@ func TestBufferedStreams(t *testing.T) {
 				// The first read of a site, before it is patched, may stop.
 				t.Errorf("%d reads stopped, want those that wait made in the hook: %v", traced, count)
 			}
-			if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
-				t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
-			}
+			wantReplayed(t, trace, want)
 		})
 	}
 }
@@ -247,10 +235,7 @@ func TestBufferedSharedReadOnly(t *testing.T) {
 			t.Errorf("%d %s calls: the recorder must see them (all: %v)", count[never], never, count)
 		}
 	}
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != string(rec.Stdout) {
-		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, rec.Stdout, tail(errOut))
-	}
+	wantReplayed(t, trace, string(rec.Stdout))
 }
 
 // TestBufferedForkedChildren: a site the first forked child taught the
@@ -278,9 +263,7 @@ func TestBufferedForkedChildren(t *testing.T) {
 	if buffered < n-3 || buffered+traced != n {
 		t.Errorf("%d buffered and %d traced getppid calls of %d children, want nearly all buffered", buffered, traced, n)
 	}
-	if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
-		t.Fatalf("replay --check: exit %d, stdout %q\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, want)
 }
 
 // TestBufferedStdWrites: writes to the standard output and error rewind
@@ -310,10 +293,7 @@ func TestBufferedStdWrites(t *testing.T) {
 	if buffered["1"] < n-n/10-5 || buffered["2"] < n/10-2 {
 		t.Errorf("buffered writes to stdout %d, to stderr %d; want nearly %d and %d", buffered["1"], buffered["2"], n-n/10, n/10)
 	}
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != string(stdout) {
-		t.Fatalf("replay --check: exit %d, stdout %q, recorded %q\n%s", code, out, stdout, tail(errOut))
-	}
+	errOut := wantReplayed(t, trace, string(stdout))
 	for i := 10; i <= n; i += 10 {
 		if want := fmt.Sprintf("line %d of %d\n", i, n); !strings.Contains(string(errOut), want) {
 			t.Fatalf("replay's stderr lacks %q:\n%s", want, tail(errOut))
@@ -328,7 +308,7 @@ func TestBufferedStdWrites(t *testing.T) {
 	if r := run(t, runOpts{}, "/bin/sh", "-c", sh); r.Code != 0 {
 		t.Fatalf("record into one file: exit %d\n%s", r.Code, tail(r.Stderr))
 	}
-	out, errOut, code = replayCheck(t, both)
+	out, errOut, code := replayCheck(t, both)
 	if code != 0 || strings.Count(string(out), "\n") != n-n/10 || strings.Count(string(errOut), "line ") != n/10 {
 		t.Fatalf("replay of a recording into one file: exit %d, %d lines out, stderr:\n%s", code, strings.Count(string(out), "\n"), tail(errOut))
 	}
@@ -344,14 +324,5 @@ type callEvent struct {
 // syscallEvents lists the system calls of trace.
 func syscallEvents(t *testing.T, trace string) []callEvent {
 	t.Helper()
-	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
-	var out []callEvent
-	for _, l := range lines(ev.Stdout) {
-		var e callEvent
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return ndjson[callEvent](t, run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace))
 }

@@ -16,10 +16,7 @@ import (
 // and rewind why explains each: a nil dereference in bump followed to its
 // fault, the failed check of fails reported at its line.
 func TestCIRecipeGo(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not installed")
-	}
+	goTool := need(t, "go")
 	traces := t.TempDir()
 	cmd := exec.Command(goTool, "test", "-count=1", "-exec", rewind(t)+" record --keep-on-failure --",
 		"-ldflags=-s=false -w=false", "-gcflags=all=-N -l", "./citest/...")
@@ -56,14 +53,8 @@ func TestCIRecipeGo(t *testing.T) {
 // rewind record --keep-on-failure; the crashing test's recording stays and
 // rewind why finds its overflow.
 func TestCIRecipeCTest(t *testing.T) {
-	cmake, err := exec.LookPath("cmake")
-	if err != nil {
-		t.Skip("cmake not installed")
-	}
-	ctest, err := exec.LookPath("ctest")
-	if err != nil {
-		t.Skip("ctest not installed")
-	}
+	cmake := need(t, "cmake")
+	ctest := need(t, "ctest")
 	build, traces := t.TempDir(), t.TempDir()
 	launcher := rewind(t) + ";record;--keep-on-failure;--"
 	steps := [][]string{
@@ -96,10 +87,7 @@ func TestCIRecipeCTest(t *testing.T) {
 // recorded whole, kept because a test failed; rewind why names the failed
 // test and the line its message points at.
 func TestCIRecipePytest(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	python := need(t, "python3")
 	if exec.Command(python, "-c", "import pytest").Run() != nil {
 		t.Skip("pytest not installed")
 	}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,10 +46,7 @@ func TestPatchedCpuid(t *testing.T) {
 func testPatchedCpuid(t *testing.T, prog string) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "cpuid.rwd")
-	stdout, stderr, code := record(t, trace, prog)
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	stdout := mustRecord(t, trace, prog).Stdout
 	for _, want := range []string{`(?m)^parent: \d+ cache levels, 100 rounds`, `(?m)^child: \d+ cache levels, 10 rounds`} {
 		if !regexp.MustCompile(want).Match(stdout) {
 			t.Fatalf("output %q, want %s", stdout, want)
@@ -58,11 +54,7 @@ func testPatchedCpuid(t *testing.T, prog string) {
 	}
 	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "cpuid", trace)
 	leaf4 := 0
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if strings.HasPrefix(fmt.Sprint(e["text"]), "cpuid(0x4,") {
 			leaf4++
 		}
@@ -81,9 +73,7 @@ func testPatchedCpuid(t *testing.T, prog string) {
 	// One process: the debugger, in the second call (the site patched in
 	// the first), steps over the cpuid and back.
 	one := filepath.Join(dir, "one.rwd")
-	if _, stderr, code := record(t, one, prog, "3", "one"); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, one, prog, "3", "one")
 	cmds := []string{"break cache_levels", "continue", "continue", "x/16i $pc"}
 	rs := batch(t, one, cmds...)
 	listing := fmt.Sprint(rs[3]["text"])
@@ -158,11 +148,7 @@ func TestPatchedRdtsc(t *testing.T) {
 	values := map[string]bool{}
 	r := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "rdtsc", trace)
 	valueRE := regexp.MustCompile(`= (0x[0-9a-f]+)$`)
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if v := valueRE.FindStringSubmatch(fmt.Sprint(e["text"])); v != nil {
 			values[v[1]] = true
 		}
@@ -202,10 +188,7 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			trace := filepath.Join(t.TempDir(), tc.name+".rwd")
-			rec := recordOpts(t, runOpts{}, trace, tc.argv[0], tc.argv[1:]...)
-			if rec.Code != 0 {
-				t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-			}
+			rec := mustRecord(t, trace, tc.argv[0], tc.argv[1:]...)
 			events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
 			info := run(t, runOpts{}, rewind(t), "info", trace)
 			if !regexp.MustCompile(`(?m)^  cpuid +[1-9]`).Match(info.Stdout) {
@@ -246,9 +229,7 @@ func TestCpuidWithoutFaulting(t *testing.T) {
 	// The debugger at a cpuid the recording trapped: the same stops and
 	// steps with and without the trap.
 	trace := filepath.Join(t.TempDir(), "steps.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog); rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog)
 	ps := run(t, runOpts{}, rewind(t), "ps", trace)
 	fields := strings.Fields(strings.Split(string(ps.Stdout), "\n")[1])
 	args := []string{"replay", "-p", fields[0], "--batch", "-ex", "break cache_levels", "-ex", "continue",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -127,10 +126,7 @@ func testDaemon(t *testing.T, flags []string) {
 		t.Errorf("the detached daemon answered %q, want \"pid N tracer %d rdtsc ok\" (%v)", got, shepherd, err)
 	}
 
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != string(native.Stdout) {
-		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, string(native.Stdout))
 }
 
 // detachedRE matches rewind's word that it detached a daemon: one that left
@@ -158,10 +154,7 @@ func checkDetached(t *testing.T, stderr []byte) int {
 // when rewind exits, so only the recording and its replay are checked.
 func TestDaemonSessionZero(t *testing.T) {
 	t.Parallel()
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare (util-linux) here")
-	}
+	unshare := need(t, "unshare")
 	if r := run(t, runOpts{}, unshare, "-fp", "--mount-proc", "true"); r.Code != 0 {
 		t.Skipf("unshare -fp cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
 	}
@@ -173,8 +166,5 @@ func TestDaemonSessionZero(t *testing.T) {
 		t.Fatalf("record: exit %d, stdout %q\nstderr:\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
 	}
 	checkDetached(t, rec.Stderr)
-	out, errOut, code := replayCheck(t, trace)
-	if code != 0 || string(out) != "parent done\n" {
-		t.Fatalf("replay --check: exit %d, stdout %q\nstderr:\n%s", code, out, tail(errOut))
-	}
+	wantReplayed(t, trace, "parent done\n")
 }

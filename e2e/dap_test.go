@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,18 +36,8 @@ func startDAP(t *testing.T) *dapClient {
 	t.Cleanup(cancel)
 	c := &dapClient{t: t, cmd: exec.CommandContext(ctx, rewind(t), "dap")}
 	c.cmd.Stderr = &c.stderr
-	var err error
-	if c.in, err = c.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.out = bufio.NewReader(stdout)
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, stdout := startPiped(t, c.cmd)
+	c.in, c.out = in, bufio.NewReader(stdout)
 	t.Cleanup(func() {
 		c.in.Close()
 		if err := c.cmd.Wait(); err != nil {
@@ -208,15 +197,6 @@ func sameVars(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
-func fileHash(t *testing.T, path string) [32]byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha256.Sum256(b)
-}
-
 // TestDAPSession is an editor's session over a recording: breakpoint,
 // configurationDone to main, continue to the breakpoint's second hit,
 // the stack and the variables as batch mode gives them there, then
@@ -224,7 +204,7 @@ func fileHash(t *testing.T, path string) [32]byte {
 func TestDAPSession(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
-	before := fileHash(t, trace)
+	before := fileSum(t, trace)
 	src := srcPath("source/steps.c")
 	c := startDAP(t)
 
@@ -283,7 +263,7 @@ func TestDAPSession(t *testing.T) {
 	c.ok("stepBack", map[string]any{"threadId": thread})
 	c.stopped("step", 20)
 	c.ok("disconnect", nil)
-	if fileHash(t, trace) != before {
+	if fileSum(t, trace) != before {
 		t.Error("the recording changed")
 	}
 }
@@ -401,7 +381,7 @@ func (c *dapClient) errorOf(m dap.Message) string {
 func TestDAPBadInput(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
-	before := fileHash(t, trace)
+	before := fileSum(t, trace)
 	c := startDAP(t)
 
 	c.raw(`{"seq": 1, "type": "request", "command": "initialize", `) // cut short
@@ -469,7 +449,7 @@ func TestDAPBadInput(t *testing.T) {
 	c.ok("evaluate", map[string]any{"expression": "finish", "context": "repl"})
 	c.stopped("step", 20)
 	c.ok("disconnect", nil)
-	if fileHash(t, trace) != before {
+	if fileSum(t, trace) != before {
 		t.Error("the recording changed")
 	}
 }

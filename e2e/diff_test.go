@@ -16,9 +16,7 @@ func recordTwice(t *testing.T, src string) (a, b string) {
 	dir := t.TempDir()
 	a, b = filepath.Join(dir, "a.rwd"), filepath.Join(dir, "b.rwd")
 	for _, tr := range []string{a, b} {
-		if _, stderr, code := record(t, tr, prog); code != 0 {
-			t.Fatalf("record %s: exit %d: %s", src, code, stderr)
-		}
+		mustRecord(t, tr, prog)
 	}
 	return a, b
 }
@@ -240,11 +238,9 @@ func TestDiffTUI(t *testing.T) {
 	if !strings.Contains(screen, "diff: this is b.rwd where it leaves a.rwd") {
 		t.Errorf("no note in the Console:\n%s", screen)
 	}
-	s.typeLine("diff")
-	s.waitFor(`A's side hidden`)
+	s.command("diff", `A's side hidden`)
 	if screen := s.capture(false); strings.Contains(screen, "A: a.rwd #") {
 		t.Errorf("A's side still shown:\n%s", screen)
 	}
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.quit()
 }

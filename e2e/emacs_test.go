@@ -21,13 +21,8 @@ type emacsDAP struct{ *tmuxSession }
 // (Debian's elpa-dap-mode) is missing.
 func startEmacsDAP(t *testing.T, trace, src string) *emacsDAP {
 	t.Helper()
-	emacs, err := exec.LookPath("emacs")
-	if err != nil {
-		t.Skip("emacs not installed")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	emacs := need(t, "emacs")
+	need(t, "tmux")
 	if out, err := exec.Command(emacs, "--batch", "-q", "--eval", "(require 'dap-mode)").CombinedOutput(); err != nil {
 		t.Skipf("dap-mode not installed (elpa-dap-mode): %v\n%s", err, tail(out))
 	}
@@ -64,8 +59,7 @@ func (e *emacsDAP) at(file string, n int, col string) {
 func (e *emacsDAP) mx(command string) {
 	e.t.Helper()
 	e.prompted("M-x", "M-x")
-	e.keys("-l", command)
-	e.keys("Enter")
+	e.enter(command)
 }
 
 // prompted presses keys until the minibuffer asks prompt. Keys pressed
@@ -93,16 +87,14 @@ func (e *emacsDAP) prompted(prompt string, keys ...string) {
 func (e *emacsDAP) answer(prompt, reply string) {
 	e.t.Helper()
 	e.waitFor(`(?m)^` + regexp.QuoteMeta(prompt) + `\s*\z`)
-	e.keys("-l", reply)
-	e.keys("Enter")
+	e.enter(reply)
 }
 
 // gotoLine moves point to line n of the source.
 func (e *emacsDAP) gotoLine(file string, n int) {
 	e.t.Helper()
 	e.prompted("Goto line:", "M-g", "g")
-	e.keys("-l", strconv.Itoa(n))
-	e.keys("Enter")
+	e.enter(strconv.Itoa(n))
 	e.at(file, n, "0")
 }
 
@@ -113,8 +105,7 @@ func (e *emacsDAP) gotoLine(file string, n int) {
 func (e *emacsDAP) eval(expr, want string) {
 	e.t.Helper()
 	e.prompted("M-x", "C-e", "M-x")
-	e.keys("-l", "dap-eval")
-	e.keys("Enter")
+	e.enter("dap-eval")
 	e.answer("Eval:", expr)
 	e.waitFor(`(?m)=> ` + regexp.QuoteMeta(want) + `\s*$`)
 }
@@ -142,31 +133,28 @@ func TestDAPWithEmacs(t *testing.T) {
 	e.answer("Select configuration template:", "rewind-recording")
 	e.line(f, 18) // the first line of main
 
-	e.mx("dap-continue")
-	e.line(f, 21)
-	e.eval("i", "1")
-	e.mx("dap-next")
-	e.line(f, 19)
-	e.mx("dap-next")
-	e.line(f, 20)
-	e.mx("dap-continue")
-	e.line(f, 21)
-	e.eval("sq", "4")
-	e.mx("dap-continue") // square's line 6 stops when x == 3 only
-	e.line(f, 6)
-	e.eval("x", "3")
-
-	e.mx("rewind-dap-reverse-continue")
-	e.line(f, 21)
-	e.eval("i", "2")
-	e.mx("rewind-dap-step-back")
-	e.line(f, 20)
-	e.eval("total", "1")
-	e.mx("dap-step-in")
-	e.line(f, 6)
-	e.eval("x", "2")
-	e.mx("dap-step-out")
-	e.line(f, 20)
+	// Each command, the line it stops at and, where given, a value there.
+	for _, step := range []struct {
+		command     string
+		line        int
+		expr, value string
+	}{
+		{"dap-continue", 21, "i", "1"},
+		{"dap-next", 19, "", ""},
+		{"dap-next", 20, "", ""},
+		{"dap-continue", 21, "sq", "4"},
+		{"dap-continue", 6, "x", "3"}, // square's line 6 stops when x == 3 only
+		{"rewind-dap-reverse-continue", 21, "i", "2"},
+		{"rewind-dap-step-back", 20, "total", "1"},
+		{"dap-step-in", 6, "x", "2"},
+		{"dap-step-out", 20, "", ""},
+	} {
+		e.mx(step.command)
+		e.line(f, step.line)
+		if step.expr != "" {
+			e.eval(step.expr, step.value)
+		}
+	}
 
 	// Goto the next arrival at the line at point: after the loop.
 	e.gotoLine(f, 23)
@@ -185,8 +173,7 @@ func TestDAPWithEmacs(t *testing.T) {
 	// dap-mode's REPL is rewind's console.
 	e.mx("dap-ui-repl")
 	e.waitFor(`(?m)^>>\s*$`)
-	e.keys("-l", "info locals")
-	e.keys("Enter")
+	e.enter("info locals")
 	e.waitFor(`(?s)sq = 9\s+i = 3\s+total = 5`)
 }
 

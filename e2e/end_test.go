@@ -47,9 +47,7 @@ func TestEndOfRecording(t *testing.T) {
 			if !suffixesInOrder(frames, c.frames) || frames[0] != end["function"] {
 				t.Errorf("bt at the end: %v, want frames ending in %v from the stop's %v", frames, c.frames, end["function"])
 			}
-			if rs[3]["ok"] != false || !strings.Contains(field(rs[3], "error"), "ends here") {
-				t.Errorf("stepi at the end: %v, want the recording's end", rs[3])
-			}
+			wantError(t, rs[3], "ends here")
 			if st := stopOf(t, rs[4]); st["pc"] == end["pc"] || st["function"] != end["function"] {
 				t.Errorf("reverse-stepi from the end: %v, want the instruction before in %v", st, end["function"])
 			}

@@ -16,9 +16,7 @@ import (
 // buildRust compiles a Rust test program, or skips without rustc.
 func buildRust(t *testing.T, src string) string {
 	t.Helper()
-	if _, err := exec.LookPath("rustc"); err != nil {
-		t.Skip("rustc not installed")
-	}
+	need(t, "rustc")
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".rs"))
 	if b, err := exec.Command("rustc", "-g", "-o", out, srcPath(src)).CombinedOutput(); err != nil {
 		t.Fatalf("rustc %s: %v\n%s", src, err, b)
@@ -207,24 +205,20 @@ func TestTUITimelineFoldFilter(t *testing.T) {
 		t.Errorf("folded events shown:\n%s", screen)
 	}
 	s.focus("Timeline")
-	s.keys("Space")
-	s.waitFor(`Timeline[^\n]*\n[^\n]*\n[^\n]*=>• #\d+`) // no fold line under the bar
-	s.keys("Home")
-	screen = s.waitFor(`#0 +\d+  exec`)
+	s.press("Space", `Timeline[^\n]*\n[^\n]*\n[^\n]*=>• #\d+`) // no fold line under the bar
+	screen = s.press("Home", `#0 +\d+  exec`)
 	if strings.Contains(screen, "folded: ") {
 		t.Errorf("space did not unfold:\n%s", screen)
 	}
 	s.keys("/")
-	s.keys("-l", "sys:write")
-	s.keys("Enter")
+	s.enter("sys:write")
 	screen = s.waitFor(`/sys:write  1 matches`)
 	for _, l := range strings.Split(screen, "\n") {
 		if strings.Contains(l, "  #") && strings.Contains(l, " = ") && !strings.Contains(l, "write(") {
 			t.Errorf("the filter lets through %q", l)
 		}
 	}
-	s.keys("Escape")
-	s.waitFor(`exit_group\(0\)`)
+	s.press("Escape", `exit_group\(0\)`)
 	s.keys("q")
 }
 
@@ -267,16 +261,12 @@ func TestTUISessionFile(t *testing.T) {
 	home := t.TempDir()
 	s := newTmux(t, 160, 48, []string{"HOME=" + home}, "replay", trace)
 	s.waitFor(`Stopped at the first line of main`)
-	s.typeLine("break bump")
-	s.waitFor(`Breakpoint 1 at`)
-	s.typeLine("watch counter")
-	s.waitFor(`Hardware watchpoint 2: counter`)
+	s.command("break bump", `Breakpoint 1 at`)
+	s.command("watch counter", `Hardware watchpoint 2: counter`)
 	s.waitFor(`counter .*· 5 writes`) // the Watch pane's history, an operation
 	s.idle()
-	s.typeLine("layout Source | Console")
-	s.waitFor(`layout Source \| Console`)
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.command("layout Source | Console", `layout Source \| Console`)
+	s.quit()
 	data, err := os.ReadFile(trace + ".session")
 	if err != nil {
 		t.Fatalf("no session file beside the trace: %v", err)
@@ -297,21 +287,16 @@ func TestTUISessionFile(t *testing.T) {
 	if screen := r.capture(false); strings.Contains(screen, "─ Stack ") || strings.Contains(screen, "━ Stack ") {
 		t.Errorf("the session's layout (Source | Console) was not restored:\n%s", screen)
 	}
-	r.typeLine("layout")
-	r.waitFor(`layout Source \| Console \(presets`)
-	r.typeLine("layout default")
-	r.waitFor(`counter .*· 5 writes`)
+	r.command("layout", `layout Source \| Console \(presets`)
+	r.command("layout default", `counter .*· 5 writes`)
 	r.idle()
-	r.typeLine("info breakpoints")
-	screen := r.waitFor(`hw watchpoint +keep y +counter`)
+	screen := r.command("info breakpoints", `hw watchpoint +keep y +counter`)
 	if !strings.Contains(screen, "in bump at") {
 		t.Errorf("breakpoint not restored:\n%s", screen)
 	}
-	r.keys("c")
-	r.waitFor(`Breakpoint 1, bump`)
+	r.press("c", `Breakpoint 1, bump`)
 	r.idle()
-	r.keys("q")
-	r.waitFor(`Pane is dead|^\s*$`)
+	r.quit()
 	// What could not be set up at main stays in the file, for later.
 	if data, _ := os.ReadFile(trace + ".session"); !strings.Contains(string(data), `"expr": "by"`) {
 		t.Errorf("the watch on a parameter was dropped from the session file:\n%s", data)

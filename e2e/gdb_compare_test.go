@@ -96,17 +96,22 @@ func compareCBuilt(t *testing.T, src string, flags, pre, cmds []string) {
 	compareWithGDB(t, prog, trace, gdbPre, rewindPre, cmds)
 }
 
+// recordedForGDB builds a program with build and records it, for a
+// comparison with gdb: skipped without gdb, before anything is built.
+func recordedForGDB(t *testing.T, build func() string) (prog, trace string) {
+	t.Helper()
+	need(t, "gdb")
+	prog = build()
+	trace = filepath.Join(t.TempDir(), "t.rwd")
+	record(t, trace, prog)
+	return prog, trace
+}
+
 // recordedC builds testdata's C program src with flags added and records
 // it, for a comparison with gdb (skipped without gdb).
 func recordedC(t *testing.T, src string, flags ...string) (prog, trace string) {
 	t.Helper()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog = buildC(t, src, flags...)
-	trace = filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
-	return prog, trace
+	return recordedForGDB(t, func() string { return buildC(t, src, flags...) })
 }
 
 func TestCompareWithGDBAtCrash(t *testing.T) {
@@ -121,12 +126,7 @@ func TestCompareWithGDBAtCrash(t *testing.T) {
 
 func TestCompareWithGDBAtBreakpoint(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildCXX(t, "source/templates.cpp")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedForGDB(t, func() string { return buildCXX(t, "source/templates.cpp") })
 	pre := []string{"break templates.cpp:11", "run"}
 	compareWithGDB(t, prog, trace, pre, []string{"break templates.cpp:11", "continue"}, []string{
 		"print r", "print a * b", "up 2", "print name", "print v", "print sq", "print sq.side + sq.id",
@@ -239,9 +239,7 @@ func TestCompareWithGDBNextThroughBreakpoints(t *testing.T) {
 // .debug_loclists (DWARF 5) and .debug_loc (DWARF 4).
 func TestCompareWithGDBLocationViews(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
+	need(t, "gdb")
 	tests := []struct {
 		name              string
 		gdbPre, rewindPre []string
@@ -365,12 +363,7 @@ func TestCompareWithGDBInlinedOnly(t *testing.T) {
 // starts, shown in the caller (gdb records the run to go back) (issue 22).
 func TestCompareWithGDBFinishInlined(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/inlineonly.c", "-O2")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, "source/inlineonly.c", "-O2")
 	tests := []struct {
 		name              string
 		gdbPre, rewindPre []string
@@ -396,13 +389,7 @@ func TestCompareWithGDBFinishInlined(t *testing.T) {
 // and records it, for a comparison with gdb (skipped without gdb).
 func recordedRust(t *testing.T, src string) (prog, trace string) {
 	t.Helper()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog = buildRust(t, src)
-	trace = filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
-	return prog, trace
+	return recordedForGDB(t, func() string { return buildRust(t, src) })
 }
 
 // TestCompareWithGDBRustNames: Rust functions are named as gdb names them

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -21,9 +20,7 @@ var gdbPidRE = regexp.MustCompile(`process \d+`)
 // output under rewind record must be its native output, process ids
 // aside, with no warning from rewind, and `replay --check` must replay it.
 func TestRecordGDB(t *testing.T) {
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
+	need(t, "gdb")
 	t.Parallel()
 	rewind(t)
 	prog := buildC(t, "gdbinferior.c")

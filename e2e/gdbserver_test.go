@@ -16,14 +16,6 @@ import (
 	"time"
 )
 
-// needGDB skips a test on a machine without gdb.
-func needGDB(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb is not installed")
-	}
-}
-
 // remoteGDB runs a batch gdb session on prog connected with connect (a
 // `target remote` command) and returns one output block per command.
 func remoteGDB(t *testing.T, prog, connect string, cmds []string) []string {
@@ -81,7 +73,7 @@ var ripValue = regexp.MustCompile(`(?m)^rip\s+(0x[0-9a-f]+)`)
 // rewind's own, reverse-stepi, reverse-finish, and the start of the
 // recording as the end of gdb's reverse-execution history.
 func TestGDBServerTimeTravel(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "source/corrupt.c", 139)
 	prog := buildC(t, "source/corrupt.c")
@@ -158,7 +150,7 @@ func TestGDBServerTimeTravel(t *testing.T) {
 // program at a breakpoint in a worker, with their names, and the current
 // one in the worker.
 func TestGDBServerThreads(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "threads.c", 0)
 	prog := buildC(t, "threads.c")
@@ -175,7 +167,7 @@ func TestGDBServerThreads(t *testing.T) {
 // TestGDBServerTCP: --gdbserver 127.0.0.1:0 says on stderr where it
 // listens, gdb connects there, and the server ends when gdb detaches.
 func TestGDBServerTCP(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	trace := recorded(t, "source/steps.c", 0)
 	prog := buildC(t, "source/steps.c")
@@ -238,19 +230,9 @@ type rawServer struct {
 func startRaw(t *testing.T, trace string) *rawServer {
 	t.Helper()
 	s := &rawServer{t: t, cmd: exec.Command(rewind(t), "replay", "--gdbserver", "-", trace)}
-	var err error
-	if s.in, err = s.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.out = bufio.NewReader(out)
 	s.cmd.Stderr = &s.stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, s.cmd)
+	s.in, s.out = in, bufio.NewReader(out)
 	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
 	return s
 }
@@ -339,9 +321,7 @@ func TestGDBServerInterrupt(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, msg)
 	}
 	trace := filepath.Join(t.TempDir(), "s.rwd")
-	if _, stderr, code := record(t, trace, prog, "20000"); code != 0 {
-		t.Fatalf("record: %s", stderr)
-	}
+	mustRecord(t, trace, prog, "20000")
 	srv := startRaw(t, trace)
 	// The interrupt follows the continue at once: it is seen whenever the
 	// server first checks, long before the recording's end.
@@ -361,9 +341,7 @@ func TestGDBServerInterrupt(t *testing.T) {
 // after the loop of a recording of 100k getppid calls (going back needs a
 // checkpoint near the end), timed by gdb itself between shell date calls.
 func BenchmarkGDBStepi(b *testing.B) {
-	if _, err := exec.LookPath("gdb"); err != nil {
-		b.Skip("gdb is not installed")
-	}
+	need(b, "gdb")
 	prog := filepath.Join(b.TempDir(), "syscalls")
 	if msg, err := exec.Command("gcc", "-g", "-O0", "-o", prog, filepath.Join(testdataDir, "bench", "syscalls.c")).CombinedOutput(); err != nil {
 		b.Fatalf("gcc: %v\n%s", err, msg)
@@ -411,9 +389,7 @@ func BenchmarkGDBStepi(b *testing.B) {
 // back to the breakpoint.
 func TestGDBServerEnd(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
+	need(t, "gdb")
 	trace := recorded(t, "source/steps.c", 0)
 	prog := buildC(t, "source/steps.c")
 	out := remoteGDB(t, prog, pipeTarget(t, trace), []string{"break main", "continue", "continue", "reverse-continue"})

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,12 +64,7 @@ func normalizeHabit(s string) string {
 
 func TestHabitsCompareWithGDB(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/habits.c")
-	trace := filepath.Join(t.TempDir(), "h.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, "source/habits.c")
 	script := filepath.Join(t.TempDir(), "cmds.gdb")
 	if err := os.WriteFile(script, []byte("# a comment\nprint counter\n\necho sourced\\n\n"), 0o644); err != nil {
 		t.Fatal(err)

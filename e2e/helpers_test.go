@@ -14,6 +14,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -253,6 +254,17 @@ func record(t testing.TB, trace, prog string, args ...string) (stdout, stderr []
 	return r.Stdout, r.Stderr, r.Code
 }
 
+// mustRecord is record for a program that must exit 0: any other status
+// fails t with what rewind said.
+func mustRecord(t testing.TB, trace, prog string, args ...string) result {
+	t.Helper()
+	r := recordOpts(t, runOpts{}, trace, prog, args...)
+	if r.Code != 0 {
+		t.Fatalf("record -o %s %s: exit %d\nstderr:\n%s", trace, describe(prog, args), r.Code, tail(r.Stderr))
+	}
+	return r
+}
+
 // recordOpts is record with a working directory and standard input. An
 // empty trace leaves out -o (the default name is used).
 func recordOpts(t testing.TB, opts runOpts, trace, prog string, args ...string) result {
@@ -271,6 +283,62 @@ func replayCheck(t testing.TB, trace string) (stdout, stderr []byte, exitCode in
 	t.Helper()
 	r := run(t, runOpts{}, rewind(t), "replay", "--check", trace)
 	return r.Stdout, r.Stderr, r.Code
+}
+
+// need returns the path of the program name, and skips tb where it is not
+// installed: a test that drives another tool (gdb, tmux, a compiler) says
+// so rather than failing on a machine without it.
+func need(tb testing.TB, name string) string {
+	tb.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		tb.Skipf("%s not installed", name)
+	}
+	return path
+}
+
+// startPiped starts cmd with pipes to its standard input and from its
+// standard output, for a test that talks to it (a server on stdio).
+func startPiped(t testing.TB, cmd *exec.Cmd) (in io.WriteCloser, out io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatalf("%s: stdin: %v", cmd.Path, err)
+	}
+	if out, err = cmd.StdoutPipe(); err != nil {
+		t.Fatalf("%s: stdout: %v", cmd.Path, err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	return in, out
+}
+
+// wantReplayed runs `rewind replay --check trace` and fails t unless it
+// exits 0 having printed want, the program's output; it returns what the
+// replay wrote on stderr.
+func wantReplayed(t testing.TB, trace, want string) (stderr []byte) {
+	t.Helper()
+	out, errOut, code := replayCheck(t, trace)
+	if code != 0 || string(out) != want {
+		t.Fatalf("replay --check %s: exit %d, stdout %q, want %q\nstderr:\n%s", trace, code, out, want, tail(errOut))
+	}
+	return errOut
+}
+
+// ndjson decodes the JSON lines r printed (events --json, ps --json,
+// replay --batch --json), one T each; a line that is not T fails t.
+func ndjson[T any](t testing.TB, r result) []T {
+	t.Helper()
+	var out []T
+	for _, l := range lines(r.Stdout) {
+		var v T
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("bad JSON line %q: %v\nstderr:\n%s", l, err, tail(r.Stderr))
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // runNative runs prog directly (no rewind).

@@ -256,10 +256,7 @@ func TestInterrupts(t *testing.T) {
 // sleeps in a read that never returns; the recording still ends at once.
 func TestInterruptBlockedProgram(t *testing.T) {
 	t.Parallel()
-	cat, err := exec.LookPath("cat")
-	if err != nil {
-		t.Skip("no cat")
-	}
+	cat := need(t, "cat")
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -21,9 +21,7 @@ func TestCXXTemplatesAndValues(t *testing.T) {
 	t.Parallel()
 	prog := buildCXX(t, "source/templates.cpp")
 	trace := filepath.Join(t.TempDir(), "t.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: %d %s", code, stderr)
-	}
+	mustRecord(t, trace, prog)
 	rs := batch(t, trace, "break ns::scale<int>", "continue", "bt", "print a", "print b", "up 2",
 		"print name", "print v", "print sq.side", "print ref.id")
 	wantStop(t, rs[1], "breakpoint", "ns::scale<int>(int, int)", 10)
@@ -85,9 +83,7 @@ func TestGoLocals(t *testing.T) {
 // the backtrace at SIGABRT goes through the panic machinery to main.
 func TestRustPanicBacktrace(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("rustc"); err != nil {
-		t.Skip("rustc not installed")
-	}
+	need(t, "rustc")
 	prog := filepath.Join(t.TempDir(), "panic")
 	if out, err := exec.Command("rustc", "-g", "-C", "panic=abort", "-o", prog, srcPath("rust/panic.rs")).CombinedOutput(); err != nil {
 		t.Fatalf("rustc: %v\n%s", err, out)
@@ -247,8 +243,6 @@ func recordedGo(t *testing.T, dir string) string {
 	t.Helper()
 	prog := buildGo(t, dir)
 	trace := filepath.Join(t.TempDir(), dir+".rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record %s: exit %d: %s", dir, code, stderr)
-	}
+	mustRecord(t, trace, prog)
 	return trace
 }

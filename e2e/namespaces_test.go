@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -14,10 +13,7 @@ import (
 // byte for byte. With --mount-proc, /proc is the namespace's too.
 func TestUnsharePidNamespace(t *testing.T) {
 	t.Parallel()
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare (util-linux) here")
-	}
+	unshare := need(t, "unshare")
 	if r := run(t, runOpts{}, unshare, "-fp", "true"); r.Code != 0 {
 		t.Skipf("unshare -fp cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
 	}

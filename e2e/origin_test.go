@@ -64,9 +64,7 @@ func TestOrigin(t *testing.T) {
 	if w["expr"] != "$rax" || st["function"] != "set_name" || st["file"] != "overflow.c" || w["old"] == w["new"] || w["writer"] == nil {
 		t.Errorf("origin $rax: stop %v (%v), want the instruction in set_name that set rax", st, w)
 	}
-	if last := out[len(out)-1]; last["ok"] != false || !strings.Contains(last["error"].(string), "no_such_var") {
-		t.Errorf("origin no_such_var: %v, want an error naming it", last)
-	}
+	wantError(t, out[len(out)-1], "no_such_var")
 }
 
 // TestTUIOrigin: in the UI at the crash, o on the corrupted pointer in
@@ -77,8 +75,7 @@ func TestTUIOrigin(t *testing.T) {
 	trace := recorded(t, "overflow.c", 139)
 	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
 	s.waitFor(`#\d+/\d+ .*thread`)
-	s.typeLine("goto end")
-	s.waitFor(`goto in main at overflow.c:25`)
+	s.command("goto end", `goto in main at overflow.c:25`)
 	// Focus Locals (its pane key), open r and go down to score.
 	s.keys("3", "Down", "Down", "Right")
 	s.waitFor(`▾ r = `)
@@ -88,19 +85,14 @@ func TestTUIOrigin(t *testing.T) {
 		t.Errorf("no origin result with old and new values in the Console:\n%s", screen)
 	}
 	// o again follows the pointer one write further back (the byte before).
-	s.keys("o")
-	s.waitFor(`:origin +│`)
+	s.press("o", `:origin +│`)
 	s.waitFor(`origin in set_name at overflow.c:17`)
 	// Back along the jump list: the first write, then the crash; forward
 	// again to the write.
-	s.keys("C-o")
-	s.waitFor(`goto in set_name at overflow.c:17`)
-	s.keys("C-o")
-	s.waitFor(`goto in main at overflow.c:25`)
-	s.keys("C-]")
-	s.waitFor(`goto in set_name at overflow.c:17`)
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.press("C-o", `goto in set_name at overflow.c:17`)
+	s.press("C-o", `goto in main at overflow.c:25`)
+	s.press("C-]", `goto in set_name at overflow.c:17`)
+	s.quit()
 }
 
 // TestOriginForwardRegister: origin --forward $REG goes to the next

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -16,18 +15,11 @@ func TestPatchedSitesInTheDebugger(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "conformance/rdrand.c", "-O2", "-mrdrnd", "-mrdseed")
 	trace := filepath.Join(t.TempDir(), "rdrand.rwd")
-	stdout, stderr, code := record(t, trace, prog)
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	stdout := mustRecord(t, trace, prog).Stdout
 	r := run(t, runOpts{}, rewind(t), "events", "--json", trace)
 	var pc, value string
 	valueRE := regexp.MustCompile(`^rdrand at rip 0x[0-9a-f]+ = (0x[0-9a-f]+)$`)
-	for _, l := range lines(r.Stdout) {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("bad NDJSON line %q: %v", l, err)
-		}
+	for _, e := range ndjson[map[string]any](t, r) {
 		if m := valueRE.FindStringSubmatch(fmt.Sprint(e["text"])); e["type"] == "rdrand" && m != nil {
 			pc, value = e["pc"].(string), m[1]
 			break

@@ -199,10 +199,7 @@ func alteredCopy(t *testing.T, src, dst string) {
 // or a chroot has its own), and replays it outside, where the system's are.
 func TestPortableMountNamespace(t *testing.T) {
 	t.Parallel()
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare (util-linux) here")
-	}
+	unshare := need(t, "unshare")
 	if r := run(t, runOpts{}, unshare, "-m", "true"); r.Code != 0 {
 		t.Skipf("unshare -m cannot run here (no privilege?): %s", bytes.TrimSpace(r.Stderr))
 	}
@@ -235,14 +232,12 @@ func TestPortableMountNamespace(t *testing.T) {
 // gdb's default sysroot target:): its breakpoints, backtraces and
 // libraries are the recorded program's.
 func TestPortableGDB(t *testing.T) {
-	needGDB(t)
+	need(t, "gdb")
 	t.Parallel()
 	dir := t.TempDir()
 	prog := privateProgram(t, dir)
 	trace := filepath.Join(t.TempDir(), "gdb.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog, "one"); rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog, "one")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -278,9 +273,7 @@ func TestPortablePreemptFromCheckpoint(t *testing.T) {
 	prog := filepath.Join(dir, "spin")
 	copyFile(t, buildC(t, "spin.c"), prog, 0o755)
 	trace := filepath.Join(t.TempDir(), "spin.rwd")
-	if _, stderr, code := record(t, trace, prog); code != 0 {
-		t.Fatalf("record: exit %d\n%s", code, tail(stderr))
-	}
+	mustRecord(t, trace, prog)
 	copyFile(t, buildC(t, "portable.c"), prog, 0o755)
 	r := run(t, runOpts{}, rewind(t), "events", "--json", trace)
 	preempt := ""

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,15 +25,7 @@ func rewindPs(t *testing.T, trace string) []psRow {
 	if r.Code != 0 {
 		t.Fatalf("rewind ps exited %d:\n%s", r.Code, r.Stderr)
 	}
-	var rows []psRow
-	for _, l := range lines(r.Stdout) {
-		var row psRow
-		if err := json.Unmarshal([]byte(l), &row); err != nil {
-			t.Fatalf("rewind ps --json: %q: %v", l, err)
-		}
-		rows = append(rows, row)
-	}
-	return rows
+	return ndjson[psRow](t, r)
 }
 
 // TestProcessTree records a program that forks, vforks and execs, spawns a
@@ -46,10 +37,7 @@ func TestProcessTree(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "conformance/proctree.c")
 	trace := filepath.Join(t.TempDir(), "proctree.rwd")
-	rec := recordOpts(t, runOpts{}, trace, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog)
 
 	rows := rewindPs(t, trace)
 	if len(rows) != 10 {
@@ -176,14 +164,7 @@ func TestProcessTree(t *testing.T) {
 // batchResults decodes the JSON lines of replay --batch --json.
 func batchResults(t *testing.T, r result) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for _, l := range lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("batch output %q: %v\nstderr:\n%s", l, err, tail(r.Stderr))
-		}
-		out = append(out, m)
-	}
+	out := ndjson[map[string]any](t, r)
 	if len(out) == 0 {
 		t.Fatalf("batch printed nothing (exit %d)\n%s", r.Code, tail(r.Stderr))
 	}
@@ -234,10 +215,7 @@ func TestGoTestProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a whole go build")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not in PATH")
-	}
+	goBin := need(t, "go")
 	args := []string{"test", "-count=1", "-v", "-run", "TestSum", "-ldflags=-s=false -w=false", "-gcflags=-N -l", "./sum"}
 	dir := filepath.Join(testdataDir, "go")
 	// A native run first fills the build cache: a cold cache would have the
@@ -292,15 +270,9 @@ func TestGoTestProcess(t *testing.T) {
 // alone must still see them (it took another branch in glibc and diverged).
 func TestEveryProcessAlone(t *testing.T) {
 	t.Parallel()
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := need(t, "sh")
 	trace := filepath.Join(t.TempDir(), "pipe.rwd")
-	rec := recordOpts(t, runOpts{}, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, sh, "-c", "ls / | wc -l; ls /nonexistent-dir 2>/dev/null | wc -c")
 	rows := rewindPs(t, trace)
 	if len(rows) < 3 {
 		t.Fatalf("rewind ps lists %d processes, want the shell and its children", len(rows))
@@ -322,9 +294,7 @@ func TestBreakpointsFollowExec(t *testing.T) {
 	t.Parallel()
 	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
 	trace := filepath.Join(t.TempDir(), "execother.rwd")
-	if rec := recordOpts(t, runOpts{}, trace, prog, other); rec.Code != 0 {
-		t.Fatalf("record exited %d\n%s", rec.Code, tail(rec.Stderr))
-	}
+	mustRecord(t, trace, prog, other)
 	var child int32
 	for _, r := range rewindPs(t, trace) {
 		if r.Parent != 0 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,9 +15,7 @@ import (
 // output byte for byte. It returns the recording's path.
 func recordReal(t *testing.T, opts runOpts, prog string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(prog); err != nil {
-		t.Skipf("%s not installed", prog)
-	}
+	need(t, prog)
 	native := run(t, opts, prog, args...)
 	trace := filepath.Join(t.TempDir(), filepath.Base(prog)+".rwd")
 	r := recordOpts(t, opts, trace, prog, args...)
@@ -77,9 +74,7 @@ func TestRealMakeJobs(t *testing.T) {
 	t.Parallel()
 	rewind(t)
 	for _, tool := range []string{"make", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
+		need(t, tool)
 	}
 	dir := t.TempDir()
 	var objs []string

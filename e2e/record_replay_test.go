@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -300,9 +299,7 @@ func TestRecordReplayStretch(t *testing.T) {
 // checks that the replay reproduces it.
 func recordReplay(t *testing.T, c rrCase) {
 	if c.tool != "" {
-		if _, err := exec.LookPath(c.tool); err != nil {
-			t.Skipf("%s not installed", c.tool)
-		}
+		need(t, c.tool)
 	}
 	rewind(t) // fail early, before building anything, if there is no binary
 	prog, args := c.setup(t)
@@ -442,9 +439,7 @@ func TestGoRecordingsInARow(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 20 {
 		trace := filepath.Join(dir, fmt.Sprintf("g%d.rwd", i))
-		if _, stderr, code := record(t, trace, prog); code != 0 {
-			t.Fatalf("recording %d exited %d\n%s", i, code, tail(stderr))
-		}
+		mustRecord(t, trace, prog)
 		if _, stderr, code := replayCheck(t, trace); code != 0 {
 			t.Fatalf("recording %d of 20 does not replay (exit %d):\n%s", i, code, tail(stderr))
 		}

@@ -58,17 +58,7 @@ func TestSharedMemoryOutsideWriter(t *testing.T) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
 	var stdout strings.Builder
 	rd := bufio.NewReader(io.TeeReader(out, &stdout))
 	for round := range 2 {

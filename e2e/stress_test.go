@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,9 +80,7 @@ func TestStressPipeStdin(t *testing.T) {
 		}
 	})
 	t.Run("python3", func(t *testing.T) {
-		if _, err := exec.LookPath("python3"); err != nil {
-			t.Skip("python3 not installed")
-		}
+		need(t, "python3")
 		recordAndCheck(t, "5050\n", "python3", "-c", "import sys; print(sum(int(l) for l in sys.stdin))")
 	})
 }

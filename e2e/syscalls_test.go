@@ -23,10 +23,7 @@ func TestRefusedCalls(t *testing.T) {
 			rewind(t)
 			prog := buildC(t, tc.src)
 			trace := filepath.Join(t.TempDir(), "refused.rwd")
-			r := recordOpts(t, runOpts{}, trace, prog)
-			if r.Code != 0 {
-				t.Fatalf("record exited %d\nstderr:\n%s", r.Code, tail(r.Stderr))
-			}
+			r := mustRecord(t, trace, prog)
 			events, progStderr := checkRecorded(t, r.Stderr, trace, "")
 			if n := len(regexp.MustCompile(tc.warning).FindAll(progStderr, -1)); n != 1 {
 				t.Errorf("record warned %d times matching %q, want once\nstderr:\n%s", n, tc.warning, tail(r.Stderr))

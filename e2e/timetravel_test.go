@@ -27,14 +27,7 @@ func batchWith(t *testing.T, opts runOpts, trace string, cmds ...string) []map[s
 	}
 	args = append(args, trace)
 	r := run(t, opts, rewind(t), args...)
-	var out []map[string]any
-	for _, l := range lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("bad JSON line %q: %v", l, err)
-		}
-		out = append(out, m)
-	}
+	out := ndjson[map[string]any](t, r)
 	if len(out) != len(cmds) {
 		t.Fatalf("%d results for %d commands:\n%s", len(out), len(cmds), r.Stdout)
 	}
@@ -78,6 +71,15 @@ func wantOK(t *testing.T, r map[string]any) {
 	}
 }
 
+// wantError checks that the command of r failed with an error that says
+// says.
+func wantError(t *testing.T, r map[string]any, says string) {
+	t.Helper()
+	if r["ok"] != false || !strings.Contains(fmt.Sprint(r["error"]), says) {
+		t.Errorf("%v: %v, want an error saying %q", r["command"], r, says)
+	}
+}
+
 func TestContinueToCrash(t *testing.T) {
 	t.Parallel()
 	trace := recorded(t, "crash.c", 139)
@@ -100,9 +102,7 @@ func TestContinueToCrash(t *testing.T) {
 	if regs["rip"] != crashPC || regs["rsp"] == nil {
 		t.Errorf("info registers value %v: want an object with rip %v", regs, crashPC)
 	}
-	if rs[5]["ok"] != false || !strings.Contains(fmt.Sprint(rs[5]["error"]), "ends here") {
-		t.Errorf("stepi at the end: %v, want ok:false with the reason", rs[5])
-	}
+	wantError(t, rs[5], "ends here")
 }
 
 func TestBreakReverseContinue(t *testing.T) {
@@ -198,9 +198,7 @@ func TestWatchHistory(t *testing.T) {
 	for i := 7; i <= 9; i++ {
 		wantOK(t, rs[i])
 	}
-	if rs[10]["ok"] != false || !strings.Contains(fmt.Sprint(rs[10]["error"]), "4 hardware watchpoints") {
-		t.Errorf("fifth watchpoint: %v, want a clear error", rs[10])
-	}
+	wantError(t, rs[10], "4 hardware watchpoints")
 }
 
 func TestThreadsBreakpoints(t *testing.T) {
@@ -458,9 +456,7 @@ func stepsWithWatchAfterBusyLoop(t *testing.T, src, opt, bp string, args ...stri
 	}
 	stops := func(n int) []stop {
 		trace := filepath.Join(t.TempDir(), "t.rwd")
-		if _, stderr, code := record(t, trace, prog, append([]string{strconv.Itoa(n)}, args...)...); code != 0 {
-			t.Fatalf("record: exit %d: %s", code, stderr)
-		}
+		mustRecord(t, trace, prog, append([]string{strconv.Itoa(n)}, args...)...)
 		var line []string
 		for _, c := range cmds {
 			line = append(line, c, "print counter")
@@ -493,9 +489,7 @@ func TestReverseNextFromCountedWrite(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "bench/watchcount.c", "-O1")
 	trace := filepath.Join(t.TempDir(), "t.rwd")
-	if _, stderr, code := record(t, trace, prog, "5000", "0"); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, trace, prog, "5000", "0")
 	rs := batch(t, trace, "break watchcount.c:20", "continue", "watch counter", "reverse-continue", "reverse-next", "next")
 	write, back, again := stopOf(t, rs[3]), stopOf(t, rs[4]), stopOf(t, rs[5])
 	if write["reason"] != "watchpoint" {

@@ -303,19 +303,9 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, rewind(t), "mcp", trace)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	in := bufio.NewReader(stdout)
 	var out []byte
 	// call sends a request and returns the result of its answer.
@@ -349,7 +339,7 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	}
 	stdin.Close()
 	rest, _ := io.ReadAll(in)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	res = result{Stdout: append(out, rest...), Stderr: []byte(stderr.String())}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -358,6 +348,21 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 		t.Fatalf("rewind mcp %s: %v", trace, err)
 	}
 	return instructions, first, res
+}
+
+// recordedBytes records testdata's C program src, which must exit 0,
+// checks the recording and returns the trace's bytes and its events: the
+// tests that cut or damage a real trace start from it.
+func recordedBytes(t *testing.T, src string) (data []byte, events int) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "full.rwd")
+	rec := mustRecord(t, trace, buildC(t, src))
+	events, _ = checkRecorded(t, rec.Stderr, trace, "")
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, events
 }
 
 // TestIncompleteTraces cuts a real trace at several points and damages one
@@ -369,18 +374,7 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 func TestIncompleteTraces(t *testing.T) {
 	t.Parallel()
 	bin := rewind(t)
-	prog := buildC(t, "bulk.c")
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full.rwd")
-	rec := recordOpts(t, runOpts{}, full, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
-	total, _ := checkRecorded(t, rec.Stderr, full, "")
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, total := recordedBytes(t, "bulk.c")
 	frames := testprog.Frames(data)
 	var eventFrames []int
 	for i, f := range frames {
@@ -567,16 +561,7 @@ func TestIncompleteTraces(t *testing.T) {
 // status bar keeps saying the trace is damaged.
 func TestIncompleteTraceInTUI(t *testing.T) {
 	t.Parallel()
-	prog := buildC(t, "bulk.c")
-	full := filepath.Join(t.TempDir(), "full.rwd")
-	rec := recordOpts(t, runOpts{}, full, prog)
-	if rec.Code != 0 {
-		t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
-	}
-	data, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, _ := recordedBytes(t, "bulk.c")
 	frames := testprog.Frames(data)
 	mid := len(frames) / 2
 	for frames[mid].Type != 2 {
@@ -591,6 +576,5 @@ func TestIncompleteTraceInTUI(t *testing.T) {
 	s := newTmux(t, 200, 30, []string{"HOME=" + t.TempDir()}, "replay", trace)
 	s.waitFor(fmt.Sprintf(`damaged trace: frame %d \(events #\d+–#\d+\) fails its CRC check; \d+ of \d+ events usable`, mid))
 	s.waitFor(`#\d+/\d+ .*thread \d+ · damaged trace \(\d+ of \d+ events\)`)
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.quit()
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -62,9 +61,7 @@ func straceFacts(log string) []string {
 // log says (the programs, the ends, the writes), and the recording replays.
 func TestRealStrace(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("strace not installed")
-	}
+	need(t, "strace")
 	input := filepath.Join(t.TempDir(), "in.txt")
 	if err := os.WriteFile(input, []byte("three\none\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -24,9 +24,7 @@ type tmuxSession struct {
 
 func newTmux(t *testing.T, w, h int, env []string, args ...string) *tmuxSession {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	need(t, "tmux")
 	// What the environment of the test could say about colours or the
 	// configuration goes first; each test sets what it needs after.
 	env = append([]string{"-u", "NO_COLOR", "-u", "CLICOLOR", "-u", "CLICOLOR_FORCE", "-u", "XDG_CONFIG_HOME"}, env...)
@@ -68,11 +66,32 @@ func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t
 // once the prompt is open (the status bar starts with ":"): typed at once,
 // ":" and the text can reach the program in one read, as one key event.
 func (s *tmuxSession) typeLine(line string) {
-	s.keys(":")
-	s.waitFor(`(?m)^:.*\n*\z`)
-	s.keys("-l", line)
+	s.press(":", `(?m)^:.*\n*\z`)
+	s.enter(line)
+}
+
+// enter types text as it is (no key names) and presses Enter.
+func (s *tmuxSession) enter(text string) {
+	s.keys("-l", text)
 	s.keys("Enter")
 }
+
+// press sends one key and waits for the screen it leads to, matching re.
+func (s *tmuxSession) press(key, re string) string {
+	s.t.Helper()
+	s.keys(key)
+	return s.waitFor(re)
+}
+
+// command types a prompt command and waits for the screen matching re.
+func (s *tmuxSession) command(line, re string) string {
+	s.t.Helper()
+	s.typeLine(line)
+	return s.waitFor(re)
+}
+
+// quit presses q and waits until the program has left the pane.
+func (s *tmuxSession) quit() { s.press("q", `Pane is dead|^\s*$`) }
 
 // screenWait bounds how long a screen may take to appear: only a guard
 // against a hang, generous because the test suite runs many recordings and
@@ -101,27 +120,19 @@ func TestTUIInTmux(t *testing.T) {
 	trace := recorded(t, "source/corrupt.c", 139)
 	s := newTmux(t, 160, 48, []string{"HOME=" + t.TempDir()}, "replay", trace)
 	s.waitFor(`#\d+/\d+ .*thread`)
-	s.typeLine("break corrupt.c:16")
-	s.waitFor(`Breakpoint 1 at 0x[0-9a-f]+: file corrupt.c, line 16`)
-	s.typeLine("continue")
-	s.waitFor(`Breakpoint 1, set_name`)
-	s.typeLine("continue")
-	screen := s.waitFor(`(?s)Breakpoint 1, set_name.*Breakpoint 1, set_name`)
+	s.command("break corrupt.c:16", `Breakpoint 1 at 0x[0-9a-f]+: file corrupt.c, line 16`)
+	s.command("continue", `Breakpoint 1, set_name`)
+	screen := s.command("continue", `(?s)Breakpoint 1, set_name.*Breakpoint 1, set_name`)
 	if !strings.Contains(screen, "n->name[i] = src[i];") {
 		t.Errorf("the source pane does not show line 16:\n%s", screen)
 	}
-	s.typeLine("reverse-continue")
-	s.waitFor(`(?s)reverse-continue.*Breakpoint 1, set_name`)
+	s.command("reverse-continue", `(?s)reverse-continue.*Breakpoint 1, set_name`)
 	// Keys: next, then reverse-next back to where we were.
-	s.keys("n")
-	s.waitFor(`step in set_name at corrupt.c:15`)
-	s.keys("N")
-	s.waitFor(`breakpoint in set_name at corrupt.c:16`)
+	s.press("n", `step in set_name at corrupt.c:15`)
+	s.press("N", `breakpoint in set_name at corrupt.c:16`)
 	// step and reverse-step.
-	s.keys("s")
-	s.waitFor(`step in set_name at corrupt.c:15`)
-	s.keys("S")
-	s.waitFor(`breakpoint in set_name at corrupt.c:16`)
+	s.press("s", `step in set_name at corrupt.c:15`)
+	s.press("S", `breakpoint in set_name at corrupt.c:16`)
 	// Resizes: 80x24 stays usable, 30x8 is too small.
 	s.run("resize-window", "-t", "rw", "-x", "80", "-y", "24")
 	s.waitFor(`Source`)
@@ -132,8 +143,7 @@ func TestTUIInTmux(t *testing.T) {
 	s.waitFor(`too small`)
 	s.run("resize-window", "-t", "rw", "-x", "100", "-y", "30")
 	s.waitFor(`Source`)
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.quit()
 }
 
 // colourSGR matches an SGR sequence that sets a colour (30-38, 40-48,
@@ -191,8 +201,7 @@ func TestTUIColours(t *testing.T) {
 			env := append([]string{"-u", "TMUX", "-u", "COLORTERM", "HOME=" + t.TempDir()}, tt.env...)
 			s := newTmux(t, 100, 30, env, "replay", trace)
 			s.waitFor(`#\d+/\d+ .*thread`)
-			s.typeLine("continue")
-			s.waitFor(`SIGSEGV`)
+			s.command("continue", `SIGSEGV`)
 			raw := s.capture(true)
 			for _, re := range tt.banned {
 				if re.MatchString(raw) {
@@ -258,10 +267,8 @@ func TestTUILayout(t *testing.T) {
 	if regexp.MustCompile(`[─━═] (Memory|Watch) `).MatchString(screen) {
 		t.Errorf("80x24 shows Memory or Watch besides Source, Stack, Locals and Console:\n%s", screen)
 	}
-	s.keys("5")
-	s.waitFor(`[━═] Memory [━═]`) // focused: a thick frame (double without colour)
-	s.keys("7")
-	s.waitFor(`[━═] Watch [━═](?s:.*)no watchpoints`)
+	s.press("5", `[━═] Memory [━═]`) // focused: a thick frame (double without colour)
+	s.press("7", `[━═] Watch [━═](?s:.*)no watchpoints`)
 	s.run("resize-window", "-t", "rw", "-x", "220", "-y", "56")
 	s.waitFor(`[─━═] Disassembly [─━═](?s:.*)[─━═] Memory [─━═]`)
 	s.keys("q")
@@ -320,10 +327,8 @@ func TestTUIInterruptedRecording(t *testing.T) {
 	if n := processesIn(t, dir); n == 0 {
 		t.Fatalf("no replaying process runs in the recording's directory")
 	}
-	s.keys("c")
-	s.waitFor(`End of the recording: the recording was interrupted \(SIGINT`)
-	s.keys("q")
-	s.waitFor(`Pane is dead|^\s*$`)
+	s.press("c", `End of the recording: the recording was interrupted \(SIGINT`)
+	s.quit()
 	for end := time.Now().Add(30 * time.Second); processesIn(t, dir) > 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("a process still runs in the recording's directory after q")

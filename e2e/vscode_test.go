@@ -27,10 +27,7 @@ const vscodeTestDir = "dap/testdata/vscode"
 // the client cannot be installed (no registry, no cache).
 func TestDAPWithVSCodeClient(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	node := need(t, "node")
 	if v, err := exec.Command(node, "--version").Output(); err != nil || !nodeHasTestRunner(string(v)) {
 		t.Skipf("node %q has no test runner (node:test needs 18 or later)", v)
 	}
@@ -39,9 +36,7 @@ func TestDAPWithVSCodeClient(t *testing.T) {
 	work := t.TempDir()
 	steps, corrupt := buildC(t, "source/steps.c"), buildC(t, "source/corrupt.c")
 	stepsTrace, corruptTrace := filepath.Join(work, "steps.rwd"), filepath.Join(work, "corrupt.rwd")
-	if _, stderr, code := record(t, stepsTrace, steps); code != 0 {
-		t.Fatalf("record steps: exit %d: %s", code, stderr)
-	}
+	mustRecord(t, stepsTrace, steps)
 	if _, stderr, code := record(t, corruptTrace, corrupt); code != 139 {
 		t.Fatalf("record corrupt: exit %d, want 139: %s", code, stderr)
 	}

@@ -19,10 +19,7 @@ import (
 func TestWatchdogSaysWhatItWaitsFor(t *testing.T) {
 	t.Parallel()
 	bin := rewind(t)
-	cat, err := exec.LookPath("cat")
-	if err != nil {
-		t.Skip("cat not installed")
-	}
+	cat := need(t, "cat")
 	trace := filepath.Join(t.TempDir(), "cat.rwd")
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()

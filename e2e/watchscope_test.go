@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,12 +12,7 @@ import (
 // next or finish, and at a recursive call's own return only (issue 22).
 func TestCompareWithGDBWatchScope(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("gdb not installed")
-	}
-	prog := buildC(t, "source/watchscope.c")
-	trace := filepath.Join(t.TempDir(), "t.rwd")
-	record(t, trace, prog)
+	prog, trace := recordedC(t, "source/watchscope.c")
 	tests := []struct {
 		name string
 		pre  []string

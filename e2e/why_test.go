@@ -198,9 +198,7 @@ func TestWhyRace(t *testing.T) {
 func TestWhyBadInput(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "ok.rwd")
-	if _, stderr, code := record(t, ok, "/bin/true"); code != 0 {
-		t.Fatalf("record /bin/true: %d\n%s", code, stderr)
-	}
+	mustRecord(t, ok, "/bin/true")
 	junk := filepath.Join(dir, "junk.rwd")
 	os.WriteFile(junk, []byte("not a trace"), 0o644)
 	for _, c := range []struct{ path, want string }{

@@ -4,40 +4,25 @@
 // tick count and the number of loop iterations (which varies natively). Replay
 // must inject each signal at the recorded point; an interrupted nanosleep
 // returns EINTR.
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t ticks;
-
-static void on_alarm(int sig) {
-	(void)sig;
-	ticks++;
-}
+#include "sigcount.h"
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-
-	struct itimerval it = {{0, 10000}, {0, 10000}};
-	setitimer(ITIMER_REAL, &it, NULL);
+	count_alarms();
+	start_timer(10000);
 
 	long iterations = 0;
 	struct timespec ts = {0, 200000}; /* 0.2 ms */
-	while (ticks < 20) {
+	while (alarms < 20) {
 		getppid();
 		nanosleep(&ts, NULL);
 		iterations++;
 	}
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
-	printf("ticks: %d\n", (int)ticks);
+	stop_timer();
+	printf("ticks: %d\n", (int)alarms);
 	printf("iterations: %ld\n", iterations);
 	return 0;
 }

@@ -21,13 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static unsigned long sum;
-
-static void mix(const void *p, size_t n) {
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		sum = sum * 31 + b[i];
-}
+#include "mix.h"
 
 // stat4 and lstat6 make the old stat and lstat calls, which glibc's
 // wrappers no longer make but older binaries do (make, here), at sites of

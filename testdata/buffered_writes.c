@@ -15,13 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static unsigned long sum;
-
-static void mix(const void *p, size_t n) {
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		sum = sum * 31 + b[i];
-}
+#include "mix.h"
 
 int main(int argc, char **argv) {
 	if (argc < 3)

@@ -2,27 +2,17 @@
 // recorded process counts their deaths: vfork+execve, posix_spawn, and fork
 // (the child computes and exits 7). How many SIGCHLDs arrive (they coalesce)
 // and when varies between native runs.
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-static volatile sig_atomic_t sigchld;
+#include "sigcount.h"
 
-static void on_chld(int sig) {
-	(void)sig;
-	sigchld++;
-}
+extern char **environ;
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_chld;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGCHLD, &sa, NULL);
+	count_sigchld();
 
 	int status;
 	pid_t pid = vfork();

@@ -4,27 +4,16 @@
 // interpreter) goes through besides: rdtsc traps, a forked child whose
 // SIGCHLD a handler takes, reads of a pipe that may be empty. Each of those
 // makes the recorder or the replayer read and write registers.
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
-static volatile sig_atomic_t sigchld;
-
-static void on_sigchld(int sig) {
-	(void)sig;
-	sigchld++;
-}
+#include "sigcount.h"
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigchld;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGCHLD, &sa, NULL);
+	count_sigchld();
 
 	unsigned long long t0 = __rdtsc();
 	pid_t child = fork();

@@ -32,6 +32,25 @@ static void say(const char *fmt, int a, int b) {
 		exit(3);
 }
 
+// reap waits for the child p and says how it ended: its exit status (-1
+// if killed) and the signal that killed it (0 if none).
+static void reap(pid_t p) {
+	int st;
+	waitpid(p, &st, 0);
+	say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+// pipe_child makes a pipe fd and forks a child that keeps only its write
+// end while the parent keeps only its read end; it returns what fork did
+// (0 in the child), and exits 1 where there is no pipe.
+static pid_t pipe_child(int fd[2]) {
+	if (pipe(fd) != 0)
+		exit(1);
+	pid_t p = fork();
+	close(fd[p == 0 ? 0 : 1]);
+	return p;
+}
+
 static volatile sig_atomic_t seen;
 static void onusr1(int sig) { seen = sig; }
 
@@ -122,40 +141,29 @@ int main(int argc, char **argv) {
 		usleep(20000);
 		if (write(fd[1], "x", 1) != 1)
 			return 2;
-		int st;
-		waitpid(p, &st, 0);
-		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		reap(p);
 		return 0;
 	}
 	if (strcmp(mode, "epipe") == 0) {
 		int fd[2];
 		static char buf[16384];
-		if (pipe(fd) != 0)
-			return 1;
-		pid_t p = fork();
+		pid_t p = pipe_child(fd);
 		if (p == 0) {
-			close(fd[0]);
 			for (;;)
 				if (write(fd[1], buf, sizeof buf) < 0)
 					_exit(2); // EPIPE: what a SIGPIPE lost to rewind shows
 		}
-		close(fd[1]);
 		if (read(fd[0], buf, sizeof buf) <= 0)
 			return 2;
 		close(fd[0]);
-		int st;
-		waitpid(p, &st, 0);
-		say("parent: child exited %d, signal %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		reap(p);
 		return 0;
 	}
 	if (strcmp(mode, "bulk") == 0) {
 		int fd[2];
 		static char buf[16384];
-		if (pipe(fd) != 0)
-			return 1;
-		pid_t p = fork();
+		pid_t p = pipe_child(fd);
 		if (p == 0) {
-			close(fd[0]);
 			for (int i = 0; i < n; i++) {
 				memset(buf, 'a' + i % 26, sizeof buf);
 				if (write(fd[1], buf, sizeof buf) != sizeof buf)
@@ -163,7 +171,6 @@ int main(int argc, char **argv) {
 			}
 			return 0;
 		}
-		close(fd[1]);
 		long total = 0, sum = 0;
 		ssize_t r;
 		while ((r = read(fd[0], buf, sizeof buf)) > 0) {

@@ -11,13 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "detach.h"
+
 int main(int argc, char **argv) {
-	if (argc > 1 && strcmp(argv[1], "-d") == 0) {
-		pid_t child = fork();
-		if (child != 0)
-			return child < 0;
-		setsid();
-	}
+	detach_if_asked(argc, argv);
 	volatile long *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int ask[2], done[2];
 	if (count == MAP_FAILED || pipe(ask) < 0 || pipe(done) < 0)

@@ -5,9 +5,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "detach.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static long counter;
@@ -30,12 +30,7 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-	if (argc > 1 && strcmp(argv[1], "-d") == 0) {
-		pid_t child = fork();
-		if (child != 0)
-			return child < 0;
-		setsid();
-	}
+	detach_if_asked(argc, argv);
 	pthread_t th[3];
 	for (long i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, worker, (void *)i);

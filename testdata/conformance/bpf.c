@@ -50,6 +50,19 @@ static int prog_load(struct bpf_insn *insns, int n, char *log, int logsize) {
 	return bpf(BPF_PROG_LOAD, &a);
 }
 
+// obj_info asks the kernel what the object fd is into info, *len bytes
+// long, and sets *len to the length the kernel filled.
+static long obj_info(int fd, void *info, uint32_t *len) {
+	union bpf_attr a;
+	memset(&a, 0, sizeof a);
+	a.info.bpf_fd = fd;
+	a.info.info_len = *len;
+	a.info.info = (uintptr_t)info;
+	long r = bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
+	*len = a.info.info_len;
+	return r;
+}
+
 int main(void) {
 	int bad = 0;
 	int arr = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 4);
@@ -145,24 +158,16 @@ int main(void) {
 		pi.xlated_prog_insns = (uintptr_t)insns;
 		pi.nr_map_ids = 4;
 		pi.map_ids = (uintptr_t)ids;
-		union bpf_attr i;
-		memset(&i, 0, sizeof i);
-		i.info.bpf_fd = prog;
-		i.info.info_len = sizeof pi;
-		i.info.info = (uintptr_t)&pi;
-		long ir = bpf(BPF_OBJ_GET_INFO_BY_FD, &i);
+		uint32_t len = sizeof pi;
+		long ir = obj_info(prog, &pi, &len);
 		printf("prog info: %ld type %u, xlated %u bytes, first insn %#llx, maps %u\n", ir, pi.type, pi.xlated_prog_len, (unsigned long long)insns[0], pi.nr_map_ids);
 		bad |= ir != 0 || pi.type != BPF_PROG_TYPE_SOCKET_FILTER;
 	}
 	struct bpf_map_info mi;
 	memset(&mi, 0, sizeof mi);
-	union bpf_attr i;
-	memset(&i, 0, sizeof i);
-	i.info.bpf_fd = hash;
-	i.info.info_len = sizeof mi;
-	i.info.info = (uintptr_t)&mi;
-	long mr = bpf(BPF_OBJ_GET_INFO_BY_FD, &i);
-	printf("map info: %ld key %u value %u max %u, info_len %u\n", mr, mi.key_size, mi.value_size, mi.max_entries, i.info.info_len);
+	uint32_t len = sizeof mi;
+	long mr = obj_info(hash, &mi, &len);
+	printf("map info: %ld key %u value %u max %u, info_len %u\n", mr, mi.key_size, mi.value_size, mi.max_entries, len);
 	bad |= mi.key_size != 4 || mi.value_size != 16;
 	union bpf_attr n;
 	memset(&n, 0, sizeof n);

@@ -16,20 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "copyself.h"
 
-static int copySelf(int to) {
-	int from = open("/proc/self/exe", O_RDONLY);
-	if (from < 0)
-		return -1;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(from, buf, sizeof buf)) > 0)
-		if (write(to, buf, n) != n)
-			return -1;
-	close(from);
-	return n;
-}
+extern char **environ;
 
 // run forks a child that runs fexecve(fd, argv) and returns its exit status.
 static int run(int fd, char *const argv[]) {
@@ -54,7 +43,7 @@ int main(int argc, char **argv) {
 	int bad = 0;
 
 	int self = memfd_create("self", MFD_CLOEXEC);
-	if (self < 0 || copySelf(self) < 0)
+	if (self < 0 || copy_self(self) != 0)
 		return 1;
 	char *selfArgv[] = {"from-memfd", "child", NULL};
 	int code = run(self, selfArgv);

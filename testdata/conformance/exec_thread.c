@@ -14,13 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                      \
-	do {                                                              \
-		if (!(c)) {                                                   \
-			printf("FAIL line %d: %s\n", __LINE__, #c);               \
-			exit(1);                                                  \
-		}                                                             \
-	} while (0)
+#include "check.h"
 
 static int fds[2];
 static char self[4096];

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jobgroup.h"
+
 static int toparent[2], tochild[2];
 static volatile sig_atomic_t conts;
 
@@ -130,12 +132,7 @@ int main(void) {
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	if (pipe(toparent) || pipe(tochild))
 		return 1;
-	pid_t c = fork();
-	if (c == 0) {
-		setpgid(0, 0);
-		child();
-	}
-	setpgid(c, c);
+	pid_t c = fork_job(child);
 
 	cont(c, &set);
 	line();

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jobgroup.h"
+
 enum { nthreads = 3 };
 
 static int in[2], out[2], tids[2];
@@ -110,12 +112,7 @@ int main(void) {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (pipe(in) || pipe(out) || pipe(tids))
 		return 1;
-	pid_t c = fork();
-	if (c == 0) {
-		setpgid(0, 0);
-		child();
-	}
-	setpgid(c, c);
+	pid_t c = fork_job(child);
 	pid_t tid[nthreads];
 	for (int i = 0; i < nthreads; i++)
 		if (read(tids[0], &tid[i], sizeof tid[i]) != sizeof tid[i])

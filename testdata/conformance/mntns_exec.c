@@ -17,19 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int copy(const char *from, const char *to) {
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (in < 0 || out < 0)
-		return -1;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, n) != n)
-			return -1;
-	close(in);
-	return close(out) == 0 && n == 0 ? 0 : -1;
-}
+#include "copyself.h"
 
 int main(int argc, char **argv) {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -54,7 +42,8 @@ int main(int argc, char **argv) {
 	}
 	char prog[64];
 	snprintf(prog, sizeof prog, "%s/rewind-mntns-prog", dir);
-	if (copy("/proc/self/exe", prog) != 0) {
+	int out = open(prog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0 || copy_self(out) != 0 || close(out) != 0) {
 		perror("copy");
 		return 1;
 	}

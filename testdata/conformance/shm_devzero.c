@@ -9,13 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                      \
-	do {                                                              \
-		if (!(c)) {                                                   \
-			printf("FAIL line %d: %s\n", __LINE__, #c);               \
-			exit(1);                                                  \
-		}                                                             \
-	} while (0)
+#include "check.h"
 
 int main(void) {
 	char *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

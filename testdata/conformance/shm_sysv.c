@@ -10,13 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                      \
-	do {                                                              \
-		if (!(c)) {                                                   \
-			printf("FAIL line %d: %s\n", __LINE__, #c);               \
-			exit(1);                                                  \
-		}                                                             \
-	} while (0)
+#include "check.h"
 
 int main(void) {
 	int id = shmget(IPC_PRIVATE, 3 * 4096, IPC_CREAT | 0600);

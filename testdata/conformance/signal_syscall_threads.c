@@ -3,12 +3,11 @@
 // thread waits until 50 ticks were counted. The recording must not starve a
 // thread or hold a signal back until a timeout.
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
+
+#include "../sigcount.h"
 
 static atomic_int ticks, stop;
 static long calls[4];
@@ -34,20 +33,14 @@ static void *spam(void *arg) {
 }
 
 int main(void) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
+	install(SIGALRM, on_alarm, SA_RESTART);
 	pthread_t th[4];
 	for (long i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, spam, (void *)i);
-	struct itimerval it = {{0, 1000}, {0, 1000}};
-	setitimer(ITIMER_REAL, &it, NULL);
+	start_timer(1000);
 	while (atomic_load(&ticks) < 50)
 		usleep(1000);
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
+	stop_timer();
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
