@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // Recording a process that already runs (rewind record -p, rewind attach):
@@ -379,7 +381,7 @@ func mcpCall(t *testing.T, trace, tool, args string) string {
 	cmd := exec.Command(rewind(t), "mcp", trace)
 	var stderr syncBuffer
 	cmd.Stderr = &stderrWriter{&stderr}
-	in, out := startPiped(t, cmd)
+	in, out := testprog.StartPiped(t, cmd)
 	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}

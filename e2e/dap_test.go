@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-dap"
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // dapClient drives `rewind dap` over its stdin and stdout with go-dap.
@@ -36,7 +37,7 @@ func startDAP(t *testing.T) *dapClient {
 	t.Cleanup(cancel)
 	c := &dapClient{t: t, cmd: exec.CommandContext(ctx, rewind(t), "dap")}
 	c.cmd.Stderr = &c.stderr
-	in, stdout := startPiped(t, c.cmd)
+	in, stdout := testprog.StartPiped(t, c.cmd)
 	c.in, c.out = in, bufio.NewReader(stdout)
 	t.Cleanup(func() {
 		c.in.Close()

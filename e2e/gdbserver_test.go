@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-debugger/rewind/internal/testprog"
 )
 
 // remoteGDB runs a batch gdb session on prog connected with connect (a
@@ -231,7 +233,7 @@ func startRaw(t *testing.T, trace string) *rawServer {
 	t.Helper()
 	s := &rawServer{t: t, cmd: exec.Command(rewind(t), "replay", "--gdbserver", "-", trace)}
 	s.cmd.Stderr = &s.stderr
-	in, out := startPiped(t, s.cmd)
+	in, out := testprog.StartPiped(t, s.cmd)
 	s.in, s.out = in, bufio.NewReader(out)
 	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
 	return s

@@ -297,23 +297,6 @@ func need(tb testing.TB, name string) string {
 	return path
 }
 
-// startPiped starts cmd with pipes to its standard input and from its
-// standard output, for a test that talks to it (a server on stdio).
-func startPiped(t testing.TB, cmd *exec.Cmd) (in io.WriteCloser, out io.ReadCloser) {
-	t.Helper()
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatalf("%s: stdin: %v", cmd.Path, err)
-	}
-	if out, err = cmd.StdoutPipe(); err != nil {
-		t.Fatalf("%s: stdout: %v", cmd.Path, err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", cmd.Path, err)
-	}
-	return in, out
-}
-
 // wantReplayed runs `rewind replay --check trace` and fails t unless it
 // exits 0 having printed want, the program's output; it returns what the
 // replay wrote on stderr.

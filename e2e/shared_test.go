@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rewind-debugger/rewind/internal/testprog"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,7 +59,7 @@ func TestSharedMemoryOutsideWriter(t *testing.T) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, out := startPiped(t, cmd)
+	stdin, out := testprog.StartPiped(t, cmd)
 	var stdout strings.Builder
 	rd := bufio.NewReader(io.TeeReader(out, &stdout))
 	for round := range 2 {

@@ -305,7 +305,7 @@ func mcpOpen(t *testing.T, trace string) (instructions, first string, res result
 	cmd := exec.CommandContext(ctx, rewind(t), "mcp", trace)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, stdout := startPiped(t, cmd)
+	stdin, stdout := testprog.StartPiped(t, cmd)
 	in := bufio.NewReader(stdout)
 	var out []byte
 	// call sends a request and returns the result of its answer.

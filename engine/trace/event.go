@@ -32,6 +32,9 @@ const (
 	// KindSignal: a signal delivered to the thread. Synchronous signals (a
 	// fault at Regs.Rip) recur by themselves in replay; asynchronous ones are
 	// injected at the same point: right after the previous event of the thread.
+	// For a signal the program handles, Mem holds the frame the kernel
+	// built for the handler, which replay writes over its own (traces made
+	// before session 30 have none).
 	KindSignal Kind = 5
 	// KindRdtsc: an rdtsc or rdtscp instruction trapped and emulated; Value
 	// is the counter, Aux the rdtscp TSC_AUX.

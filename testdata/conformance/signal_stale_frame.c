@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sigcount.h"
+
 static sigjmp_buf back;
 static char altstack[1 << 16];
 
@@ -22,14 +24,6 @@ static void on_segv(int sig) {
 	siglongjmp(back, 1);
 }
 
-static void handle(int sig, void (*fn)(int), int flags) {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fn;
-	sa.sa_flags = flags;
-	sigaction(sig, &sa, NULL);
-}
-
 static unsigned long fnv(const volatile unsigned char *p, size_t n) {
 	unsigned long h = 1469598103934665603UL;
 	while (n--)
@@ -37,27 +31,28 @@ static unsigned long fnv(const volatile unsigned char *p, size_t n) {
 	return h;
 }
 
-// stale hashes the stack below its caller, uninitialized here.
+// stale hashes the stack below its caller, uninitialized here: on purpose.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 __attribute__((noinline)) static unsigned long stale(void) {
 	volatile unsigned char buf[8192];
 	return fnv(buf, sizeof buf);
 }
 
 int main(void) {
-	handle(SIGUSR1, on_usr1, 0);
+	install(SIGUSR1, on_usr1, 0);
 	char *heap = malloc(1 << 20);
 	heap[12345] = 1; // a page fault: the frame's cr2, trapno and error code
 	raise(SIGUSR1);
 	printf("after an asynchronous signal: %lx\n", stale());
 
-	handle(SIGSEGV, on_segv, 0);
+	install(SIGSEGV, on_segv, 0);
 	if (sigsetjmp(back, 1) == 0)
 		*(volatile int *)16 = 1;
 	printf("after a fault: %lx\n", stale());
 
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, NULL);
-	handle(SIGUSR1, on_usr1, SA_ONSTACK);
+	install(SIGUSR1, on_usr1, SA_ONSTACK);
 	heap[512345] = 1;
 	raise(SIGUSR1);
 	printf("the alternate stack: %lx\n", fnv((unsigned char *)altstack, sizeof altstack));
