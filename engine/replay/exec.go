@@ -291,8 +291,14 @@ func (s *Session) runOnce(t *rthread) (ptrace.Status, bool, error) {
 	if err := s.insertBPs(t); err != nil {
 		return ptrace.Status{}, false, err
 	}
-	sig := t.resumeSig
-	t.resumeSig = 0
+	sig, frame := t.takeFrame()
+	if frame != nil {
+		if err := s.enterHandler(t, frame, sig); err != nil {
+			s.removeBPs()
+			return ptrace.Status{}, false, err
+		}
+		sig = 0
+	}
 	resume := ptrace.Sysemu
 	if s.batch != nil && s.batch.t == t && s.batch.cont {
 		resume = ptrace.Cont // buffered.go
@@ -472,13 +478,18 @@ func (s *Session) stepRaw(t *rthread) (st ptrace.Status, stepped bool, err error
 		// breakpoint on it would have stopped it.
 		return ptrace.Status{Kind: ptrace.StopSignal, Sig: int(unix.SIGTRAP)}, false, nil
 	}
-	sig := t.resumeSig
-	t.resumeSig = 0
+	sig, frame := t.takeFrame()
 	if err := ptrace.SysemuStep(t.real, sig); err != nil {
 		return st, false, err
 	}
 	if st, err = s.waitFor(t); err != nil {
 		return st, false, err
+	}
+	if frame != nil {
+		// The step stopped at the handler's entry.
+		if err := s.writeFrame(t, frame, st); err != nil {
+			return st, false, err
+		}
 	}
 	if st.Kind == ptrace.StopSyscall {
 		// The syscall instruction copied rflags into r11 with the trap

@@ -157,6 +157,10 @@ type rthread struct {
 	// resumeSig is the signal to deliver when the thread is next resumed
 	// (it is stopped at that signal's delivery).
 	resumeSig int
+	// frame is the event of resumeSig when the recording holds the frame
+	// its handler got: the delivery is then a single step, and the frame
+	// is written at the handler's entry (signal.go).
+	frame *trace.Event
 	// injected is a signal already sent for the thread's next event.
 	injected int
 	// atEntry: parked at the entry of an emulated call whose exit is a later event.

@@ -64,21 +64,30 @@ func (s *Session) applySignal(t *rthread, e *trace.Event) error {
 		// status) that the recording has at its own point.
 		t.resumeSig = 0
 	}
+	t.frame = nil
 	if len(e.Mem) > 0 && t.resumeSig != 0 {
-		return s.enterHandler(t, e)
+		// Delivered when t next runs: until then it stands where the
+		// signal came, as the debugger shows it.
+		t.frame = e
 	}
 	return nil
 }
 
-// enterHandler delivers the signal of e, which the recording logged with
-// the frame its handler got (record/sigframe.go), by a single step that
-// stops t at the handler's first instruction, and writes the recorded
-// frame over the one the kernel built here: the last fault's trap number,
-// error code and address in it are this run's, and what the program later
-// reads of that stale stack must be the recording's.
-func (s *Session) enterHandler(t *rthread, e *trace.Event) error {
-	sig := t.resumeSig
-	t.resumeSig = 0
+// takeFrame returns the signal to deliver as t is resumed and, if its
+// frame is recorded, the event that holds it; both are consumed.
+func (t *rthread) takeFrame() (sig int, frame *trace.Event) {
+	sig, frame = t.resumeSig, t.frame
+	t.resumeSig, t.frame = 0, nil
+	if frame != nil && sig != int(frame.Signo) {
+		frame = nil
+	}
+	return sig, frame
+}
+
+// enterHandler delivers sig, whose recorded frame e holds
+// (record/sigframe.go), by a single step, which stops t at the handler's
+// first instruction, and writes the frame there.
+func (s *Session) enterHandler(t *rthread, e *trace.Event, sig int) error {
 	if err := ptrace.Step(t.real, sig); err != nil {
 		return err
 	}
@@ -86,19 +95,29 @@ func (s *Session) enterHandler(t *rthread, e *trace.Event) error {
 	if err != nil {
 		return err
 	}
+	return s.writeFrame(t, e, st)
+}
+
+// writeFrame writes the frame of e, recorded at its handler's entry, over
+// the one the kernel built here, t having stopped (st) at that entry: the
+// last fault's trap number, error code and address in it are this run's,
+// and what the program later reads of that stale stack must be the
+// recording's.
+func (s *Session) writeFrame(t *rthread, e *trace.Event, st ptrace.Status) error {
+	sig := unix.SignalName(unix.Signal(e.Signo))
 	if st.Kind != ptrace.StopSignal || st.Sig != int(unix.SIGTRAP) {
-		return s.diverge(e, "expected to enter the handler of %s, got %s", unix.SignalName(unix.Signal(sig)), describe(st))
+		return s.diverge(e, "expected to enter the handler of %s, got %s", sig, describe(st))
 	}
 	var regs trace.Regs
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return err
 	}
 	if regs[trace.RSP] != e.Mem[0].Addr {
-		return s.diverge(e, "the handler of %s got its frame at %#x, recorded at %#x", unix.SignalName(unix.Signal(sig)), regs[trace.RSP], e.Mem[0].Addr)
+		return s.diverge(e, "the handler of %s got its frame at %#x, recorded at %#x", sig, regs[trace.RSP], e.Mem[0].Addr)
 	}
 	for _, m := range e.Mem {
 		if _, err := t.proc.mem.WriteAt(m.Data, m.Addr); err != nil {
-			return fmt.Errorf("write the frame of %s: %w", unix.SignalName(unix.Signal(sig)), err)
+			return fmt.Errorf("write the frame of %s: %w", sig, err)
 		}
 	}
 	return nil
