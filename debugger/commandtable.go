@@ -3,6 +3,7 @@ package debugger
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/timeline"
 )
@@ -32,103 +33,66 @@ var (
 func newCommandTable() *Registry {
 	return newRegistry([]*Command{
 		// Breakpoints, watchpoints and displays.
-		{Name: "break", Aliases: []string{"b", "br"}, GDB: []string{"break", "b", "br"}, Group: groupBreak,
+		{Name: "break", Aliases: []string{"b", "br"}, GDB: true, Group: groupBreak,
 			Usage: "break LOC [if COND]", Help: "stop where LOC (FILE:LINE, FUNC, *ADDR) is reached, when COND holds",
 			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdBreak(args, false, res) }},
-		{Name: "tbreak", Aliases: []string{"tb"}, GDB: []string{"tbreak", "tb"}, Group: groupBreak,
+		{Name: "tbreak", Aliases: []string{"tb"}, GDB: true, Group: groupBreak,
 			Usage: "tbreak LOC [if COND]", Help: "a breakpoint deleted by its first stop",
 			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdBreak(args, true, res) }},
-		{Name: "watch", GDB: []string{"watch"}, Group: groupBreak, killed: errNotRunning,
+		{Name: "watch", GDB: true, Group: groupBreak, killed: errNotRunning,
 			Usage: "watch [-l|-location] EXPR", Help: "stop after each write that changes EXPR (-l: the memory it names now)",
 			Complete: CompleteExpression, run: (*Session).cmdWatch},
-		{Name: "rwatch", GDB: []string{"rwatch"}, Group: groupBreak, killed: errNotRunning,
+		{Name: "rwatch", GDB: true, Group: groupBreak, killed: errNotRunning,
 			Usage: "rwatch EXPR", Help: "stop after each access to EXPR (the hardware traps reads with writes)",
 			Complete: CompleteExpression, run: (*Session).cmdWatch},
-		{Name: "awatch", GDB: []string{"awatch"}, Group: groupBreak, killed: errNotRunning,
+		{Name: "awatch", GDB: true, Group: groupBreak, killed: errNotRunning,
 			Usage: "awatch EXPR", Help: "stop after each read or write of EXPR",
 			Complete: CompleteExpression, run: (*Session).cmdWatch},
-		{Name: "delete", Aliases: []string{"d"}, GDB: []string{"delete", "d"}, Group: groupBreak,
+		{Name: "delete", Aliases: []string{"d"}, GDB: true, Group: groupBreak,
 			Usage: "delete [N...] | delete display N | delete checkpoint N", Help: "delete breakpoints and watchpoints (all without N), a display or a checkpoint",
 			Complete: CompleteBreakpoint, run: cmdDeleteAny},
-		{Name: "enable", GDB: []string{"enable"}, Group: groupBreak,
+		{Name: "enable", GDB: true, Group: groupBreak,
 			Usage: "enable [N...] | enable display [N...]", Help: "arm breakpoints and watchpoints again (all without N), or displays",
 			Complete: CompleteBreakpoint, run: cmdEnableAny},
-		{Name: "disable", GDB: []string{"disable"}, Group: groupBreak,
+		{Name: "disable", GDB: true, Group: groupBreak,
 			Usage: "disable [N...] | disable display [N...]", Help: "keep breakpoints and watchpoints listed but unarmed, or displays hidden",
 			Complete: CompleteBreakpoint, run: cmdEnableAny},
-		{Name: "condition", GDB: []string{"condition"}, Group: groupBreak,
+		{Name: "condition", GDB: true, Group: groupBreak,
 			Usage: "condition N [EXPR]", Help: "set, or remove, the condition of breakpoint N",
 			Complete: CompleteBreakpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdCondition(args, res) }},
-		{Name: "ignore", GDB: []string{"ignore"}, Group: groupBreak,
+		{Name: "ignore", GDB: true, Group: groupBreak,
 			Usage: "ignore N COUNT", Help: "skip the next COUNT hits of breakpoint N in the direction of travel",
 			Complete: CompleteBreakpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdIgnore(args, res) }},
-		{Name: "display", GDB: []string{"display"}, Group: groupBreak, Formats: true,
+		{Name: "display", GDB: true, Group: groupBreak, Formats: true,
 			Usage: "display[/FMT] [EXPR]", Help: "show EXPR now and after every stop (without EXPR: show the displays)",
 			Complete: CompleteExpression, run: (*Session).cmdDisplay},
-		{Name: "undisplay", GDB: []string{"undisplay"}, Group: groupBreak,
+		{Name: "undisplay", GDB: true, Group: groupBreak,
 			Usage: "undisplay [N...]", Help: "delete displays (all without N)",
 			Complete: CompleteDisplay, run: func(s *Session, _, args string, res *Result) error { return s.cmdUndisplay(args, res) }},
 
 		// Running forwards.
-		{Name: "run", Aliases: []string{"r"}, GDB: []string{"run", "r"}, Group: groupRun,
+		{Name: "run", Aliases: []string{"r"}, GDB: true, Group: groupRun,
 			Usage: "run", Help: "back to the start of the recording, then continue",
 			run: func(s *Session, _, _ string, res *Result) error { return s.cmdRun(res) }},
-		{Name: "start", GDB: []string{"start"}, Group: groupRun,
+		{Name: "start", GDB: true, Group: groupRun,
 			Usage: "start", Help: "stop at main's first line (the program's start when it has none)",
 			run: func(s *Session, _, _ string, res *Result) error {
 				s.habits.killed = false
 				return s.cmdStart(res)
 			}},
-		{Name: "continue", Aliases: []string{"c"}, GDB: []string{"continue", "c"}, Group: groupRun, killed: errNotRunning,
-			Usage: "continue [N]", Help: "run to the next stop (N: ignore the breakpoint stopped at N-1 more times)",
-			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error {
-				return s.cmdContinue(args, res, s.continueForward)
-			}},
-		{Name: "step", Aliases: []string{"s"}, GDB: []string{"step", "s"}, Group: groupRun, killed: errNotRunning,
-			Usage: "step [N]", Help: "to the next line, into calls", Complete: CompleteCount, run: lineMotion(false, true)},
-		{Name: "next", Aliases: []string{"n"}, GDB: []string{"next", "n"}, Group: groupRun, killed: errNotRunning,
-			Usage: "next [N]", Help: "to the next line, over calls", Complete: CompleteCount, run: lineMotion(false, false)},
-		{Name: "stepi", Aliases: []string{"si"}, GDB: []string{"stepi", "si"}, Group: groupRun, killed: errNotRunning,
-			Usage: "stepi [N]", Help: "one instruction of the selected thread", Complete: CompleteCount,
-			// In the thread selected (thread N), as gdb: the others run
-			// first when they come before it.
-			run: instructionMotion(false, func(s *Session) func() (*timeline.Stop, error) {
-				return func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }
-			})},
-		{Name: "nexti", Aliases: []string{"ni"}, GDB: []string{"nexti", "ni"}, Group: groupRun, killed: errNotRunning,
-			Usage: "nexti [N]", Help: "one instruction, over calls", Complete: CompleteCount,
-			run: instructionMotion(false, func(s *Session) func() (*timeline.Stop, error) { return s.nextInstruction })},
-		{Name: "finish", Aliases: []string{"fin"}, GDB: []string{"finish", "fin"}, Group: groupRun, killed: errNotRunning,
-			Usage: "finish", Help: "run until the selected frame returns, and show its value",
-			run: func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, false) }},
-		{Name: "until", Aliases: []string{"u"}, GDB: []string{"until", "u"}, Group: groupRun, killed: errNotRunning,
-			Usage: "until [LOC]", Help: "to a line after this one (a loop's end), or to LOC in this frame",
-			Complete: CompleteLocation, run: (*Session).cmdUntil},
-		{Name: "advance", GDB: []string{"advance"}, Group: groupRun, killed: errNotRunning,
-			Usage: "advance LOC", Help: "run to LOC, or until the current frame returns",
-			Complete: CompleteLocation, run: (*Session).cmdUntil},
-		{Name: "kill", Aliases: []string{"k"}, GDB: []string{"kill", "k"}, Group: groupRun,
+		twin("continue", false), twin("step", false), twin("next", false), twin("stepi", false),
+		motion(false, "nexti", "ni", "nexti [N]", "one instruction, over calls", CompleteCount,
+			instructionMotion(false, func(s *Session) func() (*timeline.Stop, error) { return s.nextInstruction })),
+		twin("finish", false),
+		motion(false, "until", "u", "until [LOC]", "to a line after this one (a loop's end), or to LOC in this frame",
+			CompleteLocation, (*Session).cmdUntil),
+		motion(false, "advance", "", "advance LOC", "run to LOC, or until the current frame returns", CompleteLocation, (*Session).cmdUntil),
+		{Name: "kill", Aliases: []string{"k"}, GDB: true, Group: groupRun,
 			Usage: "kill", Help: "end the program, as gdb: nothing to inspect until run, start or restart",
 			run: func(s *Session, _, _ string, res *Result) error { return s.cmdKill(res) }},
 
 		// Running backwards.
-		{Name: "reverse-continue", Aliases: []string{"rc"}, GDB: []string{"reverse-continue", "rc"}, Group: groupReverse, killed: errNotRunning,
-			Usage: "reverse-continue [N]", Help: "run backwards to the previous stop",
-			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error {
-				return s.cmdContinue(args, res, s.continueBackward)
-			}},
-		{Name: "reverse-step", Aliases: []string{"rs"}, GDB: []string{"reverse-step", "rs"}, Group: groupReverse, killed: errNotRunning,
-			Usage: "reverse-step [N]", Help: "back to the previous line, into calls", Complete: CompleteCount, run: lineMotion(true, true)},
-		{Name: "reverse-next", Aliases: []string{"rn"}, GDB: []string{"reverse-next", "rn"}, Group: groupReverse, killed: errNotRunning,
-			Usage: "reverse-next [N]", Help: "back to the previous line, over calls", Complete: CompleteCount, run: lineMotion(true, false)},
-		{Name: "reverse-stepi", Aliases: []string{"rsi"}, GDB: []string{"reverse-stepi", "rsi"}, Group: groupReverse, killed: errNotRunning,
-			Usage: "reverse-stepi [N]", Help: "back one instruction of the selected thread", Complete: CompleteCount,
-			run: instructionMotion(true, func(s *Session) func() (*timeline.Stop, error) {
-				return func() (*timeline.Stop, error) { return s.reverseStepiOverHook(s.currentThread()) }
-			})},
-		{Name: "reverse-finish", GDB: []string{"reverse-finish"}, Group: groupReverse, killed: errNotRunning,
-			Usage: "reverse-finish", Help: "back to the call of the selected frame",
-			run: func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, true) }},
+		twin("continue", true), twin("step", true), twin("next", true), twin("stepi", true), twin("finish", true),
 
 		// Time travel.
 		{Name: "goto", Group: groupTime, killed: errNotRunning,
@@ -149,83 +113,83 @@ func newCommandTable() *Registry {
 		{Name: "why", Group: groupTime,
 			Usage: "why [N]", Help: "explain the failure, following at most N links back",
 			Complete: CompleteCount, run: func(s *Session, _, args string, res *Result) error { return s.cmdWhy(args, res) }},
-		{Name: "checkpoint", GDB: []string{"checkpoint"}, Group: groupTime, killed: errNotRunning,
+		{Name: "checkpoint", GDB: true, Group: groupTime, killed: errNotRunning,
 			Usage: "checkpoint", Help: "name the current moment, to restart there",
 			run: func(s *Session, _, _ string, res *Result) error { return s.cmdCheckpoint(res) }},
-		{Name: "restart", GDB: []string{"restart"}, Group: groupTime,
+		{Name: "restart", GDB: true, Group: groupTime,
 			Usage: "restart N", Help: "return to checkpoint N, forwards or backwards",
 			Complete: CompleteCheckpoint, run: func(s *Session, _, args string, res *Result) error { return s.cmdRestart(args, res) }},
 
 		// Stack and threads.
-		{Name: "backtrace", Aliases: []string{"bt", "where"}, GDB: []string{"backtrace", "bt", "where"}, Group: groupStack, killed: errNoStack,
+		{Name: "backtrace", Aliases: []string{"bt", "where"}, GDB: true, Group: groupStack, killed: errNoStack,
 			Usage: "backtrace [full] [N]", Help: "the stack of the selected thread (full: with each frame's locals)",
 			Complete: CompleteCount, run: cmdBacktraceAny},
-		{Name: "frame", Aliases: []string{"f"}, GDB: []string{"frame", "f"}, Group: groupStack, killed: errNoStack,
+		{Name: "frame", Aliases: []string{"f"}, GDB: true, Group: groupStack, killed: errNoStack,
 			Usage: "frame [N]", Help: "select frame N, or show the selected one",
 			Complete: CompleteFrame, run: (*Session).cmdFrame},
-		{Name: "up", GDB: []string{"up"}, Group: groupStack, killed: errNoStack,
+		{Name: "up", GDB: true, Group: groupStack, killed: errNoStack,
 			Usage: "up [N]", Help: "select the caller's frame", Complete: CompleteCount, run: (*Session).cmdFrame},
-		{Name: "down", GDB: []string{"down"}, Group: groupStack, killed: errNoStack,
+		{Name: "down", GDB: true, Group: groupStack, killed: errNoStack,
 			Usage: "down [N]", Help: "select the callee's frame", Complete: CompleteCount, run: (*Session).cmdFrame},
-		{Name: "thread", Aliases: []string{"t"}, GDB: []string{"thread", "t"}, Group: groupStack, killed: errNoThread,
+		{Name: "thread", Aliases: []string{"t"}, GDB: true, Group: groupStack, killed: errNoThread,
 			Usage: "thread [N]", Help: "select thread N (gdb's number or the recorded id), or show the selected one",
 			Complete: CompleteThread, run: func(s *Session, _, args string, res *Result) error { return s.cmdThreadNumber(args, res) }},
-		{Name: "process", Aliases: []string{"inferior"}, GDB: []string{"inferior"}, Group: groupStack,
+		{Name: "process", Aliases: []string{"inferior"}, GDB: true, Group: groupStack,
 			Usage: "process [PID]", Help: "debug another process of the recording, or show which one is debugged",
 			run: func(s *Session, _, args string, res *Result) error { return s.cmdProcess(args, res) }},
 
 		// Data and code.
-		{Name: "print", Aliases: []string{"p"}, GDB: []string{"print", "p"}, Group: groupData, killed: errNotRunning, Formats: true,
+		{Name: "print", Aliases: []string{"p"}, GDB: true, Group: groupData, killed: errNotRunning, Formats: true,
 			Usage: "print[/FMT] EXPR", Help: "the value of EXPR, kept in the value history ($N)",
 			Complete: CompleteExpression, run: cmdPrintAny},
-		{Name: "output", GDB: []string{"output"}, Group: groupData, killed: errNotRunning, Formats: true,
+		{Name: "output", GDB: true, Group: groupData, killed: errNotRunning, Formats: true,
 			Usage: "output[/FMT] EXPR", Help: "the value of EXPR alone, not in the history",
 			Complete: CompleteExpression, run: cmdPrintAny},
-		{Name: "call", GDB: []string{"call"}, Group: groupData, killed: errNotRunning,
+		{Name: "call", GDB: true, Group: groupData, killed: errNotRunning,
 			Usage: "call EXPR", Help: "print EXPR (a recording cannot run the program's functions)",
 			Complete: CompleteExpression, run: cmdPrintAny},
-		{Name: "printf", GDB: []string{"printf"}, Group: groupData,
+		{Name: "printf", GDB: true, Group: groupData,
 			Usage: `printf "FMT", ARGS...`, Help: "format values as C's printf",
 			Complete: CompleteExpression, run: func(s *Session, _, args string, res *Result) error { return s.cmdPrintf(args, res) }},
-		{Name: "echo", GDB: []string{"echo"}, Group: groupData,
+		{Name: "echo", GDB: true, Group: groupData,
 			Usage: "echo TEXT", Help: "print TEXT with C escapes, ending no line unless it says so",
 			run: func(_ *Session, _, args string, res *Result) error {
 				res.Text, res.unterminated = echoText(args), true
 				return nil
 			}},
-		{Name: "ptype", GDB: []string{"ptype"}, Group: groupData, killed: errNotRunning,
+		{Name: "ptype", GDB: true, Group: groupData, killed: errNotRunning,
 			Usage: "ptype EXPR|TYPE", Help: "the type of EXPR, or TYPE, spelled out",
 			Complete: CompleteExpression, run: (*Session).cmdPtype},
-		{Name: "whatis", GDB: []string{"whatis"}, Group: groupData, killed: errNotRunning,
+		{Name: "whatis", GDB: true, Group: groupData, killed: errNotRunning,
 			Usage: "whatis EXPR|TYPE", Help: "the type's name",
 			Complete: CompleteExpression, run: (*Session).cmdPtype},
-		{Name: "x", GDB: []string{"x"}, Group: groupData, killed: errNotRunning, Formats: true, Forms: []string{"x/"},
+		{Name: "x", GDB: true, Group: groupData, killed: errNotRunning, Formats: true, Forms: []string{"x/"},
 			Usage: "x/NFU ADDR", Help: "examine memory: N units (b, h, w, g) in format F (x, d, u, o, t, c, s, a, i)",
 			Complete: CompleteExpression, run: (*Session).cmdExamine},
-		{Name: "list", Aliases: []string{"l"}, GDB: []string{"list", "l"}, Group: groupData, killed: errNotRunning,
+		{Name: "list", Aliases: []string{"l"}, GDB: true, Group: groupData, killed: errNotRunning,
 			Usage: "list [LINE|FILE:LINE|FUNC|A,B|-]", Help: "source lines around a place (-: the ten before the last listed)",
 			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdList(args, res) }},
-		{Name: "disassemble", Aliases: []string{"disas"}, GDB: []string{"disassemble", "disas"}, Group: groupData, killed: errNotRunning,
+		{Name: "disassemble", Aliases: []string{"disas"}, GDB: true, Group: groupData, killed: errNotRunning,
 			Usage: "disassemble [LOC]", Help: "the instructions of a function",
 			Complete: CompleteLocation, run: func(s *Session, _, args string, res *Result) error { return s.cmdDisassemble(args, res) }},
-		{Name: "info", Aliases: []string{"i"}, GDB: []string{"info", "i"}, Group: groupData,
+		{Name: "info", Aliases: []string{"i"}, GDB: true, Group: groupData,
 			Usage: "info SUBCOMMAND", Help: "describe the program's state (help info lists the subcommands)",
 			Complete: CompleteSubcommand, Sub: newInfoTable()},
 
 		// Session.
-		{Name: "set", GDB: []string{"set"}, Group: groupSession, Forms: []string{"set print pretty"},
+		{Name: "set", GDB: true, Group: groupSession, Forms: []string{"set print pretty"},
 			Usage: "set SETTING VALUE", Help: "pagination, confirm, print pretty (on|off), width, height (N|unlimited)",
 			Complete: CompleteSetting, run: func(s *Session, _, args string, res *Result) error { return s.cmdSet(args, res) }},
-		{Name: "show", GDB: []string{"show"}, Group: groupSession,
+		{Name: "show", GDB: true, Group: groupSession,
 			Usage: "show SETTING", Help: "a setting, in gdb's words",
 			Complete: CompleteSetting, run: func(s *Session, _, args string, res *Result) error { return s.cmdShow(args, res) }},
-		{Name: "source", GDB: []string{"source"}, Group: groupSession,
+		{Name: "source", GDB: true, Group: groupSession,
 			Usage: "source FILE", Help: "run a file of commands, stopping at the first error",
 			Complete: CompleteFile, run: func(s *Session, _, args string, res *Result) error { return s.cmdSource(args, res) }},
-		{Name: "help", Aliases: []string{"h"}, GDB: []string{"help", "h"}, Group: groupSession,
+		{Name: "help", Aliases: []string{"h"}, GDB: true, Group: groupSession,
 			Usage: "help [COMMAND]", Help: "the commands, or one command's usage",
 			Complete: CompleteCommand, run: func(_ *Session, _, args string, res *Result) error { return commands.help(args, res) }},
-		{Name: "quit", Aliases: []string{"q"}, GDB: []string{"quit", "q"}, Group: groupSession,
+		{Name: "quit", Aliases: []string{"q"}, GDB: true, Group: groupSession,
 			Usage: "quit", Help: "end the batch or the UI",
 			run: func(_ *Session, _, _ string, res *Result) error {
 				res.Quit = true
@@ -241,6 +205,74 @@ func unknownCommand(name, args string) error {
 		return errCannotChange(args)
 	}
 	return fmt.Errorf("unknown command %q", name)
+}
+
+// twinMotion is a motion gdb has both ways: its forward name, alias,
+// usage and help, the backward one's help, and its handler either way.
+type twinMotion struct {
+	name, alias, usage, help, backHelp string
+	complete                           CompletionKind
+	run                                func(reverse bool) handler
+}
+
+// twins are the motions gdb has both ways, by their forward names
+// (reverse-NAME, alias rALIAS, goes back): twin(name, reverse) is one of them.
+var twins = []twinMotion{
+	{"continue", "c", "continue [N]", "run to the next stop (N: ignore the breakpoint stopped at N-1 more times)",
+		"run backwards to the previous stop", CompleteCount, func(reverse bool) handler {
+			return func(s *Session, _, args string, res *Result) error {
+				if reverse {
+					return s.cmdContinue(args, res, s.continueBackward)
+				}
+				return s.cmdContinue(args, res, s.continueForward)
+			}
+		}},
+	{"step", "s", "step [N]", "to the next line, into calls", "back to the previous line, into calls",
+		CompleteCount, func(reverse bool) handler { return lineMotion(reverse, true) }},
+	{"next", "n", "next [N]", "to the next line, over calls", "back to the previous line, over calls",
+		CompleteCount, func(reverse bool) handler { return lineMotion(reverse, false) }},
+	// In the thread selected (thread N), as gdb: the others run first when
+	// they come before it.
+	{"stepi", "si", "stepi [N]", "one instruction of the selected thread", "back one instruction of the selected thread",
+		CompleteCount, func(reverse bool) handler {
+			return instructionMotion(reverse, func(s *Session) func() (*timeline.Stop, error) {
+				if reverse {
+					return func() (*timeline.Stop, error) { return s.reverseStepiOverHook(s.currentThread()) }
+				}
+				return func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }
+			})
+		}},
+	{"finish", "fin", "finish", "run until the selected frame returns, and show its value", "back to the call of the selected frame",
+		CompleteNone, func(reverse bool) handler {
+			return func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, reverse) }
+		}},
+}
+
+// twin is the command of the twin named name, forwards or backwards.
+func twin(name string, reverse bool) *Command {
+	i := slices.IndexFunc(twins, func(w twinMotion) bool { return w.name == name })
+	w := twins[i]
+	if !reverse {
+		return motion(false, w.name, w.alias, w.usage, w.help, w.complete, w.run(false))
+	}
+	alias := ""
+	if w.name != "finish" {
+		alias = "r" + w.alias
+	}
+	return motion(true, "reverse-"+w.name, alias, "reverse-"+w.usage, w.backHelp, w.complete, w.run(true))
+}
+
+// motion is one of gdb's commands that run the program forwards (or,
+// reverse, backwards) to a stop: refused after kill, as gdb refuses them.
+func motion(reverse bool, name, alias, usage, help string, complete CompletionKind, run handler) *Command {
+	c := &Command{Name: name, GDB: true, Group: groupRun, killed: errNotRunning, Usage: usage, Help: help, Complete: complete, run: run}
+	if reverse {
+		c.Group = groupReverse
+	}
+	if alias != "" {
+		c.Aliases = []string{alias}
+	}
+	return c
 }
 
 // lineMotion is step and next, forwards or backwards: N line steps of the

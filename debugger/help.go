@@ -20,7 +20,7 @@ type CommandHelp struct {
 
 // describe is a command's help entry, with its subcommands'.
 func (c *Command) describe() CommandHelp {
-	h := CommandHelp{Name: c.Name, Aliases: c.Aliases, GDB: len(c.GDB) > 0, Usage: c.Usage, Help: c.Help, Completes: c.Complete.String()}
+	h := CommandHelp{Name: c.Name, Aliases: c.Aliases, GDB: c.GDB, Usage: c.Usage, Help: c.Help, Completes: c.Complete.String()}
 	if c.Sub != nil {
 		for _, sc := range c.Sub.commands {
 			h.Subcommands = append(h.Subcommands, sc.describe())
@@ -66,7 +66,7 @@ func (r *Registry) help(args string, res *Result) error {
 	if len(c.Aliases) > 0 {
 		fmt.Fprintf(&b, "\nAliases: %s.", strings.Join(c.Aliases, ", "))
 	}
-	if len(c.GDB) == 0 {
+	if !c.GDB {
 		b.WriteString("\nrewind's own: gdb has no such command.")
 	}
 	if c.Sub != nil {
@@ -82,7 +82,7 @@ func (r *Registry) help(args string, res *Result) error {
 // writeHelpLine is one command's line of a listing.
 func writeHelpLine(b *strings.Builder, c *Command) {
 	mark := ""
-	if len(c.GDB) == 0 {
+	if !c.GDB {
 		mark = " *"
 	}
 	also := ""

@@ -52,9 +52,9 @@ type Command struct {
 	Name string
 	// Aliases are the other spellings that run it (short forms).
 	Aliases []string
-	// GDB are the spellings gdb itself has for it; none for rewind's own
-	// commands (goto, when, history…).
-	GDB []string
+	// GDB says gdb has the command too (by its name or an alias); help
+	// marks the others (goto, when, history…) as rewind's own.
+	GDB bool
 	// Usage is the command with its arguments, Help one line on it.
 	Usage, Help string
 	// Group orders help's listing.
