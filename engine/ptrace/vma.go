@@ -3,6 +3,7 @@ package ptrace
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -49,6 +50,10 @@ func (m *Mem) VMAs(addrs []uint64) ([]VMA, error) {
 			m.maps = f
 		}
 		for i, a := range addrs {
+			if j := slices.IndexFunc(out[:i], func(v VMA) bool { return v.Start <= a && a < v.End }); j >= 0 {
+				out[i] = out[j] // registers point into few mappings
+				continue
+			}
 			q := procmapQuery{size: uint64(unsafe.Sizeof(procmapQuery{})), queryAddr: a}
 			_, _, e := unix.Syscall(unix.SYS_IOCTL, m.maps.Fd(), procmapQueryIoctl, uintptr(unsafe.Pointer(&q)))
 			switch {
