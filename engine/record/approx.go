@@ -67,17 +67,25 @@ func (r *Recorder) approxPoint(t *thread, regs *trace.Regs) (words []trace.Mem, 
 // Addresses it cannot check are left out: a weaker fingerprint, never a
 // wrong one.
 func pointees(mem *ptrace.Mem, addrs []uint64, vmas []ptrace.VMA) []trace.Mem {
-	var out []trace.Mem
+	var at []uint64
 	for i, a := range addrs {
-		v := vmas[i]
-		if !v.Read || !v.Write || v.Shared || v.Exec || a+pointeeLen > v.End {
-			continue
+		if v := vmas[i]; v.Read && v.Write && !v.Shared && !v.Exec && a+pointeeLen <= v.End {
+			at = append(at, a)
 		}
-		b := make([]byte, pointeeLen)
-		if n, _ := mem.ReadAt(b, a); n != pointeeLen {
-			continue
-		}
-		out = append(out, trace.Mem{Addr: a, Data: b})
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	bufs := make([][]byte, len(at))
+	for i := range bufs {
+		bufs[i] = make([]byte, pointeeLen)
+	}
+	if err := mem.ReadMany(bufs, at); err != nil {
+		return nil
+	}
+	out := make([]trace.Mem, len(at))
+	for i, a := range at {
+		out[i] = trace.Mem{Addr: a, Data: bufs[i]}
 	}
 	return out
 }

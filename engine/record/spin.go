@@ -499,15 +499,15 @@ func (r *Recorder) secondPass(t *thread, regs *trace.Regs) error {
 		}
 	}
 	if !sameGPRs(&snap.regs, &first.regs) {
-		return r.preempt(t, regs, "registers changed", trace.FlagApprox, nil)
+		return r.logPreempt(t, regs, "registers changed", trace.FlagApprox, snap.ptrs)
 	}
 	if word, ok := firstChange(&first, &snap); ok {
-		return r.preempt(t, regs, "memory changed", trace.FlagApprox, []trace.Mem{word})
+		return r.logPreempt(t, regs, "memory changed", trace.FlagApprox, append([]trace.Mem{word}, snap.ptrs...))
 	}
 	if snap.regs != first.regs || snap.fp != first.fp {
-		return r.preempt(t, regs, "flags or fpu changed", trace.FlagApprox, nil)
+		return r.logPreempt(t, regs, "flags or fpu changed", trace.FlagApprox, snap.ptrs)
 	}
-	return r.preempt(t, regs, "spin", 0, nil) // a spin
+	return r.logPreempt(t, regs, "spin", 0, nil) // a spin
 }
 
 // sameGPRs compares the general registers, those the replay trampoline
@@ -646,20 +646,27 @@ func (r *Recorder) cancelSpin(t *thread) {
 // registers, the stack window, the FPU/SSE registers (Value), the
 // executable's data (Aux) and the memory words in words (In).
 func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem) error {
-	if debug {
-		fmt.Fprintf(os.Stderr, "rec: preempt %d at %#x: %s (%d steps)\n", t.tid, regs[trace.RIP], why, t.spin.steps)
-	}
-	t.spin.phase = spinNone
 	if flags&trace.FlagApprox != 0 {
 		more, ok := r.approxPoint(t, regs)
 		if !ok {
 			// Not a point replay can stop at: the next deadline tries
 			// again, or the fault the thread is about to take is an
 			// event of its own.
+			t.spin.phase = spinNone
 			return r.resume(t, 0)
 		}
 		words = append(words, more...)
 	}
+	return r.logPreempt(t, regs, why, flags, words)
+}
+
+// logPreempt is preempt at a point known to be one: the second pass of a
+// breakpoint, whose snapshot has what the registers point at already.
+func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem) error {
+	if debug {
+		fmt.Fprintf(os.Stderr, "rec: preempt %d at %#x: %s (%d steps)\n", t.tid, regs[trace.RIP], why, t.spin.steps)
+	}
+	t.spin.phase = spinNone
 	if regs[trace.OrigRAX] != ^uint64(0) {
 		// Stopped by an interrupt, whose entry left its own mark there;
 		// replay finds the point with a breakpoint (-1, no system call),
