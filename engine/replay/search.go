@@ -170,11 +170,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			}
 			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
-		// The resume flag is the kernel's (the recorder's stop may have
-		// come from a fault, which sets it, a pass here from a breakpoint,
-		// which does not): the program never sees it.
-		regs[trace.EFLAGS] = regs[trace.EFLAGS]&^eflagsRF | e.Regs[trace.EFLAGS]&eflagsRF
-		if regs == e.Regs && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
+		if samePassRegs(&regs, &e.Regs) && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 			same, err := s.sameState(t, e, &data)
 			if err != nil || same {
 				return err
@@ -245,6 +241,16 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 		}
 	}
 	return true, nil
+}
+
+// samePassRegs says whether a pass's registers are the recorded point's,
+// all of them but the resume flag, which is the kernel's (the recorder's
+// stop may have come from a fault, which sets it, a pass here from a
+// breakpoint, which does not): the program never sees it.
+func samePassRegs(got, want *trace.Regs) bool {
+	g := *got
+	g[trace.EFLAGS] = g[trace.EFLAGS]&^eflagsRF | want[trace.EFLAGS]&eflagsRF
+	return g == *want
 }
 
 // openTrampoline prepares the trampoline for e's pc, or returns nil when the

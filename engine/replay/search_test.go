@@ -48,3 +48,27 @@ func TestPreemptSearchGetsTrampoline(t *testing.T) {
 		t.Fatalf("replay of %d preemptions: %v", preempts, err)
 	}
 }
+
+// TestSamePassRegs: a pass matches the recorded point's registers whatever
+// the resume flag says (a fault's stop has it, a breakpoint's not), and
+// no other difference is forgiven.
+func TestSamePassRegs(t *testing.T) {
+	var want trace.Regs
+	want[trace.RIP], want[trace.RAX], want[trace.EFLAGS] = 0x401000, 7, 0x10206
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *trace.Regs)
+		match bool
+	}{
+		{"identical", func(r *trace.Regs) {}, true},
+		{"resume flag clear", func(r *trace.Regs) { r[trace.EFLAGS] &^= eflagsRF }, true},
+		{"another flag", func(r *trace.Regs) { r[trace.EFLAGS] ^= 0x40 }, false},
+		{"a register", func(r *trace.Regs) { r[trace.RAX]++ }, false},
+	} {
+		got := want
+		tc.edit(&got)
+		if m := samePassRegs(&got, &want); m != tc.match {
+			t.Errorf("%s: match %v, want %v", tc.name, m, tc.match)
+		}
+	}
+}
