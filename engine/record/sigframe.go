@@ -74,5 +74,5 @@ func (r *Recorder) frameStop(t *thread, st ptrace.Status) (done bool, err error)
 	if err := r.log(e); err != nil {
 		return true, err
 	}
-	return true, r.let(t, 0)
+	return true, r.resume(t, 0) // (or parked, when the recorder pauses)
 }
