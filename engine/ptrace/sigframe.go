@@ -1,35 +1,9 @@
 package ptrace
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"strconv"
 )
-
-// Catches reports whether thread tid runs a handler of its own for signal
-// sig (the SigCgt mask of its /proc status): a delivery builds a signal
-// frame on its stack then.
-func Catches(tid, sig int) (bool, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
-	if err != nil {
-		return false, fmt.Errorf("signal handlers of %d: %w", tid, err)
-	}
-	i := bytes.Index(b, []byte("\nSigCgt:"))
-	if i < 0 {
-		return false, fmt.Errorf("signal handlers of %d: no SigCgt in its status", tid)
-	}
-	line := b[i+len("\nSigCgt:"):]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	mask, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 16, 64)
-	if err != nil {
-		return false, fmt.Errorf("signal handlers of %d: %w", tid, err)
-	}
-	return sig >= 1 && sig <= 64 && mask&(1<<(sig-1)) != 0, nil
-}
 
 // The x86-64 signal frame (the kernel's struct rt_sigframe), as far as its
 // size needs: the return address, the ucontext, the siginfo, and above
@@ -50,22 +24,26 @@ const (
 // (the last fault's trapno, error code and cr2, the XSAVE header) differ
 // from one run to the next; what a later function leaves uninitialized on
 // the stack may read them.
-func SignalFrame(m *Mem, rsp uint64) (Range, error) {
-	var head [frameFPStateOff + 8]byte
-	if _, err := m.ReadAt(head[:], rsp); err != nil {
-		return Range{}, fmt.Errorf("signal frame at %#x: %w", rsp, err)
+func SignalFrame(m *Mem, rsp uint64) ([]byte, error) {
+	b := make([]byte, frameFPStateOff+8)
+	if _, err := m.ReadAt(b, rsp); err != nil {
+		return nil, fmt.Errorf("signal frame at %#x: %w", rsp, err)
 	}
-	fp := binary.LittleEndian.Uint64(head[frameFPStateOff:])
-	if fp == 0 {
-		return Range{Addr: rsp, Len: frameNoFPSize}, nil
+	fp := binary.LittleEndian.Uint64(b[frameFPStateOff:])
+	end := rsp + frameNoFPSize
+	if fp != 0 {
+		end = fp + fxsaveSize
+		var sw [8]byte
+		if _, err := m.ReadAt(sw[:], fp+fxSWBytesOff); err == nil && binary.LittleEndian.Uint32(sw[:]) == fpXstateMagic1 {
+			end = fp + uint64(binary.LittleEndian.Uint32(sw[4:]))
+		}
+		if fp < rsp+frameNoFPSize || end-rsp > maxFrameSize {
+			return nil, fmt.Errorf("signal frame at %#x: its FPU state at %#x (to %#x) is not above it", rsp, fp, end)
+		}
 	}
-	end := fp + fxsaveSize
-	var sw [8]byte
-	if _, err := m.ReadAt(sw[:], fp+fxSWBytesOff); err == nil && binary.LittleEndian.Uint32(sw[:]) == fpXstateMagic1 {
-		end = fp + uint64(binary.LittleEndian.Uint32(sw[4:]))
+	b = make([]byte, end-rsp)
+	if _, err := m.ReadAt(b, rsp); err != nil {
+		return nil, fmt.Errorf("signal frame at %#x: %w", rsp, err)
 	}
-	if fp < rsp+frameNoFPSize || end-rsp > maxFrameSize {
-		return Range{}, fmt.Errorf("signal frame at %#x: its FPU state at %#x (to %#x) is not above it", rsp, fp, end)
-	}
-	return Range{Addr: rsp, Len: end - rsp}, nil
+	return b, nil
 }

@@ -101,6 +101,13 @@ func BlockedMask(pid, tid int) uint64 {
 	return statusMask(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid), "SigBlk")
 }
 
+// Catches reports whether thread tid runs a handler of its own for signal
+// sig (SigCgt): a delivery builds a signal frame on its stack then. A
+// thread that is gone catches nothing.
+func Catches(tid, sig int) bool {
+	return statusMask(fmt.Sprintf("/proc/%d/status", tid), "SigCgt")&(1<<(sig-1)) != 0
+}
+
 // StopsProcess reports whether signal sig, delivered to process pid with
 // the dispositions it has now, would stop it: SIGSTOP always, and SIGTSTP,
 // SIGTTIN and SIGTTOU when neither caught nor ignored (the kernel then

@@ -30,7 +30,7 @@ const sigTrapNotify = int32(unix.SIGTRAP)
 // deliver resumes t, stopped where e (logged by this call, at once or at
 // the handler) delivers sig.
 func (r *Recorder) deliver(t *thread, e *trace.Event, sig int) error {
-	if caught, err := ptrace.Catches(t.tid, sig); err != nil || !caught {
+	if !ptrace.Catches(t.tid, sig) {
 		// No frame (ignored, the default action), or the thread is gone
 		// (its death comes next): as before.
 		if err := r.log(e); err != nil {
@@ -65,11 +65,8 @@ func (r *Recorder) frameStop(t *thread, st ptrace.Status) (done bool, err error)
 	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 		return true, err
 	}
-	if f, err := ptrace.SignalFrame(t.proc.mem, regs[trace.RSP]); err == nil {
-		b := make([]byte, f.Len)
-		if _, err := t.proc.mem.ReadAt(b, f.Addr); err == nil {
-			e.Mem = append(e.Mem, trace.Mem{Addr: f.Addr, Data: b})
-		}
+	if b, err := ptrace.SignalFrame(t.proc.mem, regs[trace.RSP]); err == nil {
+		e.Mem = append(e.Mem, trace.Mem{Addr: regs[trace.RSP], Data: b})
 	}
 	if err := r.log(e); err != nil {
 		return true, err

@@ -85,15 +85,22 @@ func (s *Session) runToCpuid(t *rthread, e *trace.Event, regs *trace.Regs) error
 	if regs[trace.RIP] != pc {
 		return s.diverge(e, "expected the cpuid at %#x, got a trap at %#x", pc, regs[trace.RIP])
 	}
-	// A fault's registers have the resume flag set, a breakpoint's not;
-	// the program never sees it.
-	got := *regs
-	got[trace.EFLAGS] = got[trace.EFLAGS]&^eflagsRF | e.Regs[trace.EFLAGS]&eflagsRF
+	got := withRecordedRF(regs, &e.Regs)
 	return s.compareRegs(e, "at cpuid", &e.Regs, &got)
 }
 
 // eflagsRF is the resume flag.
 const eflagsRF = 0x10000
+
+// withRecordedRF is got with the resume flag of want, recorded: the flag
+// is the kernel's (a fault's stop has it set, a breakpoint's not, and the
+// recorder's stop and replay's may differ so), and the program never sees
+// it.
+func withRecordedRF(got, want *trace.Regs) trace.Regs {
+	g := *got
+	g[trace.EFLAGS] = g[trace.EFLAGS]&^eflagsRF | want[trace.EFLAGS]&eflagsRF
+	return g
+}
 
 // atEmulatedCpuid says whether t stands on the cpuid of the next event,
 // which it must not execute here (stepRaw): the event answers it.

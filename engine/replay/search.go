@@ -244,13 +244,9 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 }
 
 // samePassRegs says whether a pass's registers are the recorded point's,
-// all of them but the resume flag, which is the kernel's (the recorder's
-// stop may have come from a fault, which sets it, a pass here from a
-// breakpoint, which does not): the program never sees it.
+// all of them but the resume flag (withRecordedRF).
 func samePassRegs(got, want *trace.Regs) bool {
-	g := *got
-	g[trace.EFLAGS] = g[trace.EFLAGS]&^eflagsRF | want[trace.EFLAGS]&eflagsRF
-	return g == *want
+	return withRecordedRF(got, want) == *want
 }
 
 // openTrampoline prepares the trampoline for e's pc, or returns nil when the
