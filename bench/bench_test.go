@@ -172,6 +172,7 @@ type times struct {
 func measure(b *testing.B, name string, withBare, withReplay bool, args ...string) (t times, trace string) {
 	prog := build(b, name)
 	trace = filepath.Join(b.TempDir(), name+".rwd")
+	runtime.GC() // not in the timed runs
 	for i := 0; i < b.N; i++ {
 		t.nat += native(b, prog, args)
 		if withBare {
@@ -198,7 +199,6 @@ func roundTrips(b *testing.B, name string, args ...string) times {
 // floor of any ptrace recorder, and reports the native and floor times and
 // the recording's ratios to both.
 func measureFloor(b *testing.B, name string, withReplay bool, args ...string) (times, string) {
-	runtime.GC()
 	t, trace := measure(b, name, true, withReplay, args...)
 	b.ReportMetric(float64(t.nat.Microseconds())/float64(b.N)/1000, "native-ms")
 	b.ReportMetric(float64(t.flo.Microseconds())/float64(b.N)/1000, "bare-ptrace-ms")

@@ -4,7 +4,6 @@
 // which once made the recorder take it for a spin. Another thread prints
 // the count whenever it gets the CPU. Replay must stop the counting
 // thread at the recorded pass, not the first with those registers.
-//
 // flags: -pthread -O2
 #include <pthread.h>
 #include <stdio.h>
