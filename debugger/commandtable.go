@@ -208,18 +208,20 @@ func unknownCommand(name, args string) error {
 }
 
 // twinMotion is a motion gdb has both ways: its forward name, alias,
-// usage and help, the backward one's help, and its handler either way.
+// usage and help, the backward one's alias (gdb's, none for
+// reverse-finish) and help, and its handler either way.
 type twinMotion struct {
-	name, alias, usage, help, backHelp string
-	complete                           CompletionKind
-	run                                func(reverse bool) handler
+	name, alias, usage, help string
+	backAlias, backHelp      string
+	complete                 CompletionKind
+	run                      func(reverse bool) handler
 }
 
-// twins are the motions gdb has both ways, by their forward names
-// (reverse-NAME, alias rALIAS, goes back): twin(name, reverse) is one of them.
+// twins are the motions gdb has both ways, by their forward names (the
+// backward one is reverse-NAME): twin(name, reverse) is one of them.
 var twins = []twinMotion{
 	{"continue", "c", "continue [N]", "run to the next stop (N: ignore the breakpoint stopped at N-1 more times)",
-		"run backwards to the previous stop", CompleteCount, func(reverse bool) handler {
+		"rc", "run backwards to the previous stop", CompleteCount, func(reverse bool) handler {
 			return func(s *Session, _, args string, res *Result) error {
 				if reverse {
 					return s.cmdContinue(args, res, s.continueBackward)
@@ -227,13 +229,13 @@ var twins = []twinMotion{
 				return s.cmdContinue(args, res, s.continueForward)
 			}
 		}},
-	{"step", "s", "step [N]", "to the next line, into calls", "back to the previous line, into calls",
+	{"step", "s", "step [N]", "to the next line, into calls", "rs", "back to the previous line, into calls",
 		CompleteCount, func(reverse bool) handler { return lineMotion(reverse, true) }},
-	{"next", "n", "next [N]", "to the next line, over calls", "back to the previous line, over calls",
+	{"next", "n", "next [N]", "to the next line, over calls", "rn", "back to the previous line, over calls",
 		CompleteCount, func(reverse bool) handler { return lineMotion(reverse, false) }},
 	// In the thread selected (thread N), as gdb: the others run first when
 	// they come before it.
-	{"stepi", "si", "stepi [N]", "one instruction of the selected thread", "back one instruction of the selected thread",
+	{"stepi", "si", "stepi [N]", "one instruction of the selected thread", "rsi", "back one instruction of the selected thread",
 		CompleteCount, func(reverse bool) handler {
 			return instructionMotion(reverse, func(s *Session) func() (*timeline.Stop, error) {
 				if reverse {
@@ -242,7 +244,7 @@ var twins = []twinMotion{
 				return func() (*timeline.Stop, error) { return s.stepiOverHook(s.currentThread()) }
 			})
 		}},
-	{"finish", "fin", "finish", "run until the selected frame returns, and show its value", "back to the call of the selected frame",
+	{"finish", "fin", "finish", "run until the selected frame returns, and show its value", "", "back to the call of the selected frame",
 		CompleteNone, func(reverse bool) handler {
 			return func(s *Session, _, _ string, res *Result) error { return s.cmdFinish(res, reverse) }
 		}},
@@ -250,16 +252,11 @@ var twins = []twinMotion{
 
 // twin is the command of the twin named name, forwards or backwards.
 func twin(name string, reverse bool) *Command {
-	i := slices.IndexFunc(twins, func(w twinMotion) bool { return w.name == name })
-	w := twins[i]
-	if !reverse {
-		return motion(false, w.name, w.alias, w.usage, w.help, w.complete, w.run(false))
+	w := twins[slices.IndexFunc(twins, func(w twinMotion) bool { return w.name == name })]
+	if reverse {
+		return motion(true, "reverse-"+w.name, w.backAlias, "reverse-"+w.usage, w.backHelp, w.complete, w.run(true))
 	}
-	alias := ""
-	if w.name != "finish" {
-		alias = "r" + w.alias
-	}
-	return motion(true, "reverse-"+w.name, alias, "reverse-"+w.usage, w.backHelp, w.complete, w.run(true))
+	return motion(false, w.name, w.alias, w.usage, w.help, w.complete, w.run(false))
 }
 
 // motion is one of gdb's commands that run the program forwards (or,

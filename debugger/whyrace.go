@@ -72,8 +72,10 @@ func (s *Session) raced(cur whyCursor, writer int32, read timeline.Moment, f *fa
 // maxOtherWriterRuns bounds the runs of other threads otherWriter looks
 // back through (the writer's own runs cost nothing: they are skipped
 // unread, however many there are), and otherWriterBudget the time it
-// spends finding the exact write in the run it found (a run that ends in
-// a preemption takes no arrival counter: each write there is a trap).
+// spends finding the exact write in the run it found, and, when the runs'
+// values tell none, searching those runs with a watchpoint (a run that
+// ends in a preemption takes no arrival counter: each write there is a
+// trap).
 const (
 	maxOtherWriterRuns = 256
 	otherWriterBudget  = 2 * time.Second

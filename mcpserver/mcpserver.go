@@ -34,13 +34,19 @@ func commandLanguage() string {
 	var b strings.Builder
 	b.WriteString("run_command accepts the whole gdb-like command language (help CMD tells more):")
 	for i, c := range debugger.Commands().Commands() {
-		sep := ","
-		if i == 0 {
-			sep = ""
+		if i > 0 {
+			b.WriteString(";") // usages hold commas (printf "FMT", ARGS…)
 		}
-		b.WriteString(sep + " " + c.Usage)
+		b.WriteString(" " + c.Usage)
 		if len(c.Aliases) > 0 {
 			b.WriteString(" (" + strings.Join(c.Aliases, "/") + ")")
+		}
+		if c.Sub != nil {
+			var subs []string
+			for _, sc := range c.Sub.Commands() {
+				subs = append(subs, sc.Name)
+			}
+			b.WriteString(" with SUBCOMMAND one of " + strings.Join(subs, "|"))
 		}
 	}
 	return b.String() + "."
