@@ -47,7 +47,7 @@ func TestBlobCacheAcrossRecordings(t *testing.T) {
 // the next recording uses instead of reading the files' layouts: the
 // trace made with both replays (replay analyzes the files itself, and
 // diverges where a kept window differs from its own). A damaged analysis
-// is ignored.
+// is ignored. --no-buffer patches none of them.
 func TestKnownSitesAcrossRecordings(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
@@ -93,6 +93,15 @@ func TestKnownSitesAcrossRecordings(t *testing.T) {
 	}
 	if _, errOut, code := replayCheck(t, traces[1]); code != 0 {
 		t.Fatalf("replay --check of the recording made with the kept sites: exit %d\n%s", code, tail(errOut))
+	}
+	// --no-buffer maps no hook page: the sites kept stay unpatched (the
+	// mmap of libc once jumped to stubs of a hook that was not there).
+	plain := filepath.Join(t.TempDir(), "plain.rwd")
+	if r := recordOpts(t, runOpts{Env: env, RecordFlags: []string{"--no-buffer"}}, plain, "/bin/true"); r.Code != 0 {
+		t.Fatalf("record --no-buffer /bin/true with sites kept: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	if _, errOut, code := replayCheck(t, plain); code != 0 {
+		t.Fatalf("replay --check of the --no-buffer recording: exit %d\n%s", code, tail(errOut))
 	}
 	// Replays use the analyses kept (the recorder's, of the libraries
 	// unchanged since; engine/replay's TestLibraryAnalyses: those of the

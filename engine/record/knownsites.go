@@ -70,6 +70,9 @@ func (r *Recorder) patchLearned(t *thread, e *trace.Event) error {
 // not where a patch would cover avoid (t's rip), and lists them in e for
 // replay.
 func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) error {
+	if !r.filtered {
+		return nil // no hook page for the stubs to call (--no-buffer)
+	}
 	if t.ownFilter || t.i386 || t.pt.tracer != 0 {
 		// Under a filter of the program's own, which would judge the
 		// hook's calls, or traced by a program of the recording (gdb,
