@@ -20,7 +20,7 @@ type Analysis struct {
 // AnalysisVersion changes whenever what the analysis finds in a file may
 // change and Version does not: an analysis kept by another version is
 // thrown away.
-const AnalysisVersion = 1
+const AnalysisVersion = 2
 
 // ScanResult is what the scan of a fresh mapping of Length bytes of the
 // file from Offset found: its sites, their addresses relative to the

@@ -17,8 +17,9 @@ import (
 // where they were (before or after it) and comes back after the window.
 // That is only right when nothing jumps into the window but to its first
 // instruction, which a sweep of every function of the file tells for
-// direct jumps; a function with an indirect jump (a switch's table) could
-// go anywhere in itself, and gets no window. The others in a window must
+// direct jumps, and for the switches whose tables it can read (switchOf);
+// a function with any other indirect jump could go anywhere in itself, and
+// gets no window. The others in a window must
 // run the same anywhere: no branch, call or return, nothing addressed
 // relative to rip, no other trapping instruction.
 
@@ -292,6 +293,11 @@ func (f *flow) sweep(code []byte, at uint64, l *Layout) bool {
 //
 // with nothing else changing idx on the way but a move to itself (which
 // zero-extends it): its cases are table plus each of the n 32-bit entries.
+// Or bounded by a mask instead (glibc's handle_amd, in the loader, asks
+// cpuid there):
+//
+//	lea table(%rip), %base; shr $12, %idx; and $0xf, %idx
+//	movslq (%base,%idx,4), %reg; add %base, %reg; jmp *%reg
 type jumpTable struct {
 	base  int    // the register (family) holding the table's address
 	table uint64 // the table's address when the lea is right there
@@ -336,14 +342,25 @@ func switchOf(code []byte, at uint64, recent []int, j int) (jumpTable, bool) {
 		wantJa
 		wantCmp
 		done
+		wantLeaOnly // past an and that bounds idx: the lea, if base keeps it
 	)
 	want := wantAdd
-	for k := len(recent) - 1; k >= 0 && want < done; k-- {
+	for k := len(recent) - 1; k >= 0 && want != done; k-- {
 		in, ok := dec(recent[k])
 		if !ok {
 			return jumpTable{}, false
 		}
 		r0, _ := in.Args[0].(x86asm.Reg)
+		if want == wantLeaOnly {
+			if m, isMem := in.Args[1].(x86asm.Mem); in.Op == x86asm.LEA && r0 == base && isMem && m.Base == x86asm.RIP && m.Index == 0 {
+				jt.table = at + uint64(recent[k]+in.Len) + uint64(m.Disp)
+				break
+			}
+			if r0 != 0 && family(r0) == jt.base && in.Op != x86asm.CMP && in.Op != x86asm.TEST && in.Op != x86asm.PUSH {
+				break // base is set otherwise: any table it may hold (sweep)
+			}
+			continue
+		}
 		switch want {
 		case wantAdd:
 			b, isReg := in.Args[1].(x86asm.Reg)
@@ -371,6 +388,17 @@ func switchOf(code []byte, at uint64, recent []int, j int) (jumpTable, bool) {
 					continue // mov %eax,%eax: zero-extends idx
 				}
 			}
+			if imm, isImm := in.Args[1].(x86asm.Imm); in.Op == x86asm.AND && wide(r0) && family(r0) == family(idx) && isImm && imm >= 0 && imm <= 4096 {
+				// and $mask, %idx: idx is at most mask (a 32-bit and
+				// clears the upper half).
+				jt.n = uint64(imm) + 1
+				if jt.table == 0 {
+					want = wantLeaOnly
+					continue
+				}
+				want = done
+				continue
+			}
 			if in.Op != x86asm.JA && in.Op != x86asm.JAE {
 				return jumpTable{}, false
 			}
@@ -387,7 +415,13 @@ func switchOf(code []byte, at uint64, recent []int, j int) (jumpTable, bool) {
 		}
 		want++
 	}
-	return jt, want == done && jt.base != 0
+	return jt, (want == done || want == wantLeaOnly) && jt.base != 0
+}
+
+// wide says whether r is a 32- or 64-bit general-purpose register, whose
+// writes leave none of the register's old bits.
+func wide(r x86asm.Reg) bool {
+	return r >= x86asm.EAX && r <= x86asm.R15L || r >= x86asm.RAX && r <= x86asm.R15
 }
 
 // leaRIP reads lea disp(%rip), %reg: the register's family and the

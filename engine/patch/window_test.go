@@ -70,8 +70,9 @@ func TestWindowMove(t *testing.T) {
 }
 
 // TestSwitchCases: the sweep of a function with a switch counts its cases
-// (the table's entries) as targets, with the table's lea by the jump or
-// earlier; an indirect jump it cannot read makes the function opaque.
+// (the table's entries, bounded by a cmp and ja or by an and) as targets,
+// with the table's lea by the jump or earlier; an indirect jump it cannot
+// read makes the function opaque.
 func TestSwitchCases(t *testing.T) {
 	const code, table = 0x1000, 0x2000
 	le := binary.LittleEndian
@@ -97,6 +98,18 @@ func TestSwitchCases(t *testing.T) {
 			b = append(b, 0x77, 0x0c)
 			return b
 		}, true},
+		{"and bound", func() []byte { // lea; shr $0,%eax; and $2,%eax
+			b := lea(code + 7)
+			return append(b, 0xc1, 0xe8, 0x00, 0x83, 0xe0, 0x02)
+		}, true},
+		{"and bound by the jump", func() []byte { // and $2,%eax; lea
+			b := []byte{0x83, 0xe0, 0x02}
+			return append(b, lea(code+uint64(len(b))+7)...)
+		}, true},
+		{"and of a byte register", func() []byte { // lea; and $2,%al
+			b := lea(code + 7)
+			return append(b, 0x24, 0x02)
+		}, false},
 		{"no bound", func() []byte {
 			b := []byte{0x90, 0x90, 0x90, 0x90, 0x90}
 			return append(b, lea(code+uint64(len(b))+7)...)
