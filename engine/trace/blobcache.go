@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,13 +110,16 @@ func (c *BlobCache) path(k FileKey) string {
 }
 
 // get returns the compressed frames of data, the contents of the file k,
-// if the cache has them.
-func (c *BlobCache) get(k FileKey, data []byte) []byte {
+// if the cache has them. They are read into *buf when it has room, else
+// into memory *buf is then set to: the background goroutine reuses one
+// buffer (fresh memory for libc's ~1 MB costs page faults at each
+// recording). A nil buf is a fresh one.
+func (c *BlobCache) get(k FileKey, data []byte, buf *[]byte) []byte {
 	if c == nil {
 		return nil
 	}
 	p := c.path(k)
-	b, err := os.ReadFile(p)
+	b, err := readInto(p, buf)
 	if err != nil || len(b) < cacheHeader || !bytes.Equal(b[:4], cacheMagic) ||
 		binary.LittleEndian.Uint64(b[4:]) != uint64(len(data)) ||
 		binary.LittleEndian.Uint32(b[12:]) != crc32.Checksum(data, castagnoli) {
@@ -125,6 +129,35 @@ func (c *BlobCache) get(k FileKey, data []byte) []byte {
 	os.Chtimes(p, now, now) // recently used
 	c.hits.Add(1)
 	return b[cacheHeader:]
+}
+
+// readInto reads the file at p whole, into *buf when it has room, else
+// into fresh memory that *buf is set to (buf may be nil).
+func readInto(p string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := int(fi.Size())
+	var b []byte
+	switch {
+	case buf == nil:
+		b = make([]byte, n)
+	case cap(*buf) >= n:
+		b = (*buf)[:n]
+	default:
+		b = make([]byte, n)
+		*buf = b
+	}
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // put keeps z, the compressed frames of data (the contents of the file

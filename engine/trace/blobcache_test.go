@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestBlobCache: a file stored in one trace is compressed into the cache;
@@ -95,6 +97,41 @@ func testBlobCache(t *testing.T, size int) {
 	}
 	if _, err := os.Stat(cache.path(FileKey{Ino: 9, Size: int64(len(contents)) + 10})); err == nil {
 		t.Errorf("a file read short was cached")
+	}
+}
+
+// TestFaultSafe: a read of a mapping past the end of a file cut short
+// after it was mapped (SIGBUS, which checkMapped risks) is a fault
+// faultSafe reports, not the end of the process.
+func TestFaultSafe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lib.so")
+	if err := os.WriteFile(p, make([]byte, 4<<12), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, err := unix.Mmap(int(f.Fd()), 0, 4<<12, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(data)
+	var sum byte
+	read := func() {
+		for _, b := range data {
+			sum += b
+		}
+	}
+	if faultSafe(read) {
+		t.Fatal("reading the whole file faulted")
+	}
+	if err := os.Truncate(p, 1<<12); err != nil {
+		t.Fatal(err)
+	}
+	if !faultSafe(read) {
+		t.Error("reading past the end of the file cut short did not fault")
 	}
 }
 

@@ -100,6 +100,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 	defer enc.Close()
 	frame := 1 // the header frame is frame 0
 	var out []byte
+	var cached []byte // the cache's copy of a file blob (fileBlob.readSource)
 	for {
 		j, ok := w.nextJob()
 		if !ok {
@@ -115,7 +116,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			w.deferred.Add(-1)
 			if w.err.Load() != nil {
 				j.file.src.Close()
-			} else if payload, err := j.file.readSource(j.data); err != nil {
+			} else if payload, err := j.file.readSource(j.data, &cached); err != nil {
 				w.setErr(fmt.Errorf("%w: reading blob %d: %w", ErrWrite, binary.LittleEndian.Uint32(j.data), err))
 			} else {
 				j.data = payload
