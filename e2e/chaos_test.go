@@ -71,6 +71,32 @@ func TestChaosRace(t *testing.T) {
 	}
 }
 
+// TestChaosRepeatedSort records testdata/sortloop.c (three threads each
+// sorting a fresh copy of the same eight numbers, two million times) with
+// --chaos, five times, and replays each with --check. Inside qsort, every
+// iteration passes the same points with the same registers and stack
+// window: only the loop's counter, further up the stack, tells them
+// apart. Replay once stopped such a preemption in the first iteration
+// that matched, fell behind the recording, and in about one recording in
+// five could not find a later point before its search gave up (a minute);
+// the others took 20 to 60 s to replay, a stop at each matching pass.
+func TestChaosRepeatedSort(t *testing.T) {
+	t.Parallel()
+	bin := rewind(t)
+	prog := buildC(t, "sortloop.c", "-O2")
+	for i := range 5 {
+		trace := filepath.Join(t.TempDir(), "sortloop.rwd")
+		r := run(t, runOpts{}, bin, "record", "--chaos", "-o", trace, "--", prog)
+		if r.Code != 0 || strings.TrimSpace(string(r.Stdout)) != "9000000 9000000 9000000" {
+			t.Fatalf("record --chaos: exit %d, stdout %q\n%s", r.Code, r.Stdout, tail(r.Stderr))
+		}
+		events, progStderr := checkRecorded(t, r.Stderr, trace, "")
+		stdout, stderr, code := replayCheck(t, trace)
+		checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
+		t.Logf("recording %d: %d events", i+1, events)
+	}
+}
+
 // TestChaosSeed checks that --chaos-seed implies --chaos and is recorded.
 func TestChaosSeed(t *testing.T) {
 	t.Parallel()

@@ -744,6 +744,56 @@ func (l *Layout) funcAt(a uint64) (span, bool) {
 	return best, found
 }
 
+// Lands says whether a direct jump or call of the file's code, or a case
+// of a switch, may land at rip+off for one of offs, in the function that
+// holds rip (a preemption point whose patch would cover those
+// instructions: replay takes a stop at each such landing). known is false
+// where the file or the function cannot be analyzed (an indirect jump
+// other than a switch's could land anywhere in it).
+func (s *Space) Lands(rip uint64, offs []int) (lands, known bool) {
+	fs := s.Files(rip, rip+1)
+	if len(fs) != 1 {
+		return false, false
+	}
+	f := fs[0]
+	im := f.Image
+	l := im.Layout()
+	data := im.fileData()
+	if l == nil || data == nil {
+		return false, false
+	}
+	fileOff := rip - f.Start + f.Offset
+	var site uint64
+	found := false
+	for _, sec := range l.sections {
+		if fileOff >= sec.offset && fileOff < sec.offset+sec.size {
+			site, found = sec.vaddr+(fileOff-sec.offset), true
+			break
+		}
+	}
+	if !found {
+		return false, false
+	}
+	fn, ok := l.funcAt(site)
+	if !ok {
+		return false, false
+	}
+	fl := im.flowOf(l, data, fn)
+	if fl == nil {
+		return false, false
+	}
+	for _, o := range offs {
+		a := site + uint64(o)
+		if a >= fn.end {
+			return false, false // the run goes on into another function
+		}
+		if fl.targets[a] {
+			return true, true
+		}
+	}
+	return false, true
+}
+
 // TrapWindow finds the window to patch around the two-byte trapping
 // instruction at rip in the address space s describes, whose memory is m:
 // inside one mapping of a file, its code still the file's (nothing patched

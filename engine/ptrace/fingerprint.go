@@ -251,6 +251,38 @@ func (m *Mem) StackWindow(rsp uint64) (uint64, []byte) {
 	return rsp - stackBelow, buf[:n]
 }
 
+// deepStack bounds how much of the stack above the window an approximate
+// preemption's fingerprint takes too (DeepStackLen).
+const deepStack = 4096
+
+// DeepStackLen is how many bytes of the stack from rsp up a fingerprint
+// takes, besides the window's hash: the window's part above rsp and the
+// frames of the point's callers, which hold the counters of the loops
+// around it (a qsort in a loop passes the same comparison with the same
+// registers and stack window in every iteration); up to deepStack bytes
+// past the window, within the mapping that ends at end, and short of
+// fsBase: a pthread's control block (its tid, another one in replay) sits
+// at the top of its stack. Kept whole, not hashed, so that replay can find
+// the word that tells passes apart (replay's tell).
+func DeepStackLen(rsp, end, fsBase uint64) int {
+	hi := min(rsp+stackAbove+deepStack, end)
+	if fsBase > rsp && fsBase < hi {
+		hi = fsBase
+	}
+	if hi <= rsp {
+		return 0
+	}
+	return int(hi - rsp)
+}
+
+// DeepStack reads the n bytes of the stack from rsp up (DeepStackLen);
+// false when they cannot all be read.
+func (m *Mem) DeepStack(rsp uint64, n int) ([]byte, bool) {
+	buf := make([]byte, n)
+	got, err := m.ReadAt(buf, rsp)
+	return buf, err == nil && got == n
+}
+
 // SigMask reads the blocked signal mask of a stopped tracee
 // (PTRACE_GETSIGMASK: one system call, where BlockedMask reads and parses
 // a /proc file, which the recorder would do at every held signal).

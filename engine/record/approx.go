@@ -20,7 +20,13 @@ import (
 // thread a pass early, its later run differs, and other threads, which
 // see its memory, diverge (gdb's parallel DWARF indexing did, under load).
 // So the bytes each register points at go into the event too, as memory
-// replay compares at the passes whose registers match.
+// replay compares at the passes whose registers match, and so do the
+// stack above rsp and the callers' frames further up (deepStack): a qsort run in a
+// loop compares the same two slots of a fresh copy of the same array with
+// the same registers and stack window in every iteration, and only the
+// loop's counter, in a frame further up, tells the iterations apart.
+// Replay that stopped in an early iteration fell behind the recording and
+// could not find the thread's next point before its search gave up.
 
 // pointeeLen is how many bytes are taken at each address: two words (a
 // word alone is what replay's trampoline takes for the one memory word the
@@ -88,4 +94,22 @@ func pointees(mem *ptrace.Mem, addrs []uint64, vmas []ptrace.VMA) []trace.Mem {
 		out[i] = trace.Mem{Addr: a, Data: bufs[i]}
 	}
 	return out
+}
+
+// deepStack reads the stack from regs' rsp up that an approximate
+// preemption's fingerprint takes (ptrace.DeepStackLen); false where it
+// cannot be read.
+func (r *Recorder) deepStack(t *thread, regs *trace.Regs) (trace.Mem, bool) {
+	mem := r.memOf(t)
+	rsp := regs[trace.RSP]
+	vmas, err := mem.VMAs([]uint64{rsp})
+	if err != nil || vmas[0].End == 0 {
+		return trace.Mem{}, false
+	}
+	n := ptrace.DeepStackLen(rsp, vmas[0].End, regs[trace.FSBase])
+	if n == 0 {
+		return trace.Mem{}, false
+	}
+	b, ok := mem.DeepStack(rsp, n)
+	return trace.Mem{Addr: rsp, Data: b}, ok
 }

@@ -106,6 +106,8 @@ type snapshot struct {
 	// counts in memory only a pointer reaches has the same registers,
 	// stack and global data at every pass.
 	ptrs []trace.Mem
+	// deep is the stack from rsp up (approx.go's deepStack).
+	deep trace.Mem
 }
 
 func (s *spinState) active() bool { return s.phase != spinNone }
@@ -413,10 +415,12 @@ func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 		return ptrace.Step(t.tid, 0)
 	}
 	if p, ok := insn.PlanPatch(code, regs[trace.RIP]); ok {
-		// A run of one instruction is preferred: a branch into a
-		// longer run's middle costs replay a stop each time (see
-		// insn.Patch), and loops are often entered there.
-		if len(p.Insns) == 1 || t.spin.steps >= t.spin.skip+maxSeekClean || !insn.Steppable(code) {
+		// A run of one instruction is preferred, or one the file's
+		// analysis says no jump lands inside: a branch into a longer
+		// run's middle costs replay a stop each time (see insn.Patch),
+		// and loops are often entered there (a search in qsort's merge
+		// loop took 780k of them). After a few steps, any run.
+		if len(p.Insns) == 1 || t.spin.steps >= t.spin.skip+maxSeekClean || !insn.Steppable(code) || r.runClear(t, regs[trace.RIP], p) {
 			return r.firstPass(t, regs, code[0])
 		}
 	}
@@ -431,6 +435,16 @@ func (r *Recorder) seekStep(t *thread, regs *trace.Regs) error {
 	}
 	t.spin.steps++
 	return ptrace.Step(t.tid, 0)
+}
+
+// runClear says whether the file's analysis knows that no jump lands
+// inside the run p at rip (patch.Space.Lands).
+func (r *Recorder) runClear(t *thread, rip uint64, p insn.Patch) bool {
+	if t.proc.code == nil {
+		return false
+	}
+	lands, known := t.proc.code.Lands(rip, p.Boundaries())
+	return known && !lands
 }
 
 // abandonSeek lets t run on without preempting it now (it stands at a rep
@@ -475,9 +489,19 @@ func (r *Recorder) circleStep(t *thread, regs *trace.Regs) error {
 		t.spin.first = snapshot{}
 		return r.abandonSeek(t)
 	}
-	if !insn.Steppable(code) || t.spin.steps >= maxCircle {
-		t.spin.first = snapshot{}
-		return r.preempt(t, regs, "no second pass", trace.FlagApprox, nil)
+	if t.spin.steps >= maxCircle || !insn.Steppable(code) {
+		// Preempted here, where replay can patch: at a point it cannot,
+		// each pass is a stop, and a point in a hot loop that matches
+		// only in the recorded iteration is then out of its search's
+		// reach. Else on to one, or the next deadline tries again.
+		if _, ok := insn.PlanPatch(code, regs[trace.RIP]); ok {
+			t.spin.first = snapshot{}
+			return r.preempt(t, regs, "no second pass", trace.FlagApprox, nil)
+		}
+		if t.spin.steps >= maxCircle+maxSeek || !insn.Steppable(code) {
+			t.spin.first = snapshot{}
+			return r.abandonSeek(t)
+		}
 	}
 	t.spin.steps++
 	return ptrace.Step(t.tid, 0)
@@ -538,12 +562,14 @@ func (r *Recorder) snapshot(t *thread, regs *trace.Regs) (snapshot, error) {
 		s.data = append(s.data, b[:n])
 	}
 	s.ptrs, _ = r.approxPoint(t, regs)
+	s.deep, _ = r.deepStack(t, regs)
 	return s, nil
 }
 
 // firstChange finds the first 8-byte word, in the stack window, the
-// executable's data, then what the registers point at, that differs
-// between two passes, and returns it as it is at the second.
+// executable's data, the stack from rsp up, then what the registers
+// point at, that differs between two passes, and returns it as it is at
+// the second.
 func firstChange(a, b *snapshot) (trace.Mem, bool) {
 	word := func(addr uint64, x, y []byte) (trace.Mem, bool) {
 		for i := 0; i+8 <= len(x) && i+8 <= len(y); i += 8 {
@@ -560,6 +586,11 @@ func firstChange(a, b *snapshot) (trace.Mem, bool) {
 	}
 	for i := range min(len(a.data), len(b.data)) {
 		if w, ok := word(b.dataRange[i].Addr, a.data[i], b.data[i]); ok {
+			return w, true
+		}
+	}
+	if a.deep.Addr == b.deep.Addr {
+		if w, ok := word(b.deep.Addr, a.deep.Data, b.deep.Data); ok {
 			return w, true
 		}
 	}
@@ -683,6 +714,11 @@ func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uin
 	}
 	e := &trace.Event{Kind: trace.KindPreempt, Flags: flags, Tid: int32(t.tid), Regs: *regs,
 		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: mem.DataSum(r.dataOf(t)), In: words}
+	if flags&trace.FlagApprox != 0 {
+		if deep, ok := r.deepStack(t, regs); ok {
+			e.In = append(e.In, deep)
+		}
+	}
 	if err := r.log(e); err != nil {
 		return err
 	}

@@ -64,6 +64,14 @@ type trampoline struct {
 	// branchy is the offset of the first instruction of the run that may
 	// branch away (a counter's run), len(orig) if none.
 	branchy int
+	// What it was built from, to build it again with one more stack word
+	// (tell): the code at at, the run, the order of the registers and the
+	// memory words it compares before and after them.
+	src   []byte
+	plan  insn.Patch
+	order []int
+	word  *trace.Mem
+	late  []trace.Mem
 }
 
 // trampolineSize is the size of the page mapped for a trampoline.
@@ -135,6 +143,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 		return s.diverge(e, "thread did not reach its preemption point %#x within %v (%d passes): replay stopped it%s", pc, searchLimit, passes, where)
 	}
 	near := 0 // passes with the recorded registers and stack, another state
+	told := 0 // trampolines built again with a word that tells passes apart
 	// The data ranges are read at the first pass that needs them: they
 	// cannot change while the thread runs to the point.
 	var data []ptrace.Range
@@ -170,12 +179,23 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			}
 			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
-		if samePassRegs(&regs, &e.Regs) && t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
-			same, err := s.sameState(t, e, &data)
-			if err != nil || same {
-				return err
+		if samePassRegs(&regs, &e.Regs) {
+			if t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
+				same, err := s.sameState(t, e, &data)
+				if err != nil || same {
+					return err
+				}
+				near++
 			}
-			near++
+			if told < maxTold {
+				ok, err := s.tell(t, e)
+				if err != nil {
+					return err
+				}
+				if ok {
+					told++
+				}
+			}
 		}
 		if _, ok := s.bps[pc]; ok {
 			return s.userStop(t, StopBreakpoint, pc, 0)
@@ -210,8 +230,8 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 }
 
 // sameState compares the parts of a preemption's fingerprint beyond the
-// general registers and the stack: the FPU/SSE registers and the
-// executable's data (when the recording has them).
+// general registers and the stack: the FPU/SSE registers, the memory
+// words (In) and the executable's data (when the recording has them).
 func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (bool, error) {
 	if e.Value != 0 {
 		fp, err := ptrace.FPHash(t.real)
@@ -228,6 +248,7 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 			return false, nil
 		}
 	}
+
 	if e.Aux != 0 {
 		if *data == nil {
 			d, err := s.dataRanges(t)
@@ -240,6 +261,63 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 			return false, nil
 		}
 	}
+	return true, nil
+}
+
+// maxTold bounds how many stack words a search adds to its trampoline
+// (tell); maxStackWord, how far above rsp they may be (the window and the
+// stack above it, ptrace.DeepStackLen).
+const (
+	maxTold      = 8
+	maxStackWord = 8 << 10
+)
+
+// tell builds t's trampoline again, comparing after the registers one
+// more word: the first of the recorded stack above rsp (In) that differs
+// at this pass, which has the point's registers. In a loop whose passes share them (a qsort called in every
+// iteration), each pass would otherwise be a stop to compare the rest
+// (~50 µs, millions of times), where the word, the loop's counter, is
+// compared in the trampoline. false when it has no trampoline or no such
+// word.
+func (s *Session) tell(t *rthread, e *trace.Event) (bool, error) {
+	tr := s.tramp
+	if tr == nil {
+		return false, nil
+	}
+	// Only a word of the stack above rsp, which the registers being the
+	// point's make a word of the thread's stack at every pass compared.
+	rsp := e.Regs[trace.RSP]
+	var word *trace.Mem
+	for _, m := range e.In {
+		if m.Addr < rsp || m.Addr+uint64(len(m.Data)) > rsp+maxStackWord {
+			continue
+		}
+		got := make([]byte, len(m.Data))
+		if n, _ := t.proc.mem.ReadAt(got, m.Addr); n != len(got) {
+			continue
+		}
+		for i := 0; i+8 <= len(got); i += 8 {
+			if !bytes.Equal(got[i:i+8], m.Data[i:i+8]) {
+				word = &trace.Mem{Addr: m.Addr + uint64(i), Data: m.Data[i : i+8]}
+				break
+			}
+		}
+		if word != nil {
+			break
+		}
+	}
+	if word == nil {
+		return false, nil
+	}
+	nt, ok := buildTrampoline(tr.src, tr.plan, tr.at, tr.page, &e.Regs, tr.word, append(slices.Clone(tr.late), *word), tr.order)
+	if !ok {
+		return false, nil
+	}
+	if _, err := t.proc.mem.WriteAt(nt.code, tr.page); err != nil {
+		return false, fmt.Errorf("write the trampoline: %w", err)
+	}
+	nt.installed, nt.intrusions = tr.installed, tr.intrusions
+	s.tramp = nt.trampoline
 	return true, nil
 }
 
@@ -291,7 +369,7 @@ func (s *Session) openTrampoline(t *rthread, e *trace.Event) (*trampoline, error
 			order = append(order, idx)
 		}
 	}
-	tr, ok := buildTrampoline(code, p, at, page, &e.Regs, word, order)
+	tr, ok := buildTrampoline(code, p, at, page, &e.Regs, word, nil, order)
 	if !ok {
 		return nil, nil
 	}
@@ -434,7 +512,9 @@ type builtTrampoline struct {
 
 // buildTrampoline assembles the trampoline for the run p of instructions
 // (code) at at, to be mapped at page, matching regs (compared in the order
-// of order, then the others) and, if word is not nil, a memory word first.
+// of order, then the others), if word is not nil a memory word first, and
+// the words of late after the registers (stack words, read only where rsp
+// is the point's: tell).
 // It leaves the flags alone (pushf/popf would cost more than all the rest):
 // each comparison computes the difference in rcx with lea and tests it with
 // jrcxz. It writes nothing to the program's memory: rcx and rax are saved
@@ -453,7 +533,7 @@ type builtTrampoline struct {
 //	miss: mov rcx,[rip+savedRCX]
 //	moved: <the instructions, displacements adjusted>
 //	back: jmp at+len
-func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Regs, word *trace.Mem, order []int) (*builtTrampoline, bool) {
+func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Regs, word *trace.Mem, late []trace.Mem, order []int) (*builtTrampoline, bool) {
 	var c []byte
 	pos := func() uint64 { return page + uint64(len(c)) }
 	var misses []int // offsets of the rel32 of each jmp miss
@@ -474,7 +554,7 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 	restoreRAX := func() { ripRel(savedRAX, 0x48, 0x8b, 0x05) } // mov rax,[rip+savedRAX]
 	restoreRCX := func() { ripRel(savedRCX, 0x48, 0x8b, 0x0d) } // mov rcx,[rip+savedRCX]
 	ripRel(savedRCX, 0x48, 0x89, 0x0d)                          // mov [rip+savedRCX],rcx
-	if word != nil {
+	cmpWord := func(word trace.Mem) {
 		saveRAX()
 		c = append(c, 0x48, 0xb8) // movabs rax,ADDR
 		imm(word.Addr)
@@ -483,6 +563,9 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		c = append(c, 0x48, 0x8d, 0x0c, 0x01) // lea rcx,[rcx+rax]
 		restoreRAX()
 		test()
+	}
+	if word != nil {
+		cmpWord(*word)
 	}
 	done := map[int]bool{}
 	for _, idx := range append(order, x86RegOrder...) {
@@ -515,6 +598,9 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 		}
 		test()
 	}
+	for _, w := range late {
+		cmpWord(w)
+	}
 	restoreRCX()
 	hit := pos()
 	c = append(c, 0xcc, 0xe9) // int3; jmp moved
@@ -527,7 +613,11 @@ func buildTrampoline(code []byte, p insn.Patch, at, page uint64, regs *trace.Reg
 	for _, off := range misses {
 		binary.LittleEndian.PutUint32(c[off:], uint32(int32(int64(missAt)-int64(page+uint64(off)+4))))
 	}
-	return finishTrampoline(c, code, p, at, page, hit)
+	bt, ok := finishTrampoline(c, code, p, at, page, hit)
+	if ok {
+		bt.src, bt.plan, bt.order, bt.word, bt.late = code, p, order, word, late
+	}
+	return bt, ok
 }
 
 // finishTrampoline appends the moved run and the jump back to c (the

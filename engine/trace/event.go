@@ -50,7 +50,9 @@ const (
 	// apart when the recorder saw one (a loop counter kept on the stack or
 	// in the heap), then, in an approximate preemption (FlagApprox), 16
 	// bytes at each address a general register held in private writable
-	// memory (record/approx.go).
+	// memory (record/approx.go), then the stack from rsp up to 4 KiB past
+	// the window, the callers' frames (ptrace.DeepStack; traces made
+	// before session 31 have none).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8
