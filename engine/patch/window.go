@@ -588,20 +588,24 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if l == nil || data == nil {
 		return Window{}, false
 	}
-	var site uint64
-	found := false
-	for _, s := range l.sections {
-		if fileOff >= s.offset && fileOff < s.offset+s.size {
-			site, found = s.vaddr+(fileOff-s.offset), true
-			break
-		}
-	}
+	site, found := l.linkAddr(fileOff)
 	if !found {
 		return Window{}, false
 	}
 	w, ok := im.findWindow(l, data, site, n)
 	im.cacheWindow(fileOff, cachedWindow{w, site, ok})
 	return w.at(rip, site), ok
+}
+
+// linkAddr is the link-time address of file offset off, in a code
+// section.
+func (l *Layout) linkAddr(off uint64) (uint64, bool) {
+	for _, s := range l.sections {
+		if off >= s.offset && off < s.offset+s.size {
+			return s.vaddr + (off - s.offset), true
+		}
+	}
+	return 0, false
 }
 
 // at is the window w, found at link-time address site, for the trapping
@@ -762,15 +766,7 @@ func (s *Space) Lands(rip uint64, offs []int) (lands, known bool) {
 	if l == nil || data == nil {
 		return false, false
 	}
-	fileOff := rip - f.Start + f.Offset
-	var site uint64
-	found := false
-	for _, sec := range l.sections {
-		if fileOff >= sec.offset && fileOff < sec.offset+sec.size {
-			site, found = sec.vaddr+(fileOff-sec.offset), true
-			break
-		}
-	}
+	site, found := l.linkAddr(rip - f.Start + f.Offset)
 	if !found {
 		return false, false
 	}
