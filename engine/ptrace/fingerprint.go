@@ -275,14 +275,6 @@ func DeepStackLen(rsp, end, fsBase uint64) int {
 	return int(hi - rsp)
 }
 
-// DeepStack reads the n bytes of the stack from rsp up (DeepStackLen);
-// false when they cannot all be read.
-func (m *Mem) DeepStack(rsp uint64, n int) ([]byte, bool) {
-	buf := make([]byte, n)
-	got, err := m.ReadAt(buf, rsp)
-	return buf, err == nil && got == n
-}
-
 // SigMask reads the blocked signal mask of a stopped tracee
 // (PTRACE_GETSIGMASK: one system call, where BlockedMask reads and parses
 // a /proc file, which the recorder would do at every held signal).

@@ -20,11 +20,11 @@ import (
 // thread a pass early, its later run differs, and other threads, which
 // see its memory, diverge (gdb's parallel DWARF indexing did, under load).
 // So the bytes each register points at go into the event too, as memory
-// replay compares at the passes whose registers match, and so do the
-// stack above rsp and the callers' frames further up (deepStack): a qsort run in a
-// loop compares the same two slots of a fresh copy of the same array with
-// the same registers and stack window in every iteration, and only the
-// loop's counter, in a frame further up, tells the iterations apart.
+// replay compares at the passes whose registers match, and so do the stack
+// above rsp and the callers' frames further up (deepStack): a qsort run in
+// a loop compares the same two slots of a fresh copy of the same array
+// with the same registers and stack window in every iteration, and only
+// the loop's counter, in a frame further up, tells the iterations apart.
 // Replay that stopped in an early iteration fell behind the recording and
 // could not find the thread's next point before its search gave up.
 
@@ -38,31 +38,51 @@ const pointeeLen = 16
 var pointeeRegs = [...]int{trace.RAX, trace.RCX, trace.RDX, trace.RBX, trace.RBP, trace.RSI, trace.RDI,
 	trace.R8, trace.R9, trace.R10, trace.R11, trace.R12, trace.R13, trace.R14, trace.R15}
 
+// approxWords is the memory an approximate preemption's fingerprint takes
+// beyond the registers: what the registers point at (ptrs) and the stack
+// from rsp up (deep, empty where it cannot be read).
+type approxWords struct {
+	ptrs []trace.Mem
+	deep trace.Mem
+}
+
+// all is the words as the event's In holds them, the stack last.
+func (w approxWords) all() []trace.Mem {
+	if len(w.deep.Data) == 0 {
+		return w.ptrs
+	}
+	return append(slices.Clip(w.ptrs), w.deep)
+}
+
 // approxPoint looks at t's state for an approximate preemption at its pc:
 // whether replay can stop there at all (ok: the pc is in executable
 // memory, or that cannot be told; a thread that jumped into data stands
 // on an instruction it will fault on, which replay's breakpoint or
-// trampoline never reaches), and the words it points at (pointees).
-func (r *Recorder) approxPoint(t *thread, regs *trace.Regs) (words []trace.Mem, ok bool) {
-	addrs := []uint64{regs[trace.RIP]}
+// trampoline never reaches), and the memory it takes (approxWords). The
+// mappings of the pc, rsp and the registers' addresses are looked up
+// together.
+func (r *Recorder) approxPoint(t *thread, regs *trace.Regs) (words approxWords, ok bool) {
+	addrs := []uint64{regs[trace.RIP], regs[trace.RSP]}
 	for _, idx := range pointeeRegs {
 		a := regs[idx]
 		if a < 1<<16 || a >= 1<<47-pointeeLen || a+pointeeLen > hook.Base && a < hook.Base+hook.Size {
 			continue
 		}
-		if !slices.Contains(addrs[1:], a) {
+		if !slices.Contains(addrs[2:], a) {
 			addrs = append(addrs, a)
 		}
 	}
 	mem := r.memOf(t)
 	vmas, err := mem.VMAs(addrs)
 	if err != nil {
-		return nil, true
+		return approxWords{}, true
 	}
 	if !vmas[0].Exec {
-		return nil, false
+		return approxWords{}, false
 	}
-	return pointees(mem, addrs[1:], vmas[1:]), true
+	words.ptrs = pointees(mem, addrs[2:], vmas[2:])
+	words.deep = deepStack(mem, regs, vmas[1])
+	return words, true
 }
 
 // pointees returns pointeeLen bytes at each of addrs (held in general
@@ -97,19 +117,17 @@ func pointees(mem *ptrace.Mem, addrs []uint64, vmas []ptrace.VMA) []trace.Mem {
 }
 
 // deepStack reads the stack from regs' rsp up that an approximate
-// preemption's fingerprint takes (ptrace.DeepStackLen); false where it
-// cannot be read.
-func (r *Recorder) deepStack(t *thread, regs *trace.Regs) (trace.Mem, bool) {
-	mem := r.memOf(t)
+// preemption's fingerprint takes (ptrace.DeepStackLen), in stack, the
+// mapping that holds rsp; none where it cannot be read.
+func deepStack(mem *ptrace.Mem, regs *trace.Regs, stack ptrace.VMA) trace.Mem {
 	rsp := regs[trace.RSP]
-	vmas, err := mem.VMAs([]uint64{rsp})
-	if err != nil || vmas[0].End == 0 {
-		return trace.Mem{}, false
-	}
-	n := ptrace.DeepStackLen(rsp, vmas[0].End, regs[trace.FSBase])
+	n := ptrace.DeepStackLen(rsp, stack.End, regs[trace.FSBase])
 	if n == 0 {
-		return trace.Mem{}, false
+		return trace.Mem{}
 	}
-	b, ok := mem.DeepStack(rsp, n)
-	return trace.Mem{Addr: rsp, Data: b}, ok
+	b := make([]byte, n)
+	if got, err := mem.ReadAt(b, rsp); err != nil || got != n {
+		return trace.Mem{}
+	}
+	return trace.Mem{Addr: rsp, Data: b}
 }

@@ -102,12 +102,11 @@ type snapshot struct {
 	fp        uint64
 	data      [][]byte
 	dataRange []ptrace.Range
-	// ptrs is what the registers point at (approx.go): a loop that
-	// counts in memory only a pointer reaches has the same registers,
-	// stack and global data at every pass.
-	ptrs []trace.Mem
-	// deep is the stack from rsp up (approx.go's deepStack).
-	deep trace.Mem
+	// approx is what the registers point at and the stack from rsp up
+	// (approx.go): a loop that counts in memory only a pointer reaches
+	// has the same registers, stack window and global data at every
+	// pass, and a qsort in a loop the same stack window.
+	approx approxWords
 }
 
 func (s *spinState) active() bool { return s.phase != spinNone }
@@ -523,13 +522,13 @@ func (r *Recorder) secondPass(t *thread, regs *trace.Regs) error {
 		}
 	}
 	if !sameGPRs(&snap.regs, &first.regs) {
-		return r.logPreempt(t, regs, "registers changed", trace.FlagApprox, snap.ptrs)
+		return r.logPreempt(t, regs, "registers changed", trace.FlagApprox, snap.approx.all())
 	}
 	if word, ok := firstChange(&first, &snap); ok {
-		return r.logPreempt(t, regs, "memory changed", trace.FlagApprox, append([]trace.Mem{word}, snap.ptrs...))
+		return r.logPreempt(t, regs, "memory changed", trace.FlagApprox, append([]trace.Mem{word}, snap.approx.all()...))
 	}
 	if snap.regs != first.regs || snap.fp != first.fp {
-		return r.logPreempt(t, regs, "flags or fpu changed", trace.FlagApprox, snap.ptrs)
+		return r.logPreempt(t, regs, "flags or fpu changed", trace.FlagApprox, snap.approx.all())
 	}
 	return r.logPreempt(t, regs, "spin", 0, nil) // a spin
 }
@@ -561,8 +560,7 @@ func (r *Recorder) snapshot(t *thread, regs *trace.Regs) (snapshot, error) {
 		n, _ := mem.ReadAt(b, rg.Addr)
 		s.data = append(s.data, b[:n])
 	}
-	s.ptrs, _ = r.approxPoint(t, regs)
-	s.deep, _ = r.deepStack(t, regs)
+	s.approx, _ = r.approxPoint(t, regs)
 	return s, nil
 }
 
@@ -589,13 +587,13 @@ func firstChange(a, b *snapshot) (trace.Mem, bool) {
 			return w, true
 		}
 	}
-	if a.deep.Addr == b.deep.Addr {
-		if w, ok := word(b.deep.Addr, a.deep.Data, b.deep.Data); ok {
+	if a.approx.deep.Addr == b.approx.deep.Addr {
+		if w, ok := word(b.approx.deep.Addr, a.approx.deep.Data, b.approx.deep.Data); ok {
 			return w, true
 		}
 	}
-	for _, p := range b.ptrs {
-		for _, q := range a.ptrs {
+	for _, p := range b.approx.ptrs {
+		for _, q := range a.approx.ptrs {
 			if q.Addr != p.Addr {
 				continue
 			}
@@ -686,13 +684,13 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 			t.spin.phase = spinNone
 			return r.resume(t, 0)
 		}
-		words = append(words, more...)
+		words = append(words, more.all()...)
 	}
 	return r.logPreempt(t, regs, why, flags, words)
 }
 
 // logPreempt is preempt at a point known to be one: the second pass of a
-// breakpoint, whose snapshot has what the registers point at already.
+// breakpoint, whose snapshot has the approximate words already (words).
 func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem) error {
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: preempt %d at %#x: %s (%d steps)\n", t.tid, regs[trace.RIP], why, t.spin.steps)
@@ -714,11 +712,6 @@ func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uin
 	}
 	e := &trace.Event{Kind: trace.KindPreempt, Flags: flags, Tid: int32(t.tid), Regs: *regs,
 		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: mem.DataSum(r.dataOf(t)), In: words}
-	if flags&trace.FlagApprox != 0 {
-		if deep, ok := r.deepStack(t, regs); ok {
-			e.In = append(e.In, deep)
-		}
-	}
 	if err := r.log(e); err != nil {
 		return err
 	}

@@ -248,7 +248,6 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 			return false, nil
 		}
 	}
-
 	if e.Aux != 0 {
 		if *data == nil {
 			d, err := s.dataRanges(t)
@@ -274,11 +273,11 @@ const (
 
 // tell builds t's trampoline again, comparing after the registers one
 // more word: the first of the recorded stack above rsp (In) that differs
-// at this pass, which has the point's registers. In a loop whose passes share them (a qsort called in every
-// iteration), each pass would otherwise be a stop to compare the rest
-// (~50 µs, millions of times), where the word, the loop's counter, is
-// compared in the trampoline. false when it has no trampoline or no such
-// word.
+// at this pass, which has the point's registers. In a loop whose passes
+// share them (a qsort called in every iteration), each pass would
+// otherwise be a stop to compare the rest (~50 µs, millions of times),
+// where the word, the loop's counter, is compared in the trampoline.
+// false when it has no trampoline or no such word.
 func (s *Session) tell(t *rthread, e *trace.Event) (bool, error) {
 	tr := s.tramp
 	if tr == nil {
