@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +117,7 @@ int main(void) {
 	}
 	r = read(fd[0], &c, 1);
 	printf("read restarted with SA_RESTART: %s, alarms %d\n", r == 1 && c == 'x' ? "yes" : "no", alarms);
+	wait(NULL); // else, under load, the child outlives the program (a daemon to the recorder)
 
 	pthread_mutexattr_t ma;
 	pthread_mutexattr_init(&ma);
