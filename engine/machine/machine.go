@@ -83,19 +83,6 @@ func Warnings(h *trace.Header) []string {
 	return out
 }
 
-// isaFlags are the /proc/cpuinfo flags of instruction set extensions: a
-// program told of one (by the recording's cpuid answers) may execute its
-// instructions, which fault on a CPU without it. rdrand, rdseed, hle and
-// rtm are not among them: the recorder hides them from the program.
-var isaFlags = []string{
-	"sse", "sse2", "sse3", "pni", "ssse3", "sse4_1", "sse4_2", "sse4a", "avx", "avx2", "fma", "fma4", "f16c",
-	"bmi1", "bmi2", "abm", "popcnt", "movbe", "adx", "aes", "pclmulqdq", "sha_ni", "vaes", "vpclmulqdq",
-	"gfni", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi",
-	"avx512_vbmi2", "avx512_vnni", "avx512_bitalg", "avx512_vpopcntdq", "avx512_bf16", "avx512_fp16",
-	"avx_vnni", "amx_tile", "amx_bf16", "amx_int8", "xsave", "xsavec", "xsaveopt", "xsaves", "clflushopt",
-	"clwb", "rdpid", "cx16", "lahf_lm", "3dnowprefetch", "movdiri", "movdir64b", "serialize", "waitpkg",
-}
-
 // MissingFeatures lists the instruction set extensions of the CPU h was
 // recorded on that this one lacks: a replay here can fault where the
 // recording ran on. Nothing when they agree or the trace does not say.
@@ -105,9 +92,9 @@ func MissingFeatures(h *trace.Header) []string {
 		return nil
 	}
 	var missing []string
-	for _, f := range isaFlags {
-		if slices.Contains(h.CPUFlags, f) && !slices.Contains(flags, f) {
-			missing = append(missing, f)
+	for _, f := range features {
+		if slices.Contains(h.CPUFlags, f.Name) && !slices.Contains(flags, f.Name) {
+			missing = append(missing, f.Name)
 		}
 	}
 	return missing

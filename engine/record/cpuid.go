@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -78,14 +79,16 @@ func (r *Recorder) cpuid(leaf, sub uint32) (value, aux uint64) {
 	if v, ok := r.cpuids[k]; ok {
 		return v[0], v[1]
 	}
-	a, b, c, d := cpuid(leaf, sub)
+	var regs [4]uint32
+	regs[0], regs[1], regs[2], regs[3] = machine.CPUID(leaf, sub)
 	switch {
 	case leaf == 1:
-		c &^= cpuid1EcxRdrand
+		regs[2] &^= cpuid1EcxRdrand
 	case leaf == 7 && sub == 0:
-		b &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
+		regs[1] &^= cpuid7EbxHLE | cpuid7EbxRTM | cpuid7EbxRdseed
 	}
-	value, aux = uint64(a)|uint64(b)<<32, uint64(c)|uint64(d)<<32
+	r.opts.Hide.Apply(leaf, sub, &regs)
+	value, aux = uint64(regs[0])|uint64(regs[1])<<32, uint64(regs[2])|uint64(regs[3])<<32
 	if r.cpuids == nil {
 		r.cpuids = map[cpuidKey][2]uint64{}
 	}
@@ -110,7 +113,7 @@ var cpuidSubleaves = map[uint32]uint32{
 // The table is kept in the cache (cpuidtable.go): in a VM each of its
 // ~190 questions is an exit to the hypervisor, 2–10 ms of every recording.
 func (r *Recorder) cpuidTable() []hook.CpuidAnswer {
-	key := cpuidTableKey()
+	key := cpuidTableKey(r.opts.Hide)
 	if tab, ok := loadCpuidTable(key); ok {
 		r.learnCpuid(tab)
 		return tab

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -30,8 +31,9 @@ const cpuidTableVersion = 1
 // maxCpuidTables bounds the tables kept (a kernel update makes another).
 const maxCpuidTables = 16
 
-// cpuidTableKey names the table of this CPU and kernel.
-func cpuidTableKey() string {
+// cpuidTableKey names the table of this CPU and kernel, with the features
+// hidden from the program.
+func cpuidTableKey(hidden machine.Hide) string {
 	h := sha256.New()
 	var b [4]byte
 	put := func(v uint32) {
@@ -40,7 +42,7 @@ func cpuidTableKey() string {
 	}
 	put(cpuidTableVersion)
 	for _, q := range [][2]uint32{{0, 0}, {1, 0}, {7, 0}, {7, 1}, {0x80000000, 0}, {0x80000001, 0}} {
-		a, bx, c, d := cpuid(q[0], q[1])
+		a, bx, c, d := machine.CPUID(q[0], q[1])
 		if q[0] == 1 {
 			bx &= 0x00ffffff // the APIC id of the core asking
 		}
@@ -55,6 +57,9 @@ func cpuidTableKey() string {
 	if unix.Uname(&u) == nil {
 		h.Write(u.Release[:])
 		h.Write(u.Version[:])
+	}
+	for _, f := range hidden {
+		h.Write([]byte(f + ","))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

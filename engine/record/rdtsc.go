@@ -6,9 +6,6 @@ func rdtsc() uint64
 // rdtscp reads the time-stamp counter and TSC_AUX for a trapped rdtscp.
 func rdtscp() (tsc uint64, aux uint32)
 
-// cpuid executes cpuid for a trapped cpuid of the tracee.
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-
 // rdrand runs rdrand for a patched rdrand of the tracee: the value and
 // whether the CPU had one (CF).
 func rdrand() (v uint64, ok bool)

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -74,6 +75,11 @@ type Options struct {
 	// (rewind record --no-buffer). A recording of a running process
 	// (Attach) never buffers: the hook could not be removed at detach.
 	NoBuffer bool
+	// Hide hides CPU features from the program (rewind record --cpu), and
+	// CPUSpec is the spec that named them: the recording then replays on
+	// CPUs without them.
+	Hide    machine.Hide
+	CPUSpec string
 }
 
 // Result summarizes a finished recording.
@@ -476,6 +482,7 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	// buffer's snapshot holds one process: both keep the serial queue.
 	r.sideBySide = r.filtered && !opts.Serial && r.chaos == nil && opts.KeepLast == 0
 	h.Pid = r.pid
+	h.CPUFlags, h.CPUHidden, h.CPUSpec = opts.Hide.Without(h.CPUFlags), opts.Hide, opts.CPUSpec
 	if r.filtered {
 		h.Hook = hook.ID()
 	}

@@ -190,8 +190,15 @@ type Header struct {
 	ExeSHA256 string `json:"exe_sha256,omitempty"`
 	// CPUModel is the CPU model name of the recording machine.
 	CPUModel string `json:"cpu_model,omitempty"`
-	// CPUFlags are the CPU feature flags of the recording machine.
+	// CPUFlags are the CPU feature flags of the recording machine, less
+	// those hidden from the program (CPUHidden).
 	CPUFlags []string `json:"cpu_flags,omitempty"`
+	// CPUHidden are the features of the recording machine its cpuid
+	// answers hid from the program (rewind record --cpu): the program did
+	// not use them, and a replay does not need them.
+	CPUHidden []string `json:"cpu_hidden,omitempty"`
+	// CPUSpec is the --cpu the recording was made with ("" for native).
+	CPUSpec string `json:"cpu_spec,omitempty"`
 	// Kernel is the kernel release of the recording machine.
 	Kernel string `json:"kernel,omitempty"`
 	// Hostname is the recording machine's host name.

@@ -363,7 +363,7 @@ func newHunt(flags *pflag.FlagSet, o *recordOptions, args []string) (hunt, error
 		}
 		h.failOn = re
 	}
-	for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources"} {
+	for _, f := range []string{"chaos", "chaos-seed", "no-buffer", "serial", "with-sources", "cpu-features"} {
 		if fl := flags.Lookup(f); fl.Changed {
 			h.flags = append(h.flags, "--"+f+"="+fl.Value.String())
 		}

@@ -110,6 +110,13 @@ func runInfo(w io.Writer, path string) error {
 	if h.CPU != nil {
 		fmt.Fprintf(w, "cpu:       bound to CPU %d\n", *h.CPU)
 	}
+	if h.CPUSpec != "" {
+		hidden := strings.Join(h.CPUHidden, " ")
+		if hidden == "" {
+			hidden = "none this CPU had"
+		}
+		fmt.Fprintf(w, "hidden:    CPU features the program was not shown (--cpu-features %s): %s\n", h.CPUSpec, hidden)
+	}
 	if h.Chaos {
 		fmt.Fprintf(w, "chaos:     scheduling randomised, seed %d\n", h.ChaosSeed)
 	}

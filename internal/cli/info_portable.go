@@ -53,10 +53,12 @@ func (p *portability) describe(h *trace.Header) string {
 		files = fmt.Sprintf("yes: the %d files %d execs ran and every file they mapped are in the recording", len(p.files), p.execs)
 	}
 	switch {
+	case (h.CPUIDFaulting || h.CpuidPatched) && h.CPUSpec != "":
+		files += "; cpuid's answers recorded, with the features --cpu-features hid left out: another CPU with the instruction sets the program was shown replays them"
 	case h.CPUIDFaulting:
-		files += "; cpuid's answers recorded (CPUID faulting): another CPU with the same instruction sets replays them"
+		files += "; cpuid's answers recorded (CPUID faulting): another CPU with the same instruction sets replays them (record --cpu-features widens that)"
 	case h.CpuidPatched:
-		files += "; cpuid's answers recorded (its sites trapped): another CPU with the same instruction sets replays them"
+		files += "; cpuid's answers recorded (its sites trapped): another CPU with the same instruction sets replays them (record --cpu-features widens that)"
 	default:
 		files += "; cpuid's answers not recorded: replay needs a CPU of the same model"
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/record"
 	"github.com/rewind-debugger/rewind/engine/trace"
 	"github.com/rewind-debugger/rewind/internal/frontend"
@@ -33,17 +34,20 @@ type recordOptions struct {
 	untilFail     int           // --until-fail: at most this many runs
 	jobs          int           // -j, with --until-fail
 	failOn        string        // --fail-on, with --until-fail
+	cpuFeatures   string        // --cpu-features
+	hide          machine.Hide  // what --cpu-features hides
 }
 
 // recorder is what the flags set of the recorder's options.
 func (o *recordOptions) recorder() record.Options {
-	return record.Options{Chaos: o.chaos, Seed: o.seed, KeepLast: o.keepLast, NoBuffer: o.noBuffer, Serial: o.serial}
+	return record.Options{Chaos: o.chaos, Seed: o.seed, KeepLast: o.keepLast, NoBuffer: o.noBuffer, Serial: o.serial,
+		Hide: o.hide, CPUSpec: o.cpuFeatures}
 }
 
 func newRecordCmd() *cobra.Command {
 	var o recordOptions
 	cmd := &cobra.Command{
-		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--until-fail[=N] [-j J] [--fail-on REGEX] | --keep-on-failure] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
+		Use:   "record [-o TRACE] [--keep-last D] [--no-buffer] [--serial] [--with-sources] [--cpu-features SPEC] [--until-fail[=N] [-j J] [--fail-on REGEX] | --keep-on-failure] [--] PROG [ARGS...] | record -p PID [-o TRACE] [--duration D] [--keep-last D] [--with-sources]",
 		Short: "Record one run of PROG",
 		Long: `Runs PROG under recording with stdin, stdout and stderr passed through, then
 exits with PROG's status (128+N when killed by signal N). The trace is written
@@ -73,6 +77,14 @@ after --duration. The process ending or crashing ends the recording too.
 --with-sources packs the recording once it is written, as rewind pack does
 with its default limits: the source files and separate debug files of the
 recorded programs travel in the trace (pack's report goes to stderr).
+
+--cpu-features SPEC hides CPU features from the program, so that the
+recording replays on a CPU without them (another machine's): a level of the
+x86-64 psABI (x86-64, x86-64-v2, x86-64-v3, x86-64-v4) hides every feature
+beyond it, then -FEATURE hides one more and +FEATURE keeps one
+("x86-64-v3,+aes"; names as /proc/cpuinfo spells them). cpuid's answers no
+longer show them, so libraries pick code without them; code built to use one
+without asking cpuid still does.
 
 --until-fail[=N] hunts a failure that will not reproduce: it records PROG
 again and again (-j J runs at a time, each bound to a CPU of its own; one per
@@ -114,6 +126,7 @@ succeeds.`,
 	cmd.Flags().Lookup("until-fail").NoOptDefVal = "100"
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "with --until-fail: runs at a time, each on a CPU of its own (default: one per CPU)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "", "with --until-fail: a run with an output line that matches REGEX failed, whatever its status")
+	cmd.Flags().StringVar(&o.cpuFeatures, "cpu-features", "", "hide CPU features from the program so the recording replays on CPUs without them: x86-64-v2, x86-64-v3, x86-64-v4, then -FEATURE / +FEATURE")
 	cmd.Flags().BoolVar(&o.keepOnFailure, "keep-on-failure", false, "delete the recording when the program succeeds (one run: CI)")
 	return cmd
 }
@@ -131,6 +144,17 @@ func (o *recordOptions) run(flags *pflag.FlagSet, args []string) error {
 	}
 	if o.keepLast < 0 {
 		return fmt.Errorf("--keep-last %v: must be positive", o.keepLast)
+	}
+	if flags.Changed("cpu-features") {
+		if o.pid != 0 {
+			return errors.New("--cpu-features: a running process has asked cpuid already: not with -p")
+		}
+		_, have := machine.CPUInfo()
+		hide, err := machine.ParseHide(o.cpuFeatures, have)
+		if err != nil {
+			return err
+		}
+		o.hide = hide
 	}
 	hunting := flags.Changed("until-fail")
 	if err := huntFlags(flags, hunting, o); err != nil {

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB),NOSPLIT,$0-24
+// func CPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·CPUID(SB),NOSPLIT,$0-24
 	MOVL leaf+0(FP), AX
 	MOVL sub+4(FP), CX
 	CPUID
