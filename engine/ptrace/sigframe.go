@@ -47,3 +47,91 @@ func SignalFrame(m *Mem, rsp uint64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// The FPU state of a signal frame: an fxsave area whose reserved tail
+// holds the kernel's software bytes (struct _fpx_sw_bytes: magic, the
+// state's length with the closing magic, the features saved, the XSAVE
+// length), the XSAVE header (XSTATE_BV first), the components at the
+// offsets of the standard format, and the closing magic.
+const (
+	fxSWExtendedOff   = fxSWBytesOff + 4
+	fxSWXfeaturesOff  = fxSWBytesOff + 8
+	fxSWXstateSizeOff = fxSWBytesOff + 16
+	fxSWEnd           = fxSWBytesOff + 20
+	xstateBVOff       = fxsaveSize
+	xsaveHeaderEnd    = fxsaveSize + 64
+	fpXstateMagic2    = 0x46505845
+	xfeaturePKRU      = 9
+	// FrameInfoOff and FrameUCOff are where a frame's siginfo and
+	// ucontext lie (the handler's second and third arguments).
+	FrameInfoOff = 8 + 304
+	FrameUCOff   = 8
+)
+
+// FrameFPState returns the offset in b, a frame SignalFrame read at rsp,
+// of its FPU state, which runs to b's end; false for a frame without one.
+func FrameFPState(b []byte, rsp uint64) (int, bool) {
+	if len(b) < frameFPStateOff+8 {
+		return 0, false
+	}
+	fp := binary.LittleEndian.Uint64(b[frameFPStateOff:])
+	if fp < rsp+frameNoFPSize || fp-rsp+fxsaveSize > uint64(len(b)) {
+		return 0, false
+	}
+	return int(fp - rsp), true
+}
+
+// SameFPLayout says whether two frames' FPU states (from FrameFPState)
+// were saved alike: same length, same features, so one CPU's restores the
+// other's.
+func SameFPLayout(a, b []byte) bool {
+	return len(a) >= fxSWEnd && len(b) >= fxSWEnd && string(a[fxSWBytesOff:fxSWEnd]) == string(b[fxSWBytesOff:fxSWEnd])
+}
+
+// FitFPState fits st, the FPU state this machine's kernel saved in a
+// signal frame (its XSAVE layout), into room bytes: the length of the
+// state in the recorded frame, which replay on a CPU of another layout
+// puts this one's in, so that the frame lies where it was recorded and
+// rt_sigreturn restores the registers. A longer state is cut after its
+// last component in use (XSTATE_BV; XRSTOR initializes the rest from the
+// features alone), without PKRU if that is still too long (rt_sigreturn
+// then leaves the key rights the handler ran with, the default ones). comp
+// gives a component's offset and size in the standard format (cpuid leaf
+// 0xd).
+func FitFPState(st []byte, room int, comp func(i uint32) (off, size uint32)) ([]byte, error) {
+	if len(st) <= room {
+		return st, nil
+	}
+	if len(st) < xsaveHeaderEnd || binary.LittleEndian.Uint32(st[fxSWBytesOff:]) != fpXstateMagic1 {
+		return nil, fmt.Errorf("an FPU state of %d bytes without XSAVE, for %d", len(st), room)
+	}
+	features := binary.LittleEndian.Uint64(st[fxSWXfeaturesOff:])
+	inUse := binary.LittleEndian.Uint64(st[xstateBVOff:])
+	need := func() int {
+		n := xsaveHeaderEnd
+		for i := uint32(2); i < 64; i++ {
+			if inUse&(1<<i) != 0 {
+				off, size := comp(i)
+				n = max(n, int(off+size))
+			}
+		}
+		return n
+	}
+	n := need()
+	if n+4 > room && inUse&(1<<xfeaturePKRU) != 0 {
+		inUse &^= 1 << xfeaturePKRU
+		features &^= 1 << xfeaturePKRU
+		n = need()
+	}
+	if n+4 > room || n > len(st) {
+		return nil, fmt.Errorf("the recorded frame has room for %d bytes of FPU state, this CPU's needs %d", room, n+4)
+	}
+	out := make([]byte, n+4)
+	copy(out, st[:n])
+	binary.LittleEndian.PutUint64(out[xstateBVOff:], inUse)
+	binary.LittleEndian.PutUint64(out[fxSWXfeaturesOff:], features)
+	binary.LittleEndian.PutUint32(out[fxSWXstateSizeOff:], uint32(n))
+	binary.LittleEndian.PutUint32(out[fxSWExtendedOff:], uint32(n+4))
+	binary.LittleEndian.PutUint32(out[n:], fpXstateMagic2)
+	return out, nil
+}

@@ -321,9 +321,9 @@ func (s *Session) tell(t *rthread, e *trace.Event) (bool, error) {
 }
 
 // samePassRegs says whether a pass's registers are the recorded point's,
-// all of them but the resume flag (withRecordedRF).
+// all of them but the resume flag (withRecordedFlags).
 func samePassRegs(got, want *trace.Regs) bool {
-	return withRecordedRF(got, want) == *want
+	return withRecordedFlags(got, want) == *want
 }
 
 // openTrampoline prepares the trampoline for e's pc, or returns nil when the

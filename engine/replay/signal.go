@@ -3,10 +3,12 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
+	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
@@ -112,15 +114,66 @@ func (s *Session) writeFrame(t *rthread, e *trace.Event, st ptrace.Status) error
 	if err := ptrace.GetRegs(t.real, &regs); err != nil {
 		return err
 	}
-	if regs[trace.RSP] != e.Mem[0].Addr {
-		return s.diverge(e, "the handler of %s got its frame at %#x, recorded at %#x", sig, regs[trace.RSP], e.Mem[0].Addr)
+	mems := e.Mem
+	if len(mems) > 0 {
+		frame, err := s.fitFrame(t, &mems[0], &regs)
+		if err != nil {
+			return s.diverge(e, "the handler of %s got its frame at %#x, recorded at %#x: %v", sig, regs[trace.RSP], mems[0].Addr, err)
+		}
+		mems = append([]trace.Mem{frame}, mems[1:]...)
 	}
-	for _, m := range e.Mem {
+	for _, m := range mems {
 		if _, err := t.proc.mem.WriteAt(m.Data, m.Addr); err != nil {
 			return fmt.Errorf("write the frame of %s: %w", sig, err)
 		}
 	}
 	return nil
+}
+
+// fitFrame returns the recorded frame rec to write where the kernel built
+// its own, at regs' rsp. On a CPU of the recording's XSAVE layout, the two
+// lie at the same place, and rec is written as it is. On another, the
+// kernel's frame is longer or shorter, so it lies lower or higher: the
+// handler is moved to the recorded place (regs: its stack pointer and
+// arguments), and the recorded frame there gets this CPU's FPU state in
+// place of the recording's, which rt_sigreturn could not restore here.
+func (s *Session) fitFrame(t *rthread, rec *trace.Mem, regs *trace.Regs) (trace.Mem, error) {
+	at := regs[trace.RSP]
+	built, err := ptrace.SignalFrame(t.proc.mem, at)
+	if err != nil {
+		return trace.Mem{}, err
+	}
+	bOff, bOK := ptrace.FrameFPState(built, at)
+	rOff, rOK := ptrace.FrameFPState(rec.Data, rec.Addr)
+	alike := !bOK || !rOK || ptrace.SameFPLayout(built[bOff:], rec.Data[rOff:])
+	switch {
+	case at == rec.Addr && alike:
+		return *rec, nil
+	case alike:
+		return trace.Mem{}, errors.New("the same FPU state layout, the stack elsewhere")
+	case bOff != rOff:
+		return trace.Mem{}, errors.New("the frames differ beyond their FPU state")
+	}
+	st, err := ptrace.FitFPState(built[bOff:], len(rec.Data)-rOff, xsaveComponent)
+	if err != nil {
+		return trace.Mem{}, err
+	}
+	if at != rec.Addr {
+		regs[trace.RSP] = rec.Addr
+		regs[trace.RSI] = rec.Addr + ptrace.FrameInfoOff
+		regs[trace.RDX] = rec.Addr + ptrace.FrameUCOff
+		if err := ptrace.SetRegs(t.real, regs); err != nil {
+			return trace.Mem{}, err
+		}
+	}
+	return trace.Mem{Addr: rec.Addr, Data: append(slices.Clone(rec.Data[:rOff]), st...)}, nil
+}
+
+// xsaveComponent is where this CPU's XSAVE standard format keeps state
+// component i, and its size.
+func xsaveComponent(i uint32) (off, size uint32) {
+	size, off, _, _ = machine.CPUID(0xd, i)
+	return off, size
 }
 
 // applyTrap replays a trapped rdtsc, rdtscp or cpuid with the recorded answer.
@@ -180,7 +233,17 @@ func (s *Session) runToTrap(t *rthread, e *trace.Event, sig unix.Signal, regs *t
 	if err := ptrace.GetRegs(t.real, regs); err != nil {
 		return err
 	}
-	return s.compareRegs(e, "at "+what, &e.Regs, regs)
+	return s.compareTrapRegs(e, regs)
+}
+
+// compareTrapRegs checks the registers at the instruction e trapped,
+// except those it only writes (Event.TrapOutputs).
+func (s *Session) compareTrapRegs(e *trace.Event, live *trace.Regs) error {
+	got := *live
+	for _, r := range e.TrapOutputs() {
+		got[r] = e.Regs[r]
+	}
+	return s.compareRegs(e, "at "+e.TrapName(), &e.Regs, &got)
 }
 
 // runToStubTrap runs t to the rdtsc of the stub of the site of e, a

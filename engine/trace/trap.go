@@ -22,6 +22,23 @@ func (e *Event) TrapName() string {
 	return "rdtsc"
 }
 
+// TrapOutputs are the registers the trapped instruction of e writes
+// without reading: what they held before it is dead, and may differ on
+// another machine (glibc leaves XGETBV's answer, this CPU's, in rdx before
+// a cpuid) without the program seeing it. nil for rdrand, whose
+// destination the instruction names.
+func (e *Event) TrapOutputs() []int {
+	switch e.TrapName() {
+	case "cpuid":
+		return []int{RBX, RDX} // eax and ecx are its questions
+	case "rdtsc":
+		return []int{RAX, RDX}
+	case "rdtscp":
+		return []int{RAX, RDX, RCX}
+	}
+	return nil
+}
+
 // ApplyTrap sets regs as the trapped instruction of a KindRdtsc or KindCpuid
 // event did: the results in their registers (upper halves cleared) and rip
 // past the instruction. Recording and replay share it so that they cannot
