@@ -88,13 +88,62 @@ func SameFPLayout(a, b []byte) bool {
 	return len(a) >= fxSWEnd && len(b) >= fxSWEnd && string(a[fxSWBytesOff:fxSWEnd]) == string(b[fxSWBytesOff:fxSWEnd])
 }
 
+// allZero says whether b holds only zeros.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// UserTop is the end of the user address space (4-level paging): the
+// kernel's rt_sigreturn refuses an FPU state that does not end below it.
+const UserTop = 0x7ffffffff000
+
+// LowerFPState moves the FPU state of the signal frame at frame, which a
+// thread is about to return from (rt_sigreturn), below the frame, where
+// full bytes fit below UserTop: the kernel checks that its whole length
+// (full) is user memory, and a frame placed by a CPU with a shorter state
+// near the top of the stack leaves less. Below the frame is the stack the
+// handler has left.
+func LowerFPState(m *Mem, frame uint64, full int) error {
+	var p [8]byte
+	if _, err := m.ReadAt(p[:], frame+frameFPStateOff); err != nil {
+		return fmt.Errorf("signal frame at %#x: %w", frame, err)
+	}
+	fp := binary.LittleEndian.Uint64(p[:])
+	if fp == 0 || fp+uint64(full) <= UserTop {
+		return nil
+	}
+	var sw [8]byte
+	if _, err := m.ReadAt(sw[:], fp+fxSWBytesOff); err != nil || binary.LittleEndian.Uint32(sw[:]) != fpXstateMagic1 {
+		return fmt.Errorf("signal frame at %#x: no XSAVE state at %#x", frame, fp)
+	}
+	st := make([]byte, binary.LittleEndian.Uint32(sw[4:]))
+	if _, err := m.ReadAt(st, fp); err != nil {
+		return fmt.Errorf("signal frame at %#x: %w", frame, err)
+	}
+	to := (frame - uint64(full)) &^ 63
+	if _, err := m.WriteAt(st, to); err != nil {
+		return fmt.Errorf("move the FPU state of the signal frame at %#x to %#x: %w", frame, to, err)
+	}
+	binary.LittleEndian.PutUint64(p[:], to)
+	if _, err := m.WriteAt(p[:], frame+frameFPStateOff); err != nil {
+		return fmt.Errorf("move the FPU state of the signal frame at %#x: %w", frame, err)
+	}
+	return nil
+}
+
 // FitFPState fits st, the FPU state this machine's kernel saved in a
 // signal frame (its XSAVE layout), into room bytes: the length of the
 // state in the recorded frame, which replay on a CPU of another layout
 // puts this one's in, so that the frame lies where it was recorded and
 // rt_sigreturn restores the registers. A longer state is cut after its
 // last component in use (XSTATE_BV; XRSTOR initializes the rest from the
-// features alone), without PKRU if that is still too long (rt_sigreturn
+// features alone; one that holds zeros counts as unused), without PKRU if
+// that is still too long (rt_sigreturn
 // then leaves the key rights the handler ran with, the default ones). comp
 // gives a component's offset and size in the standard format (cpuid leaf
 // 0xd).
@@ -118,6 +167,19 @@ func FitFPState(st []byte, room int, comp func(i uint32) (off, size uint32)) ([]
 		return n
 	}
 	n := need()
+	if n+4 > room {
+		// A component in use that holds zeros holds its initial state
+		// (AMD's CPUs say AVX-512's in use once the kernel touched them).
+		for i := uint32(2); i < 64; i++ {
+			if inUse&(1<<i) == 0 || i == xfeaturePKRU {
+				continue
+			}
+			if off, size := comp(i); int(off+size) <= len(st) && allZero(st[off:off+size]) {
+				inUse &^= 1 << i
+			}
+		}
+		n = need()
+	}
 	if n+4 > room && inUse&(1<<xfeaturePKRU) != 0 {
 		inUse &^= 1 << xfeaturePKRU
 		features &^= 1 << xfeaturePKRU

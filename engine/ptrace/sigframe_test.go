@@ -13,7 +13,7 @@ import (
 // ends with the closing magic, as rt_sigreturn checks.
 func TestFitFPState(t *testing.T) {
 	// The standard format's offsets of an Intel CPU with MPX and PKRU.
-	intel := map[uint32][2]uint32{2: {576, 256}, 3: {960, 64}, 4: {1024, 64}, 9: {2688, 8}}
+	intel := map[uint32][2]uint32{2: {576, 256}, 3: {960, 64}, 4: {1024, 64}, 5: {1088, 64}, 7: {1664, 1024}, 9: {2688, 8}}
 	comp := func(i uint32) (uint32, uint32) { c := intel[i]; return c[0], c[1] }
 	state := func(size int, features, inUse uint64) []byte {
 		b := make([]byte, size+4)
@@ -26,6 +26,13 @@ func TestFitFPState(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[fxSWXstateSizeOff:], uint32(size))
 		binary.LittleEndian.PutUint64(b[xstateBVOff:], inUse)
 		binary.LittleEndian.PutUint32(b[size:], fpXstateMagic2)
+		return b
+	}
+	// zeroed clears the byte ranges [from, to) of b, pairwise.
+	zeroed := func(b []byte, ranges ...int) []byte {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			clear(b[ranges[i]:ranges[i+1]])
+		}
 		return b
 	}
 	for _, c := range []struct {
@@ -42,6 +49,8 @@ func TestFitFPState(t *testing.T) {
 		{"x87 and SSE only", state(2696, 0x21f, 0x3), 600, 580, 0x21f, 0x3, ""},
 		{"AVX in use, no room", state(2696, 0x21f, 0x7), 700, 0, 0, 0, "room for 700 bytes of FPU state, this CPU's needs 836"},
 		{"no XSAVE", make([]byte, 1024), 600, 0, 0, 0, "without XSAVE"},
+		{"AVX-512 said in use, zeros", zeroed(state(2696, 0x2ff, 0xa7), 1088, 1152, 1664, 2688), 836, 836, 0x2ff, 0x7, ""},
+		{"AVX-512 in use", zeroed(state(2696, 0x2ff, 0xa7), 1664, 2688), 836, 0, 0, 0, "this CPU's needs 1156"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := FitFPState(c.st, c.room, comp)

@@ -72,9 +72,13 @@ type Session struct {
 	threads map[int32]*rthread
 	queue   []*trace.Event // events read ahead
 	eof     bool
-	next    int64 // index of the next event
-	done    bool
-	status  unix.WaitStatus
+	// fpFull is the length of this CPU's FPU state in a signal frame, once
+	// a frame of the recording's was fitted with one (fitFrame): 0 on a
+	// CPU of the recording's XSAVE layout.
+	fpFull int
+	next   int64 // index of the next event
+	done   bool
+	status unix.WaitStatus
 
 	blobs blobCache
 	// provided are the files provideExe wrote for an exec, to remove;

@@ -158,6 +158,7 @@ func (s *Session) fitFrame(t *rthread, rec *trace.Mem, regs *trace.Regs) (trace.
 	if err != nil {
 		return trace.Mem{}, err
 	}
+	s.fpFull = len(built) - bOff
 	if at != rec.Addr {
 		regs[trace.RSP] = rec.Addr
 		regs[trace.RSI] = rec.Addr + ptrace.FrameInfoOff

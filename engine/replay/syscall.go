@@ -284,6 +284,13 @@ func (s *Session) emit(t *rthread, e *trace.Event, data []byte) error {
 // answer is the recorded one (mappings at the recorded addresses, file
 // mappings made anonymous and filled from the trace).
 func (s *Session) reexec(t *rthread, e *trace.Event, c syscalls.Call) error {
+	if c.Nr == unix.SYS_RT_SIGRETURN && s.fpFull > 0 {
+		// A frame fitFrame gave this CPU's FPU state, near the top of
+		// the stack: the kernel wants room for all of it.
+		if err := ptrace.LowerFPState(t.proc.mem, e.Regs[trace.RSP]-8, s.fpFull); err != nil {
+			return s.diverge(e, "at rt_sigreturn: %v", err)
+		}
+	}
 	_, forking := s.createsFollowed(e)
 	quick := quickReexec(c.Nr) && !forking && e.Kind == trace.KindSyscall && e.Flags&trace.FlagNoReturn == 0 && t.resumeSig == 0
 	atHook := quick && s.filtered && t.proc.hooked
