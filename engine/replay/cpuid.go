@@ -88,20 +88,23 @@ func (s *Session) runToCpuid(t *rthread, e *trace.Event, regs *trace.Regs) error
 	return s.compareTrapRegs(e, regs)
 }
 
-// eflagsRF is the resume flag, eflagsFixed the bit that is always 1.
+// eflagsRF is the resume flag, eflagsFixed the bit that is always 1,
+// eflagsStatus the arithmetic flags.
 const (
-	eflagsRF    = 0x10000
-	eflagsFixed = 0x2
+	eflagsRF     = 0x10000
+	eflagsFixed  = 0x2
+	eflagsStatus = 0x8d5 // CF PF AF ZF SF OF
 )
 
 // withRecordedFlags is got with the resume flag and the fixed bit of want,
-// recorded. The resume flag is the kernel's and the CPU's (a fault's stop
-// has it set, a breakpoint's not, the recorder's stop and replay's may
-// differ so, and QEMU's emulated CPUs never set it); the fixed bit is 1 on
-// every CPU, but older kernels (Debian 12's 6.1) leave it out of a new program's
-// registers; the program sees neither.
-func withRecordedFlags(got, want *trace.Regs) trace.Regs {
-	const kernels = eflagsRF | eflagsFixed
+// recorded, and its flags of loose too. The resume flag is the kernel's
+// and the CPU's (a fault's stop has it set, a breakpoint's not, the
+// recorder's stop and replay's may differ so, and QEMU's emulated CPUs
+// never set it); the fixed bit is 1 on every CPU, but older kernels
+// (Debian 12's 6.1) leave it out of a new program's registers; the
+// program sees neither. loose is what Session.looseFlags says.
+func withRecordedFlags(got, want *trace.Regs, loose uint64) trace.Regs {
+	kernels := eflagsRF | eflagsFixed | loose
 	g := *got
 	g[trace.EFLAGS] = g[trace.EFLAGS]&^kernels | want[trace.EFLAGS]&kernels
 	return g

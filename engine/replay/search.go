@@ -179,7 +179,7 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 			}
 			fmt.Fprintf(os.Stderr, "search: pass %d: stack hash %#x recorded %#x\n", passes, t.proc.mem.StackHash(regs[trace.RSP]), e.StackHash)
 		}
-		if samePassRegs(&regs, &e.Regs) {
+		if samePassRegs(&regs, &e.Regs, s.looseFlags) {
 			if t.proc.mem.StackHash(regs[trace.RSP]) == e.StackHash {
 				same, err := s.sameState(t, e, &data)
 				if err != nil || same {
@@ -321,9 +321,9 @@ func (s *Session) tell(t *rthread, e *trace.Event) (bool, error) {
 }
 
 // samePassRegs says whether a pass's registers are the recorded point's,
-// all of them but the resume flag (withRecordedFlags).
-func samePassRegs(got, want *trace.Regs) bool {
-	return withRecordedFlags(got, want) == *want
+// all of them but the flags withRecordedFlags leaves out.
+func samePassRegs(got, want *trace.Regs, loose uint64) bool {
+	return withRecordedFlags(got, want, loose) == *want
 }
 
 // openTrampoline prepares the trampoline for e's pc, or returns nil when the
