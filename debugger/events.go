@@ -73,6 +73,9 @@ func DescribeEvent(e, entry *trace.Event) string {
 		}
 		return fmt.Sprintf("%s at rip %#x = %#x", e.TrapName(), e.Regs[trace.RIP], e.Value)
 	case trace.KindCpuid:
+		if e.Flags&trace.FlagXgetbv != 0 {
+			return fmt.Sprintf("xgetbv(%#x) at rip %#x = %#x", uint32(e.Regs[trace.RCX]), e.Regs[trace.RIP], e.Value)
+		}
 		return fmt.Sprintf("cpuid(%#x, %#x) at rip %#x = %#x %#x %#x %#x", uint32(e.Regs[trace.RAX]), uint32(e.Regs[trace.RCX]),
 			e.Regs[trace.RIP], uint32(e.Value), e.Value>>32, uint32(e.Aux), e.Aux>>32)
 	case trace.KindPreempt:

@@ -11,9 +11,10 @@ import (
 // TestCPUFeaturesHidden records with record --cpu-features, which hides
 // CPU features from the program so that the recording replays on a CPU
 // without them (issue 24): the program is told the level's features and
-// not the ones beyond, with buffering and without (cpuid patched or
-// trapped, or faulting, whichever this machine does); the recording
-// replays, says what it hid, and bad specs are one-line refusals.
+// not the ones beyond, in cpuid and in xgetbv's register states, with
+// buffering and without (cpuid patched or trapped, or faulting, whichever
+// this machine does); the recording replays, says what it hid, and bad
+// specs are one-line refusals.
 func TestCPUFeaturesHidden(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "cpufeatures.c", "-O1")
@@ -39,7 +40,7 @@ func TestCPUFeaturesHidden(t *testing.T) {
 			if rec.Code != 0 {
 				t.Fatalf("record exited %d\nstderr:\n%s", rec.Code, tail(rec.Stderr))
 			}
-			want := "sse4.2=0 popcnt=0 avx=0 avx2=0 avx512f=0\nlen=1048575\n"
+			want := "sse4.2=0 popcnt=0 avx=0 avx2=0 avx512f=0\nymm-state=0 zmm-state=0\nlen=1048575\n"
 			if string(rec.Stdout) != want {
 				t.Fatalf("recorded program printed %q, want %q (natively %q)", rec.Stdout, want, native.Stdout)
 			}
@@ -64,6 +65,27 @@ func TestCPUFeaturesHidden(t *testing.T) {
 			}
 		})
 	}
+	// x86-64-v3 keeps AVX and hides AVX-512, in cpuid and in the register
+	// states xgetbv says are enabled, which the recording logs and replay
+	// answers (libgcc asks cpuid other questions without them).
+	t.Run("xgetbv", func(t *testing.T) {
+		t.Parallel()
+		if !strings.Contains(string(native.Stdout), "ymm-state=1") {
+			t.Skipf("the kernel enabled no AVX state here: %q", native.Stdout)
+		}
+		trace := filepath.Join(t.TempDir(), "v3.rwd")
+		rec := recordOpts(t, runOpts{RecordFlags: []string{"--cpu-features", "x86-64-v3"}}, trace, prog)
+		if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "avx512f=0\nymm-state=1 zmm-state=0\n") {
+			t.Fatalf("record exited %d, printed %q; want AVX's state and not AVX-512's\nstderr:\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+		}
+		events, progStderr := checkRecorded(t, rec.Stderr, trace, "")
+		stdout, stderr, code := replayCheck(t, trace)
+		checkReplayed(t, events, rec.Stdout, progStderr, stdout, stderr, code)
+		listed := string(run(t, runOpts{}, rewind(t), "events", trace).Stdout)
+		if !regexp.MustCompile(`xgetbv\(0x0\) at rip 0x[0-9a-f]+ = 0x[0-9a-f]+`).MatchString(listed) {
+			t.Errorf("rewind events lists no xgetbv:\n%s", listed)
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()

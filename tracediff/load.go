@@ -243,7 +243,12 @@ func (p *process) itemOf(i int64, e, entry *trace.Event) (item, bool) {
 		it.key = e.TrapName()
 		it.result = fmt.Sprintf("%#x %d", e.Value, e.Aux)
 	case trace.KindCpuid:
-		it.key = "cpuid"
+		it.key = e.TrapName()
+		if e.Flags&trace.FlagXgetbv != 0 {
+			it.args = []string{strconv.FormatUint(e.Regs[trace.RCX]&0xffffffff, 16)}
+			it.result = fmt.Sprintf("%#x", e.Value)
+			break
+		}
 		leaf := uint32(e.Regs[trace.RAX])
 		it.args = []string{strconv.FormatUint(uint64(leaf), 16)}
 		it.result = cpuidResult(leaf, e.Value, e.Aux)

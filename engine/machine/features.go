@@ -10,6 +10,10 @@ import (
 // of the program with it, and replay reads this CPU's XSAVE layout.
 func CPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
+// XGETBV executes xgetbv on this CPU (ecx 0: XCR0, the register states
+// the kernel enabled), for a trapped xgetbv of the program.
+func XGETBV(ecx uint32) (eax, edx uint32)
+
 // Reg names the register of a cpuid answer a feature bit is in.
 type Reg uint8
 
@@ -158,6 +162,24 @@ func (h Hide) Apply(leaf, sub uint32, regs *[4]uint32) {
 			}
 		}
 	}
+}
+
+// xcr0Bits are the register states of XCR0 that a hidden feature hides
+// too: a program that sees the state enabled may look for the feature
+// otherwise (libgcc asks cpuid other questions then).
+var xcr0Bits = map[string]uint64{
+	"avx":      1 << 2,        // YMM's upper halves
+	"avx512f":  0xe0,          // opmask, ZMM0-15's upper halves, ZMM16-31
+	"amx_tile": 1<<17 | 1<<18, // tile configuration and data
+}
+
+// XCR0 is v, an XCR0 (or the XINUSE xgetbv's ecx 1 gives), without the
+// states of h's features.
+func (h Hide) XCR0(v uint64) uint64 {
+	for _, n := range h {
+		v &^= xcr0Bits[n]
+	}
+	return v
 }
 
 // hasSubleaves says whether cpuid's answer for leaf depends on the

@@ -27,9 +27,11 @@ const AnalysisVersion = 2
 // mapping's start.
 type ScanResult struct {
 	Offset, Length uint64
-	// Cpuid: cpuid instructions were looked for too (Space.Cpuid).
-	Cpuid bool `json:",omitempty"`
-	Sites []Site
+	// Cpuid, Xgetbv: cpuid and xgetbv instructions were looked for too
+	// (Space.Cpuid, Space.Xgetbv).
+	Cpuid  bool `json:",omitempty"`
+	Xgetbv bool `json:",omitempty"`
+	Sites  []Site
 }
 
 // WindowResult is the window around the trapping instruction at file
@@ -49,7 +51,7 @@ func (im *Image) Analysis() (Analysis, bool) {
 	defer im.mu.Unlock()
 	a := Analysis{Version: AnalysisVersion, Patch: Version}
 	for k, sites := range im.scans {
-		a.Scans = append(a.Scans, ScanResult{Offset: k.offset, Length: k.length, Cpuid: k.cpuid, Sites: sites})
+		a.Scans = append(a.Scans, ScanResult{Offset: k.offset, Length: k.length, Cpuid: k.cpuid, Xgetbv: k.xgetbv, Sites: sites})
 	}
 	for off, c := range im.windows {
 		a.Windows = append(a.Windows, WindowResult{Offset: off, Site: c.site, Window: c.Window, OK: c.ok})
@@ -93,7 +95,7 @@ func (im *Image) Seed(a Analysis) {
 		if im.scans == nil {
 			im.scans = map[scanKey][]Site{}
 		}
-		k := scanKey{offset: s.Offset, length: s.Length, cpuid: s.Cpuid}
+		k := scanKey{offset: s.Offset, length: s.Length, cpuid: s.Cpuid, xgetbv: s.Xgetbv}
 		if _, ok := im.scans[k]; !ok {
 			im.scans[k] = s.Sites
 		}

@@ -146,10 +146,10 @@ type Image struct {
 }
 
 // scanKey names a fresh mapping of an image: its file offset and length,
-// and whether cpuid was looked for too (Space.Cpuid).
+// and whether cpuid and xgetbv were looked for too (Space.Cpuid, Xgetbv).
 type scanKey struct {
 	offset, length uint64
-	cpuid          bool
+	cpuid, xgetbv  bool
 }
 
 // scanned returns the sites found in a fresh mapping of the image (their

@@ -5,12 +5,21 @@ import (
 	"sort"
 )
 
+// ops are the instructions a scan traps beyond rdrand and rdseed.
+type ops uint8
+
+// The instructions a scan may trap too.
+const (
+	opsCpuid  ops = 1 << iota // Space.Cpuid
+	opsXgetbv                 // Space.Xgetbv
+)
+
 // candidates returns the offsets in code of every 0f c7 followed by a ModRM
 // byte of a register form with /6 or /7: all the places an rdrand or rdseed
-// could be, most of them inside other instructions; with cpuid, of every
-// 0f a2 too. Only functions holding one are decoded, so a mapping without
-// any costs a byte search.
-func candidates(code []byte, cpuid bool) []int {
+// could be, most of them inside other instructions; with opsCpuid, of
+// every 0f a2 too, with opsXgetbv of every 0f 01 d0. Only functions holding
+// one are decoded, so a mapping without any costs a byte search.
+func candidates(code []byte, also ops) []int {
 	var out []int
 	for i := 0; i+2 < len(code); {
 		j := bytes.Index(code[i:], []byte{0x0f, 0xc7})
@@ -23,16 +32,21 @@ func candidates(code []byte, cpuid bool) []int {
 		}
 		i = k + 1
 	}
-	if !cpuid {
-		return out
-	}
-	for i := 0; i+1 < len(code); {
-		j := bytes.Index(code[i:], []byte{0x0f, 0xa2})
-		if j < 0 {
-			break
+	for _, p := range []struct {
+		op  ops
+		pat []byte
+	}{{opsCpuid, []byte{0x0f, 0xa2}}, {opsXgetbv, []byte{0x0f, 0x01, 0xd0}}} {
+		if also&p.op == 0 {
+			continue
 		}
-		out = append(out, i+j)
-		i += j + 1
+		for i := 0; i+len(p.pat) <= len(code); {
+			j := bytes.Index(code[i:], p.pat)
+			if j < 0 {
+				break
+			}
+			out = append(out, i+j)
+			i += j + 1
+		}
 	}
 	sort.Ints(out)
 	return out
@@ -40,11 +54,11 @@ func candidates(code []byte, cpuid bool) []int {
 
 // findSites decodes code (the bytes at base) from the start of each span of
 // plan that holds a candidate, and returns the rdrand and rdseed
-// instructions met (and, with cpuid, the cpuids), by address. A span's decoding stops at its end, at an
+// instructions met (and those of also), by address. A span's decoding stops at its end, at an
 // instruction that would cross it, or at bytes that do not decode (the
 // boundaries are lost from there: candidates after it are missed). A strict
 // span's sites count only if all of it is valid code, to its exact end.
-func findSites(code []byte, base uint64, plan []span, cands []int, cpuid bool) map[uint64]Site {
+func findSites(code []byte, base uint64, plan []span, cands []int, also ops) map[uint64]Site {
 	sites := map[uint64]Site{}
 	for _, sp := range plan {
 		if sp.start < base || sp.end > base+uint64(len(code)) || sp.start >= sp.end {
@@ -76,7 +90,10 @@ func findSites(code []byte, base uint64, plan []span, cands []int, cpuid bool) m
 				if s, ok := randInsn(code[pos:], n); ok {
 					s.Addr = base + uint64(pos)
 					found = append(found, s)
-				} else if s, ok := cpuidInsn(code[pos:], n); ok && cpuid {
+				} else if s, ok := cpuidInsn(code[pos:], n); ok && also&opsCpuid != 0 {
+					s.Addr = base + uint64(pos)
+					found = append(found, s)
+				} else if s, ok := xgetbvInsn(code[pos:], n); ok && also&opsXgetbv != 0 {
 					s.Addr = base + uint64(pos)
 					found = append(found, s)
 				}

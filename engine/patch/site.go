@@ -43,8 +43,17 @@ const HookSite Op = 3
 // is, so that the recording replays on another CPU (Space.Cpuid).
 const Cpuid Op = 4
 
+// Xgetbv is an xgetbv trapped as cpuid is: XCR0 says which register
+// states the kernel enabled (AVX-512's, MPX's, PKRU's), which differs from
+// one machine to another, and libraries choose their code by it (libgcc
+// asks cpuid other questions once AVX-512's state is off). Nothing else
+// traps it.
+const Xgetbv Op = 5
+
 func (o Op) String() string {
 	switch o {
+	case Xgetbv:
+		return "xgetbv"
 	case Rdseed:
 		return "rdseed"
 	case HookSite:
@@ -124,6 +133,15 @@ func cpuidInsn(b []byte, n int) (Site, bool) {
 		return Site{}, false
 	}
 	return Site{Orig: []byte{0x0f, 0xa2}, Op: Cpuid}, true
+}
+
+// xgetbvInsn recognizes an xgetbv of n bytes at the start of b: 0f 01 d0,
+// with no prefix.
+func xgetbvInsn(b []byte, n int) (Site, bool) {
+	if n != 3 || len(b) < 3 || b[0] != 0x0f || b[1] != 0x01 || b[2] != 0xd0 {
+		return Site{}, false
+	}
+	return Site{Orig: []byte{0x0f, 0x01, 0xd0}, Op: Xgetbv}, true
 }
 
 // ud2 is the trap a site is replaced with, followed by nops to the site's

@@ -45,10 +45,24 @@ type region struct {
 // address space's changes in recording and replay alike.
 type Space struct {
 	// Cpuid: cpuid instructions are trapped too (a recording made where
-	// the CPU cannot fault on them, and its replay).
+	// the CPU cannot fault on them, and its replay). Xgetbv: xgetbv
+	// instructions are (recordings since trace.Header.Xgetbv).
 	Cpuid   bool
+	Xgetbv  bool
 	sites   []*Site // by address
 	regions []region
+}
+
+// ops are the instructions s traps beyond rdrand and rdseed.
+func (s *Space) ops() ops {
+	var o ops
+	if s.Cpuid {
+		o |= opsCpuid
+	}
+	if s.Xgetbv {
+		o |= opsXgetbv
+	}
+	return o
 }
 
 // Remember notes code patched outside this package (a hook site), whose
@@ -73,7 +87,7 @@ func (s *Space) Clone() *Space {
 	if s == nil {
 		return nil
 	}
-	return &Space{Cpuid: s.Cpuid, sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
+	return &Space{Cpuid: s.Cpuid, Xgetbv: s.Xgetbv, sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
 }
 
 // Len returns how many sites are patched.
@@ -133,7 +147,7 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 	}
 	warns := writableCode(mp.Addr, mp.Addr+mp.Len, mp.Prot)
 	if mp.Fresh && mp.Image != nil {
-		key := scanKey{offset: mp.Offset, length: mp.Len, cpuid: s.Cpuid}
+		key := scanKey{offset: mp.Offset, length: mp.Len, cpuid: s.Cpuid, xgetbv: s.Xgetbv}
 		found, ok := mp.Image.scanned(key)
 		if ok && !holds(m, found, mp.Addr) {
 			ok = false // not the bytes the scan was of: scan again
@@ -327,7 +341,7 @@ func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
 	code := make([]byte, rhi-rlo)
 	n, _ := m.ReadAt(code, rlo)
 	code = code[:n]
-	cands := candidates(code, s.Cpuid)
+	cands := candidates(code, s.ops())
 	inside := false
 	for _, c := range cands {
 		if a := rlo + uint64(c); a >= lo && a < hi {
@@ -349,7 +363,7 @@ func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
 		plan = []span{{start: lo, end: rlo + uint64(len(code))}}
 	}
 	var out []Site
-	for a, site := range findSites(code, rlo, plan, cands, s.Cpuid) {
+	for a, site := range findSites(code, rlo, plan, cands, s.ops()) {
 		if a >= lo && a < hi {
 			out = append(out, site)
 		}

@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,6 +279,52 @@ func TestSpaceTrapsCpuid(t *testing.T) {
 			s.Retrap(m, site)
 			if _, ok := s.Site(0x1003); !ok || !bytes.Equal(m.data[0x1003:0x1005], []byte{0x0f, 0x0b}) {
 				t.Errorf("retrap: memory % x", m.data[0x1003:0x1005])
+			}
+		})
+	}
+}
+
+// xgetbvCode reads XCR0, then holds xgetbv's bytes in a mov's immediate.
+var xgetbvCode = []byte{
+	0x31, 0xc9, // xor ecx,ecx
+	0x0f, 0x01, 0xd0, // 2: xgetbv
+	0xb8, 0x0f, 0x01, 0xd0, 0x00, // mov eax,0xd0010f
+	0x0f, 0xa2, // 10: cpuid
+	0xc3, // ret
+}
+
+// TestSpaceTrapsXgetbv: with Xgetbv, xgetbv instructions are trapped
+// (ud2 and a nop over its three bytes), not the bytes inside another
+// instruction, whether cpuid is trapped too or not.
+func TestSpaceTrapsXgetbv(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		cpuid, xgetbv bool
+		want          []uint64 // sites, from the code's start
+	}{
+		{"neither", false, false, nil},
+		{"xgetbv", false, true, []uint64{2}},
+		{"both", true, true, []uint64{2, 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newFakeMem(0x2000)
+			copy(m.data[0x1000:], xgetbvCode)
+			s := Space{Cpuid: tc.cpuid, Xgetbv: tc.xgetbv}
+			s.Map(m, Mapping{Addr: 0x1000, Len: 0x1000, Prot: unix.PROT_EXEC})
+			var got []uint64
+			for _, site := range s.Sites() {
+				got = append(got, site.Addr-0x1000)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("sites at %v, want %v", got, tc.want)
+			}
+			if !bytes.Equal(m.data[0x1005:0x100a], xgetbvCode[5:10]) {
+				t.Errorf("the mov's immediate was patched: % x", m.data[0x1005:0x100a])
+			}
+			if tc.xgetbv {
+				if site, ok := s.Site(0x1002); !ok || site.Op != Xgetbv || !bytes.Equal(m.data[0x1002:0x1005], []byte{0x0f, 0x0b, 0x90}) {
+					t.Errorf("xgetbv not trapped: %v, memory % x", ok, m.data[0x1002:0x1005])
+				}
 			}
 		})
 	}

@@ -25,7 +25,42 @@ func cpuidFaultingHere(flags []string) bool {
 
 // newSpace is a new address space's patched code: with cpuid sites too
 // where the CPU cannot fault on cpuid.
-func (r *Recorder) newSpace() *patch.Space { return &patch.Space{Cpuid: r.cpuidPatched} }
+func (r *Recorder) newSpace() *patch.Space {
+	return &patch.Space{Cpuid: r.cpuidPatched, Xgetbv: r.xgetbv}
+}
+
+// emulateXgetbv completes a trapped xgetbv (site, a SIGILL there) with the
+// recorder's own, less the register states of the features hidden from
+// the program, and logs its answer. An xgetbv of a register this CPU
+// lacks (ecx neither 0 nor, where cpuid says it has it, 1) would fault
+// the recorder: its site is put back and the program runs it, unrecorded,
+// to its fault.
+func (r *Recorder) emulateXgetbv(t *thread, site *patch.Site, regs *trace.Regs) error {
+	ecx := uint32(regs[trace.RCX])
+	if ecx > 1 || ecx == 1 && !r.xinuse() {
+		t.proc.code.Untrap(t.proc.mem, site.Addr)
+		return r.resume(t, 0)
+	}
+	e := &trace.Event{Kind: trace.KindCpuid, Flags: trace.FlagXgetbv, Tid: int32(t.tid), Regs: *regs}
+	a, d := machine.XGETBV(ecx)
+	e.Value = r.opts.Hide.XCR0(uint64(a) | uint64(d)<<32)
+	e.ApplyTrap(regs)
+	if err := ptrace.SetRegs(t.tid, regs); err != nil {
+		return fmt.Errorf("complete the xgetbv at %#x: %w", site.Addr, err)
+	}
+	if err := r.log(e); err != nil {
+		return err
+	}
+	t.resumeRegs, t.haveRegs = *regs, true
+	return r.resumeLogged(t)
+}
+
+// xinuse says whether this CPU answers xgetbv with ecx 1 (cpuid leaf 0xd,
+// subleaf 1, eax bit 2).
+func (r *Recorder) xinuse() bool {
+	a, _, _, _ := machine.CPUID(0xd, 1)
+	return a&(1<<2) != 0
+}
 
 // emulateCpuid completes a patched cpuid the thread trapped on (site, a
 // SIGILL there) with the recorder's own, masked as a faulting one is, and

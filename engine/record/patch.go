@@ -217,8 +217,11 @@ func (r *Recorder) emulateRand(t *thread, regs *trace.Regs, info []byte) (bool, 
 		// deterministic point, the detector starts afresh.
 		r.cancelSpin(t)
 	}
-	if site.Op == patch.Cpuid {
+	switch site.Op {
+	case patch.Cpuid:
 		return true, r.emulateCpuid(t, site, regs) // cpuid.go
+	case patch.Xgetbv:
+		return true, r.emulateXgetbv(t, site, regs)
 	}
 	e := &trace.Event{Kind: trace.KindRdrand, Tid: int32(t.tid), Regs: *regs}
 	var v uint64

@@ -183,6 +183,9 @@ type Recorder struct {
 	// cpuidPatched: it cannot, and the cpuid instructions found in the
 	// code are trapped as rdrand's are (cpuid.go).
 	cpuidPatched bool
+	// xgetbv: the xgetbv instructions found in the code are trapped too
+	// (trace.Header.Xgetbv).
+	xgetbv bool
 	// shared tracks the memory the program shares with the world (shared.go).
 	shared *sharedMem
 	// rootSid is the session of the first process; daemonCheck asks the
@@ -492,6 +495,7 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	r.cpuidFaulting = h.CPUIDFaulting
 	h.CpuidPatched = !h.CPUIDFaulting
 	r.cpuidPatched = h.CpuidPatched
+	h.Xgetbv, r.xgetbv = true, true
 	if r.filtered && (r.cpuidFaulting || r.cpuidPatched) {
 		h.Cpuid = r.cpuidTable()
 		r.cpuidAnswers = h.Cpuid

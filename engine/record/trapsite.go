@@ -93,7 +93,7 @@ func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window) (trace.Hook
 // three bytes, and an answer the hook does not give).
 func trapOf(e *trace.Event) (hook.Trap, bool) {
 	switch {
-	case e.Kind == trace.KindCpuid:
+	case e.Kind == trace.KindCpuid && e.Flags&trace.FlagXgetbv == 0:
 		return hook.TrapCpuid, true
 	case e.Kind == trace.KindRdtsc && e.Flags&trace.FlagRdtscp == 0:
 		return hook.TrapRdtsc, true

@@ -117,7 +117,7 @@ func (s *Session) atEmulatedCpuid(t *rthread) bool {
 		return false
 	}
 	e, err := s.peek(0)
-	if err != nil || e == nil || e.Kind != trace.KindCpuid || e.Tid != t.rec || e.Flags&trace.FlagBuffered != 0 {
+	if err != nil || e == nil || e.Kind != trace.KindCpuid || e.Flags&trace.FlagXgetbv != 0 || e.Tid != t.rec || e.Flags&trace.FlagBuffered != 0 {
 		return false
 	}
 	var regs trace.Regs

@@ -50,7 +50,7 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 		return st, nil
 	}
 	// A new address space: a new table (a vfork child's was its parent's).
-	p.code = &patch.Space{Cpuid: s.hdr.CpuidPatched}
+	p.code = &patch.Space{Cpuid: s.hdr.CpuidPatched, Xgetbv: s.hdr.Xgetbv}
 	maps, err := patch.ExecMappings(p.real, nil, s.execImage)
 	if err != nil {
 		return st, err

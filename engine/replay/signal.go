@@ -187,10 +187,11 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 		if err := s.runToStubTrap(t, e, &regs); err != nil {
 			return err
 		}
-	} else if e.Kind == trace.KindCpuid && s.hdr.CpuidPatched {
+	} else if e.Kind == trace.KindCpuid && (s.hdr.CpuidPatched || e.Flags&trace.FlagXgetbv != 0) {
 		// A cpuid the recorder found in the code and trapped (no CPUID
-		// faulting where it recorded): replay trapped the same site, and
-		// puts the cpuid back where the recorder patched it further.
+		// faulting where it recorded), or an xgetbv: replay trapped the
+		// same site, and puts the cpuid back where the recorder patched
+		// it further.
 		if err := s.runToTrap(t, e, unix.SIGILL, &regs); err != nil {
 			return err
 		}

@@ -427,7 +427,7 @@ func (b *builder) patch() error {
 	if !b.s.patching() {
 		return nil
 	}
-	p.code = &patch.Space{Cpuid: b.s.hdr.CpuidPatched}
+	p.code = &patch.Space{Cpuid: b.s.hdr.CpuidPatched, Xgetbv: b.s.hdr.Xgetbv}
 	for _, mp := range patch.RegionMappings(b.snap.Regions, b.s.code.Path) {
 		p.code.Map(b.m, mp)
 	}

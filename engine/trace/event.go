@@ -154,6 +154,9 @@ const (
 	// site to go through the hook page: Aux is the stub's address, Value the
 	// page mapped for it first (0: a page mapped before).
 	FlagHookSite
+	// FlagXgetbv marks a KindCpuid event of an xgetbv (patch.Xgetbv): the
+	// question in ecx, the answer (edx:eax) in Value.
+	FlagXgetbv
 )
 
 // Regs is the x86-64 user_regs_struct in kernel order (27 words).

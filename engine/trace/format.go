@@ -129,9 +129,11 @@ import (
 // Event.Hooks, sites patched where known code is mapped again; version 7
 // Header.DataHash, preemption points whose data hash an older replay would
 // compute otherwise and never find; version 8 Event.Image, the address
-// space an exec left, which replay rebuilds where the files differ. Older
-// traces read the same.
-const CurrentVersion = 8
+// space an exec left, which replay rebuilds where the files differ;
+// version 9 Header.Xgetbv and FlagXgetbv, xgetbv sites trapped, which an
+// older replay would run and then look for a cpuid. Older traces read the
+// same.
+const CurrentVersion = 9
 
 // Magic is the first 8 bytes of every trace file.
 const Magic = "RWNDTRC\x00"
@@ -214,6 +216,10 @@ type Header struct {
 	// traps it too, or, on a CPU that cannot, stops at each with a
 	// breakpoint.
 	CPUIDFaulting bool `json:"cpuid_faulting,omitempty"`
+	// Xgetbv says the xgetbv instructions found in the code were trapped
+	// (patch.Xgetbv) and their answers logged: replay traps the same
+	// sites. Not in recordings of running processes, nor before it was.
+	Xgetbv bool `json:"xgetbv,omitempty"`
 	// CpuidPatched says the machine could not fault on cpuid and the
 	// recorder trapped the cpuid instructions it found in the code (as it
 	// does rdrand's) to log their answers: replay traps the same sites.

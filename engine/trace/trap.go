@@ -5,11 +5,14 @@ const (
 	rdtscLen  = 2 // 0f 31
 	rdtscpLen = 3 // 0f 01 f9
 	cpuidLen  = 2 // 0f a2
+	xgetbvLen = 3 // 0f 01 d0
 )
 
 // TrapName names the instruction of a KindRdtsc, KindCpuid or KindRdrand event.
 func (e *Event) TrapName() string {
 	switch {
+	case e.Kind == KindCpuid && e.Flags&FlagXgetbv != 0:
+		return "xgetbv"
 	case e.Kind == KindCpuid:
 		return "cpuid"
 	case e.Kind == KindRdrand && e.Flags&FlagRdseed != 0:
@@ -31,7 +34,7 @@ func (e *Event) TrapOutputs() []int {
 	switch e.TrapName() {
 	case "cpuid":
 		return []int{RBX, RDX} // eax and ecx are its questions
-	case "rdtsc":
+	case "rdtsc", "xgetbv":
 		return []int{RAX, RDX}
 	case "rdtscp":
 		return []int{RAX, RDX, RCX}
@@ -44,6 +47,12 @@ func (e *Event) TrapOutputs() []int {
 // past the instruction. Recording and replay share it so that they cannot
 // disagree.
 func (e *Event) ApplyTrap(regs *Regs) {
+	if e.Kind == KindCpuid && e.Flags&FlagXgetbv != 0 {
+		regs[RAX] = e.Value & 0xffffffff
+		regs[RDX] = e.Value >> 32
+		regs[RIP] += xgetbvLen
+		return
+	}
 	if e.Kind == KindCpuid {
 		regs[RAX] = e.Value & 0xffffffff
 		regs[RBX] = e.Value >> 32
