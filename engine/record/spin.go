@@ -118,6 +118,22 @@ func (r *Recorder) dataOf(t *thread) []ptrace.Range {
 	return d
 }
 
+// siblingInCall says whether another thread of t's process is in a system
+// call whose exit is not logged yet: the kernel may have written its
+// results into the process's data (a read's buffer, pipe2's descriptors
+// on the heap) before t's preemption point, where replay writes them only
+// at that exit, after the point. A preemption then holds no hash of the
+// data (Event.Aux 0: replay checks none), only the registers, stacks and
+// FPU state.
+func (r *Recorder) siblingInCall(t *thread) bool {
+	for _, u := range r.threads {
+		if u != t && u.proc == t.proc && u.state != gone && (u.split || u.state == inKernel) {
+			return true
+		}
+	}
+	return false
+}
+
 // memOf is the memory of t's process, pidOf its process id.
 func (r *Recorder) memOf(t *thread) *ptrace.Mem { return t.proc.mem }
 func (r *Recorder) pidOf(t *thread) int         { return t.proc.pid }
@@ -710,8 +726,12 @@ func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uin
 	if err != nil {
 		return err
 	}
+	var data uint64
+	if !r.siblingInCall(t) {
+		data = mem.DataSum(r.dataOf(t))
+	}
 	e := &trace.Event{Kind: trace.KindPreempt, Flags: flags, Tid: int32(t.tid), Regs: *regs,
-		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: mem.DataSum(r.dataOf(t)), In: words}
+		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: data, In: words}
 	if err := r.log(e); err != nil {
 		return err
 	}
