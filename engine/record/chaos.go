@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Chaos mode (record --chaos) makes the scheduling decisions that the
@@ -183,3 +185,23 @@ func (r *Recorder) chaosSkip() int {
 
 // chaosMaxSkip bounds chaosSkip: each step costs a ptrace stop.
 const chaosMaxSkip = 16
+
+// tracerCPU is the CPU the recorder's tracer thread runs on for a program
+// bound to cpu: the same one, or, in chaos mode, another this process may
+// use (the next one up, wrapping), so that the recorder is awake when a
+// slice ends.
+func (r *Recorder) tracerCPU(cpu int) int {
+	if !r.opts.Chaos {
+		return cpu
+	}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return cpu
+	}
+	for i := 1; i < 1024; i++ {
+		if c := (cpu + i) % 1024; set.IsSet(c) {
+			return c
+		}
+	}
+	return cpu
+}

@@ -355,8 +355,11 @@ func (r *Recorder) record(ignored uint64) error {
 		return err
 	}
 	// On the program's CPU, each stop is handed over on one CPU. A
-	// refusal only costs speed.
-	ptrace.PinThread(cpu)
+	// refusal only costs speed. In chaos mode the recorder takes another
+	// CPU where it can: on the program's, a thread it resumed keeps the
+	// CPU until the kernel's tick takes it back, about a millisecond
+	// later whatever the slice, so preemptions came late and few.
+	ptrace.PinThread(r.tracerCPU(cpu))
 	r.start = time.Now()
 	if opts.Attach != 0 {
 		if err := r.attachTo(opts.Attach, cpu); err != nil {
