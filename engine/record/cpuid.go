@@ -33,8 +33,10 @@ func (r *Recorder) newSpace() *patch.Space {
 // recorder's own, less the register states of the features hidden from
 // the program, and logs its answer. An xgetbv of a register this CPU
 // lacks (ecx neither 0 nor, where cpuid says it has it, 1) would fault
-// the recorder: its site is put back and the program runs it, unrecorded,
-// to its fault.
+// the recorder: its site is put back and the program runs it to its fault
+// (a SIGSEGV, recorded; replay, which traps the site, stops there). ecx 1
+// (XINUSE) answers the recorder's state, not the program's: no library
+// asks it.
 func (r *Recorder) emulateXgetbv(t *thread, site *patch.Site, regs *trace.Regs) error {
 	ecx := uint32(regs[trace.RCX])
 	if ecx > 1 || ecx == 1 && !r.xinuse() {
