@@ -59,6 +59,8 @@ rec go-goroutines --cpu-features "$level" -- ./goroutines
 rec sort --cpu-features "$level" -- sort lines.txt -o sorted.txt
 rec sh-pipe --cpu-features "$level" -- sh -c 'ls /usr | wc -l'
 command -v python3 >/dev/null && rec python --cpu-features "$level" -- python3 -c 'import json, decimal; print(decimal.Decimal(1) / 7)'
+command -v node >/dev/null && rec node --cpu-features "$level" -- node -e 'console.log([3, 1, 2].sort())'
+command -v java >/dev/null && rec java --cpu-features "$level" -- java -version
 rec native-demo -- ./demo # all of this CPU's features shown: refused there, in one line
 # For the other way: static programs the VM records, for this machine to
 # replay (busybox's sh too).
