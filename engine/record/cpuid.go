@@ -1,14 +1,12 @@
 package record
 
 import (
-	"fmt"
 	"os"
 	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/machine"
 	"github.com/rewind-debugger/rewind/engine/patch"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -47,14 +45,7 @@ func (r *Recorder) emulateXgetbv(t *thread, site *patch.Site, regs *trace.Regs) 
 	a, d := machine.XGETBV(ecx)
 	e.Value = r.opts.Hide.XCR0(uint64(a) | uint64(d)<<32)
 	e.ApplyTrap(regs)
-	if err := ptrace.SetRegs(t.tid, regs); err != nil {
-		return fmt.Errorf("complete the xgetbv at %#x: %w", site.Addr, err)
-	}
-	if err := r.log(e); err != nil {
-		return err
-	}
-	t.resumeRegs, t.haveRegs = *regs, true
-	return r.resumeLogged(t)
+	return r.completeTrapped(t, e, site, regs)
 }
 
 // xinuse says whether this CPU answers xgetbv with ecx 1 (cpuid leaf 0xd,
@@ -83,14 +74,7 @@ func (r *Recorder) emulateCpuid(t *thread, site *patch.Site, regs *trace.Regs) e
 			r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
 		}
 	}
-	if err := ptrace.SetRegs(t.tid, regs); err != nil {
-		return fmt.Errorf("complete the cpuid at %#x: %w", site.Addr, err)
-	}
-	if err := r.log(e); err != nil {
-		return err
-	}
-	t.resumeRegs, t.haveRegs = *regs, true
-	return r.resumeLogged(t)
+	return r.completeTrapped(t, e, site, regs)
 }
 
 // CPUID bits hidden from the program so that it uses something recordable:

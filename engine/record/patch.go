@@ -236,14 +236,20 @@ func (r *Recorder) emulateRand(t *thread, regs *trace.Regs, info []byte) (bool, 
 		e.Value, e.Aux = site.Truncate(v), 1
 	}
 	site.Emulate(regs, e.Value, good)
+	return true, r.completeTrapped(t, e, site, regs)
+}
+
+// completeTrapped gives t the registers regs, with which the trapped
+// instruction at site is done, logs its event e and lets t go on.
+func (r *Recorder) completeTrapped(t *thread, e *trace.Event, site *patch.Site, regs *trace.Regs) error {
 	if err := ptrace.SetRegs(t.tid, regs); err != nil {
-		return true, fmt.Errorf("complete %s at %#x: %w", site.Op, site.Addr, err)
+		return fmt.Errorf("complete the %s at %#x: %w", site.Op, site.Addr, err)
 	}
 	if err := r.log(e); err != nil {
-		return true, err
+		return err
 	}
 	t.resumeRegs, t.haveRegs = *regs, true
-	return true, r.resumeLogged(t)
+	return r.resumeLogged(t)
 }
 
 // isMemoryCall tells the calls patchAfterSyscall follows.

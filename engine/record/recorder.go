@@ -75,7 +75,7 @@ type Options struct {
 	// (rewind record --no-buffer). A recording of a running process
 	// (Attach) never buffers: the hook could not be removed at detach.
 	NoBuffer bool
-	// Hide hides CPU features from the program (rewind record --cpu), and
+	// Hide hides CPU features from the program (rewind record --cpu-features), and
 	// CPUSpec is the spec that named them: the recording then replays on
 	// CPUs without them.
 	Hide    machine.Hide

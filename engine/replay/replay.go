@@ -76,6 +76,10 @@ type Session struct {
 	// a frame of the recording's was fitted with one (fitFrame): 0 on a
 	// CPU of the recording's XSAVE layout.
 	fpFull int
+	// frameFP is the FPU state of the first signal frame this kernel
+	// built in the replay: its software bytes say this CPU's layout, so
+	// that a frame of the same one needs no reading (fitFrame).
+	frameFP []byte
 	// looseFlags are the flags register checks leave out beyond the
 	// kernel's (withRecordedFlags): the arithmetic ones on another CPU
 	// model than the recording's, whose undefined ones (AF after a
@@ -279,7 +283,8 @@ func (s *Session) Next() int64 { return s.next }
 // Done reports whether the recorded program has ended in replay.
 func (s *Session) Done() bool { return s.done }
 
-// checkCPU refuses a trace this machine's CPU cannot replay.
+// checkCPU refuses a trace this machine's CPU cannot replay, and notes
+// whether it is another model than the recording's (looseFlags).
 func (s *Session) checkCPU() error {
 	if model, _ := machine.CPUInfo(); s.hdr.CPUModel != "" && model != "" && model != s.hdr.CPUModel {
 		s.looseFlags = eflagsStatus

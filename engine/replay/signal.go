@@ -139,12 +139,18 @@ func (s *Session) writeFrame(t *rthread, e *trace.Event, st ptrace.Status) error
 // place of the recording's, which rt_sigreturn could not restore here.
 func (s *Session) fitFrame(t *rthread, rec *trace.Mem, regs *trace.Regs) (trace.Mem, error) {
 	at := regs[trace.RSP]
+	rOff, rOK := ptrace.FrameFPState(rec.Data, rec.Addr)
+	if at == rec.Addr && (!rOK || s.frameFP != nil && ptrace.SameFPLayout(s.frameFP, rec.Data[rOff:])) {
+		return *rec, nil // this kernel's layout, known: no need to read its frame
+	}
 	built, err := ptrace.SignalFrame(t.proc.mem, at)
 	if err != nil {
 		return trace.Mem{}, err
 	}
 	bOff, bOK := ptrace.FrameFPState(built, at)
-	rOff, rOK := ptrace.FrameFPState(rec.Data, rec.Addr)
+	if bOK && s.frameFP == nil {
+		s.frameFP = slices.Clone(built[bOff:])
+	}
 	alike := !bOK || !rOK || ptrace.SameFPLayout(built[bOff:], rec.Data[rOff:])
 	switch {
 	case at == rec.Addr && alike:

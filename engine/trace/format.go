@@ -196,10 +196,10 @@ type Header struct {
 	// those hidden from the program (CPUHidden).
 	CPUFlags []string `json:"cpu_flags,omitempty"`
 	// CPUHidden are the features of the recording machine its cpuid
-	// answers hid from the program (rewind record --cpu): the program did
+	// answers hid from the program (record --cpu-features): the program did
 	// not use them, and a replay does not need them.
 	CPUHidden []string `json:"cpu_hidden,omitempty"`
-	// CPUSpec is the --cpu the recording was made with ("" for native).
+	// CPUSpec is the --cpu-features the recording was made with ("" for native).
 	CPUSpec string `json:"cpu_spec,omitempty"`
 	// Kernel is the kernel release of the recording machine.
 	Kernel string `json:"kernel,omitempty"`
