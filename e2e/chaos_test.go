@@ -82,12 +82,19 @@ func TestChaosRace(t *testing.T) {
 // the others took 20 to 60 s to replay, a stop at each matching pass.
 func TestChaosRepeatedSort(t *testing.T) {
 	t.Parallel()
+	chaosReplays(t, buildC(t, "sortloop.c", "-O2"), 5, "9000000 9000000 9000000")
+}
+
+// chaosReplays records prog with --chaos n times, checks that it exits 0
+// (printing want, unless empty) and that each recording replays with
+// --check.
+func chaosReplays(t *testing.T, prog string, n int, want string) {
+	t.Helper()
 	bin := rewind(t)
-	prog := buildC(t, "sortloop.c", "-O2")
-	for i := range 5 {
-		trace := filepath.Join(t.TempDir(), "sortloop.rwd")
+	for i := range n {
+		trace := filepath.Join(t.TempDir(), "chaos.rwd")
 		r := run(t, runOpts{}, bin, "record", "--chaos", "-o", trace, "--", prog)
-		if r.Code != 0 || strings.TrimSpace(string(r.Stdout)) != "9000000 9000000 9000000" {
+		if r.Code != 0 || want != "" && strings.TrimSpace(string(r.Stdout)) != want {
 			t.Fatalf("record --chaos: exit %d, stdout %q\n%s", r.Code, r.Stdout, tail(r.Stderr))
 		}
 		events, progStderr := checkRecorded(t, r.Stderr, trace, "")
@@ -95,6 +102,19 @@ func TestChaosRepeatedSort(t *testing.T) {
 		checkReplayed(t, events, r.Stdout, progStderr, stdout, stderr, code)
 		t.Logf("recording %d: %d events", i+1, events)
 	}
+}
+
+// TestChaosDeepFrame records testdata/deepframe.c (a worker parsing the
+// same text once per item, its loop's counter more than 4 KiB above the
+// parser's frame, and a watcher summing the worker's progress) with
+// --chaos, four times, and replays each with --check. Every item passes
+// the parser's points with the same registers and stack words: replay
+// once stopped the worker at the first such pass, the watcher then saw
+// other progress, and no recording replayed (one of 40 of gdb's own
+// threaded session, whose workers parse every symbol's name so).
+func TestChaosDeepFrame(t *testing.T) {
+	t.Parallel()
+	chaosReplays(t, buildC(t, "deepframe.c"), 4, "")
 }
 
 // TestChaosSeed checks that --chaos-seed implies --chaos and is recorded.

@@ -275,6 +275,51 @@ func DeepStackLen(rsp, end, fsBase uint64) int {
 	return int(hi - rsp)
 }
 
+// wideStack bounds how far from rsp the stack an approximate preemption's
+// wide sum covers reaches (WideStack).
+const wideStack = 64 << 10
+
+// WideStack is the stack an approximate preemption's fingerprint sums
+// beyond the words it keeps whole (DeepStackLen): from where those end up
+// to wideStack bytes from rsp, within the mapping that ends at end and
+// short of fsBase. The frames of callers further up tell apart passes of
+// code run once per item of a loop far above it with the same registers
+// and nearby stack: gdb's name parser, run for every symbol its worker
+// threads index, passed one point dozens of times in a slice, and replay
+// stopped its thread at the wrong one. Empty where the words kept whole
+// reach the end already.
+func WideStack(rsp, end, fsBase uint64) Range {
+	lo := rsp + stackAbove + deepStack
+	hi := min(rsp+wideStack, end)
+	if fsBase > rsp && fsBase < hi {
+		hi = fsBase
+	}
+	if hi <= lo {
+		return Range{}
+	}
+	return Range{Addr: lo, Len: hi - lo}
+}
+
+// WideSum is the fingerprint word of the stack in r: its CRC-32C in the
+// high half and its length in the low half, so that replay sums the same
+// bytes without looking up the mapping (WideStackOf). 0 where r is empty
+// or cannot be read whole.
+func (m *Mem) WideSum(r Range) uint64 {
+	if r.Len == 0 || r.Len > wideStack {
+		return 0
+	}
+	buf := make([]byte, r.Len)
+	if n, err := m.ReadAt(buf, r.Addr); err != nil || n != len(buf) {
+		return 0
+	}
+	return uint64(crc32.Checksum(buf, castagnoli))<<32 | r.Len
+}
+
+// WideStackOf is the range a wide sum taken at rsp covers.
+func WideStackOf(rsp, sum uint64) Range {
+	return Range{Addr: rsp + stackAbove + deepStack, Len: sum & 0xffffffff}
+}
+
 // SigMask reads the blocked signal mask of a stopped tracee
 // (PTRACE_GETSIGMASK: one system call, where BlockedMask reads and parses
 // a /proc file, which the recorder would do at every held signal).

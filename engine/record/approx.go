@@ -39,11 +39,13 @@ var pointeeRegs = [...]int{trace.RAX, trace.RCX, trace.RDX, trace.RBX, trace.RBP
 	trace.R8, trace.R9, trace.R10, trace.R11, trace.R12, trace.R13, trace.R14, trace.R15}
 
 // approxWords is the memory an approximate preemption's fingerprint takes
-// beyond the registers: what the registers point at (ptrs) and the stack
-// from rsp up (deep, empty where it cannot be read).
+// beyond the registers: what the registers point at (ptrs), the stack
+// from rsp up (deep, empty where it cannot be read) and the sum of the
+// stack above that (wide: ptrace.WideSum, 0 if none).
 type approxWords struct {
 	ptrs []trace.Mem
 	deep trace.Mem
+	wide uint64
 }
 
 // all is the words as the event's In holds them, the stack last.
@@ -82,6 +84,9 @@ func (r *Recorder) approxPoint(t *thread, regs *trace.Regs) (words approxWords, 
 	}
 	words.ptrs = pointees(mem, addrs[2:], vmas[2:])
 	words.deep = deepStack(mem, regs, vmas[1])
+	if len(words.deep.Data) > 0 {
+		words.wide = mem.WideSum(ptrace.WideStack(regs[trace.RSP], vmas[1].End, regs[trace.FSBase]))
+	}
 	return words, true
 }
 

@@ -538,15 +538,15 @@ func (r *Recorder) secondPass(t *thread, regs *trace.Regs) error {
 		}
 	}
 	if !sameGPRs(&snap.regs, &first.regs) {
-		return r.logPreempt(t, regs, "registers changed", trace.FlagApprox, snap.approx.all())
+		return r.logPreempt(t, regs, "registers changed", trace.FlagApprox, snap.approx.all(), snap.approx.wide)
 	}
 	if word, ok := firstChange(&first, &snap); ok {
-		return r.logPreempt(t, regs, "memory changed", trace.FlagApprox, append([]trace.Mem{word}, snap.approx.all()...))
+		return r.logPreempt(t, regs, "memory changed", trace.FlagApprox, append([]trace.Mem{word}, snap.approx.all()...), snap.approx.wide)
 	}
-	if snap.regs != first.regs || snap.fp != first.fp {
-		return r.logPreempt(t, regs, "flags or fpu changed", trace.FlagApprox, snap.approx.all())
+	if snap.regs != first.regs || snap.fp != first.fp || snap.approx.wide != first.approx.wide {
+		return r.logPreempt(t, regs, "flags, fpu or stack changed", trace.FlagApprox, snap.approx.all(), snap.approx.wide)
 	}
-	return r.logPreempt(t, regs, "spin", 0, nil) // a spin
+	return r.logPreempt(t, regs, "spin", 0, nil, 0) // a spin
 }
 
 // sameGPRs compares the general registers, those the replay trampoline
@@ -689,8 +689,10 @@ func (r *Recorder) cancelSpin(t *thread) {
 // preempt logs a preemption of t at regs and gives the CPU to another thread
 // (or delivers the held signal that caused it). The fingerprint is the
 // registers, the stack window, the FPU/SSE registers (Value), the
-// executable's data (Aux) and the memory words in words (In).
+// executable's data (Aux), the memory words in words (In) and, for an
+// approximate one, the sum of the stack above them (Hash).
 func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem) error {
+	var wide uint64
 	if flags&trace.FlagApprox != 0 {
 		more, ok := r.approxPoint(t, regs)
 		if !ok {
@@ -701,13 +703,15 @@ func (r *Recorder) preempt(t *thread, regs *trace.Regs, why string, flags uint32
 			return r.resume(t, 0)
 		}
 		words = append(words, more.all()...)
+		wide = more.wide
 	}
-	return r.logPreempt(t, regs, why, flags, words)
+	return r.logPreempt(t, regs, why, flags, words, wide)
 }
 
 // logPreempt is preempt at a point known to be one: the second pass of a
-// breakpoint, whose snapshot has the approximate words already (words).
-func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem) error {
+// breakpoint, whose snapshot has the approximate words already (words,
+// and the wide stack sum wide, Event.Hash).
+func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uint32, words []trace.Mem, wide uint64) error {
 	if debug {
 		fmt.Fprintf(os.Stderr, "rec: preempt %d at %#x: %s (%d steps)\n", t.tid, regs[trace.RIP], why, t.spin.steps)
 	}
@@ -731,7 +735,7 @@ func (r *Recorder) logPreempt(t *thread, regs *trace.Regs, why string, flags uin
 		data = mem.DataSum(r.dataOf(t))
 	}
 	e := &trace.Event{Kind: trace.KindPreempt, Flags: flags, Tid: int32(t.tid), Regs: *regs,
-		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: data, In: words}
+		StackHash: mem.StackHash(regs[trace.RSP]), Value: fp, Aux: data, In: words, Hash: wide}
 	if err := r.log(e); err != nil {
 		return err
 	}

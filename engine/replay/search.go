@@ -231,7 +231,8 @@ func (s *Session) applyPreempt(t *rthread, e *trace.Event) (err error) {
 
 // sameState compares the parts of a preemption's fingerprint beyond the
 // general registers and the stack: the FPU/SSE registers, the memory
-// words (In) and the executable's data (when the recording has them).
+// words (In), the sum of the stack above them (Hash) and the
+// executable's data (when the recording has them).
 func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (bool, error) {
 	if e.Value != 0 {
 		fp, err := ptrace.FPHash(t.real)
@@ -245,6 +246,13 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 	for _, w := range e.In {
 		got := make([]byte, len(w.Data))
 		if n, _ := t.proc.mem.ReadAt(got, w.Addr); n != len(got) || !bytes.Equal(got, w.Data) {
+			return false, nil
+		}
+	}
+	if e.Hash != 0 && s.looseFlags == 0 {
+		// The stack further up (ptrace.WideStack); left out on another
+		// CPU model, where a signal frame up there holds its FPU state.
+		if t.proc.mem.WideSum(ptrace.WideStackOf(e.Regs[trace.RSP], e.Hash)) != e.Hash {
 			return false, nil
 		}
 	}

@@ -52,7 +52,10 @@ const (
 	// bytes at each address a general register held in private writable
 	// memory (record/approx.go), then the stack from rsp up to 4 KiB past
 	// the window, the callers' frames (ptrace.DeepStack; traces made
-	// before session 31 have none).
+	// before session 31 have none). Hash, when not 0, sums the stack above
+	// those words up to 64 KiB from rsp (ptrace.WideStack, ptrace.WideSum;
+	// traces made before session 33 have none, and an older replay
+	// ignores it).
 	KindPreempt Kind = 7
 	// KindThreadExit: the thread ended (its exit or the process's).
 	KindThreadExit Kind = 8
@@ -261,7 +264,8 @@ type Event struct {
 	// object (mmap MAP_SHARED, shmat, shmdt) and for KindSharedMem.
 	Shared *SharedMap
 	// Data holds the bytes a write to stdout/stderr wrote; Hash a 64-bit
-	// hash of the bytes any write-like call wrote (0 if none).
+	// hash of the bytes any write-like call wrote (0 if none), or, in a
+	// KindPreempt, the sum of the stack further up.
 	Data []byte
 	Hash uint64
 	// Signal number and the 128-byte siginfo (KindSignal).
