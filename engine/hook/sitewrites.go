@@ -3,6 +3,7 @@ package hook
 import (
 	"fmt"
 
+	"github.com/rewind-debugger/rewind/engine/patch"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
@@ -35,6 +36,27 @@ func (w *SiteWrites) Add(site Site, stub uint64) error {
 	w.jumps.Add(site.Start(), jmp)
 	return nil
 }
+
+// AddTrap adds the patch of the window w around an instruction of kind k
+// to jump to its stub at stub: the stub, then the jump.
+func (w *SiteWrites) AddTrap(k Trap, win patch.Window, stub uint64) error {
+	code, err := k.Stub(stub, win)
+	if err != nil {
+		return err
+	}
+	jmp, err := TrapJump(win, stub)
+	if err != nil {
+		return err
+	}
+	w.stubs.Add(stub, code)
+	w.jumps.Add(win.Start, jmp)
+	return nil
+}
+
+// Code is the program's code as the patches added leave it, to read and
+// to write other patches of the code into (a trapped site put back):
+// they go out with the jumps.
+func (w *SiteWrites) Code() *ptrace.Writes { return w.jumps }
 
 // Covers says whether a jump not written yet changes the code a site at
 // rip reads (SiteCodes): it must be flushed first.

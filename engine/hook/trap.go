@@ -148,19 +148,12 @@ func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
 // Write writes the stub at stub for the window w into memory m, then the
 // jump over the window's code to it.
 func (k Trap) Write(m *ptrace.Mem, w patch.Window, stub uint64) error {
-	code, err := k.Stub(stub, w)
-	if err != nil {
+	sw := NewSiteWrites(m)
+	if err := sw.AddTrap(k, w, stub); err != nil {
 		return err
 	}
-	jmp, err := TrapJump(w, stub)
-	if err != nil {
-		return err
-	}
-	if _, err := m.WriteAt(code, stub); err != nil {
-		return fmt.Errorf("%s stub: %w", k.Name, err)
-	}
-	if _, err := m.WriteAt(jmp, w.Start); err != nil {
-		return fmt.Errorf("%s site: %w", k.Name, err)
+	if err := sw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", k.Name, err)
 	}
 	return nil
 }

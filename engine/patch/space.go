@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // Memory is the tracee memory the patcher reads and writes (ptrace.Mem).
@@ -168,14 +170,36 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 // holds says whether memory holds the instructions of sites (their
 // addresses offset by base): a scan's result kept from another process, or
 // another recording, is used only where it describes the bytes there.
+// Memory that reads many places at once (ptrace.Mem) reads them so: the
+// loader has ~40 sites.
 func holds(m Memory, sites []Site, base uint64) bool {
-	for _, site := range sites {
-		b := make([]byte, len(site.Orig))
-		if n, err := m.ReadAt(b, site.Addr+base); err != nil || n != len(b) || !bytes.Equal(b, site.Orig) {
+	bufs := make([][]byte, len(sites))
+	addrs := make([]uint64, len(sites))
+	for i, site := range sites {
+		bufs[i], addrs[i] = make([]byte, len(site.Orig)), site.Addr+base
+	}
+	if r, ok := m.(manyReader); ok {
+		if r.ReadMany(bufs, addrs) != nil {
+			return false
+		}
+	} else {
+		for i, b := range bufs {
+			if n, err := m.ReadAt(b, addrs[i]); err != nil || n != len(b) {
+				return false
+			}
+		}
+	}
+	for i, site := range sites {
+		if !bytes.Equal(bufs[i], site.Orig) {
 			return false
 		}
 	}
 	return true
+}
+
+// manyReader is Memory that reads many places at once (ptrace.Mem).
+type manyReader interface {
+	ReadMany(bufs [][]byte, addrs []uint64) error
 }
 
 // regionAt returns the region that starts at addr, which Map just added.
@@ -373,9 +397,12 @@ func (s *Space) find(m Memory, lo, hi uint64, r *region) []Site {
 }
 
 // patchFound writes the traps of the sites found (their addresses offset
-// by base) not yet patched; in shared memory it only warns.
+// by base) not yet patched; in shared memory it only warns. Memory that
+// gathers writes (ptrace.Mem) takes them in one batch: an exec of sh
+// traps ~60 sites of the loader, a write to /proc/PID/mem each.
 func (s *Space) patchFound(m Memory, found []Site, base uint64, shared bool) []string {
 	var warns []string
+	var todo []Site
 	for _, site := range found {
 		site.Addr += base
 		a := site.Addr
@@ -387,14 +414,36 @@ func (s *Space) patchFound(m Memory, found []Site, base uint64, shared bool) []s
 				"its results are not recorded, and its replay would diverge", site.Op, a))
 			continue
 		}
-		if _, err := m.WriteAt(site.Trap(), a); err != nil {
+		todo = append(todo, site)
+	}
+	if b, ok := m.(batcher); ok && len(todo) > 1 {
+		w := b.Writes()
+		for i := range todo {
+			w.Add(todo[i].Addr, todo[i].Trap())
+		}
+		if w.Flush() == nil {
+			for i := range todo {
+				s.addSite(&todo[i])
+			}
+			return warns
+		}
+		// One at a time, to say which cannot be written.
+	}
+	for i := range todo {
+		site := &todo[i]
+		if _, err := m.WriteAt(site.Trap(), site.Addr); err != nil {
 			warns = append(warns, fmt.Sprintf("%s at %#x cannot be patched (%v): its results are not "+
-				"recorded, and its replay would diverge", site.Op, a, err))
+				"recorded, and its replay would diverge", site.Op, site.Addr, err))
 			continue
 		}
-		s.addSite(&site)
+		s.addSite(site)
 	}
 	return warns
+}
+
+// batcher is Memory that gathers writes until a flush (ptrace.Mem).
+type batcher interface {
+	Writes() *ptrace.Writes
 }
 
 // pageSize rounds the lengths of the memory calls: the kernel acts on whole

@@ -210,6 +210,17 @@ func PatchVDSO(m Memory, base uint64) (unknown []string, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if b, ok := m.(batcher); ok {
+		// A write for the page or two of them rather than one a stub.
+		w := b.Writes()
+		for _, st := range stubs {
+			w.Add(st.Addr, st.Code)
+		}
+		if err := w.Flush(); err != nil {
+			return nil, fmt.Errorf("patch the vDSO: %w", err)
+		}
+		return unknown, nil
+	}
 	for _, st := range stubs {
 		if _, err := m.WriteAt(st.Code, st.Addr); err != nil {
 			return nil, fmt.Errorf("patch the vDSO's %s: %w", st.Func, err)

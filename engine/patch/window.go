@@ -7,8 +7,6 @@ import (
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
-
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // Windows: the code a jump to a stub may replace around a short trapping
@@ -794,7 +792,7 @@ func (s *Space) Lands(rip uint64, offs []int) (lands, known bool) {
 // instruction at rip in the address space s describes, whose memory is m:
 // inside one mapping of a file, its code still the file's (nothing patched
 // it over). Record and replay both ask it, so that they patch alike.
-func (s *Space) TrapWindow(m *ptrace.Mem, rip uint64) (Window, bool) {
+func (s *Space) TrapWindow(m Memory, rip uint64) (Window, bool) {
 	fs := s.Files(rip, rip+1)
 	if len(fs) != 1 {
 		return Window{}, false

@@ -178,12 +178,16 @@ func vectored(bufs [][]byte, addrs []uint64, call func(int, []unix.Iovec, []unix
 }
 
 // Writes gathers writes to a tracee's memory until Flush, which makes one
-// write for each run of contiguous bytes: the sites an exec maps were
-// patched with a write for each stub and each jump, and their stubs are
-// side by side.
+// write for each run of writes less than a page apart, the bytes between
+// them read first: the sites an exec maps were patched with a write for
+// each stub and each jump (~220 writes to /proc/PID/mem an exec of sh,
+// each a system call and a walk of its page tables, on ~40 pages).
 type Writes struct {
 	m  *Mem
 	ws []pendingWrite
+	// pre holds the bytes at preAt that Preread read, for ReadAt.
+	pre   []byte
+	preAt uint64
 }
 
 type pendingWrite struct {
@@ -191,12 +195,59 @@ type pendingWrite struct {
 	data []byte
 }
 
+// mergeGap is the widest gap between two writes Flush makes one of: below
+// a page, so that the run writes no page that no write touches (a page of
+// a file's code written is the process's own copy from then on).
+const mergeGap = 4095
+
 // Writes starts a batch of writes to m.
 func (m *Mem) Writes() *Writes { return &Writes{m: m} }
 
 // Add adds a write of data (kept, not copied) at addr.
 func (w *Writes) Add(addr uint64, data []byte) {
 	w.ws = append(w.ws, pendingWrite{addr, data})
+}
+
+// ReadAt reads the tracee's memory as the writes added will leave it:
+// code that patches one site after another reads what the last one
+// wrote without a flush.
+func (w *Writes) ReadAt(p []byte, addr uint64) (int, error) {
+	var n int
+	var err error
+	if addr >= w.preAt && addr+uint64(len(p)) <= w.preAt+uint64(len(w.pre)) {
+		n = copy(p, w.pre[addr-w.preAt:])
+	} else {
+		n, err = w.m.ReadAt(p, addr)
+	}
+	for _, x := range w.ws {
+		lo, hi := max(x.addr, addr), min(x.addr+uint64(len(x.data)), addr+uint64(n))
+		if lo < hi {
+			copy(p[lo-addr:hi-addr], x.data[lo-x.addr:])
+		}
+	}
+	return n, err
+}
+
+// Preread reads [lo, hi) at once, for ReadAt to serve the reads within
+// it: the patcher reads each of the loader's ~30 windows around a cpuid
+// it patches, a system call each. Nothing else may write there until the
+// batch is flushed. Where it cannot be read, ReadAt reads the tracee.
+func (w *Writes) Preread(lo, hi uint64) {
+	w.pre, w.preAt = nil, 0
+	if hi <= lo {
+		return
+	}
+	b := make([]byte, hi-lo)
+	if n, err := w.m.ReadAt(b, lo); err == nil && n == len(b) {
+		w.pre, w.preAt = b, lo
+	}
+}
+
+// WriteAt adds a write of a copy of p at addr: Writes is memory to the
+// patcher (patch.Memory), whose writes then go out at the next Flush.
+func (w *Writes) WriteAt(p []byte, addr uint64) (int, error) {
+	w.Add(addr, slices.Clone(p))
+	return len(p), nil
 }
 
 // Pending says whether a write not yet made touches [addr, addr+n).
@@ -212,28 +263,64 @@ func (w *Writes) Pending(addr uint64, n int) bool {
 // Flush makes the writes added, as if in the order they were added.
 func (w *Writes) Flush() error {
 	ws := w.ws
-	w.ws = nil
-	sorted := slices.Clone(ws)
-	slices.SortStableFunc(sorted, func(a, b pendingWrite) int { return cmp.Compare(a.addr, b.addr) })
-	merge := true
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i].addr < sorted[i-1].addr+uint64(len(sorted[i-1].data)) {
-			sorted, merge = ws, false // overlapping: one at a time, in order
-			break
-		}
+	w.ws, w.pre = nil, nil
+	// Runs of writes that overlap or lie less than mergeGap apart, each
+	// read whole at once (where it has more than one write) and written
+	// over in the order the writes were added.
+	order := make([]int, len(ws))
+	for i := range order {
+		order[i] = i
 	}
-	for i := 0; i < len(sorted); {
-		run, j := sorted[i].data, i+1
-		for ; merge && j < len(sorted) && sorted[j].addr == sorted[i].addr+uint64(len(run)); j++ {
-			if j == i+1 {
-				run = slices.Clone(run)
-			}
-			run = append(run, sorted[j].data...)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ws[a].addr, ws[b].addr) })
+	type run struct {
+		lo, hi uint64
+		of     []int // indices into ws
+	}
+	var runs []run
+	for _, i := range order {
+		p := ws[i]
+		end := p.addr + uint64(len(p.data))
+		if n := len(runs); n > 0 && p.addr <= runs[n-1].hi+mergeGap {
+			r := &runs[n-1]
+			r.hi, r.of = max(r.hi, end), append(r.of, i)
+			continue
 		}
-		if _, err := w.m.WriteAt(run, sorted[i].addr); err != nil {
+		runs = append(runs, run{lo: p.addr, hi: end, of: []int{i}})
+	}
+	bufs := make([][]byte, len(runs))
+	var merged [][]byte
+	var mergedAt []uint64
+	for k, r := range runs {
+		if len(r.of) == 1 {
+			bufs[k] = ws[r.of[0]].data
+			continue
+		}
+		bufs[k] = make([]byte, r.hi-r.lo)
+		merged, mergedAt = append(merged, bufs[k]), append(mergedAt, r.lo)
+	}
+	if len(merged) > 0 && w.m.ReadMany(merged, mergedAt) != nil {
+		return w.each(ws) // bytes between writes that cannot be read
+	}
+	for k, r := range runs {
+		if len(r.of) > 1 {
+			slices.Sort(r.of)
+			for _, i := range r.of {
+				copy(bufs[k][ws[i].addr-r.lo:], ws[i].data)
+			}
+		}
+		if _, err := w.m.WriteAt(bufs[k], r.lo); err != nil {
 			return err
 		}
-		i = j
+	}
+	return nil
+}
+
+// each makes the writes ws one at a time, in order.
+func (w *Writes) each(ws []pendingWrite) error {
+	for _, p := range ws {
+		if _, err := w.m.WriteAt(p.data, p.addr); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package ptrace
 import (
 	"bytes"
 	"os"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -63,5 +64,81 @@ func TestWrites(t *testing.T) {
 				t.Errorf("after WriteMany: %q, want %q", buf, want)
 			}
 		})
+	}
+}
+
+// TestWritesApart: writes less than a page apart are made as one run
+// over the bytes between them, which keep their values; writes further
+// apart each on their own.
+func TestWritesApart(t *testing.T) {
+	m, err := OpenMem(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	buf := make([]byte, 3*4096)
+	for i := range buf {
+		buf[i] = byte(i % 251)
+	}
+	want := slices.Clone(buf)
+	base := uint64(uintptr(unsafe.Pointer(&buf[0])))
+	w := m.Writes()
+	for _, wr := range []struct {
+		off  int
+		data []byte
+	}{
+		{9000, []byte{0xAA, 0xBB, 0xCC}}, {0, []byte{1, 2, 3}}, {100, []byte{4, 5, 6}},
+		{4195, []byte{7, 8, 9}}, {4198, []byte{10}}, {12000, []byte{11, 12}},
+		{101, []byte{13}}, // over the write at 100, added after it
+	} {
+		w.Add(base+uint64(wr.off), wr.data)
+		copy(want[wr.off:], wr.data)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf, want) {
+		for i := range buf {
+			if buf[i] != want[i] {
+				t.Fatalf("byte %d is %#x, want %#x", i, buf[i], want[i])
+			}
+		}
+	}
+}
+
+// TestWritesReadThrough: a batch reads memory as its writes will leave
+// it, before they are made, also from what Preread read at once.
+func TestWritesReadThrough(t *testing.T) {
+	m, err := OpenMem(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	buf := []byte("0123456789abcdef")
+	base := uint64(uintptr(unsafe.Pointer(&buf[0])))
+	for _, pre := range []bool{false, true} {
+		w := m.Writes()
+		if pre {
+			w.Preread(base, base+uint64(len(buf)))
+		}
+		w.WriteAt([]byte("XY"), base+4)
+		w.WriteAt([]byte("Z"), base+5)
+		got := make([]byte, 8)
+		if _, err := w.ReadAt(got, base+2); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != "23XZ6789" {
+			t.Errorf("preread %v: read %q through the batch, want %q", pre, got, "23XZ6789")
+		}
+		if string(buf) != "0123456789abcdef" {
+			t.Errorf("preread %v: memory changed before Flush: %q", pre, buf)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if string(buf) != "0123XZ6789abcdef" {
+			t.Errorf("preread %v: memory after Flush %q", pre, buf)
+		}
+		copy(buf, "0123456789abcdef")
 	}
 }

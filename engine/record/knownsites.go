@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -96,27 +97,30 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 		}
 		slices.Sort(offs)
 		codes := r.readSites(p, f.Start-f.Offset, offs, sites)
+		prereadWindows(writes.Code(), f, offs, sites)
 		for _, off := range offs {
 			rip := f.Start + off - f.Offset
 			if p.hooks != nil && p.hooks.sites[rip] {
 				continue
 			}
 			if k, ok := hook.TrapOf(sites[off]); ok {
-				if err := writes.Flush(); err != nil {
-					return err
-				}
 				// A cpuid the scan trapped (no CPUID faulting) is put
-				// back for the window, which asks the hook instead.
-				orig, untrapped := p.code.Untrap(p.mem, rip)
-				w, ok := p.code.TrapWindow(p.mem, rip)
+				// back for the window, which asks the hook instead; the
+				// code is read and written through the batch.
+				code := writes.Code()
+				orig, untrapped := p.code.Untrap(code, rip)
+				w, ok := p.code.TrapWindow(code, rip)
 				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) || p.code.Trapped(w.Start, w.End()) {
 					if untrapped {
-						r.warnPatch(p.code.Retrap(p.mem, orig))
+						r.warnPatch(p.code.Retrap(code, orig))
 					}
 					continue
 				}
-				h, err := r.writeTrap(t, k, w)
+				h, err := r.writeTrap(t, k, w, writes)
 				if err != nil || h.Stub == 0 {
+					if ferr := writes.Flush(); err == nil {
+						err = ferr
+					}
 					return err
 				}
 				e.Hooks = append(e.Hooks, h)
@@ -124,11 +128,8 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			}
 			code := codes[off]
 			if code == nil || writes.Covers(rip) {
-				if err := writes.Flush(); err != nil {
-					return err
-				}
 				code = make([]byte, hook.SiteCode)
-				if _, err := p.mem.ReadAt(code, rip-hook.SiteBefore); err != nil {
+				if _, err := writes.Code().ReadAt(code, rip-hook.SiteBefore); err != nil {
 					continue
 				}
 			}
@@ -151,6 +152,34 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 		}
 	}
 	return writes.Flush()
+}
+
+// windowReach is how far around its instruction a trap's window may
+// reach (patch.FindWindow), and maxPreread the most code prereadWindows
+// reads at once.
+const (
+	windowReach = 256
+	maxPreread  = 1 << 20
+)
+
+// prereadWindows reads at once the code around the known trapping
+// instructions at offs of the file mapped as f, for the patcher to find
+// their windows in (ptrace.Writes.Preread).
+func prereadWindows(code *ptrace.Writes, f patch.FileRegion, offs []uint64, sites map[uint64]uint32) {
+	lo, hi := ^uint64(0), uint64(0)
+	for _, off := range offs {
+		if _, trap := hook.TrapOf(sites[off]); trap {
+			rip := f.Start + off - f.Offset
+			lo, hi = min(lo, rip), max(hi, rip)
+		}
+	}
+	if hi == 0 {
+		return
+	}
+	lo, hi = max(f.Start, lo-min(lo, windowReach)), min(f.End, hi+windowReach)
+	if hi > lo && hi-lo <= maxPreread {
+		code.Preread(lo, hi)
+	}
 }
 
 // readSites reads the code of the known system call sites offs of a file

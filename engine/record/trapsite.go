@@ -29,7 +29,7 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 		// where no site is known.)
 		return nil
 	}
-	h, err := r.writeTrap(t, k, w)
+	h, err := r.writeTrap(t, k, w, nil)
 	if err != nil || h.Stub == 0 {
 		return err
 	}
@@ -70,14 +70,20 @@ func (r *Recorder) inWindow(t *thread, w patch.Window) bool {
 }
 
 // writeTrap writes the stub and the jump of the window w of t's process,
-// for instructions of kind k; a zero Stub when no stub page could be had.
-func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window) (trace.HookPatch, error) {
+// for instructions of kind k, or adds them to batch when it is not nil; a
+// zero Stub when no stub page could be had.
+func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window, batch *hook.SiteWrites) (trace.HookPatch, error) {
 	p := t.proc
 	stub, fresh, err := r.stubFor(t, w.Start)
 	if err != nil || stub == 0 {
 		return trace.HookPatch{}, err
 	}
-	if err := k.Write(p.mem, w, stub); err != nil {
+	if batch != nil {
+		err = batch.AddTrap(k, w, stub)
+	} else {
+		err = k.Write(p.mem, w, stub)
+	}
+	if err != nil {
 		return trace.HookPatch{}, err
 	}
 	site := w.Start + uint64(w.Trap)

@@ -246,10 +246,7 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 	i := 0
 	for _, h := range e.Hooks {
 		if _, trap := hook.TrapOf(h.Nr); trap {
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			if _, err := s.patchTrap(t, e, h); err != nil {
+			if _, err := s.patchTrap(t, e, h, w); err != nil {
 				return err
 			}
 			continue
@@ -268,7 +265,7 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 // nil, takes the patch, to be flushed by the caller.
 func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code []byte, w *hook.SiteWrites) (hook.Site, error) {
 	if _, ok := hook.TrapOf(h.Nr); ok {
-		_, err := s.patchTrap(t, e, h)
+		_, err := s.patchTrap(t, e, h, nil)
 		return hook.Site{}, err
 	}
 	m := t.proc.mem
@@ -327,8 +324,10 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 }
 
 // patchTrap patches the trapping instruction at h.Site with the code
-// around it as the recorder did at e (hook.Trap), and returns its window.
-func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch) (patch.Window, error) {
+// around it as the recorder did at e (hook.Trap), and returns its window;
+// into batch, when not nil, to be flushed by the caller (the code read
+// and written through it).
+func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch *hook.SiteWrites) (patch.Window, error) {
 	k, ok := hook.TrapOf(h.Nr)
 	if !ok {
 		return patch.Window{}, s.diverge(e, "the recording patched the site at %#x as %#x, which this rewind does not know", h.Site, h.Nr)
@@ -338,14 +337,24 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch) (patc
 	}
 	// A cpuid the scan trapped (a recording without CPUID faulting): the
 	// recorder put it back for the window.
-	t.proc.code.Untrap(t.proc.mem, h.Site)
-	w, ok := t.proc.code.TrapWindow(t.proc.mem, h.Site)
+	var code patch.Memory = t.proc.mem
+	if batch != nil {
+		code = batch.Code()
+	}
+	t.proc.code.Untrap(code, h.Site)
+	w, ok := t.proc.code.TrapWindow(code, h.Site)
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}
 	// The debugger reads the code the jump replaces.
 	t.proc.code.Remember(w.Start, w.Code)
-	if err := k.Write(t.proc.mem, w, h.Stub); err != nil {
+	var err error
+	if batch != nil {
+		err = batch.AddTrap(k, w, h.Stub)
+	} else {
+		err = k.Write(t.proc.mem, w, h.Stub)
+	}
+	if err != nil {
 		return w, s.diverge(e, "%v", err)
 	}
 	return w, nil

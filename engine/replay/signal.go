@@ -214,7 +214,7 @@ func (s *Session) applyTrap(t *rthread, e *trace.Event) error {
 	e.ApplyTrap(&regs)
 	for _, h := range e.Hooks {
 		// The instruction the recorder patched as it trapped (patchTrap).
-		w, err := s.patchTrap(t, e, h)
+		w, err := s.patchTrap(t, e, h, nil)
 		if err != nil {
 			return err
 		}
