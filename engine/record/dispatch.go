@@ -34,6 +34,7 @@ func (r *Recorder) dispatch(st ptrace.Status) error {
 	if t == nil {
 		return r.handleStranger(st)
 	}
+	t.havePeek = false
 	if t.mergeKick || t.merging {
 		if done, err := r.mergeStopped(t, st); done || err != nil {
 			return err

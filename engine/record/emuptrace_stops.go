@@ -121,7 +121,7 @@ func (r *Recorder) resumeEntry(t *thread) (bool, error) {
 	if t.pt.skipEntry {
 		return true, r.skipForTracer(t)
 	}
-	t.pt.atEntry, t.pt.entryDone = false, true
+	t.pt.atEntry, t.pt.entryDone, t.havePeek = false, true, false
 	return true, r.onSyscallEntry(t)
 }
 

@@ -355,11 +355,11 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 		return nil
 	}
 	if !running {
-		var regs trace.Regs
-		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
+		if err := ptrace.GetRegs(t.tid, &t.peeked); err != nil {
 			return nil
 		}
-		if r.inHook(t.proc, regs[trace.RIP]) {
+		t.havePeek = true
+		if r.inHook(t.proc, t.peeked[trace.RIP]) {
 			return nil
 		}
 	}
@@ -480,16 +480,19 @@ func bufferedRdtsc(tid int32, rec *hook.Record, e *trace.Event) {
 // hookCallEntry lets a call the hook makes through its untraced
 // instruction go on unseen when a thread resumed with PTRACE_SYSCALL (under
 // a filter of the program's own, or for its first stop) stops at its
-// entry: the hook records it in its buffer, or made it for itself.
+// entry: the hook records it in its buffer, or made it for itself. The
+// registers of any other call are kept for onSyscallEntry (peeked).
 func (r *Recorder) hookCallEntry(t *thread) (bool, error) {
 	if !r.filtered {
 		return false, nil
 	}
-	var regs trace.Regs
-	if err := ptrace.GetRegs(t.tid, &regs); err != nil {
-		return false, err
+	if !t.havePeek {
+		if err := ptrace.GetRegs(t.tid, &t.peeked); err != nil {
+			return false, err
+		}
 	}
-	if regs[trace.RIP] != hook.UntracedIP {
+	if t.peeked[trace.RIP] != hook.UntracedIP {
+		t.havePeek = true
 		return false, nil
 	}
 	t.seenEntry = false

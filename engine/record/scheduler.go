@@ -118,7 +118,7 @@ func (r *Recorder) switchTo(t *thread) error {
 		t.park, t.saved, t.state = parkResume, ptrace.Status{}, running
 		return r.dispatch(st)
 	case parkEntry:
-		t.park, t.state = parkResume, running
+		t.park, t.state, t.havePeek = parkResume, running, false
 		return r.onSyscallEntry(t)
 	}
 	return r.resumeLogged(t)

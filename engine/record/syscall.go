@@ -48,6 +48,8 @@ func (t *thread) effective(c syscalls.Call) syscalls.Call {
 
 // onSyscallEntry handles a syscall-enter-stop of the running thread.
 func (r *Recorder) onSyscallEntry(t *thread) error {
+	peeked := t.havePeek
+	t.havePeek = false
 	if stopped, err := r.takeInterrupt(t); stopped || err != nil {
 		return err
 	}
@@ -57,7 +59,9 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 	t.inSyscall = true
 	t.split, t.refused, t.vfork, t.in, t.forked, t.child, t.stream = false, false, false, nil, 0, 0, 0
 	t.execFile = nil
-	if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
+	if peeked {
+		t.entry = t.peeked
+	} else if err := ptrace.GetRegs(t.tid, &t.entry); err != nil {
 		return err
 	}
 	if r.mayRunApart() {

@@ -53,8 +53,14 @@ type thread struct {
 	split     bool // its entry was logged as KindSyscallEntry
 	nr        int
 	entry     trace.Regs
-	in        []trace.Mem
-	refused   bool
+	// peeked holds the registers read at this stop (havePeek: by
+	// takeRecords or hookCallEntry), which hookCallEntry and
+	// onSyscallEntry take instead of reading them again; dispatch
+	// forgets them at each stop.
+	peeked   trace.Regs
+	havePeek bool
+	in       []trace.Mem
+	refused  bool
 	// execFile: the program an exec in progress runs through a descriptor.
 	execFile  *trace.MapFile
 	birth     bool   // new thread: its clone's exit stop is still to come
