@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 
 	"golang.org/x/sys/unix"
@@ -51,8 +52,11 @@ type Space struct {
 	// instructions are (recordings since trace.Header.Xgetbv).
 	Cpuid   bool
 	Xgetbv  bool
-	sites   []*Site // by address
-	regions []region
+	sites   []*Site  // by address
+	regions []region // by address, apart
+	// span is the longest Orig of a site added: a site overlapping an
+	// address starts at most span bytes before it (forget).
+	span uint64
 }
 
 // ops are the instructions s traps beyond rdrand and rdseed.
@@ -89,7 +93,7 @@ func (s *Space) Clone() *Space {
 	if s == nil {
 		return nil
 	}
-	return &Space{Cpuid: s.Cpuid, Xgetbv: s.Xgetbv, sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...)}
+	return &Space{Cpuid: s.Cpuid, Xgetbv: s.Xgetbv, sites: append([]*Site(nil), s.sites...), regions: append([]region(nil), s.regions...), span: s.span}
 }
 
 // Len returns how many sites are patched.
@@ -265,32 +269,40 @@ func writableCode(lo, hi uint64, prot int) []string {
 
 // forget drops the sites and cuts the regions within [lo, hi).
 func (s *Space) forget(lo, hi uint64) {
-	sites := s.sites[:0]
-	for _, site := range s.sites {
-		if site.Addr+uint64(len(site.Orig)) <= lo || site.Addr >= hi {
-			sites = append(sites, site)
+	// Both lists are sorted: only the entries around [lo, hi) are looked
+	// at (git maps and unmaps each object it reads, thousands of calls,
+	// each of which went over every site and copied every region).
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr+s.span >= lo })
+	kept := i
+	j := i
+	for ; j < len(s.sites) && s.sites[j].Addr < hi; j++ {
+		if site := s.sites[j]; site.Addr+uint64(len(site.Orig)) <= lo {
+			s.sites[kept] = site
+			kept++
 		}
 	}
-	s.sites = sites
-	var regs []region
-	for _, r := range s.regions {
-		if r.end <= lo || r.start >= hi {
-			regs = append(regs, r)
-			continue
-		}
-		if r.start < lo {
-			left := r
-			left.end = lo
-			regs = append(regs, left)
-		}
-		if r.end > hi {
-			right := r
-			right.offset += hi - r.start
-			right.start = hi
-			regs = append(regs, right)
-		}
+	if kept < j {
+		s.sites = slices.Delete(s.sites, kept, j)
 	}
-	s.regions = regs
+	i = sort.Search(len(s.regions), func(i int) bool { return s.regions[i].end > lo })
+	j = i
+	for j < len(s.regions) && s.regions[j].start < hi {
+		j++
+	}
+	if i == j {
+		return
+	}
+	var parts []region
+	if r := s.regions[i]; r.start < lo {
+		r.end = lo
+		parts = append(parts, r)
+	}
+	if r := s.regions[j-1]; r.end > hi {
+		r.offset += hi - r.start
+		r.start = hi
+		parts = append(parts, r)
+	}
+	s.regions = slices.Replace(s.regions, i, j, parts...)
 }
 
 func (s *Space) addRegion(r region) {
@@ -301,6 +313,7 @@ func (s *Space) addRegion(r region) {
 }
 
 func (s *Space) addSite(site *Site) {
+	s.span = max(s.span, uint64(len(site.Orig)))
 	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= site.Addr })
 	if i < len(s.sites) && s.sites[i].Addr == site.Addr {
 		return

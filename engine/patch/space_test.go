@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -328,4 +329,66 @@ func TestSpaceTrapsXgetbv(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestForget: forgetting a range drops the sites that overlap it (a long
+// remembered window that starts before it too) and cuts the regions it
+// covers, leaving their parts outside with their file offsets, as a
+// plain pass over every site and region does.
+func TestForget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		s := &Space{}
+		for range 40 {
+			n := 2 + rng.IntN(3)
+			if rng.IntN(8) == 0 {
+				n = 30 // a remembered window
+			}
+			s.addSite(&Site{Addr: uint64(rng.IntN(4096)), Orig: make([]byte, n)})
+		}
+		for a := uint64(rng.IntN(64)); a < 4096; a += 64 + uint64(rng.IntN(256)) {
+			n := 16 + uint64(rng.IntN(48))
+			s.addRegion(region{start: a, end: a + n, offset: a * 3})
+		}
+		lo := uint64(rng.IntN(4096))
+		hi := lo + uint64(rng.IntN(600))
+		wantSites, wantRegions := forgetPlain(s, lo, hi)
+		s.forget(lo, hi)
+		if !slices.Equal(s.sites, wantSites) {
+			t.Fatalf("round %d: forget(%d, %d) kept %d sites, want %d", round, lo, hi, len(s.sites), len(wantSites))
+		}
+		if !slices.Equal(s.regions, wantRegions) {
+			t.Fatalf("round %d: forget(%d, %d) left regions %+v, want %+v", round, lo, hi, s.regions, wantRegions)
+		}
+	}
+}
+
+// forgetPlain is what forget leaves of s's sites and regions, computed
+// with a pass over each.
+func forgetPlain(s *Space, lo, hi uint64) ([]*Site, []region) {
+	var sites []*Site
+	for _, site := range s.sites {
+		if site.Addr+uint64(len(site.Orig)) <= lo || site.Addr >= hi {
+			sites = append(sites, site)
+		}
+	}
+	var regs []region
+	for _, r := range s.regions {
+		if r.end <= lo || r.start >= hi {
+			regs = append(regs, r)
+			continue
+		}
+		if r.start < lo {
+			left := r
+			left.end = lo
+			regs = append(regs, left)
+		}
+		if r.end > hi {
+			right := r
+			right.offset += hi - r.start
+			right.start = hi
+			regs = append(regs, right)
+		}
+	}
+	return sites, regs
 }
