@@ -115,10 +115,32 @@ func (r *Recorder) installHook(t *thread) error {
 // stored files of every process's hook page (a process before its first
 // exec's end has none: it gets the whole table then).
 func (r *Recorder) publishStored(index int, f storedFile) {
+	if r.holdStored {
+		if len(r.held) == 0 {
+			r.heldFrom = index
+		}
+		r.held = append(r.held, f.key)
+		return
+	}
+	r.publishFiles(index, []hook.StoredFile{f.key})
+}
+
+// publishFiles writes files, from the index-th on, into the table of
+// every process's hook page.
+func (r *Recorder) publishFiles(index int, files []hook.StoredFile) {
 	for _, p := range r.procs {
 		if p.mem != nil {
-			hook.SetStored(p.mem, index, []hook.StoredFile{f.key})
+			hook.SetStored(p.mem, index, files)
 		}
+	}
+}
+
+// publishHeld publishes the files stored while they were held.
+func (r *Recorder) publishHeld() {
+	r.holdStored = false
+	if len(r.held) > 0 {
+		r.publishFiles(r.heldFrom, r.held)
+		r.held = r.held[:0]
 	}
 }
 
@@ -379,7 +401,11 @@ func (r *Recorder) takeRecords(t *thread, running bool) error {
 	// are logged beside the program (bufferlog.go).
 	job := logJob{w: r.w, now: r.now, tid: int32(t.tid), recs: recs}
 	rec := &r.hookRec
-	defer func() { r.noting = 0 }()
+	r.holdStored = true
+	defer func() {
+		r.noting = 0
+		r.publishHeld()
+	}()
 	for i, off := 0, 0; off < len(recs); i++ {
 		if nr, size, ok := hook.PeekRecord(recs, off); ok && !r.decidesOn(nr) {
 			off += size

@@ -131,6 +131,12 @@ type Recorder struct {
 	// many an image had once they were loaded (sitecache.go).
 	sites       *siteCache
 	sitesLoaded map[*patch.Image]int
+	// held, while takeRecords turns a buffer into events, gathers the
+	// files it stores, published to the hook pages at once at its end
+	// (heldFrom: the index of the first): git maps thousands.
+	holdStored bool
+	heldFrom   int
+	held       []hook.StoredFile
 	// hookRec and hookEvent are takeRecords' scratch: a flush turns up
 	// to hook.BufSize bytes of records into events.
 	hookRec   hook.Record
