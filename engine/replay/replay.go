@@ -86,9 +86,13 @@ type Session struct {
 	// logical operation, most after a multiplication) it sets its way,
 	// and which only branches read, or pushf.
 	looseFlags uint64
-	next       int64 // index of the next event
-	done       bool
-	status     unix.WaitStatus
+	// wideStack says whether preemptions' sums of the stack further up
+	// (Event.Hash) are compared: on the recording's CPU model and kernel,
+	// where a signal frame up there holds the same FPU state.
+	wideStack bool
+	next      int64 // index of the next event
+	done      bool
+	status    unix.WaitStatus
 
 	blobs blobCache
 	// provided are the files provideExe wrote for an exec, to remove;
@@ -284,11 +288,14 @@ func (s *Session) Next() int64 { return s.next }
 func (s *Session) Done() bool { return s.done }
 
 // checkCPU refuses a trace this machine's CPU cannot replay, and notes
-// whether it is another model than the recording's (looseFlags).
+// whether it is another model than the recording's (looseFlags) or runs
+// another kernel (wideStack).
 func (s *Session) checkCPU() error {
 	if model, _ := machine.CPUInfo(); s.hdr.CPUModel != "" && model != "" && model != s.hdr.CPUModel {
 		s.looseFlags = eflagsStatus
 	}
+	var u unix.Utsname
+	s.wideStack = s.looseFlags == 0 && (s.hdr.Kernel == "" || unix.Uname(&u) == nil && unix.ByteSliceToString(u.Release[:]) == s.hdr.Kernel)
 	if missing := machine.MissingFeatures(s.hdr); len(missing) > 0 {
 		return fmt.Errorf("replay: this CPU lacks instructions the recorded program may have used (%s): it would fault where the recording ran on", strings.Join(missing, " "))
 	}

@@ -249,9 +249,10 @@ func (s *Session) sameState(t *rthread, e *trace.Event, data *[]ptrace.Range) (b
 			return false, nil
 		}
 	}
-	if e.Hash != 0 && s.looseFlags == 0 {
+	if e.Hash != 0 && s.wideStack {
 		// The stack further up (ptrace.WideStack); left out on another
-		// CPU model, where a signal frame up there holds its FPU state.
+		// CPU model or kernel, where a signal frame up there may hold
+		// another FPU state.
 		if t.proc.mem.WideSum(ptrace.WideStackOf(e.Regs[trace.RSP], e.Hash)) != e.Hash {
 			return false, nil
 		}
