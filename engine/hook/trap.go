@@ -145,19 +145,6 @@ func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
 	return b, nil
 }
 
-// Write writes the stub at stub for the window w into memory m, then the
-// jump over the window's code to it.
-func (k Trap) Write(m *ptrace.Mem, w patch.Window, stub uint64) error {
-	sw := NewSiteWrites(m)
-	if err := sw.AddTrap(k, w, stub); err != nil {
-		return err
-	}
-	if err := sw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", k.Name, err)
-	}
-	return nil
-}
-
 // TrapResume is where a thread standing at rip goes on once the window w
 // is patched with its stub at stub: rip itself unless rip is inside the
 // window, past its trapping instruction (a thread that has just trapped

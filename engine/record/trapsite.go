@@ -29,8 +29,12 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 		// where no site is known.)
 		return nil
 	}
-	h, err := r.writeTrap(t, k, w, nil)
+	batch := hook.NewSiteWrites(p.mem)
+	h, err := r.writeTrap(t, k, w, batch)
 	if err != nil || h.Stub == 0 {
+		return err
+	}
+	if err := batch.Flush(); err != nil {
 		return err
 	}
 	regs[trace.RIP] = hook.TrapResume(w, h.Stub, regs[trace.RIP])
@@ -69,21 +73,16 @@ func (r *Recorder) inWindow(t *thread, w patch.Window) bool {
 	return false
 }
 
-// writeTrap writes the stub and the jump of the window w of t's process,
-// for instructions of kind k, or adds them to batch when it is not nil; a
-// zero Stub when no stub page could be had.
+// writeTrap adds the stub and the jump of the window w of t's process,
+// for instructions of kind k, to batch, which the caller flushes; a zero
+// Stub when no stub page could be had.
 func (r *Recorder) writeTrap(t *thread, k hook.Trap, w patch.Window, batch *hook.SiteWrites) (trace.HookPatch, error) {
 	p := t.proc
 	stub, fresh, err := r.stubFor(t, w.Start)
 	if err != nil || stub == 0 {
 		return trace.HookPatch{}, err
 	}
-	if batch != nil {
-		err = batch.AddTrap(k, w, stub)
-	} else {
-		err = k.Write(p.mem, w, stub)
-	}
-	if err != nil {
+	if err := batch.AddTrap(k, w, stub); err != nil {
 		return trace.HookPatch{}, err
 	}
 	site := w.Start + uint64(w.Trap)

@@ -325,9 +325,9 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 
 // patchTrap patches the trapping instruction at h.Site with the code
 // around it as the recorder did at e (hook.Trap), and returns its window;
-// into batch, when not nil, to be flushed by the caller (the code read
-// and written through it).
-func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch *hook.SiteWrites) (patch.Window, error) {
+// into batch, the code read and written through it, to be flushed by the
+// caller, or, when nil, at once.
+func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch *hook.SiteWrites) (w patch.Window, err error) {
 	k, ok := hook.TrapOf(h.Nr)
 	if !ok {
 		return patch.Window{}, s.diverge(e, "the recording patched the site at %#x as %#x, which this rewind does not know", h.Site, h.Nr)
@@ -335,26 +335,24 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch
 	if err := s.mapStubPage(t, e, h); err != nil {
 		return patch.Window{}, err
 	}
+	if batch == nil {
+		batch = hook.NewSiteWrites(t.proc.mem)
+		defer func() {
+			if ferr := batch.Flush(); err == nil {
+				err = ferr
+			}
+		}()
+	}
 	// A cpuid the scan trapped (a recording without CPUID faulting): the
 	// recorder put it back for the window.
-	var code patch.Memory = t.proc.mem
-	if batch != nil {
-		code = batch.Code()
-	}
-	t.proc.code.Untrap(code, h.Site)
-	w, ok := t.proc.code.TrapWindow(code, h.Site)
+	t.proc.code.Untrap(batch.Code(), h.Site)
+	w, ok = t.proc.code.TrapWindow(batch.Code(), h.Site)
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}
 	// The debugger reads the code the jump replaces.
 	t.proc.code.Remember(w.Start, w.Code)
-	var err error
-	if batch != nil {
-		err = batch.AddTrap(k, w, h.Stub)
-	} else {
-		err = k.Write(t.proc.mem, w, h.Stub)
-	}
-	if err != nil {
+	if err := batch.AddTrap(k, w, h.Stub); err != nil {
 		return w, s.diverge(e, "%v", err)
 	}
 	return w, nil
