@@ -393,6 +393,12 @@ func (s *Session) cmdGoto(args string, res *Result) error {
 // evalAddress evaluates an address: NUMBER, $REG, SYMBOL and sums of
 // them, or any expression of the language (a pointer, an array, &x).
 func (s *Session) evalAddress(src string) (uint64, error) {
+	// A pointer is the address it holds, as in C and gdb (x p, watch -l
+	// *p, break *fp), where the raw form took a symbol for its own
+	// address: watch -l *progress watched the pointer, not its target.
+	if v, err := expr.Eval(src, s.newScope()); err == nil && expr.IsPointer(v.Type) {
+		return expr.Address(v, s.mem())
+	}
 	a, err := s.evalRawAddress(src)
 	if err == nil {
 		return a, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-debugger/rewind/debugger/expr"
 	"github.com/rewind-debugger/rewind/dwarf"
 )
 
@@ -31,8 +32,8 @@ var sizedTypes = map[int]string{1: "unsigned char", 2: "unsigned short", 4: "uns
 // looked up in the program's debug information, whose type is returned:
 // reading nothing at ADDR, it holds at any moment, before the memory is
 // mapped too (a watch -l reopened at the start of the recording).
-func (s *Session) parseLocation(expr string) (uint64, int, *dwarf.Type, error) {
-	e := strings.TrimSpace(expr)
+func (s *Session) parseLocation(src string) (uint64, int, *dwarf.Type, error) {
+	e := strings.TrimSpace(src)
 	rest, ok := strings.CutPrefix(e, "*")
 	if !ok {
 		return 0, 0, nil, errNotRaw
@@ -43,7 +44,7 @@ func (s *Session) parseLocation(expr string) (uint64, int, *dwarf.Type, error) {
 	if strings.HasPrefix(rest, "(") {
 		end := strings.Index(rest, ")")
 		if end < 0 {
-			return 0, 0, nil, fmt.Errorf("bad cast in %q", expr)
+			return 0, 0, nil, fmt.Errorf("bad cast in %q", src)
 		}
 		name := strings.TrimSpace(rest[1:end])
 		name = strings.TrimSpace(strings.TrimSuffix(name, "*"))
@@ -56,6 +57,10 @@ func (s *Session) parseLocation(expr string) (uint64, int, *dwarf.Type, error) {
 		}
 		size = n
 		rest = strings.TrimSpace(rest[end+1:])
+	} else if v, err := expr.Eval(rest, s.newScope()); err == nil && expr.IsPointer(v.Type) {
+		// *p of a pointer p is an expression of the language, whose
+		// type says the size (4 bytes for an int *, not 8).
+		return 0, 0, nil, errNotRaw
 	}
 	addr, err := s.evalAddress(rest)
 	return addr, size, typ, err

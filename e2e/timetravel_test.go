@@ -353,6 +353,28 @@ func TestWatchParameterAtBreakpoint(t *testing.T) {
 	}
 }
 
+// TestWatchThroughPointer: watch -l *target, target a global int * into
+// a pair whose other int is written beside it, watches the int target
+// points at, its 4 bytes: going back stops at the writes through the
+// pointer, not at the pointer's own assignment (the symbol was taken for
+// the address to watch) nor at the neighbour's writes (8 bytes were
+// watched); x reads where target points too.
+func TestWatchThroughPointer(t *testing.T) {
+	t.Parallel()
+	trace := recorded(t, "watchptr.c", 0)
+	rs := batch(t, trace, "break 18", "continue", "watch -l *target", "reverse-continue", "reverse-continue", "x/wx target")
+	for i, want := range [][2]string{{"3", "4"}, {"2", "3"}} {
+		st := stopOf(t, rs[3+i])
+		w, _ := st["watch"].(map[string]any)
+		if st["reason"] != "watchpoint" || w == nil || w["old"] != want[0] || w["new"] != want[1] {
+			t.Errorf("reverse-continue %d: %v, want the watchpoint with %s then %s", i+1, st, want[0], want[1])
+		}
+	}
+	if text, _ := rs[5]["text"].(string); !strings.Contains(text, "0x00000003") {
+		t.Errorf("x/wx target: %q, want the int target points at (3 there)", text)
+	}
+}
+
 // TestStepiInSelectedThread: stepi and reverse-stepi step the thread
 // `thread N` selected, as gdb does, not the one the recording runs next:
 // stopped in a worker, the main thread (parked in pthread_create) moves

@@ -68,6 +68,10 @@ func classOf(t *dwarf.Type) class {
 
 func isNumeric(c class) bool { return c == cInt || c == cFloat }
 
+// IsPointer says whether t is a pointer type, through typedefs and
+// qualifiers (volatile long *).
+func IsPointer(t *dwarf.Type) bool { return classOf(t) == cPtr }
+
 // isSigned reports whether an integer type is signed. An enum follows its
 // underlying type, or is signed when an enumerator is negative.
 func isSigned(t *dwarf.Type) bool {
