@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,9 +38,38 @@ func (v *VDSOImage) SHA256() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// lastVDSO is the vDSO ReadVDSO parsed last: every process of a recording
+// maps the same one, which is then read in one go and compared rather than
+// read piece by piece and parsed again at each exec.
+var lastVDSO struct {
+	sync.Mutex
+	img *VDSOImage
+}
+
 // ReadVDSO reads and parses the vDSO mapped at base: its ELF header says
-// how far its loaded segments reach.
+// how far its loaded segments reach. The image returned may be shared
+// with other callers: it is not to be changed.
 func ReadVDSO(m Memory, base uint64) (*VDSOImage, error) {
+	lastVDSO.Lock()
+	last := lastVDSO.img
+	lastVDSO.Unlock()
+	if last != nil {
+		data := make([]byte, len(last.Data))
+		if n, err := m.ReadAt(data, base); err == nil && n == len(data) && bytes.Equal(data, last.Data) {
+			return last, nil
+		}
+	}
+	v, err := readVDSO(m, base)
+	if err == nil {
+		lastVDSO.Lock()
+		lastVDSO.img = v
+		lastVDSO.Unlock()
+	}
+	return v, err
+}
+
+// readVDSO is ReadVDSO without the last image.
+func readVDSO(m Memory, base uint64) (*VDSOImage, error) {
 	var eh [64]byte
 	if _, err := m.ReadAt(eh[:], base); err != nil {
 		return nil, fmt.Errorf("read the vDSO's ELF header: %w", err)

@@ -104,3 +104,36 @@ func TestParseVDSOErrors(t *testing.T) {
 		t.Error("garbage parsed as a vDSO")
 	}
 }
+
+// TestReadVDSOAgain: a vDSO read again is the image parsed before while its
+// bytes are the same, wherever it is mapped, and parsed anew once they
+// differ (another kernel's, a 32-bit process's): what the image says always
+// comes from the bytes at hand.
+func TestReadVDSOAgain(t *testing.T) {
+	v, _ := ownVDSO(t)
+	const at = 0x3000
+	m := newFakeMem(at + len(v.Data) + 0x1000)
+	copy(m.data[at:], v.Data)
+	again, err := ReadVDSO(m, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != v {
+		t.Error("the same bytes were parsed again")
+	}
+	// A changed byte in an exported function's code: the old image must
+	// not be given for it.
+	f := v.Funcs[0]
+	m.data[at+int(f.Offset)] ^= 0xff
+	changed, err := ReadVDSO(m, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed == v || !bytes.Equal(changed.Data, m.data[at:at+len(changed.Data)]) {
+		t.Error("an image with other bytes was given the old one")
+	}
+	// Nothing at the address: refused, not the last image.
+	if _, err := ReadVDSO(newFakeMem(0x4000), 0x1000); err == nil {
+		t.Error("zeros read as a vDSO after a real one")
+	}
+}

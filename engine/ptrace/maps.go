@@ -1,7 +1,6 @@
 package ptrace
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strconv"
@@ -68,21 +67,25 @@ func parseMapLine(line string) (MapEntry, bool) {
 	return m, true
 }
 
-// scanProc calls line with each line of the file name of /proc/PID
-// (through a live thread of it: ProcPath); what says what the file
-// holds, in errors.
+// scanProc calls line with each line of the file name of /proc/PID; what
+// says what the file holds, in errors. The file is read through the
+// process's own entry first: only a leader that exited before its other
+// threads shows an empty file there, which is then read again through a
+// live thread (ProcPath), so that each read costs no look at the leader's
+// state first (at every exec and mmap that reads the mappings).
 func scanProc(pid int, name, what string, line func(string)) error {
-	f, err := os.Open(ProcPath(pid, name))
+	own := fmt.Sprintf("/proc/%d/%s", pid, name)
+	b, err := os.ReadFile(own)
+	if err == nil && len(b) == 0 {
+		if p := ProcPath(pid, name); p != own {
+			b, err = os.ReadFile(p)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("read %s of %d: %w", what, pid, err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line(sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s of %d: %w", what, pid, err)
+	for l := range strings.Lines(string(b)) {
+		line(strings.TrimSuffix(l, "\n"))
 	}
 	return nil
 }
