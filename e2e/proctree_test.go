@@ -323,3 +323,48 @@ func TestBreakpointsFollowExec(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusSharingChild: a replay, and one focused on the parent (replay
+// -p), run the children that share its memory until they exec or exit, as
+// the recording did: a vfork child's store before its exec, and the error posix_spawnp's
+// child writes for its parent, are what the parent reads. Both with and
+// without system call buffering (the children's calls before their exec
+// go through the hook page, or stop).
+func TestFocusSharingChild(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "sharingchild.c")
+	const want = "x 42 spawned 0 missing 2\n"
+	for _, flags := range [][]string{nil, {"--no-buffer"}} {
+		t.Run(strings.Join(append([]string{"record"}, flags...), " "), func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), "sharing.rwd")
+			r := recordOpts(t, runOpts{RecordFlags: flags}, trace, prog)
+			if r.Code != 0 || string(r.Stdout) != want {
+				t.Fatalf("record: exit %d, stdout %q, want 0 and %q\n%s", r.Code, r.Stdout, want, tail(r.Stderr))
+			}
+			rows := rewindPs(t, trace)
+			if len(rows) != 4 {
+				t.Fatalf("rewind ps lists %d processes, want the parent and 3 children:\n%+v", len(rows), rows)
+			}
+			if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
+				t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, want, tail(errOut))
+			}
+			parent := itoa(rows[0].Pid)
+			r = run(t, runOpts{}, rewind(t), "replay", "-p", parent, "--check", trace)
+			if r.Code != 0 || string(r.Stdout) != want {
+				t.Errorf("replay -p %s --check: exit %d, stdout %q, want 0 and %q\n%s", parent, r.Code, r.Stdout, want, tail(r.Stderr))
+			}
+			out := run(t, runOpts{}, rewind(t), "replay", "-p", parent, "--batch", "--json",
+				"-ex", "break report", "-ex", "continue", "-ex", "print x", "-ex", "print missing", trace)
+			results := batchResults(t, out)
+			if len(results) != 4 {
+				t.Fatalf("replay -p %s --batch: %d results, want 4:\n%s", parent, len(results), out.Stdout)
+			}
+			for i, v := range map[int]string{2: "42", 3: "2"} {
+				if got, _ := results[i]["value"].(string); got != v {
+					t.Errorf("replay -p %s: %s = %v, want %s", parent, []string{"", "", "x", "missing"}[i], results[i], v)
+				}
+			}
+		})
+	}
+}

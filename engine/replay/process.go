@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -44,6 +45,10 @@ type rproc struct {
 	// exe is where the executable of an image rebuilt from the trace is:
 	// /proc/PID/exe names the vessel (dataRanges).
 	exe *rebuiltExe
+	// sharing: a child that shares the memory of a process a focused
+	// replay runs (vfork, posix_spawn's clone), run until its exec, the
+	// last point where it can write that memory, and dropped there.
+	sharing bool
 }
 
 // cloneExitSignalMask is the exit-signal byte of clone's flags.
@@ -98,6 +103,9 @@ func (s *Session) follows(rec int32) bool {
 // createsFollowed tells whether e, a fork-like call of a followed process,
 // creates a process the replay must run; only those are executed again,
 // others are emulated (the parent gets the recorded pid, no child exists).
+// A focused replay runs the processes of its chain, and a child that
+// shares a followed process's memory until the child's exec: what it
+// writes there before (posix_spawn's child, a vfork's) the parent reads.
 func (s *Session) createsFollowed(e *trace.Event) (int32, bool) {
 	ex := e
 	if e.Kind == trace.KindSyscallEntry {
@@ -109,15 +117,39 @@ func (s *Session) createsFollowed(e *trace.Event) (int32, bool) {
 	if ex.Flags&trace.FlagNewProcess == 0 || ex.NewTid <= 0 {
 		return 0, false
 	}
-	if s.chain == nil {
+	if s.chain == nil || s.inChain(ex.NewTid) || sharesMemory(e) {
 		return ex.NewTid, true
 	}
-	for _, pid := range s.chain {
-		if pid == ex.NewTid {
-			return pid, true
-		}
-	}
 	return 0, false
+}
+
+// inChain tells whether the focused replay runs process rec from its
+// birth on: the focus or one of its ancestors.
+func (s *Session) inChain(rec int32) bool {
+	return slices.Contains(s.chain, rec)
+}
+
+// sharesMemory tells whether e, a call that created a process, made the
+// child share its parent's memory (vfork, clone with CLONE_VM and without
+// CLONE_THREAD, as posix_spawn's).
+func sharesMemory(e *trace.Event) bool {
+	c := callOf(e, &e.Regs)
+	return c.Nr == unix.SYS_VFORK || c.Nr == unix.SYS_CLONE && c.Args[0]&cloneVMFlag != 0
+}
+
+// execsAway tells whether e, the next event of t, is the entry of the exec
+// after which t's process, a sharing child a focused replay runs only
+// that far, no longer shares memory with the followed processes: an execve
+// that succeeded (its exec event follows on the thread).
+func (s *Session) execsAway(t *rthread, e *trace.Event) bool {
+	if t.proc == nil || !t.proc.sharing || e.Kind != trace.KindSyscall && e.Kind != trace.KindSyscallEntry {
+		return false
+	}
+	if c := callOf(e, &e.Regs); c.Nr != unix.SYS_EXECVE && c.Nr != unix.SYS_EXECVEAT {
+		return false
+	}
+	next := s.peekThread(t.rec)
+	return next != nil && next.Kind == trace.KindExec
 }
 
 // quietExit rewrites a fork-like call about to be executed again into a
@@ -143,7 +175,8 @@ func quietExit(regs *trace.Regs) {
 // adoptProcess registers the process a re-executed fork created under its
 // recorded pid and waits for its first stop.
 func (s *Session) adoptProcess(e *trace.Event, rec int32, real int) (*rthread, error) {
-	p := &rproc{rec: rec, real: real, forked: s.chain == nil}
+	sharing := s.chain != nil && !s.inChain(rec)
+	p := &rproc{rec: rec, real: real, forked: s.chain == nil || sharing, sharing: sharing}
 	nt := &rthread{rec: rec, real: real, proc: p}
 	s.threads[rec] = nt
 	s.procs[rec] = p
@@ -227,7 +260,8 @@ func (s *Session) toFocus() error {
 // the child (recorded pid rec, real pid real) is adopted, then the parent
 // goes on to the call's exit, or is left in the kernel for a vfork (it
 // sleeps until the child execs or exits, which later events do). A focused
-// replay then hands over to the child.
+// replay then hands over to the child, unless the child only shares the
+// parent's memory up to its exec (createsFollowed).
 func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32, real int) error {
 	nt, err := s.adoptProcess(e, rec, real)
 	if err != nil {
@@ -259,7 +293,7 @@ func (s *Session) forked(t *rthread, e *trace.Event, c syscalls.Call, rec int32,
 			return err
 		}
 	}
-	if s.chain != nil {
+	if s.chain != nil && !nt.proc.sharing {
 		s.handOver(t, nt)
 		return nil
 	}

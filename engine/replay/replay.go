@@ -574,6 +574,16 @@ func (s *Session) apply(e *trace.Event) error {
 	case trace.KindSnapshot:
 		return s.applySnapshot(t, e)
 	case trace.KindSyscall, trace.KindSyscallEntry:
+		if s.execsAway(t, e) {
+			// A sharing child at its exec: it has written all it
+			// could of the followed memory. Its end frees a vfork's
+			// parent; its later events are not replayed.
+			if err := s.toEntry(t, e); err != nil {
+				return err
+			}
+			s.dropProcess(t.proc)
+			return nil
+		}
 		if err := s.applySyscall(t, e); err != nil {
 			return err
 		}
