@@ -327,7 +327,8 @@ func TestBreakpointsFollowExec(t *testing.T) {
 // TestFocusSharingChild: a replay, and one focused on the parent (replay
 // -p), run the children that share its memory until they exec or exit, as
 // the recording did: a vfork child's store before its exec, and the error posix_spawnp's
-// child writes for its parent, are what the parent reads. Both with and
+// child writes for its parent, are what the parent reads, and watching x
+// from a breakpoint goes back to the child's store. Both with and
 // without system call buffering (the children's calls before their exec
 // go through the hook page, or stop).
 func TestFocusSharingChild(t *testing.T) {
@@ -355,10 +356,17 @@ func TestFocusSharingChild(t *testing.T) {
 				t.Errorf("replay -p %s --check: exit %d, stdout %q, want 0 and %q\n%s", parent, r.Code, r.Stdout, want, tail(r.Stderr))
 			}
 			out := run(t, runOpts{}, rewind(t), "replay", "-p", parent, "--batch", "--json",
-				"-ex", "break report", "-ex", "continue", "-ex", "print x", "-ex", "print missing", trace)
+				"-ex", "break report", "-ex", "continue", "-ex", "print x", "-ex", "print missing",
+				"-ex", "watch x", "-ex", "reverse-continue", trace)
 			results := batchResults(t, out)
-			if len(results) != 4 {
-				t.Fatalf("replay -p %s --batch: %d results, want 4:\n%s", parent, len(results), out.Stdout)
+			if len(results) != 6 {
+				t.Fatalf("replay -p %s --batch: %d results, want 6:\n%s", parent, len(results), out.Stdout)
+			}
+			// Back from the breakpoint to the store, made by the vfork
+			// child in the parent's memory.
+			stop, _ := results[5]["stop"].(map[string]any)
+			if line, _ := stop["line"].(float64); stop["reason"] != "watchpoint" || int32(stop["thread"].(float64)) == rows[0].Pid || line != 24 {
+				t.Errorf("replay -p %s: reverse-continue to the store of x: %v, want a watchpoint stop at line 24 in the child", parent, results[5])
 			}
 			for i, v := range map[int]string{2: "42", 3: "2"} {
 				if got, _ := results[i]["value"].(string); got != v {

@@ -56,8 +56,9 @@ func (s *Session) checkpoint() (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: arrival counters are open", ErrNotCheckpointable)
 	}
 	if s.done || len(s.procs) > 1 {
-		// Several live processes are replayed only by --check, which
-		// takes no checkpoints.
+		// Several live processes are replayed by --check, which takes
+		// no checkpoints, and by a focused replay only while a child
+		// sharing the focus's memory runs up to its exec.
 		return nil, ErrNotCheckpointable
 	}
 	saved, copied, err := s.saveShared()
@@ -86,7 +87,10 @@ func copyProcess(pid int, m *ptrace.Mem, threads map[int32]*rthread, forkAdvice 
 		if t.dead {
 			continue
 		}
-		if t.resumeSig != 0 || t.atExec || t.pending != nil || t.injected != 0 {
+		// A thread left inside a re-executed call (a vfork's parent,
+		// whose child a focused replay dropped at its exec) would not be
+		// inside it in the copy, whose exit then never comes.
+		if t.resumeSig != 0 || t.atExec || t.pending != nil || t.injected != 0 || t.inKernel {
 			return 0, nil, ErrNotCheckpointable
 		}
 		if t.real == pid {
