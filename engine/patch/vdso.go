@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,19 +41,13 @@ func (v *VDSOImage) SHA256() string {
 // lastVDSO is the vDSO ReadVDSO parsed last: every process of a recording
 // maps the same one, which is then read in one go and compared rather than
 // read piece by piece and parsed again at each exec.
-var lastVDSO struct {
-	sync.Mutex
-	img *VDSOImage
-}
+var lastVDSO atomic.Pointer[VDSOImage]
 
 // ReadVDSO reads and parses the vDSO mapped at base: its ELF header says
 // how far its loaded segments reach. The image returned may be shared
 // with other callers: it is not to be changed.
 func ReadVDSO(m Memory, base uint64) (*VDSOImage, error) {
-	lastVDSO.Lock()
-	last := lastVDSO.img
-	lastVDSO.Unlock()
-	if last != nil {
+	if last := lastVDSO.Load(); last != nil {
 		data := make([]byte, len(last.Data))
 		if n, err := m.ReadAt(data, base); err == nil && n == len(data) && bytes.Equal(data, last.Data) {
 			return last, nil
@@ -61,9 +55,7 @@ func ReadVDSO(m Memory, base uint64) (*VDSOImage, error) {
 	}
 	v, err := readVDSO(m, base)
 	if err == nil {
-		lastVDSO.Lock()
-		lastVDSO.img = v
-		lastVDSO.Unlock()
+		lastVDSO.Store(v)
 	}
 	return v, err
 }
