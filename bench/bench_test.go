@@ -223,6 +223,14 @@ func BenchmarkCPULoop(b *testing.B) {
 	reportRatios(b, roundTrips(b, "cpuloop", "400000000"))
 }
 
+// BenchmarkParallelCompute: one process per CPU (at most 8) computing side
+// by side for ~0.3 s each, as `make -j` runs its compilers. Recorded, they
+// start on the program's CPU and the balancer moves them to CPUs of their
+// own; replay runs them on one.
+func BenchmarkParallelCompute(b *testing.B) {
+	reportRatios(b, roundTrips(b, "parallel", strconv.Itoa(min(runtime.NumCPU(), 8)), "100000000"))
+}
+
 // BenchmarkSyscallLoop: 20k getppid calls.
 func BenchmarkSyscallLoop(b *testing.B) {
 	t, trace := measureFloor(b, "syscalls", true, "20000")

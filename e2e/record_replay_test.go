@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -478,5 +479,53 @@ func TestBindToCPU(t *testing.T) {
 	r = run(t, runOpts{}, rewind(t), "record", "--bind-to-cpu", "100000", "-o", filepath.Join(t.TempDir(), "x.rwd"), "--", prog)
 	if r.Code != 1 || len(lines(r.Stderr)) != 1 || !strings.Contains(string(r.Stderr), "--bind-to-cpu 100000") || len(r.Stdout) != 0 {
 		t.Errorf("record --bind-to-cpu 100000 exited %d, stdout %q, stderr %q: want one line and nothing run", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestSpreadCPUs: processes that compute side by side do not take turns on
+// the program's CPU. spreadcpu's two children compute until one finds
+// itself moved to another CPU; with --bind-to-cpu or --serial, or when the
+// program bound itself to CPUs of its choice, none moves. Every recording
+// replays.
+func TestSpreadCPUs(t *testing.T) {
+	t.Parallel()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	var cpus []string
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, fmt.Sprint(c))
+		}
+	}
+	if len(cpus) < 2 {
+		t.Skip("rewind may use one CPU here")
+	}
+	prog := buildC(t, "spreadcpu.c")
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		args  []string
+		want  string
+	}{
+		// One moves within a few balancer periods; 60 s is for a
+		// machine so loaded that no two of them ever see both compute.
+		{"default", nil, []string{"60"}, "one moved\n"},
+		{"bind-to-cpu", []string{"--bind-to-cpu", cpus[0]}, []string{"0.5"}, "none moved\n"},
+		{"serial", []string{"--serial"}, []string{"0.5"}, "none moved\n"},
+		{"the program's choice", nil, []string{"0.5", strings.Join(cpus[:2], ",")}, "none moved\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), "spread.rwd")
+			r := recordOpts(t, runOpts{RecordFlags: tc.flags, Timeout: 2 * time.Minute}, trace, prog, tc.args...)
+			if r.Code != 0 || string(r.Stdout) != tc.want {
+				t.Fatalf("record: exit %d, stdout %q, want 0 and %q\n%s", r.Code, r.Stdout, tc.want, tail(r.Stderr))
+			}
+			if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != tc.want {
+				t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, tc.want, tail(errOut))
+			}
+		})
 	}
 }

@@ -138,6 +138,7 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 	}
 	p.close()
 	delete(r.procs, p.pid)
+	r.bal.remove(p.pid, false)
 	r.daemonCheck = true
 	r.ptraceProcessGone(p)
 	r.guardDirty = true // its pid may go to another process

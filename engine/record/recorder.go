@@ -158,8 +158,12 @@ type Recorder struct {
 	// cpus are the run queues (cpus.go); serial, the first, holds every
 	// process that must take turns with others (all of them, unless they
 	// run side by side: sidebyside.go).
-	cpus    []*cpu
-	serial  *cpu
+	cpus   []*cpu
+	serial *cpu
+	// allowed are the CPUs rewind may use; bal moves the processes that
+	// compute side by side over them (balance.go), or is nil.
+	allowed unix.CPUSet
+	bal     *balancer
 	pending map[int]ptrace.Status
 	// sideBySide: processes that nothing ties run side by side, each on
 	// a queue of its own, until solo (sidebyside.go); stdTraced: the
@@ -360,6 +364,7 @@ func (r *Recorder) record(ignored uint64) error {
 	if err != nil {
 		return err
 	}
+	unix.SchedGetaffinity(0, &r.allowed) // before the tracer thread binds itself
 	// On the program's CPU, each stop is handed over on one CPU. A
 	// refusal only costs speed. In chaos mode the recorder takes another
 	// CPU where it can: on the program's, a thread it resumed keeps the
@@ -367,6 +372,7 @@ func (r *Recorder) record(ignored uint64) error {
 	// later whatever the slice, so preemptions came late and few.
 	ptrace.PinThread(r.tracerCPU(cpu))
 	r.start = time.Now()
+	defer func() { r.bal.stop(false) }()
 	if opts.Attach != 0 {
 		if err := r.attachTo(opts.Attach, cpu); err != nil {
 			r.pid = 0
@@ -493,6 +499,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	// Chaos explores the order of every thread's turns, and a ring
 	// buffer's snapshot holds one process: both keep the serial queue.
 	r.sideBySide = r.filtered && !opts.Serial && r.chaos == nil && opts.KeepLast == 0
+	if r.sideBySide && opts.CPU == nil {
+		r.bal = newBalancer(cpu, r.allowed)
+	}
 	h.Pid = r.pid
 	h.CPUFlags, h.CPUHidden, h.CPUSpec = opts.Hide.Without(h.CPUFlags), opts.Hide, opts.CPUSpec
 	if r.filtered {

@@ -53,6 +53,7 @@ func (r *Recorder) mayRunApart() bool { return r.sideBySide && !r.solo }
 func (r *Recorder) queueLeader(p *process) {
 	if r.mayRunApart() {
 		p.cpu = r.newCPU()
+		r.bal.add(p.pid)
 	}
 }
 
@@ -111,6 +112,7 @@ func (r *Recorder) splitOff(t *thread, child *process) error {
 	c := r.newCPU()
 	r.dropReady(ct)
 	child.cpu = c
+	r.bal.add(child.pid)
 	if ct.state == parked {
 		c.ready = append(c.ready, ct)
 	}
@@ -148,6 +150,11 @@ func (r *Recorder) moveProcess(t *thread, p *process, to *cpu) error {
 		from.current = nil
 	}
 	p.cpu = to
+	if to == r.serial {
+		r.bal.remove(p.pid, true)
+	} else {
+		r.bal.add(p.pid)
+	}
 	t.state, t.park = parked, parkResume
 	to.ready = append(to.ready, t)
 	to.ready = append(to.ready, moved...)
@@ -197,6 +204,7 @@ func (r *Recorder) collapse(t *thread, why string, park parkKind) error {
 		fmt.Fprintf(os.Stderr, "rec: collapse: %s\n", why)
 	}
 	r.solo = true
+	r.bal.stop(true)
 	s := r.serial
 	for _, c := range r.cpus {
 		if c == s {
