@@ -75,8 +75,8 @@ type balancer struct {
 // balanced is what the balancer knows of one process.
 type balanced struct {
 	cpu int // the CPU its threads are bound to
-	// ran and waited are its threads' time on a CPU and waiting for one
-	// at the last look (ran -1 before the first).
+	// ran is its CPU time at the last look, waited its threads' time
+	// waiting for a CPU at the last look, if it was busy (-1: unknown).
 	ran, waited time.Duration
 	// busy: it computed for busyShare of the last period; crowded: it
 	// also waited for the CPU for waitShare of it.
@@ -119,7 +119,7 @@ func (b *balancer) add(pid int) {
 	}
 	b.mu.Lock()
 	if !b.stopped && b.procs[pid] == nil {
-		b.procs[pid] = &balanced{cpu: cpu, ran: -1}
+		b.procs[pid] = &balanced{cpu: cpu, ran: -1, waited: -1}
 	}
 	b.mu.Unlock()
 	select {
@@ -194,8 +194,11 @@ func (b *balancer) run() {
 	}
 }
 
-// look measures the CPU each watched process used, and how long it waited
-// for one, since the last look, and moves the processes the plan says.
+// look measures the CPU each watched process used since the last look
+// (its CPU clock, one system call), and, for those that were busy, how long
+// they waited for one (their threads' schedstat files, read only then), and
+// moves the processes the plan says. A process must be busy at two looks
+// in a row to count as crowded: the first gives the wait a start.
 func (b *balancer) look(now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -205,21 +208,31 @@ func (b *balancer) look(now time.Time) {
 	period := float64(now.Sub(b.last))
 	first := b.last.IsZero()
 	b.last = now
+	var ts unix.Timespec
 	for pid, p := range b.procs {
-		ran, waited, ok := schedstat(pid)
-		if !ok {
-			p.busy, p.crowded = false, false
+		p.busy, p.crowded = false, false
+		// A process's CPU clock, which any process may read.
+		if unix.ClockGettime(int32(^pid<<3|2), &ts) != nil {
+			p.ran, p.waited = -1, -1
 			continue // gone: the recorder removes it at its exit
 		}
-		if p.ran >= 0 && !first && period > 0 {
-			r, w := float64(ran-p.ran), float64(waited-p.waited)
-			p.busy = r >= busyShare*period
-			p.crowded = p.busy && w >= waitShare*period && r+w >= awakeShare*period
+		ran := time.Duration(ts.Nano())
+		r := float64(ran - p.ran)
+		p.busy = p.ran >= 0 && !first && period > 0 && r >= busyShare*period
+		p.ran = ran
+		if !p.busy {
+			p.waited = -1
+			continue
+		}
+		waited := waitTime(pid)
+		if p.waited >= 0 && waited >= 0 {
+			w := float64(waited - p.waited)
+			p.crowded = w >= waitShare*period && r+w >= awakeShare*period
 			if debug {
-				fmt.Fprintf(os.Stderr, "rec: balance: %d on CPU %d ran %.0f%% waited %.0f%%\n", pid, p.cpu, 100*float64(ran-p.ran)/period, 100*float64(waited-p.waited)/period)
+				fmt.Fprintf(os.Stderr, "rec: balance: %d on CPU %d ran %.0f%% waited %.0f%%\n", pid, p.cpu, 100*r/period, 100*w/period)
 			}
 		}
-		p.ran, p.waited = ran, waited
+		p.waited = waited
 	}
 	for _, m := range b.plan() {
 		moveThreads(m.pid, b.prog, m.to)
@@ -227,29 +240,26 @@ func (b *balancer) look(now time.Time) {
 	}
 }
 
-// schedstat sums, over the threads of process pid, the time they ran and
-// the time they waited, ready, for a CPU (/proc/PID/task/TID/schedstat).
-func schedstat(pid int) (ran, waited time.Duration, ok bool) {
+// waitTime sums the time the threads of process pid waited, ready, for a
+// CPU (/proc/PID/task/TID/schedstat's second field), or is -1.
+func waitTime(pid int) time.Duration {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
 	d, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, 0, false
+		return -1
 	}
+	var waited time.Duration
 	for _, e := range d {
 		b, err := os.ReadFile(dir + e.Name() + "/schedstat")
 		if err != nil {
 			continue
 		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			w, _ := strconv.ParseInt(f[1], 10, 64)
+			waited += time.Duration(w)
 		}
-		r, _ := strconv.ParseInt(f[0], 10, 64)
-		w, _ := strconv.ParseInt(f[1], 10, 64)
-		ran += time.Duration(r)
-		waited += time.Duration(w)
 	}
-	return ran, waited, true
+	return waited
 }
 
 // move is one process sent to another CPU.
