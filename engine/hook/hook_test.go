@@ -15,6 +15,7 @@ import (
 
 	"github.com/rewind-debugger/rewind/engine/internal/gccimage"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 	"github.com/rewind-debugger/rewind/internal/testprog/cc"
 )
 
@@ -154,7 +155,7 @@ func TestRecordMode(t *testing.T) {
 	}
 	text := string(out)
 	var ppid, wantPPID, cr, sec, nsec, calls int64
-	var wr int
+	var wr, hw int
 	var bad uint64
 	lines := strings.Split(text, "\n")
 	if len(lines) < 8 {
@@ -170,14 +171,14 @@ func TestRecordMode(t *testing.T) {
 	}
 	parse(1, "getppid %d want %d", &ppid, &wantPPID)
 	parse(2, "clock_gettime %d %d.%d", &cr, &sec, &nsec)
-	parse(3, "write %d", &wr)
+	parse(3, "write %d %d", &wr, &hw)
 	parse(4, "regs changed %v", &bad)
 	var gen int64
 	parse(5, "generic %d", &gen)
 	parse(6, "calls %d", &calls)
-	if ppid != wantPPID || cr != 0 || wr != 8 || bad != 0 || gen != wantPPID || calls != 5 {
-		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, write %d, registers changed %#x, syscall(getppid) %d, calls %d (want 5)",
-			ppid, wantPPID, cr, wr, bad, gen, calls)
+	if ppid != wantPPID || cr != 0 || wr != 8 || hw != 42 || bad != 0 || gen != wantPPID || calls != 6 {
+		t.Errorf("through the hook: getppid %d (want %d), clock_gettime %d, writes %d and %d, registers changed %#x, syscall(getppid) %d, calls %d (want 6)",
+			ppid, wantPPID, cr, wr, hw, bad, gen, calls)
 	}
 	// Replay mode: the two records answered the calls that match them,
 	// and the others were made.
@@ -194,8 +195,13 @@ func TestRecordMode(t *testing.T) {
 	}
 	// (The write goes to the standard output rewind passed, a pipe: the
 	// recorder's, as another thread's write may be waiting there.)
-	if len(rs) != 4 {
-		t.Fatalf("%d records, want 4 (getppid, clock_gettime, getppid twice; the write to the stdout pipe is not recorded): %+v", len(rs), rs)
+	if len(rs) != 5 {
+		t.Fatalf("%d records, want 5 (getppid, clock_gettime, getppid twice, the write to /dev/null; the write to the stdout pipe is not recorded): %+v", len(rs), rs)
+	}
+	// The hook's hash of what the write wrote is the recorder's.
+	const hashed = "the hook hashes these 42 bytes: crc32c!!!\n"
+	if r := rs[4]; r.Nr != 1 || r.Ret != 42 || r.Hash != trace.WriteSum(trace.WriteHashCRC, []byte(hashed)) {
+		t.Errorf("the write's record: %+v, want 42 bytes hashed %#x", r, trace.WriteSum(trace.WriteHashCRC, []byte(hashed)))
 	}
 	if r := rs[3]; r.Nr != 110 || r.Ret != ppid || r.Site != sites["site_generic"] {
 		t.Errorf("syscall(getppid)'s record: %+v, want ret %d at %#x", r, ppid, sites["site_generic"])

@@ -4,12 +4,26 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
+	"golang.org/x/sys/cpu"
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
+
+// ErrNoCRC says the CPU lacks SSE4.2, whose crc32 instruction the hook
+// page hashes the bytes of writes with.
+var ErrNoCRC = errors.New("this CPU lacks SSE4.2, whose crc32 instruction the hook page hashes writes with")
+
+// Usable says whether this CPU can run the hook page: nil, or ErrNoCRC.
+func Usable() error {
+	if !cpu.X86.HasSSE42 {
+		return ErrNoCRC
+	}
+	return nil
+}
 
 // ID names the image: a trace records the one it was made with, and
 // replay needs the same (the calls it replays are made by that code).

@@ -104,7 +104,7 @@ func NewHeader(path string, args, env []string, cwd string, stack uint64) *trace
 	h.ExeBuildID, h.ExeSHA256 = exeIdentity(path)
 	h.CPUModel, h.CPUFlags = machine.CPUInfo()
 	h.Patch, h.VDSO = patch.Version, machine.VDSO()
-	h.DataHash = trace.DataHashCRC
+	h.DataHash, h.WriteHash = trace.DataHashCRC, trace.WriteHashCRC
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		h.Kernel = unix.ByteSliceToString(u.Release[:])

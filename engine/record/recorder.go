@@ -480,6 +480,10 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	// (docs/design.md, §6 "System call buffering"): where it cannot be
 	// had, the program is started again without.
 	spec.Filter = !opts.NoBuffer
+	if err := hook.Usable(); spec.Filter && err != nil {
+		r.warnOnce("no filter", "rewind: warning: system call buffering is off (%v): every call costs a stop\n", err)
+		spec.Filter = false
+	}
 	var err error
 	r.pid, err = ptrace.Start(spec)
 	if errors.Is(err, ptrace.ErrNoFilter) {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"strconv"
 
@@ -228,9 +227,7 @@ func (r *Recorder) captureWrite(t *thread, c *syscalls.Call, e *trace.Event) {
 	switch src {
 	case syscalls.FromMemory:
 		data = syscalls.Written(c, t.proc.mem, n)
-		h := fnv.New64a()
-		h.Write(data)
-		e.Hash = h.Sum64() | 1
+		e.Hash = trace.WriteSum(trace.WriteHashCRC, data)
 	case syscalls.FromFile:
 		if t.stream == 0 {
 			return

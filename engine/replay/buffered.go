@@ -3,7 +3,6 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"slices"
@@ -222,9 +221,7 @@ func (s *Session) endBatch() error {
 		// record (its first ones and hash); what went to a standard
 		// stream is shown as recorded, if those are its bytes.
 		if e := s.queue[0]; e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 {
-			h := fnv.New64a()
-			h.Write(e.Data)
-			if h.Sum64()|1 != e.Hash {
+			if trace.WriteSum(s.hdr.WriteHash, e.Data) != e.Hash {
 				return s.diverge(e, "output bytes differ from the recording")
 			}
 			if err := s.emit(b.t, e, e.Data); err != nil {

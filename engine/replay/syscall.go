@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"fmt"
-	"hash/fnv"
 
 	"golang.org/x/sys/unix"
 
@@ -248,9 +247,7 @@ func (s *Session) checkWrite(t *rthread, e *trace.Event, c *syscalls.Call) error
 	data := e.Data
 	if e.Hash != 0 {
 		data = syscalls.Written(c, t.proc.mem, int(min(c.Ret, trace.MaxEventMem)))
-		h := fnv.New64a()
-		h.Write(data)
-		if h.Sum64()|1 != e.Hash {
+		if trace.WriteSum(s.hdr.WriteHash, data) != e.Hash {
 			return s.diverge(e, "%s wrote different bytes than recorded", syscalls.Name(c.Nr))
 		}
 		if e.Flags&(trace.FlagStdout|trace.FlagStderr) != 0 && !bytes.Equal(data, e.Data) {

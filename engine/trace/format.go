@@ -112,6 +112,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -243,6 +244,10 @@ type Header struct {
 	// hold (Event.Aux of KindPreempt): DataHashCRC for ptrace.DataSum;
 	// empty for ptrace.DataHash, FNV-1a, which traces made before it hold.
 	DataHash string `json:"data_hash,omitempty"`
+	// WriteHash names the hash of the bytes a write wrote (Event.Hash of
+	// a write): WriteHashCRC; empty for FNV-1a, which traces made before
+	// it hold (WriteSum).
+	WriteHash string `json:"write_hash,omitempty"`
 	// Hook names the hook page image (engine/hook) the recorder mapped
 	// into every process it recorded under its seccomp filter; empty: none.
 	Hook string `json:"hook,omitempty"`
@@ -311,6 +316,23 @@ type BlobSource struct {
 
 // DataHashCRC is Header.DataHash for ptrace.DataSum.
 const DataHashCRC = "crc32c+crc32"
+
+// WriteHashCRC is Header.WriteHash for CRC-32C, which the hook page
+// computes with SSE4.2's crc32 instruction 8 bytes at a time, ten times
+// as fast as FNV-1a's byte at a time.
+const WriteHashCRC = "crc32c"
+
+// WriteSum is Event.Hash of the bytes a write wrote, by the hash alg
+// names (Header.WriteHash): CRC-32C shifted left one bit, or FNV-1a 64;
+// with the low bit set either way, so that no hash is 0 ("none").
+func WriteSum(alg string, data []byte) uint64 {
+	if alg == WriteHashCRC {
+		return uint64(crc32.Checksum(data, castagnoli))<<1 | 1
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	return h.Sum64() | 1
+}
 
 // Errors that can be tested with errors.Is.
 var (

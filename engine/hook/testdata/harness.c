@@ -6,6 +6,7 @@
 // records of argv[4]. Built without PIE, so that the test knows the sites'
 // addresses from the symbol table.
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,9 +125,12 @@ int main(int argc, char **argv) {
 	long wr = site_write(1, "written\n", 8);
 	long bad = regsKept();
 	long gen = site_generic(110, 0);
+	// A write the hook records, with the hash of its bytes: to /dev/null,
+	// a memory device, which never blocks.
+	long hw = site_write(open("/dev/null", O_WRONLY), "the hook hashes these 42 bytes: crc32c!!!\n", 42);
 	printf("getppid %ld want %ld\n", ppid, (long)getppid());
 	printf("clock_gettime %ld %ld.%09ld\n", cr, (long)ts.tv_sec, ts.tv_nsec);
-	printf("write %ld\n", wr);
+	printf("write %ld %ld\n", wr, hw);
 	printf("regs changed %#lx\n", bad);
 	printf("generic %ld\n", gen);
 	printf("calls %lu\n", *(volatile uint64_t *)(HOOK_CTL + CTL_CALLS));
