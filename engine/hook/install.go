@@ -32,13 +32,14 @@ func ID() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Install maps the hook page into the process of thread tid, stopped at
-// its exec (nothing of the program has run), with mode. The same calls in
+// Install maps the hook page, with code img (Image, or for replay the
+// image the trace names: ImageOf), into the process of thread tid, stopped
+// at its exec (nothing of the program has run), with mode. The same calls in
 // recording and replay give the same address space. The code goes first:
 // its `syscall; int3` then serves the calls injected after it (the control
 // page's mapping, and the caller's), each with one stop where the
 // program's own code would take two under the filter.
-func Install(tid int, m *ptrace.Mem, mode Mode) error {
+func Install(tid int, m *ptrace.Mem, mode Mode, img []byte) error {
 	maps := []struct {
 		addr, size uint64
 		prot       int
@@ -56,7 +57,7 @@ func Install(tid int, m *ptrace.Mem, mode Mode) error {
 			return fmt.Errorf("map the hook page at %#x: %w", mp.addr, unix.Errno(-got))
 		}
 		if mp.addr == Base {
-			if _, err := m.WriteAt(Image, Base); err != nil {
+			if _, err := m.WriteAt(img, Base); err != nil {
 				return fmt.Errorf("write the hook page: %w", err)
 			}
 		}

@@ -89,7 +89,7 @@ func (r *Recorder) installHook(t *thread) error {
 	if t.ownFilter {
 		mode = hook.ModeTraced // the program's filter outlives the exec (noteOwnFilter)
 	}
-	if err := hook.Install(t.tid, t.proc.mem, mode); err != nil {
+	if err := hook.Install(t.tid, t.proc.mem, mode, hook.Image); err != nil {
 		return err
 	}
 	file := func(id fileID) [2]uint64 { return [2]uint64{id.dev, id.ino} }

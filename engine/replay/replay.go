@@ -56,14 +56,17 @@ const lookahead = 1 << 14
 // Session is a replay in progress. Its methods must be called from one
 // goroutine; the ptrace work runs on the session's own locked thread.
 type Session struct {
-	opts  Options
-	rd    *trace.Reader
-	hdr   *trace.Header
-	th    *ptrace.Thread
-	pid   int         // real pid of main, the process the debugger sees
-	mem   *ptrace.Mem // main's memory
-	main  *rproc
-	procs map[int32]*rproc // the live processes replay runs, by recorded pid
+	opts Options
+	rd   *trace.Reader
+	hdr  *trace.Header
+	// hookImage is the hook page's code the trace was recorded with
+	// (hook.ImageOf its header's Hook), which replay maps.
+	hookImage []byte
+	th        *ptrace.Thread
+	pid       int         // real pid of main, the process the debugger sees
+	mem       *ptrace.Mem // main's memory
+	main      *rproc
+	procs     map[int32]*rproc // the live processes replay runs, by recorded pid
 	// chain is set when replay runs one process (Options.Process): it and
 	// its ancestors, first process first. start is the first event of the
 	// focused process's life (0 when it is the first process).
@@ -242,9 +245,12 @@ func Open(path string, opts Options) (*Session, error) {
 		rd.Close()
 		return nil, err
 	}
-	if h := s.hdr.Hook; h != "" && h != hook.ID() {
-		rd.Close()
-		return nil, fmt.Errorf("replay: %s was recorded with hook page %s, and this rewind has %s: replay it with the rewind that recorded it", path, h, hook.ID())
+	if h := s.hdr.Hook; h != "" {
+		var ok bool
+		if s.hookImage, ok = hook.ImageOf(h); !ok {
+			rd.Close()
+			return nil, fmt.Errorf("replay: %s was recorded with hook page %s, and this rewind has %s: replay it with the rewind that recorded it", path, h, hook.ID())
+		}
 	}
 	if err := hook.Usable(); s.hdr.Hook != "" && err != nil {
 		rd.Close()

@@ -150,7 +150,7 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 		}
 		if s.hdr.Hook != "" {
 			// Where the recorder mapped it.
-			if err := hook.Install(t.real, t.proc.mem, hook.ModeReplay); err != nil {
+			if err := hook.Install(t.real, t.proc.mem, hook.ModeReplay, s.hookImage); err != nil {
 				return err
 			}
 			t.proc.hooked = true
