@@ -30,10 +30,16 @@ import (
 // between the two (rr patches the same shapes, for the same reason).
 
 // cmpGlibc is the immediate of glibc's (and its loader's) check of a
-// result, cmp $-4096,%rax. Go's syscall functions check with -4095 and
-// are not patched: their goroutine stacks and signal-driven preemption
-// are untried under the hook (glibc's syscall() uses -4095 too).
-const cmpGlibc = 0xfffff000
+// result, cmp $-4096,%rax; cmpGo that of Go's (internal/runtime/syscall's
+// Syscall6, through which the syscall package and os make their calls)
+// and of glibc's syscall(), cmp $-4095,%rax. A Go thread in the hook is
+// on the hook's stack, not its goroutine's, as in a patched vDSO
+// function: a signal (Go's preemption, the profiler's) finds a pc outside
+// Go's code there and leaves the thread be.
+const (
+	cmpGlibc = 0xfffff000
+	cmpGo    = 0xfffff001
+)
 
 // Shape is the shape of a site.
 type Shape int
@@ -89,8 +95,8 @@ func FindSite(code []byte, rip uint64, nr uint32) (Site, bool) {
 	if code[0] == 0xb8 && le.Uint32(code[1:]) == nr {
 		return Site{Shape: ShapeMov, RIP: rip, Nr: nr}, true
 	}
-	if code[7] == 0x48 && code[8] == 0x3d && le.Uint32(code[9:]) == cmpGlibc {
-		return Site{Shape: ShapeCmp, RIP: rip, Cmp: cmpGlibc}, true
+	if imm := le.Uint32(code[9:]); code[7] == 0x48 && code[8] == 0x3d && (imm == cmpGlibc || imm == cmpGo) {
+		return Site{Shape: ShapeCmp, RIP: rip, Cmp: imm}, true
 	}
 	return Site{}, false
 }
