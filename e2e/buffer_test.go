@@ -326,3 +326,44 @@ func syscallEvents(t *testing.T, trace string) []callEvent {
 	t.Helper()
 	return ndjson[callEvent](t, run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace))
 }
+
+// TestBufferedGoCalls: a Go program's own calls (os.WriteFile, ReadFile,
+// Stat, Remove: the syscall package's Syscall6, checked with cmp
+// $-4095) are made by the hook with no stop, and replay reproduces what
+// it printed, which depends on every answer.
+func TestBufferedGoCalls(t *testing.T) {
+	t.Parallel()
+	prog := buildGo(t, "files")
+	const n = 200
+	dir := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "gofiles.rwd")
+	want := fmt.Sprintf("rounds %d sum ", n)
+	rec := recordOpts(t, runOpts{}, trace, prog, dir, strconv.Itoa(n))
+	if rec.Code != 0 || !strings.HasPrefix(string(rec.Stdout), want) {
+		t.Fatalf("record: exit %d, stdout %q\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+	}
+	ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+	buffered, traced := 0, 0
+	for _, line := range strings.Split(string(ev.Stdout), "\n") {
+		var e struct {
+			Name     string   `json:"name"`
+			Args     []string `json:"args"`
+			Buffered bool     `json:"buffered"`
+		}
+		if line == "" || json.Unmarshal([]byte(line), &e) != nil || e.Name != "openat" || len(e.Args) < 2 || !strings.HasPrefix(e.Args[1], `"`+dir+`/f`) {
+			continue
+		}
+		if e.Buffered {
+			buffered++
+		} else {
+			traced++
+		}
+	}
+	// Each round opens its file twice (to write it, to read it).
+	if buffered < 2*n-5 {
+		t.Errorf("%d of the program's openat calls of its files buffered, %d traced: want nearly all %d buffered", buffered, traced, 2*n)
+	}
+	if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != string(rec.Stdout) {
+		t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, rec.Stdout, tail(errOut))
+	}
+}
