@@ -79,7 +79,7 @@ type balanced struct {
 	// waiting for a CPU at the last look, if it was busy (-1: unknown).
 	ran, waited time.Duration
 	// busy: it computed for busyShare of the last period; crowded: it
-	// also waited for the CPU for waitShare of it.
+	// also waited for the CPU for waitShare of it and hardly slept.
 	busy, crowded bool
 }
 
@@ -303,10 +303,10 @@ func (b *balancer) plan() []move {
 }
 
 // moveThreads binds every thread of process pid that is bound to CPU from
-// alone to CPU to. A refusal (a thread gone, a CPU taken away) only costs
-// speed.
+// alone to CPU to; none for from -1, a process on CPUs of its choice. A
+// refusal (a thread gone, a CPU taken away) only costs speed.
 func moveThreads(pid, from, to int) {
-	if from == to {
+	if from == to || from < 0 {
 		return
 	}
 	d, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")

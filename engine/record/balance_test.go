@@ -1,8 +1,11 @@
 package record
 
 import (
+	"os"
 	"reflect"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestBalancerPlan(t *testing.T) {
@@ -27,6 +30,7 @@ func TestBalancerPlan(t *testing.T) {
 		{"four crowded over two CPUs", []int{1}, map[int]proc{10: {0, "crowded"}, 11: {0, "crowded"}, 12: {0, "crowded"}, 13: {0, "crowded"}}, []move{{11, 1}, {12, 1}}},
 		{"to the least busy CPU", []int{1, 2}, map[int]proc{10: {0, "crowded"}, 11: {0, "crowded"}, 12: {0, "crowded"}, 13: {1, "busy"}}, []move{{11, 2}}},
 		{"nothing busy", []int{1}, map[int]proc{10: {0, "idle"}, 11: {0, "idle"}}, nil},
+		{"a process on CPUs of its choice stays", []int{1}, map[int]proc{10: {0, "crowded"}, 11: {-1, "crowded"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,5 +42,19 @@ func TestBalancerPlan(t *testing.T) {
 				t.Errorf("plan() = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMoveThreadsOfChoice: a process the balancer found on CPUs of its
+// choice (-1) is never moved, nor is a thread bound elsewhere.
+func TestMoveThreadsOfChoice(t *testing.T) {
+	var before, after unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Fatal(err)
+	}
+	moveThreads(os.Getpid(), -1, 0)
+	moveThreads(os.Getpid(), 1023, 0) // no thread is bound to CPU 1023 alone
+	if err := unix.SchedGetaffinity(0, &after); err != nil || after != before {
+		t.Errorf("affinity %v, then %v (%v): want it left alone", before, after, err)
 	}
 }
