@@ -486,7 +486,7 @@ func TestBindToCPU(t *testing.T) {
 // the program's CPU. spreadcpu's two children compute until one finds
 // itself moved to another CPU; with --bind-to-cpu or --serial, or when the
 // program bound itself to CPUs of its choice, none moves. Every recording
-// replays.
+// replays, and rewind info says whether one moved.
 func TestSpreadCPUs(t *testing.T) {
 	t.Parallel()
 	var set unix.CPUSet
@@ -525,6 +525,11 @@ func TestSpreadCPUs(t *testing.T) {
 			}
 			if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != tc.want {
 				t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, tc.want, tail(errOut))
+			}
+			// rewind info says which processes moved, and where.
+			info := string(run(t, runOpts{}, rewind(t), "info", trace).Stdout)
+			if moved := strings.Contains(info, "1 process that computed side by side moved to CPU "); moved != (tc.want == "one moved\n") {
+				t.Errorf("rewind info (moved %v) for %q:\n%s", moved, tc.want, info)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"sort"
 	"strconv"
@@ -67,6 +68,7 @@ type balancer struct {
 	stopped bool              // no more moves (the recording ended or collapsed)
 	last    time.Time         // the last look
 	next    int               // where the search for the least busy CPU starts
+	moved   map[int]int       // the processes moved, by CPU (Footer.Spread)
 	wake    chan struct{}     // a process was added
 	quit    chan struct{}
 	done    chan struct{}
@@ -237,7 +239,21 @@ func (b *balancer) look(now time.Time) {
 	for _, m := range b.plan() {
 		moveThreads(m.pid, b.prog, m.to)
 		b.procs[m.pid].cpu = m.to
+		if b.moved == nil {
+			b.moved = map[int]int{}
+		}
+		b.moved[m.to]++
 	}
+}
+
+// spread returns how many processes it moved to each CPU (nil: none).
+func (b *balancer) spread() map[int]int {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.moved)
 }
 
 // waitTime sums the time the threads of process pid waited, ready, for a

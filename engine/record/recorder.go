@@ -452,7 +452,7 @@ func (r *Recorder) finish(th *ptrace.Thread, runErr error) (*Result, error) {
 		w.Abort()
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", runErr, w.Partial())
 	}
-	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: r.interrupted == 0, Blobs: r.files.count()}
+	foot := &trace.Footer{Events: w.Events(), ExitStatus: int(r.status), Exited: r.interrupted == 0, Blobs: r.files.count(), Spread: r.bal.spread()}
 	if r.interrupted != 0 {
 		foot.Interrupted = r.stopReason(r.interrupted)
 	}

@@ -306,6 +306,10 @@ type Footer struct {
 	// the recording debugs where they are absent (sources.go). Their
 	// blobs are the trace's last ones; no event maps them.
 	Packed []PackedFile `json:"packed,omitempty"`
+	// Spread counts, by CPU, the processes the recorder moved there from
+	// the program's (Header.CPU) while they computed side by side; replay
+	// runs every process on the program's CPU.
+	Spread map[int]int `json:"spread,omitempty"`
 }
 
 // BlobSource says which file a blob holds the contents of.

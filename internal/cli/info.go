@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -108,7 +111,7 @@ func runInfo(w io.Writer, path string) error {
 	}
 	fmt.Fprintf(w, "machine:   %s, kernel %s, %s\n", h.Hostname, h.Kernel, h.CPUModel)
 	if h.CPU != nil {
-		fmt.Fprintf(w, "cpu:       bound to CPU %d\n", *h.CPU)
+		fmt.Fprintf(w, "cpu:       bound to CPU %d%s\n", *h.CPU, spreadNote(rd.Footer()))
 	}
 	if h.CPUSpec != "" {
 		hidden := strings.Join(h.CPUHidden, " ")
@@ -183,6 +186,28 @@ func runInfo(w io.Writer, path string) error {
 		}
 	}
 	return traceStatusExit(st)
+}
+
+// spreadNote says which processes the recorder moved to other CPUs while
+// they computed side by side (Footer.Spread), after the program's CPU.
+func spreadNote(f *trace.Footer) string {
+	if f == nil || len(f.Spread) == 0 {
+		return ""
+	}
+	n := 0
+	var cpus []string
+	for _, c := range slices.Sorted(maps.Keys(f.Spread)) {
+		n += f.Spread[c]
+		cpus = append(cpus, strconv.Itoa(c))
+	}
+	what, where := "processes that computed side by side", "CPUs"
+	if n == 1 {
+		what = "process that computed side by side"
+	}
+	if len(cpus) == 1 {
+		where = "CPU"
+	}
+	return fmt.Sprintf("; %d %s moved to %s %s", n, what, where, strings.Join(cpus, ", "))
 }
 
 func sortedKinds(m map[trace.Kind]int64) []trace.Kind {
