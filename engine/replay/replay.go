@@ -251,10 +251,10 @@ func Open(path string, opts Options) (*Session, error) {
 			rd.Close()
 			return nil, fmt.Errorf("replay: %s was recorded with hook page %s, and this rewind has %s: replay it with the rewind that recorded it", path, h, hook.ID())
 		}
-	}
-	if err := hook.Usable(); s.hdr.Hook != "" && err != nil {
-		rd.Close()
-		return nil, fmt.Errorf("replay: %s was recorded with system call buffering, and %w", path, err)
+		if err := hook.Usable(); err != nil {
+			rd.Close()
+			return nil, fmt.Errorf("replay: %s was recorded with system call buffering, and %w", path, err)
+		}
 	}
 	if opts.Process != 0 {
 		if s.chain, err = followChain(path, opts.Tree, opts.Process); err != nil {
