@@ -23,11 +23,17 @@ import (
 // several zstd frames (the format says so): the blob id's, then the cached
 // ones.
 //
-// An entry is used only if the file's bytes, read for the trace anyway,
-// have the length and CRC-32C the entry was made from: a file rewritten
-// in place keeping its identity gets compressed again. Entries are files
-// written whole then renamed, so recordings running at once share the
-// cache; past its size, the least recently used go.
+// An entry made from a file whose last status change was already old
+// (settleAge) is used on the file's key alone: any later change of its
+// bytes sets a later ctime, so a file with that key still has those bytes,
+// and the file need not be read (checking cc1's 30 MB against its entry
+// was a tenth of the recorder's CPU in a make). Any other entry is used
+// only if the file's bytes have the length and CRC-32C it was made from (a
+// file rewritten in place within one tick of the clock that stamps its
+// times keeps its key), and once so checked with an old ctime it is marked
+// settled. Entries are files written whole then renamed, so recordings
+// running at once share the cache; past its size, the least recently used
+// go.
 type BlobCache struct {
 	dir  string
 	max  int64
@@ -100,8 +106,8 @@ func NewBlobCache(dir string, max int64) *BlobCache { return &BlobCache{dir: dir
 func (c *BlobCache) Hits() int64 { return c.hits.Load() }
 
 // cacheMagic starts an entry: then the length and CRC-32C of the bytes,
-// then their zstd frames.
-var cacheMagic = []byte("RWBC")
+// then their zstd frames. settledMagic starts one made from a settled file.
+var cacheMagic, settledMagic = []byte("RWBC"), []byte("RWBS")
 
 const cacheHeader = 4 + 8 + 4
 
@@ -109,26 +115,80 @@ func (c *BlobCache) path(k FileKey) string {
 	return filepath.Join(c.dir, k.Name()+".zst")
 }
 
-// get returns the compressed frames of data, the contents of the file k,
-// if the cache has them. They are read into *buf when it has room, else
+// settleAge is how old a file's last status change must be when an entry
+// is made from its bytes for its key alone to vouch for them later. Changes
+// within one tick of the clock a filesystem stamps times with (1–10 ms,
+// seconds on some) may share a ctime; a later change cannot.
+const settleAge = 3 * time.Second
+
+// settled says whether the file k, whose bytes were read at (or after),
+// had not changed for settleAge then.
+func settled(k FileKey, at time.Time) bool {
+	return at.UnixNano()-k.Ctime > int64(settleAge)
+}
+
+// cacheEntry is an entry of the cache as read.
+type cacheEntry struct {
+	size    uint64 // of the file's bytes
+	sum     uint32 // their CRC-32C
+	settled bool   // made from a settled file: its key alone vouches
+	frames  []byte // their zstd frames
+}
+
+// holds says whether the entry was made from data.
+func (e cacheEntry) holds(data []byte) bool {
+	return e.size == uint64(len(data)) && e.sum == crc32.Checksum(data, castagnoli)
+}
+
+// lookup reads the entry of the file k, into *buf when it has room, else
 // into memory *buf is then set to: the background goroutine reuses one
 // buffer (fresh memory for libc's ~1 MB costs page faults at each
 // recording). A nil buf is a fresh one.
-func (c *BlobCache) get(k FileKey, data []byte, buf *[]byte) []byte {
+func (c *BlobCache) lookup(k FileKey, buf *[]byte) (cacheEntry, bool) {
 	if c == nil {
-		return nil
+		return cacheEntry{}, false
 	}
+	b, err := readInto(c.path(k), buf)
+	if err != nil || len(b) < cacheHeader {
+		return cacheEntry{}, false
+	}
+	e := cacheEntry{
+		size:    binary.LittleEndian.Uint64(b[4:]),
+		sum:     binary.LittleEndian.Uint32(b[12:]),
+		settled: bytes.Equal(b[:4], settledMagic),
+		frames:  b[cacheHeader:],
+	}
+	if !e.settled && !bytes.Equal(b[:4], cacheMagic) {
+		return cacheEntry{}, false
+	}
+	return e, true
+}
+
+// use counts a hit on the entry of k, and marks it recently used. An entry
+// just checked against the file's bytes, read at, is marked settled when
+// the file was.
+func (c *BlobCache) use(k FileKey, e cacheEntry, checkedAt time.Time) {
 	p := c.path(k)
-	b, err := readInto(p, buf)
-	if err != nil || len(b) < cacheHeader || !bytes.Equal(b[:4], cacheMagic) ||
-		binary.LittleEndian.Uint64(b[4:]) != uint64(len(data)) ||
-		binary.LittleEndian.Uint32(b[12:]) != crc32.Checksum(data, castagnoli) {
-		return nil
+	if !e.settled && !checkedAt.IsZero() && settled(k, checkedAt) {
+		if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			f.WriteAt(settledMagic, 0) // 4 bytes: readers see either magic
+			f.Close()
+		}
 	}
 	now := time.Now()
 	os.Chtimes(p, now, now) // recently used
 	c.hits.Add(1)
-	return b[cacheHeader:]
+}
+
+// get returns the compressed frames of data, the contents of the file k
+// read at, if the cache has them (lookup says of buf).
+func (c *BlobCache) get(k FileKey, data []byte, buf *[]byte, at time.Time) []byte {
+	e, ok := c.lookup(k, buf)
+	if !ok || !e.holds(data) {
+		return nil
+	}
+	c.use(k, e, at)
+	return e.frames
 }
 
 // readInto reads the file at p whole, into *buf when it has room, else
@@ -160,9 +220,9 @@ func readInto(p string, buf *[]byte) ([]byte, error) {
 	return b, nil
 }
 
-// put keeps z, the compressed frames of data (the contents of the file
-// k). Failures are ignored: the cache only saves time.
-func (c *BlobCache) put(k FileKey, data, z []byte) {
+// put keeps z, the compressed frames of data (the contents of the file k,
+// read at). Failures are ignored: the cache only saves time.
+func (c *BlobCache) put(k FileKey, data, z []byte, at time.Time) {
 	if c == nil || int64(len(z)) > c.max/4 {
 		return
 	}
@@ -171,6 +231,9 @@ func (c *BlobCache) put(k FileKey, data, z []byte) {
 	}
 	var h [cacheHeader]byte
 	copy(h[:], cacheMagic)
+	if settled(k, at) {
+		copy(h[:], settledMagic)
+	}
 	binary.LittleEndian.PutUint64(h[4:], uint64(len(data)))
 	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(data, castagnoli))
 	if WriteCacheFile(c.path(k), h[:], z) == nil {

@@ -18,7 +18,8 @@ import (
 // the file's bytes. A cache entry whose bytes do not match the file (it
 // was rewritten keeping its identity, or the entry was damaged) is not
 // used, and a file read short is never cached. A small file is read at
-// once, a large one in the background.
+// once, a large one in the background. (The file's ctime is now: its key
+// alone does not vouch for its bytes; TestBlobCacheSettled.)
 func TestBlobCache(t *testing.T) {
 	for _, size := range []int{deferredRead / 4, 3 * deferredRead} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) { testBlobCache(t, size) })
@@ -34,33 +35,11 @@ func testBlobCache(t *testing.T, size int) {
 		t.Fatal(err)
 	}
 	cache := NewBlobCache(filepath.Join(dir, "cache"), 1<<30)
-	key := FileKey{Dev: 1, Ino: 2, Size: int64(len(contents)), Mtime: 3, Ctime: 4}
+	now := time.Now().UnixNano()
+	key := FileKey{Dev: 1, Ino: 2, Size: int64(len(contents)), Mtime: now, Ctime: now}
 	record := func(name string, n int64, key FileKey) []byte {
 		t.Helper()
-		f, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		path := filepath.Join(dir, name)
-		w := createTest(t, path)
-		if _, err := w.AddBlob([]byte("first")); err != nil {
-			t.Fatal(err)
-		}
-		id, err := w.ReadFileBlob(f, n, key, cache)
-		if err != nil || id != 1 {
-			t.Fatalf("ReadFileBlob: id %d, %v", id, err)
-		}
-		r := closeAndOpen(t, w, nil, path)
-		defer r.Close()
-		if first, err := r.Blob(0); err != nil || string(first) != "first" {
-			t.Fatalf("blob 0: %q, %v", first, err)
-		}
-		got, err := r.Blob(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
+		return recordFileBlob(t, file, filepath.Join(dir, name), n, key, cache)
 	}
 	tests := []struct {
 		name     string
@@ -71,7 +50,7 @@ func testBlobCache(t *testing.T, size int) {
 	}{
 		{"first", int64(len(contents)), key, false, 0},
 		{"cached", int64(len(contents)), key, false, 1},
-		{"short read", int64(len(contents)) + 10, FileKey{Ino: 9, Size: int64(len(contents)) + 10}, false, 1},
+		{"short read", int64(len(contents)) + 10, FileKey{Ino: 9, Size: int64(len(contents)) + 10, Ctime: now}, false, 1},
 		{"damaged entry", int64(len(contents)), key, true, 1},
 		{"cached again", int64(len(contents)), key, false, 2},
 	}
@@ -95,9 +74,98 @@ func testBlobCache(t *testing.T, size int) {
 			t.Errorf("%s: %d cache hits, want %d", tt.name, cache.Hits(), tt.wantHits)
 		}
 	}
-	if _, err := os.Stat(cache.path(FileKey{Ino: 9, Size: int64(len(contents)) + 10})); err == nil {
+	if _, err := os.Stat(cache.path(FileKey{Ino: 9, Size: int64(len(contents)) + 10, Ctime: now})); err == nil {
 		t.Errorf("a file read short was cached")
 	}
+	if e, ok := cache.lookup(key, nil); !ok || e.settled {
+		t.Errorf("the entry of a file changed just now: found %v, settled %v; want found, not settled", ok, e.settled)
+	}
+}
+
+// TestBlobCacheSettled: an entry made from a file whose ctime was old is
+// used on the file's key alone: a large file is then not read at all (its
+// bytes changed on disk behind an unchanged key are not seen, which a real
+// change, setting a new ctime, cannot do). An entry made from a file just
+// changed becomes settled once checked against the file's bytes when old.
+func TestBlobCacheSettled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lib.so")
+	size := 3 * deferredRead
+	contents := randBytes(rng, size)
+	if err := os.WriteFile(file, contents, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := NewBlobCache(filepath.Join(dir, "cache"), 1<<30)
+	old := time.Now().Add(-time.Hour).UnixNano()
+	key := FileKey{Dev: 1, Ino: 2, Size: int64(size), Mtime: old, Ctime: old}
+	record := func(name string) []byte {
+		t.Helper()
+		return recordFileBlob(t, file, filepath.Join(dir, name), int64(size), key, cache)
+	}
+	if got := record("first.rwd"); !bytes.Equal(got, contents) {
+		t.Fatal("the first blob read back is not the file")
+	}
+	if e, ok := cache.lookup(key, nil); !ok || !e.settled {
+		t.Fatalf("the entry of a settled file: found %v, settled %v; want both", ok, e.settled)
+	}
+	if err := os.WriteFile(file, randBytes(rng, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := record("second.rwd"); !bytes.Equal(got, contents) || cache.Hits() != 1 {
+		t.Errorf("with the key unchanged: the blob is the entry's bytes %v, %d hits; want true, 1 (the file read)", bytes.Equal(got, contents), cache.Hits())
+	}
+
+	now := time.Now()
+	fresh := FileKey{Dev: 1, Ino: 3, Size: int64(size), Mtime: now.UnixNano(), Ctime: now.UnixNano()}
+	cache.put(fresh, contents, []byte("frames"), now)
+	for _, tt := range []struct {
+		name        string
+		at          time.Time
+		data        []byte
+		want        bool
+		wantSettled bool
+	}{
+		{"other bytes, later", now.Add(time.Hour), randBytes(rng, size), false, false},
+		{"same bytes, soon after", now.Add(time.Second), contents, true, false},
+		{"same bytes, later", now.Add(time.Hour), contents, true, true},
+	} {
+		got := cache.get(fresh, tt.data, nil, tt.at)
+		e, ok := cache.lookup(fresh, nil)
+		if (got != nil) != tt.want || !ok || e.settled != tt.wantSettled {
+			t.Errorf("%s: used %v, settled %v; want %v, %v", tt.name, got != nil, e.settled, tt.want, tt.wantSettled)
+		}
+	}
+}
+
+// recordFileBlob writes a trace at path storing a blob, then n bytes of
+// file (whose key is key) through cache, and returns what the trace reads
+// back of the file's blob.
+func recordFileBlob(t *testing.T, file, path string, n int64, key FileKey, cache *BlobCache) []byte {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := createTest(t, path)
+	if _, err := w.AddBlob([]byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.ReadFileBlob(f, n, key, cache)
+	if err != nil || id != 1 {
+		t.Fatalf("ReadFileBlob: id %d, %v", id, err)
+	}
+	r := closeAndOpen(t, w, nil, path)
+	defer r.Close()
+	if first, err := r.Blob(0); err != nil || string(first) != "first" {
+		t.Fatalf("blob 0: %q, %v", first, err)
+	}
+	got, err := r.Blob(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // TestFaultSafe: a read of a mapping past the end of a file cut short
@@ -141,7 +209,7 @@ func TestBlobCacheTrim(t *testing.T) {
 	cache := NewBlobCache(t.TempDir(), 40000)
 	data := bytes.Repeat([]byte{1}, 100)
 	for i := 0; i < 8; i++ {
-		cache.put(FileKey{Ino: uint64(i)}, data, make([]byte, 9000))
+		cache.put(FileKey{Ino: uint64(i)}, data, make([]byte, 9000), time.Now())
 	}
 	ents, err := os.ReadDir(cache.dir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,6 +29,9 @@ type fileBlob struct {
 	// background (the job's data is then only the id).
 	src *os.File
 	n   int64
+	// at is when the file's key was taken (about): whether the file had
+	// settled then decides whether its key alone vouches for its bytes.
+	at time.Time
 }
 
 // deferredRead is the size from which ReadFileBlob reads a file in the
@@ -114,7 +118,7 @@ func (w *Writer) readFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache
 		if err == nil {
 			w.deferred.Add(1)
 			src := os.NewFile(uintptr(fd), f.Name())
-			return w.queueBlob(make([]byte, 4), &fileBlob{cache: cache, key: key, src: src, n: n})
+			return w.queueBlob(make([]byte, 4), &fileBlob{cache: cache, key: key, src: src, n: n, at: time.Now()})
 		}
 	}
 	payload, err := readPayload(f, n)
@@ -124,7 +128,7 @@ func (w *Writer) readFileBlob(f *os.File, n int64, key FileKey, cache *BlobCache
 	if cache == nil {
 		return w.addPayload(payload)
 	}
-	fb := &fileBlob{cache: cache, key: key, n: n}
+	fb := &fileBlob{cache: cache, key: key, n: n, at: time.Now()}
 	fb.check(payload)
 	if fb.pre != nil {
 		payload = payload[:4]
@@ -139,18 +143,21 @@ func (fb *fileBlob) check(payload []byte) {
 		fb.cache = nil
 		return
 	}
-	if fb.pre = fb.cache.get(fb.key, payload[4:], nil); fb.pre != nil {
+	if fb.pre = fb.cache.get(fb.key, payload[4:], nil, fb.at); fb.pre != nil {
 		fb.ulen = len(payload)
 	}
 }
 
 // readSource reads a deferred file blob (src): the payload, the job's id
 // then the file's bytes, and what the cache has of them (read into *buf,
-// BlobCache.get). When the cache has them, the payload is only the id: the
-// file was checked where it lies (checkMapped).
+// BlobCache.lookup). When the cache has them, the payload is only the id:
+// the file's key vouched for them, or the file was checked where it lies
+// (checkMapped).
 func (fb *fileBlob) readSource(id []byte, buf *[]byte) ([]byte, error) {
 	defer fb.src.Close()
-	if fb.checkMapped(buf) {
+	if e, ok := fb.cache.lookup(fb.key, buf); ok && e.size == uint64(fb.n) && (e.settled || fb.checkMapped(e)) {
+		fb.cache.use(fb.key, e, fb.at)
+		fb.pre, fb.ulen = e.frames, 4+int(fb.n)
 		fb.src = nil
 		return id[:4:4], nil
 	}
@@ -235,13 +242,13 @@ func (w *Writer) wakeLate() {
 	}
 }
 
-// checkMapped looks for the file's contents in the cache through a mapping
-// of the file: a hit costs no copy of the file into fresh memory (libc's
-// 2 MB cost ~1 ms of each recording so, read). False when the cache does
-// not have them, or the file is shorter than n, even when cut short during
-// the check (a read of the mapping past the file's end faults).
-func (fb *fileBlob) checkMapped(buf *[]byte) bool {
-	if fb.cache == nil || fb.n <= 0 || fb.n > math.MaxInt32 {
+// checkMapped says whether the file holds the bytes the cache's entry e
+// was made from, looking through a mapping of the file: no copy of the
+// file into fresh memory (libc's 2 MB cost ~1 ms of each recording so,
+// read). False too when the file is shorter than n, even when cut short
+// during the check (a read of the mapping past the file's end faults).
+func (fb *fileBlob) checkMapped(e cacheEntry) bool {
+	if fb.n <= 0 || fb.n > math.MaxInt32 {
 		return false
 	}
 	fd := int(fb.src.Fd())
@@ -254,12 +261,9 @@ func (fb *fileBlob) checkMapped(buf *[]byte) bool {
 		return false
 	}
 	defer unix.Munmap(data)
-	if faulted := faultSafe(func() { fb.pre = fb.cache.get(fb.key, data, buf) }); faulted || fb.pre == nil {
-		fb.pre = nil
-		return false
-	}
-	fb.ulen = 4 + int(fb.n)
-	return true
+	holds := false
+	faulted := faultSafe(func() { holds = e.holds(data) })
+	return holds && !faulted
 }
 
 // faultSafe runs f, which reads a mapping of a file, and says whether a

@@ -130,7 +130,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 				var z []byte
 				out, z = appendFileBlob(out[:0], enc, j.data, j.file)
 				if z != nil {
-					j.file.cache.put(j.file.key, j.data[4:], z)
+					j.file.cache.put(j.file.key, j.data[4:], z, j.file.at)
 				}
 			} else {
 				out = appendFrame(out[:0], enc, j.typ, j.data)
