@@ -534,3 +534,47 @@ func TestSpreadCPUs(t *testing.T) {
 		})
 	}
 }
+
+// TestSpreadAtExec: a process that execs a program while another process
+// computes on the program's CPU starts on another CPU (make -j's compilers
+// live less than the balancer's two looks); one whose parent alone runs,
+// waiting for it (a shell's command), stays with the tracer; none moves
+// with --bind-to-cpu. The exec'd child prints what its affinity says, and
+// each recording replays.
+func TestSpreadAtExec(t *testing.T) {
+	t.Parallel()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Count() < 2 {
+		t.Skip("rewind may use one CPU here")
+	}
+	first := 0
+	for !set.IsSet(first) {
+		first++
+	}
+	prog := buildC(t, "execspread.c")
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		mode  string
+		want  string
+	}{
+		{"beside a computing process", nil, "busy", "moved at exec\n"},
+		{"alone with its parent", nil, "alone", "stayed at exec\n"},
+		{"bind-to-cpu", []string{"--bind-to-cpu", fmt.Sprint(first)}, "busy", "stayed at exec\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), "exec.rwd")
+			r := recordOpts(t, runOpts{RecordFlags: tc.flags}, trace, prog, tc.mode)
+			if r.Code != 0 || string(r.Stdout) != tc.want {
+				t.Fatalf("record: exit %d, stdout %q, want 0 and %q\n%s", r.Code, r.Stdout, tc.want, tail(r.Stderr))
+			}
+			if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != tc.want {
+				t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, tc.want, tail(errOut))
+			}
+		})
+	}
+}
