@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/internal/prefault"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -416,6 +417,9 @@ func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) ([]trac
 				return out, errEventTooLarge
 			}
 			n := min(rg.Len-len(data), readChunk, trace.MaxEventMem-total-len(data))
+			if data == nil {
+				data = prefault.Bytes(n) // a big read's pages at once
+			}
 			data = slices.Grow(data, n)
 			got, _ := m.ReadAt(data[len(data):len(data)+n], rg.Addr+uint64(len(data)))
 			data = data[:len(data)+got]

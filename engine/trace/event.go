@@ -340,6 +340,19 @@ func (e *Event) Clone() *Event {
 	return &c
 }
 
+// bulk is how many bytes of data e carries (what its encoding is mostly
+// made of when it is big).
+func (e *Event) bulk() int {
+	n := len(e.Data) + len(e.Siginfo) + len(e.Image)
+	for _, m := range e.Mem {
+		n += len(m.Data)
+	}
+	for _, m := range e.In {
+		n += len(m.Data)
+	}
+	return n
+}
+
 func cloneBytes(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
