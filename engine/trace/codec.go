@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/rewind-debugger/rewind/engine/internal/prefault"
 )
 
 // Presence bits of an encoded event, in encoding order. The fields a
@@ -391,8 +393,7 @@ func (d *dec) bytes() []byte {
 	if n == 0 {
 		return nil
 	}
-	out := make([]byte, n)
-	copy(out, d.b)
+	out := append(prefault.Bytes(int(n)), d.b[:n]...) // big: backed at once
 	d.b = d.b[n:]
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rewind-debugger/rewind/engine/internal/prefault"
 )
 
 // frameInfo is the header of one frame, found by the scan of Open.
@@ -262,7 +264,7 @@ func (r *Reader) readFrame(idx int, cbuf, ubuf []byte) ([]byte, error) {
 		return nil, fe(fmt.Errorf("%d bytes cannot decompress to the %d the frame header says", fi.clen, fi.ulen))
 	}
 	if cap(ubuf) < int(fi.ulen) {
-		ubuf = make([]byte, 0, fi.ulen)
+		ubuf = prefault.Bytes(int(fi.ulen)) // a big read's frame: no fault a page
 	}
 	dec, err := decoder()
 	if err != nil {
@@ -284,7 +286,7 @@ func (r *Reader) readRaw(idx int, cbuf []byte) ([]byte, error) {
 	fi := r.frames[idx]
 	fe := func(err error) error { return &frameError{frame: idx, offset: fi.off, typ: fi.typ, err: err} }
 	if cap(cbuf) < int(fi.clen) {
-		cbuf = make([]byte, fi.clen)
+		cbuf = prefault.Bytes(int(fi.clen))
 	}
 	cbuf = cbuf[:fi.clen]
 	if _, err := r.ra.ReadAt(cbuf, fi.off+FrameHeaderSize); err != nil {
