@@ -1,7 +1,5 @@
 package replay
 
-import "slices"
-
 // mapNames says which file the memory the replay rebuilt from the trace's
 // copies stands for (the kernel sees anonymous memory or a memfd there:
 // mapfile.go, shared.go), for Mappings and so for the debugger's symbols.
@@ -17,25 +15,39 @@ func (n *mapNames) add(m Mapping) {
 	*n = append(*n, m)
 }
 
-// forget drops the names of [start, end): unmapped, or mapped anew.
+// forget drops the names of [start, end): unmapped, or mapped anew. It
+// works in place: git's replay made 5000 munmaps, each of which copied
+// the names into a new slice.
 func (n *mapNames) forget(start, end uint64) {
-	if !slices.ContainsFunc(*n, func(m Mapping) bool { return m.Start < end && start < m.End }) {
-		return
-	}
-	var out mapNames
-	for _, m := range *n {
+	s := *n
+	w := 0
+	var split *Mapping // the tail of the one name that holds all of [start, end)
+	for _, m := range s {
 		if m.End <= start || m.Start >= end {
-			out = append(out, m)
+			s[w] = m
+			w++
 			continue
 		}
-		if m.Start < start {
-			out = append(out, Mapping{Start: m.Start, End: start, Offset: m.Offset, Path: m.Path})
+		head := m.Start < start
+		if head {
+			s[w] = Mapping{Start: m.Start, End: start, Offset: m.Offset, Path: m.Path}
+			w++
 		}
 		if m.End > end {
-			out = append(out, Mapping{Start: end, End: m.End, Offset: m.Offset + (end - m.Start), Path: m.Path})
+			tail := Mapping{Start: end, End: m.End, Offset: m.Offset + (end - m.Start), Path: m.Path}
+			if head {
+				split = &tail // its slot may not be read yet
+			} else {
+				s[w] = tail
+				w++
+			}
 		}
 	}
-	*n = out
+	clear(s[w:]) // no paths kept alive past the end
+	*n = s[:w]
+	if split != nil {
+		*n = append(*n, *split)
+	}
 }
 
 // at returns the name of the memory at addr: its file, and the offset in
