@@ -23,11 +23,7 @@ import (
 // their many stops then crossed CPUs to the tracer, which stays on the
 // program's CPU.
 //
-// A process that execs a program while another process computes on the
-// program's CPU goes to a less busy CPU at once (placeExec): it is about
-// to compute too, and not to take turns with its parent, which waits.
-//
-// Otherwise a goroutine looks, every balancePeriod while two or more processes
+// So a goroutine looks, every balancePeriod while two or more processes
 // have run queues of their own, at how much CPU each used since the last
 // look and how long it waited for one, and moves those that compute and
 // wait for the program's CPU to other CPUs of rewind's, while the
@@ -248,56 +244,6 @@ func (b *balancer) look(now time.Time) {
 		}
 		b.moved[m.to]++
 	}
-}
-
-// placeExec places process pid, which just exec'd a program, on a CPU
-// (execTarget): a compiler that make -j starts beside another lives ~15 ms,
-// less than the two looks that would move it.
-func (b *balancer) placeExec(pid int, active []int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.stopped {
-		return
-	}
-	if to := b.execTarget(pid, active); to >= 0 {
-		b.next++
-		moveThreads(pid, b.prog, to)
-		b.procs[pid].cpu = to
-		if b.moved == nil {
-			b.moved = map[int]int{}
-		}
-		b.moved[to]++
-	}
-}
-
-// execTarget says where process pid, just exec'd on the program's CPU,
-// goes when the processes of active may be computing: when one of them
-// shares that CPU, to the other CPU with the fewest of them, if it has
-// fewer. -1: it stays.
-func (b *balancer) execTarget(pid int, active []int) int {
-	if p := b.procs[pid]; p == nil || p.cpu != b.prog {
-		return -1
-	}
-	load := map[int]int{}
-	for _, a := range active {
-		if q := b.procs[a]; q != nil && a != pid {
-			load[q.cpu]++
-		}
-	}
-	best := -1
-	for i := range b.others {
-		c := b.others[(b.next+i)%len(b.others)]
-		if best < 0 || load[c] < load[best] {
-			best = c
-		}
-	}
-	if load[b.prog] == 0 || best < 0 || load[best] >= load[b.prog] {
-		return -1
-	}
-	return best
 }
 
 // spread returns how many processes it moved to each CPU (nil: none).

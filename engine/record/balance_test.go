@@ -45,39 +45,6 @@ func TestBalancerPlan(t *testing.T) {
 	}
 }
 
-// TestExecTarget: a process that just exec'd moves off the program's CPU
-// (0) when a process that may compute is there, to the CPU with the
-// fewest such processes, if it has fewer.
-func TestExecTarget(t *testing.T) {
-	tests := []struct {
-		name   string
-		others []int
-		cpus   map[int]int // the watched processes' CPUs, by pid (10 execs)
-		active []int
-		want   int
-	}{
-		{"alone", []int{1}, map[int]int{10: 0, 11: 0}, nil, -1},
-		{"beside an active one", []int{1}, map[int]int{10: 0, 11: 0}, []int{11}, 1},
-		{"the other CPU as busy", []int{1}, map[int]int{10: 0, 11: 0, 12: 1}, []int{11, 12}, -1},
-		{"to the least busy", []int{1, 2}, map[int]int{10: 0, 11: 0, 12: 1}, []int{11, 12}, 2},
-		{"active ones elsewhere only", []int{1}, map[int]int{10: 0, 12: 1}, []int{12}, -1},
-		{"on CPUs of its choice", []int{1}, map[int]int{10: -1, 11: 0}, []int{11}, -1},
-		{"itself does not count", []int{1}, map[int]int{10: 0}, []int{10}, -1},
-		{"not watched", []int{1}, map[int]int{11: 0}, []int{11}, -1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := &balancer{prog: 0, others: tt.others, procs: map[int]*balanced{}}
-			for pid, c := range tt.cpus {
-				b.procs[pid] = &balanced{cpu: c}
-			}
-			if got := b.execTarget(10, tt.active); got != tt.want {
-				t.Errorf("execTarget = %d, want %d", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestMoveThreadsOfChoice: a process the balancer found on CPUs of its
 // choice (-1) is never moved, nor is a thread bound elsewhere.
 func TestMoveThreadsOfChoice(t *testing.T) {

@@ -86,34 +86,10 @@ func (r *Recorder) placeAfter(t *thread, c *syscalls.Call) (bool, error) {
 	case unix.SYS_EXECVE, unix.SYS_EXECVEAT:
 		if r.liveOn(t.cpu()) > 1 && r.threadsOf(t.proc) == 1 {
 			// A vfork child (posix_spawn) leaves its parent's memory.
-			err := r.moveProcess(t, t.proc, r.newCPU())
-			r.bal.placeExec(t.proc.pid, r.activeApart(t.proc))
-			return true, err
+			return true, r.moveProcess(t, t.proc, r.newCPU())
 		}
-		r.bal.placeExec(t.proc.pid, r.activeApart(t.proc))
 	}
 	return false, nil
-}
-
-// activeApart lists the processes on queues of their own that may be
-// using a CPU beside p, which just exec'd: a thread of theirs runs or waits
-// for its turn (none waits in a call that blocks). p's parent is not one:
-// a shell or a compiler driver waits for its child, if not yet in the call
-// that does.
-func (r *Recorder) activeApart(p *process) []int {
-	var pids []int
-	seen := map[*process]bool{p: true, r.procs[p.parent]: true}
-	for _, u := range r.threads {
-		q := u.proc
-		if seen[q] || q.cpu == r.serial {
-			continue
-		}
-		if u.state == running || u.state == parked && u.park == parkResume {
-			seen[q] = true
-			pids = append(pids, q.pid)
-		}
-	}
-	return pids
 }
 
 // splitOff gives child, just forked by t (whose fork is logged: none of the
