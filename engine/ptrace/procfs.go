@@ -103,17 +103,26 @@ func inOwnPidNamespace(tid int) bool {
 // there: Brk is StartBrk, as it is right after an exec; a caller that
 // needs the break of a process that ran asks it with brk(0).
 func ReadLayout(pid int) (trace.MMLayout, error) {
+	l, _, err := ReadStat(pid)
+	return l, err
+}
+
+// ReadStat is ReadLayout, with the command name the same file says
+// (/proc/PID/comm's): one read of /proc at an exec for both.
+func ReadStat(pid int) (trace.MMLayout, string, error) {
 	var l trace.MMLayout
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return l, fmt.Errorf("read the address space layout: %w", err)
+		return l, "", fmt.Errorf("read the address space layout: %w", err)
 	}
 	// The command name, in parentheses, may hold spaces: fields count
 	// from the last ')', which ends field 2.
 	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return l, fmt.Errorf("read the address space layout: /proc/%d/stat: no command name", pid)
+	open := bytes.IndexByte(data, '(')
+	if i < 0 || open < 0 || open > i {
+		return l, "", fmt.Errorf("read the address space layout: /proc/%d/stat: no command name", pid)
 	}
+	comm := string(data[open+1 : i])
 	f := strings.Fields(string(data[i+1:]))
 	field := func(n int) uint64 { // n counts from 1, as proc(5) does
 		if n-3 >= len(f) {
@@ -126,8 +135,8 @@ func ReadLayout(pid int) (trace.MMLayout, error) {
 		StartData: field(45), EndData: field(46), StartBrk: field(47),
 		ArgStart: field(48), ArgEnd: field(49), EnvStart: field(50), EnvEnd: field(51)}
 	if l.EnvEnd == 0 {
-		return l, fmt.Errorf("read the address space layout: /proc/%d/stat hides it", pid)
+		return l, "", fmt.Errorf("read the address space layout: /proc/%d/stat hides it", pid)
 	}
 	l.Brk = l.StartBrk
-	return l, nil
+	return l, comm, nil
 }

@@ -57,22 +57,20 @@ type imageTailKey struct {
 }
 
 // captureImage reads the image exec left in process pid, whose thread
-// stands at rsp: its JSON, with the files and bytes it needs stored, and
-// the mappings it read.
-func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, []ptrace.MapEntry, error) {
-	maps, err := ptrace.ReadMaps(pid)
-	if err != nil {
-		return nil, nil, err
+// stands at rsp: its JSON, with the files and bytes it needs stored, the
+// mappings it read, and the exec event's data (execData).
+func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) (image []byte, maps []ptrace.MapEntry, data []byte, err error) {
+	if maps, err = ptrace.ReadMaps(pid); err != nil {
+		return nil, nil, nil, err
 	}
 	r.images.gen++
 	im := &trace.Image{}
-	if im.Layout, err = ptrace.ReadLayout(pid); err != nil {
-		return nil, nil, err
+	if im.Layout, im.Comm, err = ptrace.ReadStat(pid); err != nil {
+		return nil, nil, nil, err
 	}
 	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	im.Exe = strings.TrimSuffix(exe, " (deleted)")
-	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	im.Comm = strings.TrimSuffix(string(comm), "\n")
+	data = execData(pid, exe, m, im.Layout)
 	for _, mp := range maps {
 		rg := trace.Region{Start: mp.Start, Size: mp.End - mp.Start, Perms: mp.Perms, Offset: mp.Offset, Path: mp.Path}
 		var err error
@@ -110,12 +108,12 @@ func (r *Recorder) captureImage(pid int, m *ptrace.Mem, rsp uint64) ([]byte, []p
 			err = r.imageBytes(m, &rg, 0, rg.Size)
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		im.Regions = append(im.Regions, rg)
 	}
-	b, err := trace.EncodeImage(im)
-	return b, maps, err
+	image, err = trace.EncodeImage(im)
+	return image, maps, data, err
 }
 
 // imageTail stores the bytes of rg, a writable file region: whole when

@@ -109,13 +109,27 @@ func isProcess(event int, child int) bool {
 }
 
 // execData is what an exec event says of the new image (trace.ExecInfo):
-// the executable's path and argv, NUL-separated, read at the exec stop
-// before the program can change its argv.
-func execData(pid int) []byte {
-	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return append([]byte(exe+"\x00"), bytes.TrimSuffix(b, []byte{0})...)
+// the executable's path (exe, its /proc link) and argv, NUL-separated,
+// read at the exec stop before the program can change its argv: from its
+// memory, where the layout says, as /proc/PID/cmdline would.
+func execData(pid int, exe string, m *ptrace.Mem, l trace.MMLayout) []byte {
+	var argv []byte
+	if n := l.ArgEnd - l.ArgStart; l.ArgStart != 0 && n > 0 && n <= maxArgv {
+		argv = make([]byte, n)
+		if got, err := m.ReadAt(argv, l.ArgStart); err != nil || got != len(argv) {
+			argv = nil
+		}
+	}
+	if argv == nil {
+		argv, _ = os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	}
+	return append([]byte(exe+"\x00"), bytes.TrimSuffix(argv, []byte{0})...)
 }
+
+// maxArgv bounds the argv execData reads from a process's memory (the
+// kernel's own bound on the arguments and environment of an exec is a
+// quarter of the stack limit).
+const maxArgv = 32 << 20
 
 // killAll kills every process of the tree still alive.
 func (r *Recorder) killAll() {

@@ -479,7 +479,7 @@ func (r *Recorder) onExec(t *thread) error {
 		return err
 	}
 	// Before anything is patched: the image as the kernel left it.
-	image, maps, err := r.captureImage(t.proc.pid, t.proc.mem, regs[trace.RSP])
+	image, maps, data, err := r.captureImage(t.proc.pid, t.proc.mem, regs[trace.RSP])
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
@@ -487,7 +487,7 @@ func (r *Recorder) onExec(t *thread) error {
 	if err != nil {
 		return fmt.Errorf("exec stop: %w", err)
 	}
-	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: execData(t.proc.pid), Value: vdso, Image: image}
+	e := &trace.Event{Kind: trace.KindExec, Tid: int32(t.tid), Regs: regs, Data: data, Value: vdso, Image: image}
 	if r.logger.busy() || r.w.Events() > 0 { // (not the first exec: no wait for the logger)
 		e.Map = r.captureExe(t.proc.pid)
 	}
