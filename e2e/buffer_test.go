@@ -367,3 +367,51 @@ func TestBufferedGoCalls(t *testing.T) {
 		t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, rec.Stdout, tail(errOut))
 	}
 }
+
+// TestBufferedFutexWake: a FUTEX_WAKE in a process of one thread, which
+// can wake no one (glibc's pthread_once makes one in most processes), is
+// recorded by the hook with no stop; once a second thread exists, or with
+// --serial (the process no longer alone on a run queue), each is traced.
+// Each recording replays.
+func TestBufferedFutexWake(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "futexwake.c", "-O2")
+	const n = 100
+	for _, tc := range []struct {
+		name         string
+		flags        []string
+		wantBuffered bool // the wakes made alone
+	}{
+		{"default", nil, true},
+		{"serial", []string{"--serial"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			trace := filepath.Join(t.TempDir(), "futex.rwd")
+			rec := recordOpts(t, runOpts{RecordFlags: tc.flags}, trace, prog, strconv.Itoa(n))
+			var alone, shared string
+			if _, err := fmt.Sscanf(string(rec.Stdout), "alone %s shared %s", &alone, &shared); rec.Code != 0 || err != nil {
+				t.Fatalf("record: exit %d, stdout %q (%v)\n%s", rec.Code, rec.Stdout, err, tail(rec.Stderr))
+			}
+			ev := run(t, runOpts{}, rewind(t), "events", "--json", "--type", "syscall", trace)
+			buffered := map[string]int{}
+			for _, line := range strings.Split(string(ev.Stdout), "\n") {
+				var e struct {
+					Name     string   `json:"name"`
+					Args     []string `json:"args"`
+					Buffered bool     `json:"buffered"`
+				}
+				if line != "" && json.Unmarshal([]byte(line), &e) == nil && e.Name == "futex" && e.Buffered && len(e.Args) > 0 {
+					buffered[e.Args[0]]++
+				}
+			}
+			if got := buffered[alone] >= n-5; got != tc.wantBuffered {
+				t.Errorf("%d of the %d wakes made alone buffered; want nearly all %v (%v)", buffered[alone], n, tc.wantBuffered, buffered)
+			}
+			if buffered[shared] != 0 {
+				t.Errorf("%d wakes made beside a second thread buffered, want none", buffered[shared])
+			}
+			wantReplayed(t, trace, string(rec.Stdout))
+		})
+	}
+}

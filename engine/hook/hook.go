@@ -355,7 +355,8 @@ func Bufferable(nr uint64) bool {
 		59,            // execve of a path that names nothing (answered without the call)
 		302,           // prlimit64 that sets nothing
 		334,           // rseq, which the recorder refuses (ENOSYS, answered without the call)
-		158, 218, 273: // arch_prctl (ARCH_SET_FS, ARCH_SET_GS), set_tid_address, set_robust_list
+		158, 218, 273, // arch_prctl (ARCH_SET_FS, ARCH_SET_GS), set_tid_address, set_robust_list
+		202: // futex: a FUTEX_WAKE in a process of one thread that shares no memory
 		return true
 	}
 	return false
