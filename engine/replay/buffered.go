@@ -290,6 +290,16 @@ func (s *Session) remakes(t *rthread, e *trace.Event, r *hook.Record) bool {
 	if e.Map == nil {
 		return false
 	}
+	if at, ok, err := s.packed(e.Map, c.Args[5], c.Args[1], c.Args[2]); err != nil || ok {
+		// A small file, from the pack: open in the process already, or
+		// opened by reexec (mapStored) for this mapping and the next.
+		fd, open := t.proc.stored.packFd()
+		if err != nil || !open {
+			return false
+		}
+		r.RemakeArgs[4], r.RemakeArgs[5] = uint64(fd), c.Args[5]+uint64(at)
+		return true
+	}
 	if fd, ok := t.proc.stored.fd(e.Map.Blob); ok {
 		r.RemakeArgs[4] = uint64(fd)
 		return true

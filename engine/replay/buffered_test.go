@@ -391,6 +391,14 @@ func TestStoredFilesMapped(t *testing.T) {
 // returns the replaying process's /proc/PID/maps then, and the registers.
 func mapsAtCall(t *testing.T, path, prog, fn string) (string, trace.Regs) {
 	t.Helper()
+	maps, _, regs := mappingsAtCall(t, path, prog, fn)
+	return maps, regs
+}
+
+// mappingsAtCall is mapsAtCall with the replay's own list of the
+// mappings (Session.Mappings: the names the debugger shows).
+func mappingsAtCall(t *testing.T, path, prog, fn string) (string, []replay.Mapping, trace.Regs) {
+	t.Helper()
 	s, err := replay.Open(path, replay.Options{Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)
@@ -409,15 +417,21 @@ func mapsAtCall(t *testing.T, path, prog, fn string) (string, trace.Regs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(maps), regs
+	named, err := s.Mappings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(maps), named, regs
 }
 
 // TestBufferedNewFiles: the hook records an mmap of a small file the
 // recorder has not stored yet, with the file's bytes (git maps each loose
 // object it reads), with no stop, and the next mmap of it from the table
 // of stored files; a file larger than the hook carries stays traced.
-// Replay has the hook map the file itself where it is still the recorded
-// one, and the trace's copy once it is gone.
+// Replay has the hook map each small file from the pack of them
+// (packfile.go: one memfd, open once in the process), whether the file is
+// still the recorded one or gone, and the debugger sees the mapping named
+// by the file's path.
 func TestBufferedNewFiles(t *testing.T) {
 	const n = 40
 	prog := buildC(t, "buffered_mapfiles")
@@ -454,33 +468,42 @@ func TestBufferedNewFiles(t *testing.T) {
 	if buffered != 2*n || traced != 1 || len(blobs) != n+1 {
 		t.Fatalf("%d buffered mmaps of the small files (want %d), %d traced of big (want 1), %d files stored (want %d)", buffered, 2*n, traced, len(blobs), n+1)
 	}
-	// f0's mapping, kept at mapped_at, in the replaying process.
-	mapping := func() string {
-		maps, regs := mapsAtCall(t, path, prog, "mapped_at")
-		for _, line := range strings.Split(maps, "\n") {
+	// f0's mapping, kept at mapped_at, in the replaying process: the
+	// kernel's line, and the replay's name for it.
+	f0 := filepath.Join(dir, "f0")
+	mapping := func() (string, string) {
+		maps, named, regs := mappingsAtCall(t, path, prog, "mapped_at")
+		line, name := "", ""
+		for _, l := range strings.Split(maps, "\n") {
 			var lo, hi uint64
-			if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err == nil && lo <= regs[trace.RDI] && regs[trace.RDI] < hi {
-				return line
+			if _, err := fmt.Sscanf(l, "%x-%x", &lo, &hi); err == nil && lo <= regs[trace.RDI] && regs[trace.RDI] < hi {
+				line = l
 			}
 		}
-		t.Fatalf("mapped_at's argument %#x is not mapped in the replay:\n%s", regs[trace.RDI], maps)
-		return ""
+		for _, m := range named {
+			if m.Start <= regs[trace.RDI] && regs[trace.RDI] < m.End {
+				name = m.Path
+			}
+		}
+		if line == "" {
+			t.Fatalf("mapped_at's argument %#x is not mapped in the replay:\n%s", regs[trace.RDI], maps)
+		}
+		return line, name
 	}
-	if m := mapping(); !strings.HasSuffix(m, filepath.Join(dir, "f0")) {
-		t.Errorf("f0's mapping in the replay is %q, want the file itself", m)
+	check := func(when string) {
+		t.Helper()
+		if line, name := mapping(); !strings.Contains(line, "memfd:rewind-stored-pack") || name != f0 {
+			t.Errorf("f0's mapping in the replay, %s: %q named %q; want the pack's, named %s", when, line, name, f0)
+		}
+		if got, err := replayAll(t, path); err != nil || got != printed {
+			t.Fatalf("replay, %s: err %v, output %q want %q", when, err, got, printed)
+		}
 	}
-	if got, err := replayAll(t, path); err != nil || got != printed {
-		t.Fatalf("replay: err %v, output %q want %q", err, got, printed)
-	}
+	check("the files there")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if m := mapping(); !strings.Contains(m, "memfd:rewind-file-") {
-		t.Errorf("f0's mapping in the replay, the file gone, is %q, want the trace's copy", m)
-	}
-	if got, err := replayAll(t, path); err != nil || got != printed {
-		t.Fatalf("replay with the files gone: err %v, output %q want %q", err, got, printed)
-	}
+	check("the files gone")
 }
 
 // TestBufferedFlushOrder: thousands of buffered calls, then a call that

@@ -30,6 +30,7 @@ const maxFileBytes = 512 << 20
 type storedFiles struct {
 	byBlob map[uint32]*os.File
 	bytes  int64
+	pack   pack // the small ones (packfile.go)
 }
 
 // close releases the memfds.
@@ -37,6 +38,7 @@ func (sf *storedFiles) close() {
 	for _, f := range sf.byBlob {
 		f.Close()
 	}
+	sf.pack.close()
 	sf.byBlob, sf.bytes = nil, 0
 }
 
@@ -165,6 +167,21 @@ func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
 // mapping must be filled. It returns a descriptor to close after the
 // call, -1 for none.
 func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int, bool, error) {
+	if at, ok, err := s.packed(m, regs[trace.R9], regs[trace.RSI], regs[trace.RDX]); err != nil || ok {
+		if err != nil {
+			return -1, false, err
+		}
+		fd, ok := t.proc.stored.packFd()
+		if !ok {
+			if fd, err = s.openStored(t, s.files.pack.f); err != nil || fd < 0 {
+				return -1, false, err
+			}
+			t.proc.stored.keepPack(fd)
+		}
+		regs[trace.R8] = uint64(fd)
+		regs[trace.R9] += uint64(at)
+		return -1, true, nil
+	}
 	if fd, ok := t.proc.stored.fd(m.Blob); ok {
 		regs[trace.R8] = uint64(fd)
 		return -1, true, nil

@@ -15,7 +15,15 @@ import (
 type storedFds struct {
 	byBlob map[uint32]int
 	order  []uint32 // oldest first
+	pack   int      // the pack's descriptor plus one (packfile.go), 0 when not open
 }
+
+// packFd returns the descriptor of the stored files' pack open in the
+// process.
+func (sf *storedFds) packFd() (int, bool) { return sf.pack - 1, sf.pack > 0 }
+
+// keepPack notes fd, the pack just opened in the process.
+func (sf *storedFds) keepPack(fd int) { sf.pack = fd + 1 }
 
 // maxStoredFds bounds the descriptors kept open in a process.
 const maxStoredFds = 64
@@ -47,7 +55,7 @@ func (sf *storedFds) keep(blob uint32, fd int) int {
 // clone is a copy, for a forked process or a checkpoint.
 func (sf storedFds) clone() storedFds {
 	if sf.byBlob == nil {
-		return storedFds{}
+		return storedFds{pack: sf.pack}
 	}
-	return storedFds{byBlob: maps.Clone(sf.byBlob), order: slices.Clone(sf.order)}
+	return storedFds{byBlob: maps.Clone(sf.byBlob), order: slices.Clone(sf.order), pack: sf.pack}
 }

@@ -395,6 +395,16 @@ func (r *Reader) BlobSource(id uint32) (FileKey, bool) {
 // Blobs returns the number of blobs in the trace.
 func (r *Reader) Blobs() int { return len(r.blobs) }
 
+// BlobSize returns the length of blob id's contents, as its frame's header
+// says (Blob checks it), without reading them; false for no such blob.
+func (r *Reader) BlobSize(id uint32) (int, bool) {
+	if uint64(id) >= uint64(len(r.blobs)) {
+		return 0, false
+	}
+	n := int(r.frames[r.blobs[id]].ulen) - 4 // the id first
+	return n, n >= 0
+}
+
 // Blob returns the contents of blob id, read from the file (nothing is
 // cached). The slice belongs to the caller. Blob may be called at any time,
 // also concurrently with Next.
