@@ -534,3 +534,22 @@ func TestSpreadCPUs(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownExits: arch_prctl(ARCH_SET_FS) and set_robust_list made as the
+// loader makes them (testdata/knownexit.c), whose exits the recorder logs
+// at their entry with no exit stop, leave the program as the kernel does
+// (fs still its TLS), and those the kernel refuses fail as they do
+// natively; the recording replays.
+func TestKnownExits(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "knownexit.c", "-O2")
+	const want = "taken 0, bad address -1, bad size -22, tls 7\n"
+	trace := filepath.Join(t.TempDir(), "known.rwd")
+	r := recordOpts(t, runOpts{}, trace, prog, "50")
+	if r.Code != 0 || string(r.Stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want 0 and %q\n%s", r.Code, r.Stdout, want, tail(r.Stderr))
+	}
+	if out, errOut, code := replayCheck(t, trace); code != 0 || string(out) != want {
+		t.Errorf("replay --check: exit %d, stdout %q, want 0 and %q\n%s", code, out, want, tail(errOut))
+	}
+}

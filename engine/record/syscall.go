@@ -135,6 +135,10 @@ func (r *Recorder) onSyscallEntry(t *thread) error {
 		t.execFile = r.execFdFile(t, &c) // execfd.go
 		return r.logEntryAndRun(t, false)
 	}
+	if exit, ok := r.knownExit(t, &c); ok {
+		t.knownExit, t.haveKnownExit = exit, true
+		return r.finishSyscall(t)
+	}
 	return r.startCall(t, &c)
 }
 
@@ -265,7 +269,9 @@ func (r *Recorder) finishSyscall(t *thread) error {
 func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	t.inSyscall = false
 	var exit trace.Regs
-	if err := ptrace.GetRegs(t.tid, &exit); err != nil {
+	if t.haveKnownExit {
+		exit, t.haveKnownExit = t.knownExit, false
+	} else if err := ptrace.GetRegs(t.tid, &exit); err != nil {
 		return syscalls.Call{}, err
 	}
 	if err := r.completeSkipped(t, &exit); err != nil {

@@ -89,6 +89,10 @@ type thread struct {
 	// hookSite: the site of its current call, patched to go through the
 	// hook page when the call returns (hook.go); Shape 0: none.
 	hookSite hook.Site
+	// knownExit, when haveKnownExit: the registers its current call
+	// leaves, known at its entry (knownexit.go), logged with no exit stop.
+	knownExit     trace.Regs
+	haveKnownExit bool
 
 	// resumeRegs are the registers the thread had when last resumed: an
 	// asynchronous signal that stops it with these registers arrived before it
