@@ -86,7 +86,7 @@ func (r *Recorder) onSyscallStop(t *thread) error {
 		if err := ptrace.GetRegs(t.tid, &regs); err != nil {
 			return err
 		}
-		if nr := regs[trace.OrigRAX]; regs[trace.RAX] == 0 && (nr == unix.SYS_CLONE || nr == unix.SYS_CLONE3 || nr == unix.SYS_FORK || nr == unix.SYS_VFORK) {
+		if bornAt(&regs) {
 			t.resumeRegs, t.haveRegs = regs, true
 			return r.resume(t, 0)
 		}

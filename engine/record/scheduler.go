@@ -9,7 +9,10 @@ package record
 import (
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/rewind-debugger/rewind/engine/ptrace"
+	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
 // deadlineAt returns when the recorder must step in: a run queue's current
@@ -59,10 +62,30 @@ func (r *Recorder) resume(t *thread, sig int) error {
 // before any seccomp stop: the recorder sees its calls at their
 // syscall-entry stops, as without its filter.
 func (r *Recorder) let(t *thread, sig int) error {
+	if t.birth && r.filtered && !t.ownFilter && t.pt.tracer == 0 && sig == 0 {
+		// A new thread stands where its clone returns, registers and
+		// all: they are what its clone's exit stop showed, one stop
+		// (of each fork) later.
+		var regs trace.Regs
+		if ptrace.GetRegs(t.tid, &regs) == nil && bornAt(&regs) {
+			t.birth = false
+			t.resumeRegs, t.haveRegs = regs, true
+		}
+	}
 	if r.filtered && !t.inSyscall && !t.birth && !t.ownFilter {
 		return ptrace.Cont(t.tid, sig)
 	}
 	return ptrace.Syscall(t.tid, sig)
+}
+
+// bornAt says whether regs are those of a thread a clone, clone3, fork or
+// vfork just made: the call's number, and 0 its result.
+func bornAt(regs *trace.Regs) bool {
+	switch regs[trace.OrigRAX] {
+	case unix.SYS_CLONE, unix.SYS_CLONE3, unix.SYS_FORK, unix.SYS_VFORK:
+		return regs[trace.RAX] == 0
+	}
+	return false
 }
 
 // park stops considering t as running; it will be resumed when scheduled.
