@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -21,9 +22,9 @@ import (
 // mapping faults (SIGBUS) where the pack has the next file. And not code,
 // whose analysis finds a memfd's file by its name (execImage).
 
-// maxPacked is the largest stored file the pack takes (the hook's own
-// bound on a file it reads into its record, NEWFILE_MAX).
-const maxPacked = 64 << 10
+// maxPacked is the largest stored file the pack takes: the largest the
+// hook reads into its record (git's loose objects are such files).
+const maxPacked = hook.NewFileMax
 
 // packMemfd names the pack's memfd (in /proc/PID/maps; mapNames gives its
 // mappings their files' names).
