@@ -33,9 +33,10 @@ const canonicalEnd = 1<<47 - 4096
 // else may see or change it (a filter of the program's own, a tracer of
 // the recording, a patched site, a refused or emulated call, a held
 // signal, an entry reached through a syscall-entry stop, whose seccomp
-// stop is still to come).
+// stop is still to come), or may take the thread's registers while the
+// call is logged but not made (a ring buffer's snapshot, --keep-last).
 func (r *Recorder) knownExit(t *thread, c *syscalls.Call) (trace.Regs, bool) {
-	if !r.filtered || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.pt.emulated || t.refused || t.seenEntry ||
+	if !r.filtered || r.opts.KeepLast > 0 || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.pt.emulated || t.refused || t.seenEntry ||
 		t.hookSite.Shape != 0 || len(t.held) > 0 || t.injecting != nil || t.split {
 		return trace.Regs{}, false
 	}

@@ -15,15 +15,16 @@ import (
 // for ARCH_SET_FS); a call that may fail, another call, or a thread that
 // something else watches (a filter of the program's own, a tracer of the
 // recording, a site to patch at the exit, an entry seen at a syscall-entry
-// stop) has none.
+// stop, a ring buffer whose snapshot may take the thread's registers
+// between) has none.
 func TestKnownExit(t *testing.T) {
 	const fs, head = 0x7ffff7dd1740, 0x7ffff7dd1a20
 	tests := []struct {
-		name   string
-		nr     int
-		args   [6]uint64
-		thread func(*thread)
-		want   bool
+		name  string
+		nr    int
+		args  [6]uint64
+		setup func(*Recorder, *thread)
+		want  bool
 	}{
 		{"ARCH_SET_FS", unix.SYS_ARCH_PRCTL, [6]uint64{archSetFS, fs}, nil, true},
 		{"ARCH_SET_FS of a non-canonical address (EPERM)", unix.SYS_ARCH_PRCTL, [6]uint64{archSetFS, 1 << 47}, nil, false},
@@ -31,10 +32,11 @@ func TestKnownExit(t *testing.T) {
 		{"set_robust_list", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, nil, true},
 		{"set_robust_list of another size (EINVAL)", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, 23}, nil, false},
 		{"getpid", unix.SYS_GETPID, [6]uint64{}, nil, false},
-		{"under a filter of the program's own", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(t *thread) { t.ownFilter = true }, false},
-		{"traced by a process of the recording", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(t *thread) { t.pt.tracer = 1 }, false},
-		{"at a site patched at the exit", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(t *thread) { t.hookSite = hook.Site{Shape: hook.ShapeMov} }, false},
-		{"entered at a syscall-entry stop", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(t *thread) { t.seenEntry = true }, false},
+		{"under a filter of the program's own", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.ownFilter = true }, false},
+		{"traced by a process of the recording", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.pt.tracer = 1 }, false},
+		{"at a site patched at the exit", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.hookSite = hook.Site{Shape: hook.ShapeMov} }, false},
+		{"entered at a syscall-entry stop", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.seenEntry = true }, false},
+		{"with a ring buffer (--keep-last)", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(r *Recorder, _ *thread) { r.opts.KeepLast = 1 << 20 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,8 +46,8 @@ func TestKnownExit(t *testing.T) {
 			th.entry[trace.OrigRAX] = uint64(tt.nr)
 			th.entry[trace.RDI], th.entry[trace.RSI] = tt.args[0], tt.args[1]
 			th.entry[trace.FSBase] = 0x1234
-			if tt.thread != nil {
-				tt.thread(th)
+			if tt.setup != nil {
+				tt.setup(r, th)
 			}
 			c := syscalls.Call{Nr: tt.nr, Args: tt.args}
 			exit, ok := r.knownExit(th, &c)
