@@ -415,3 +415,20 @@ func TestBufferedFutexWake(t *testing.T) {
 		})
 	}
 }
+
+// TestMapPastEnd: a small file's mapping that reaches past its last page
+// faults there in replay as it did when recorded (testdata/mappastend.c),
+// though replay maps small files from one memfd where the next one the
+// program mapped lies right past it; a mapping within the file reads its
+// bytes.
+func TestMapPastEnd(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "mappastend.c", "-O1")
+	want := strings.Repeat("fault past the end (12000)\nbytes xx\n", 3)
+	trace := filepath.Join(t.TempDir(), "pastend.rwd")
+	rec := recordOpts(t, runOpts{}, trace, prog, t.TempDir())
+	if rec.Code != 0 || string(rec.Stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want 0 and %q\n%s", rec.Code, rec.Stdout, want, tail(rec.Stderr))
+	}
+	wantReplayed(t, trace, want)
+}
