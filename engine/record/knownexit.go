@@ -34,10 +34,15 @@ const canonicalEnd = 1<<47 - 4096
 // the recording, a patched site, a refused or emulated call, a held
 // signal, an entry reached through a syscall-entry stop, whose seccomp
 // stop is still to come), or may take the thread's registers while the
-// call is logged but not made (a ring buffer's snapshot, --keep-last).
+// call is logged but not made (a ring buffer's snapshot, --keep-last). Nor
+// where the exit's handling would inject a call into the thread (the stub
+// page patchLearned may map for sites learned since the process last
+// patched): from a seccomp stop, the thread would make the injected
+// registers' call in place of its own (cc1's loader then ran without its
+// fs, and crashed, in 1 recording of make -j2 in 15).
 func (r *Recorder) knownExit(t *thread, c *syscalls.Call) (trace.Regs, bool) {
 	if !r.filtered || r.opts.KeepLast > 0 || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.pt.emulated || t.refused || t.seenEntry ||
-		t.hookSite.Shape != 0 || len(t.held) > 0 || t.injecting != nil || t.split {
+		t.hookSite.Shape != 0 || len(t.held) > 0 || t.injecting != nil || t.split || t.proc.knownGen != r.knownGen {
 		return trace.Regs{}, false
 	}
 	exit := t.entry

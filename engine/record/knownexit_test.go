@@ -16,7 +16,8 @@ import (
 // something else watches (a filter of the program's own, a tracer of the
 // recording, a site to patch at the exit, an entry seen at a syscall-entry
 // stop, a ring buffer whose snapshot may take the thread's registers
-// between) has none.
+// between, sites to patch in the process at the exit, which may inject a
+// call) has none.
 func TestKnownExit(t *testing.T) {
 	const fs, head = 0x7ffff7dd1740, 0x7ffff7dd1a20
 	tests := []struct {
@@ -36,12 +37,13 @@ func TestKnownExit(t *testing.T) {
 		{"traced by a process of the recording", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.pt.tracer = 1 }, false},
 		{"at a site patched at the exit", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.hookSite = hook.Site{Shape: hook.ShapeMov} }, false},
 		{"entered at a syscall-entry stop", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(_ *Recorder, t *thread) { t.seenEntry = true }, false},
+		{"sites learned since the process last patched (an exit that may inject a call)", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(r *Recorder, _ *thread) { r.knownGen = 1 }, false},
 		{"with a ring buffer (--keep-last)", unix.SYS_SET_ROBUST_LIST, [6]uint64{head, robustListHeadSize}, func(r *Recorder, _ *thread) { r.opts.KeepLast = 1 << 20 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Recorder{filtered: true}
-			th := &thread{}
+			th := &thread{proc: &process{}}
 			th.entry[trace.RAX] = ^uint64(unix.ENOSYS) + 1
 			th.entry[trace.OrigRAX] = uint64(tt.nr)
 			th.entry[trace.RDI], th.entry[trace.RSI] = tt.args[0], tt.args[1]
