@@ -484,9 +484,6 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 		r.warnOnce("no filter", "rewind: warning: system call buffering is off (%v): every call costs a stop\n", err)
 		spec.Filter = false
 	}
-	// The header and the cpuid table (the program's hash, /proc/cpuinfo,
-	// the cache) are made while the program starts: ~0.5 ms of each
-	// recording's fixed cost.
 	// The header and the hook's cpuid table (the program's hash,
 	// /proc/cpuinfo, the cache) are made while the program starts: ~0.5
 	// ms of each recording's fixed cost. The table fills r.cpuids, which

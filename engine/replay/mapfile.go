@@ -167,10 +167,9 @@ func (s *Session) openStored(t *rthread, f *os.File) (int, error) {
 // mapping must be filled. It returns a descriptor to close after the
 // call, -1 for none.
 func (s *Session) mapStored(t *rthread, m *trace.MapFile, regs *trace.Regs) (int, bool, error) {
-	if at, ok, err := s.packed(m, regs[trace.R9], regs[trace.RSI], regs[trace.RDX]); err != nil || ok {
-		if err != nil {
-			return -1, false, err
-		}
+	if at, ok, err := s.packed(m, regs[trace.R9], regs[trace.RSI], regs[trace.RDX]); err != nil {
+		return -1, false, err
+	} else if ok {
 		fd, ok := t.proc.stored.packFd()
 		if !ok {
 			if fd, err = s.openStored(t, s.files.pack.f); err != nil || fd < 0 {

@@ -1,7 +1,7 @@
 package replay
 
 import (
-	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -44,7 +44,7 @@ func TestMapNames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var n mapNames
 			tt.do(&n)
-			if len(n)+len(tt.want) > 0 && !reflect.DeepEqual(n, tt.want) {
+			if !slices.Equal(n, tt.want) { // (nil and empty alike)
 				t.Errorf("got %+v, want %+v", n, tt.want)
 			}
 		})

@@ -63,7 +63,9 @@ func (s *Session) packed(m *trace.MapFile, offset, length, prot uint64) (int64, 
 	if s.files.bytes+int64(size) > maxFileBytes {
 		return 0, false, nil
 	}
-	data, err := s.blob(m.Blob)
+	// Straight from the trace, not through the blobs replay keeps
+	// decompressed: once in the pack, they are not read again.
+	data, err := s.rd.Blob(m.Blob)
 	if err != nil {
 		return 0, false, err
 	}
