@@ -208,9 +208,34 @@ type callSite struct {
 	params []callSiteParam
 }
 
+// foundCallSite is what findCallSite found for a return address.
+type foundCallSite struct {
+	site *callSite
+	err  error
+}
+
 // findCallSite finds the DW_TAG_call_site (or DW_TAG_GNU_call_site)
-// returning to the run-time address ret.
+// returning to the run-time address ret, once an address: each search
+// walks the caller's unit, and a conditional breakpoint on a function
+// whose parameters are entry values (Python's
+// PyUnicode_DecodeUTF8Stateful, whose unit holds thousands of entries)
+// asked it at each of ~10,000 hits, 20 ms each.
 func (img *Image) findCallSite(ret uint64) (*callSite, error) {
+	img.callSitesMu.Lock()
+	defer img.callSitesMu.Unlock()
+	if f, ok := img.callSites[ret]; ok {
+		return f.site, f.err
+	}
+	site, err := img.scanCallSite(ret)
+	if img.callSites == nil {
+		img.callSites = map[uint64]foundCallSite{}
+	}
+	img.callSites[ret] = foundCallSite{site, err}
+	return site, err
+}
+
+// scanCallSite is findCallSite's search of the unit holding ret.
+func (img *Image) scanCallSite(ret uint64) (*callSite, error) {
 	dw, err := img.DWARF()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrOptimizedOut)

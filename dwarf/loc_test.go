@@ -343,6 +343,14 @@ func TestLocEntryValueResolver(t *testing.T) {
 		if want := p.value(t, tc.line, tc.key); int32(got) != int32(want) {
 			t.Errorf("entry value of %s's rdi = %d, program printed %d", tc.callee, int32(got), want)
 		}
+		// The call site is searched once an address: asked again (a
+		// conditional breakpoint's next hit), it comes from the image.
+		if _, found := p.table.ImageAt(frames[ci].PC).callSites[frames[ci].PC]; !found {
+			t.Errorf("the call site returning to %s (%#x) was not kept", tc.caller, frames[ci].PC)
+		}
+		if again, err := resolve([]byte{opReg0 + RegRDI}); err != nil || again != got {
+			t.Errorf("entry value of %s's rdi asked again = %d, %v; want %d", tc.callee, int32(again), err, int32(got))
+		}
 	}
 	// A register no call site parameter describes is not available.
 	ai := uwFrameOf(t, frames, "a")

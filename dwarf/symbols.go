@@ -61,6 +61,10 @@ type Image struct {
 	lines     *lineTable
 	funcsOnce sync.Once
 	funcs     *funcIndex
+	// The call sites entry values were found at, by return address
+	// (entryvalue.go).
+	callSitesMu sync.Mutex
+	callSites   map[uint64]foundCallSite
 	// The inlined instances of inlined.go.
 	inlinedOnce sync.Once
 	inlined     *inlinedIndex
