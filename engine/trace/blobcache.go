@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -105,11 +104,15 @@ func NewBlobCache(dir string, max int64) *BlobCache { return &BlobCache{dir: dir
 // Hits says how many blobs the cache gave.
 func (c *BlobCache) Hits() int64 { return c.hits.Load() }
 
-// cacheMagic starts an entry: then the length and CRC-32C of the bytes,
-// then their zstd frames. settledMagic starts one made from a settled file.
-var cacheMagic, settledMagic = []byte("RWBC"), []byte("RWBS")
+// cacheMagic starts an entry: then the length and CRC-32C of the file's
+// bytes, the length and CRC-32C of their zstd frames, then the frames.
+// settledMagic starts one made from a settled file. (Entries of the first
+// layout, RWBC and RWBS without the frames' length and CRC, are misses,
+// made again.) The frames' CRC lets a trace take them without reading
+// them (copyEntry, crcCombine).
+var cacheMagic, settledMagic = []byte("RWC2"), []byte("RWS2")
 
-const cacheHeader = 4 + 8 + 4
+const cacheHeader = 4 + 8 + 4 + 8 + 4
 
 func (c *BlobCache) path(k FileKey) string {
 	return filepath.Join(c.dir, k.Name()+".zst")
@@ -132,7 +135,27 @@ type cacheEntry struct {
 	size    uint64 // of the file's bytes
 	sum     uint32 // their CRC-32C
 	settled bool   // made from a settled file: its key alone vouches
-	frames  []byte // their zstd frames
+	zlen    int64  // the length of their zstd frames
+	zsum    uint32 // the frames' CRC-32C
+	frames  []byte // the frames, when read (lookup; not open)
+}
+
+// parseEntry reads an entry's header, h; false when it is not one.
+func parseEntry(h []byte) (cacheEntry, bool) {
+	if len(h) < cacheHeader {
+		return cacheEntry{}, false
+	}
+	e := cacheEntry{
+		size:    binary.LittleEndian.Uint64(h[4:]),
+		sum:     binary.LittleEndian.Uint32(h[12:]),
+		settled: bytes.Equal(h[:4], settledMagic),
+		zlen:    int64(binary.LittleEndian.Uint64(h[16:])),
+		zsum:    binary.LittleEndian.Uint32(h[24:]),
+	}
+	if !e.settled && !bytes.Equal(h[:4], cacheMagic) || e.zlen < 0 {
+		return cacheEntry{}, false
+	}
+	return e, true
 }
 
 // holds says whether the entry was made from data.
@@ -140,28 +163,44 @@ func (e cacheEntry) holds(data []byte) bool {
 	return e.size == uint64(len(data)) && e.sum == crc32.Checksum(data, castagnoli)
 }
 
-// lookup reads the entry of the file k, into *buf when it has room, else
-// into memory *buf is then set to: the background goroutine reuses one
-// buffer (fresh memory for libc's ~1 MB costs page faults at each
-// recording). A nil buf is a fresh one.
-func (c *BlobCache) lookup(k FileKey, buf *[]byte) (cacheEntry, bool) {
+// lookup reads the entry of the file k, whole.
+func (c *BlobCache) lookup(k FileKey) (cacheEntry, bool) {
 	if c == nil {
 		return cacheEntry{}, false
 	}
-	b, err := readInto(c.path(k), buf)
-	if err != nil || len(b) < cacheHeader {
+	b, err := os.ReadFile(c.path(k))
+	if err != nil {
 		return cacheEntry{}, false
 	}
-	e := cacheEntry{
-		size:    binary.LittleEndian.Uint64(b[4:]),
-		sum:     binary.LittleEndian.Uint32(b[12:]),
-		settled: bytes.Equal(b[:4], settledMagic),
-		frames:  b[cacheHeader:],
-	}
-	if !e.settled && !bytes.Equal(b[:4], cacheMagic) {
+	e, ok := parseEntry(b)
+	if !ok || int64(len(b)-cacheHeader) != e.zlen {
 		return cacheEntry{}, false
 	}
+	e.frames = b[cacheHeader:]
 	return e, true
+}
+
+// open opens the entry of the file k and reads its header: the frames
+// follow it in the file returned, which the caller closes.
+func (c *BlobCache) open(k FileKey) (*os.File, cacheEntry, bool) {
+	if c == nil {
+		return nil, cacheEntry{}, false
+	}
+	f, err := os.Open(c.path(k))
+	if err != nil {
+		return nil, cacheEntry{}, false
+	}
+	var h [cacheHeader]byte
+	fi, err := f.Stat()
+	if err == nil {
+		_, err = f.ReadAt(h[:], 0)
+	}
+	e, ok := parseEntry(h[:])
+	if err != nil || !ok || fi.Size()-cacheHeader != e.zlen {
+		f.Close()
+		return nil, cacheEntry{}, false
+	}
+	return f, e, true
 }
 
 // use counts a hit on the entry of k, and marks it recently used. An entry
@@ -180,44 +219,15 @@ func (c *BlobCache) use(k FileKey, e cacheEntry, checkedAt time.Time) {
 	c.hits.Add(1)
 }
 
-// get returns the compressed frames of data, the contents of the file k
-// read at, if the cache has them (lookup says of buf).
-func (c *BlobCache) get(k FileKey, data []byte, buf *[]byte, at time.Time) []byte {
-	e, ok := c.lookup(k, buf)
+// get returns the entry of data, the contents of the file k read at, its
+// frames read, if the cache has them.
+func (c *BlobCache) get(k FileKey, data []byte, at time.Time) (cacheEntry, bool) {
+	e, ok := c.lookup(k)
 	if !ok || !e.holds(data) {
-		return nil
+		return cacheEntry{}, false
 	}
 	c.use(k, e, at)
-	return e.frames
-}
-
-// readInto reads the file at p whole, into *buf when it has room, else
-// into fresh memory that *buf is set to (buf may be nil).
-func readInto(p string, buf *[]byte) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	n := int(fi.Size())
-	var b []byte
-	switch {
-	case buf == nil:
-		b = make([]byte, n)
-	case cap(*buf) >= n:
-		b = (*buf)[:n]
-	default:
-		b = make([]byte, n)
-		*buf = b
-	}
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return e, true
 }
 
 // put keeps z, the compressed frames of data (the contents of the file k,
@@ -236,6 +246,8 @@ func (c *BlobCache) put(k FileKey, data, z []byte, at time.Time) {
 	}
 	binary.LittleEndian.PutUint64(h[4:], uint64(len(data)))
 	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(data, castagnoli))
+	binary.LittleEndian.PutUint64(h[16:], uint64(len(z)))
+	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(z, castagnoli))
 	if WriteCacheFile(c.path(k), h[:], z) == nil {
 		c.trim()
 	}

@@ -77,7 +77,7 @@ func testBlobCache(t *testing.T, size int) {
 	if _, err := os.Stat(cache.path(FileKey{Ino: 9, Size: int64(len(contents)) + 10, Ctime: now})); err == nil {
 		t.Errorf("a file read short was cached")
 	}
-	if e, ok := cache.lookup(key, nil); !ok || e.settled {
+	if e, ok := cache.lookup(key); !ok || e.settled {
 		t.Errorf("the entry of a file changed just now: found %v, settled %v; want found, not settled", ok, e.settled)
 	}
 }
@@ -106,7 +106,7 @@ func TestBlobCacheSettled(t *testing.T) {
 	if got := record("first.rwd"); !bytes.Equal(got, contents) {
 		t.Fatal("the first blob read back is not the file")
 	}
-	if e, ok := cache.lookup(key, nil); !ok || !e.settled {
+	if e, ok := cache.lookup(key); !ok || !e.settled {
 		t.Fatalf("the entry of a settled file: found %v, settled %v; want both", ok, e.settled)
 	}
 	if err := os.WriteFile(file, randBytes(rng, size), 0o644); err != nil {
@@ -130,10 +130,10 @@ func TestBlobCacheSettled(t *testing.T) {
 		{"same bytes, soon after", now.Add(time.Second), contents, true, false},
 		{"same bytes, later", now.Add(time.Hour), contents, true, true},
 	} {
-		got := cache.get(fresh, tt.data, nil, tt.at)
-		e, ok := cache.lookup(fresh, nil)
-		if (got != nil) != tt.want || !ok || e.settled != tt.wantSettled {
-			t.Errorf("%s: used %v, settled %v; want %v, %v", tt.name, got != nil, e.settled, tt.want, tt.wantSettled)
+		_, used := cache.get(fresh, tt.data, tt.at)
+		e, ok := cache.lookup(fresh)
+		if used != tt.want || !ok || e.settled != tt.wantSettled {
+			t.Errorf("%s: used %v, settled %v; want %v, %v", tt.name, used, e.settled, tt.want, tt.wantSettled)
 		}
 	}
 }

@@ -419,29 +419,42 @@ func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte
 
 // appendFileBlob appends the blob frame of payload (its id, then a file's
 // contents) with its payload compressed in two parts: the id, then the
-// contents, which file.pre holds already compressed (payload is then only
+// contents, which the cache holds already compressed (payload is then only
 // the id), or which are compressed now and also returned, for the cache.
+// The cache's frames are appended from file.pre, or, from file.entry, are
+// left for the caller to copy after what is appended (the frame's header
+// counts them).
 func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlob) (out, contents []byte) {
 	start := len(dst)
 	dst = append(dst, make([]byte, FrameHeaderSize)...)
 	dst = enc.EncodeAll(payload[:4], dst)
 	ulen := len(payload)
-	if file.pre != nil {
+	comp := int64(len(dst) - start - FrameHeaderSize)
+	sum := crc32.Checksum(dst[start+FrameHeaderSize:], castagnoli)
+	switch {
+	case file.entry != nil:
+		ulen = file.ulen
+		sum = crcCombine(sum, file.zsum, file.zlen)
+		comp += file.zlen
+	case file.pre != nil:
 		dst = append(dst, file.pre...)
 		ulen = file.ulen
-	} else {
+		sum = crcCombine(sum, file.zsum, int64(len(file.pre)))
+		comp += int64(len(file.pre))
+	default:
 		at := len(dst)
 		dst = compress(enc, payload[4:], dst)
 		if file.cache != nil {
 			contents = dst[at:]
 		}
+		sum = crcCombine(sum, crc32.Checksum(dst[at:], castagnoli), int64(len(dst)-at))
+		comp += int64(len(dst) - at)
 	}
-	comp := dst[start+FrameHeaderSize:]
 	h := dst[start : start+FrameHeaderSize]
 	h[0] = FrameBlob
-	binary.LittleEndian.PutUint32(h[1:], uint32(len(comp)))
+	binary.LittleEndian.PutUint32(h[1:], uint32(comp))
 	binary.LittleEndian.PutUint32(h[5:], uint32(ulen))
-	binary.LittleEndian.PutUint32(h[9:], crc32.Checksum(comp, castagnoli))
+	binary.LittleEndian.PutUint32(h[9:], sum)
 	return dst, contents
 }
 

@@ -102,7 +102,6 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 	defer enc.Close()
 	frame := 1 // the header frame is frame 0
 	var out []byte
-	var cached []byte // the cache's copy of a file blob (fileBlob.readSource)
 	for {
 		j, ok := w.nextJob()
 		if !ok {
@@ -118,7 +117,7 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			w.deferred.Add(-1)
 			if w.err.Load() != nil {
 				j.file.src.Close()
-			} else if payload, err := j.file.readSource(j.data, &cached); err != nil {
+			} else if payload, err := j.file.readSource(j.data); err != nil {
 				w.setErr(fmt.Errorf("%w: reading blob %d: %w", ErrWrite, binary.LittleEndian.Uint32(j.data), err))
 			} else {
 				j.data = payload
@@ -146,14 +145,24 @@ func (w *Writer) background(enc *zstd.Encoder, offset int64) {
 			} else {
 				out = appendFrame(out[:0], enc, j.typ, j.data)
 			}
-			if _, err := w.f.Write(out); err != nil {
+			_, err := w.f.Write(out)
+			offset += int64(len(out))
+			if j.file != nil && j.file.entry != nil {
+				if err == nil {
+					err = copyEntry(w.f, j.file.entry, j.file.zlen)
+				}
+				offset += j.file.zlen
+			}
+			if err != nil {
 				w.setErr(fmt.Errorf("%w: writing frame %d at offset %d: %w", ErrWrite, frame, offset, err))
 			}
-			offset += int64(len(out))
 			frame++
 			if cap(out) > 4*frameTarget {
 				out = nil // do not keep a huge blob's buffer
 			}
+		}
+		if j.file != nil && j.file.entry != nil {
+			j.file.entry.Close()
 		}
 		if j.recycle {
 			select {
