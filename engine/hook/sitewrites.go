@@ -53,6 +53,12 @@ func (w *SiteWrites) AddTrap(k Trap, win patch.Window, stub uint64) error {
 	return nil
 }
 
+// LogTo has log told of each write Flush makes, in order: the stubs'
+// then the jumps' (ptrace.Writes.Log).
+func (w *SiteWrites) LogTo(log func(addr uint64, data []byte)) {
+	w.stubs.Log, w.jumps.Log = log, log
+}
+
 // Code is the program's code as the patches added leave it, to read and
 // to write other patches of the code into (a trapped site put back):
 // they go out with the jumps.

@@ -543,9 +543,31 @@ func (s *Space) Untrap(m Memory, addr uint64) (Site, bool) {
 	if _, err := m.WriteAt(site.Orig, addr); err != nil {
 		return Site{}, false
 	}
+	s.Forget(addr)
+	return *site, true
+}
+
+// Forget forgets the trapped site at addr without putting its instruction
+// back: what Untrap does to s, where the instruction is written back
+// otherwise (the recorder's patch plans write what an Untrap wrote once).
+func (s *Space) Forget(addr uint64) {
+	if _, ok := s.Site(addr); !ok {
+		return
+	}
 	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= addr })
 	s.sites = append(s.sites[:i], s.sites[i+1:]...)
-	return *site, true
+}
+
+// SitesIn calls f with the address and kind of each site in [lo, hi), in
+// order.
+func (s *Space) SitesIn(lo, hi uint64, f func(addr uint64, op Op)) {
+	if s == nil {
+		return
+	}
+	i := sort.Search(len(s.sites), func(i int) bool { return s.sites[i].Addr >= lo })
+	for ; i < len(s.sites) && s.sites[i].Addr < hi; i++ {
+		f(s.sites[i].Addr, s.sites[i].Op)
+	}
 }
 
 // Retrap traps a site Untrap gave back again.

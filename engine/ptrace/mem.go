@@ -185,6 +185,9 @@ func vectored(bufs [][]byte, addrs []uint64, call func(int, []unix.Iovec, []unix
 type Writes struct {
 	m  *Mem
 	ws []pendingWrite
+	// Log, when not nil, is told of each write Flush makes, in order (data
+	// is not its own to keep).
+	Log func(addr uint64, data []byte)
 	// pre holds the bytes at preAt that Preread read, for ReadAt.
 	pre   []byte
 	preAt uint64
@@ -311,6 +314,9 @@ func (w *Writes) Flush() error {
 		if _, err := w.m.WriteAt(bufs[k], r.lo); err != nil {
 			return err
 		}
+		if w.Log != nil {
+			w.Log(r.lo, bufs[k])
+		}
 	}
 	return nil
 }
@@ -320,6 +326,9 @@ func (w *Writes) each(ws []pendingWrite) error {
 	for _, p := range ws {
 		if _, err := w.m.WriteAt(p.data, p.addr); err != nil {
 			return err
+		}
+		if w.Log != nil {
+			w.Log(p.addr, p.data)
 		}
 	}
 	return nil

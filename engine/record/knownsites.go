@@ -82,10 +82,22 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 		return nil
 	}
 	p := t.proc
+	key, planned := r.planKey(t, lo, hi, avoid)
+	if pl := r.plans[key]; planned && pl != nil {
+		if done, err := r.applyPlan(t, e, pl); done || err != nil {
+			return err
+		}
+	}
 	// The sites' code is read at once, their stubs and jumps written
 	// together (hook.SiteWrites): an exec maps dozens of sites, which took
 	// three system calls each.
 	writes := hook.NewSiteWrites(p.mem)
+	var plan *patchPlan
+	if planned {
+		plan = &patchPlan{}
+		writes.LogTo(plan.logWrite)
+	}
+	first := len(e.Hooks)
 	for _, f := range p.code.Files(lo, hi) {
 		r.loadKnown(f.Image)
 		sites := r.known[f.Image]
@@ -113,6 +125,7 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) || p.code.Trapped(w.Start, w.End()) {
 					if untrapped {
 						r.warnPatch(p.code.Retrap(code, orig))
+						plan = nil // (its warning, once)
 					}
 					continue
 				}
@@ -124,6 +137,9 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 					return err
 				}
 				e.Hooks = append(e.Hooks, h)
+				if plan != nil && untrapped {
+					plan.untrapped = append(plan.untrapped, rip)
+				}
 				continue
 			}
 			code := codes[off]
@@ -151,7 +167,13 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
 		}
 	}
-	return writes.Flush()
+	if err := writes.Flush(); err != nil {
+		return err
+	}
+	if plan != nil {
+		r.keepPlan(key, plan, p, e.Hooks[first:])
+	}
+	return nil
 }
 
 // windowReach is how far around its instruction a trap's window may

@@ -127,6 +127,11 @@ type Recorder struct {
 	known knownSites
 	// knownGen counts the sites learned (patchLearned).
 	knownGen int
+	// plans are what patchKnown did at fresh mappings, to do again where
+	// the same code is mapped the same way (patchplan.go); plansUsed
+	// counts the mappings patched from one.
+	plans     map[string]*patchPlan
+	plansUsed int
 	// sites keeps the known sites across recordings; sitesLoaded, how
 	// many an image had once they were loaded (sitecache.go).
 	sites       *siteCache
@@ -440,6 +445,9 @@ func (r *Recorder) finish(th *ptrace.Thread, runErr error) (*Result, error) {
 	w := r.w
 	res := &Result{Events: w.Events(), Status: r.status, Trace: opts.Output, Interrupted: r.interrupted,
 		Detached: r.att != nil && !r.rootDone}
+	if debug {
+		fmt.Fprintf(os.Stderr, "rec: patch plans: %d made, %d used\n", len(r.plans), r.plansUsed)
+	}
 	if runErr != nil {
 		if !r.done {
 			if r.att != nil {
