@@ -67,6 +67,7 @@ const (
 	ctlMissNr     = 640
 	ctlMissRet    = 648
 	ctlWaiting    = 656
+	ctlXCR0       = 664
 	SharedMax     = 16
 	trapMissSkip  = 10
 	flagTscTrap   = 2

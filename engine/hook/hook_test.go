@@ -27,7 +27,7 @@ func TestLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]uint64{"HOOK_BASE": Base, "HOOK_UNTRACED": Untraced, "HOOK_TRACED": Traced, "HOOK_REEXEC": Reexec, "HOOK_ENTRY": Entry,
-		"CTL_MISS_NR": ctlMissNr, "CTL_MISS_RET": ctlMissRet, "CTL_WAITING": ctlWaiting,
+		"CTL_MISS_NR": ctlMissNr, "CTL_MISS_RET": ctlMissRet, "CTL_WAITING": ctlWaiting, "CTL_XCR0": ctlXCR0,
 		"FLAG_WAIT": flagWait, "FLAG_STD_TRACED": flagStdTraced, "RETRACE": Retrace,
 		"HOOK_CTL": Ctl, "HOOK_STACK_TOP": StackTop, "HOOK_BUF": Buf, "HOOK_BUF_SIZE": BufSize, "HOOK_SIZE": Size,
 		"HOOK_FILES": Files, "HOOK_FILES_MAX": FilesMax, "CTL_NFILES": ctlNFiles,

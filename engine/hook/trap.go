@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// Patched trapping instructions: cpuid and rdtsc. Where the CPU traps
+// Patched trapping instructions: cpuid, rdtsc and xgetbv. Where the CPU traps
 // cpuid (CPUID faulting), each one costs a ptrace stop, and a program's
 // loader asks ~70 at every exec (its cache sizes, a subleaf at a time);
 // rdtsc always traps (PR_TSC_SIGSEGV), eight times in each loader. The
@@ -45,29 +46,43 @@ import (
 
 // Trap is a kind of trapping instruction the hook answers at patched sites.
 type Trap struct {
-	Nr      uint32  // its trace.HookPatch.Nr (and a record's number, for rdtsc)
-	Name    string  // the instruction
-	insn    [2]byte // its bytes
-	scratch byte    // the register (its number) that holds entry: one the instruction sets
+	Nr      uint32 // its trace.HookPatch.Nr (and a record's number, for rdtsc)
+	Name    string // the instruction
+	insn    []byte // its bytes
+	scratch byte   // the register (its number) that holds entry: one the instruction sets
 	magic   [4]byte
 }
 
 // The traps patched sites answer: no system call has their numbers.
+//
+// xgetbv's answer for ecx 0 (XCR0, the register states the system
+// enables, less those of the features hidden from the program) does not
+// change during a recording either: the recorder writes it into the hook
+// page (SetXCR0; the trace keeps it, trace.Header.XCR0). The loader asks
+// it once in every process; a window is patched only where the code sets
+// ecx to 0 just before (Patchable), so that the hook is never asked for
+// another register.
 var (
-	TrapCpuid = Trap{Nr: NrCpuid, Name: "cpuid", insn: [2]byte{0x0f, 0xa2}, scratch: 3 /* rbx */, magic: [4]byte{'R', 'W', 'C', 'P'}}
-	TrapRdtsc = Trap{Nr: NrRdtsc, Name: "rdtsc", insn: [2]byte{0x0f, 0x31}, scratch: 0 /* rax */, magic: [4]byte{'R', 'W', 'T', 'S'}}
+	TrapCpuid  = Trap{Nr: NrCpuid, Name: "cpuid", insn: []byte{0x0f, 0xa2}, scratch: 3 /* rbx */, magic: [4]byte{'R', 'W', 'C', 'P'}}
+	TrapRdtsc  = Trap{Nr: NrRdtsc, Name: "rdtsc", insn: []byte{0x0f, 0x31}, scratch: 0 /* rax */, magic: [4]byte{'R', 'W', 'T', 'S'}}
+	TrapXgetbv = Trap{Nr: NrXgetbv, Name: "xgetbv", insn: []byte{0x0f, 0x01, 0xd0}, scratch: 0 /* rax */, magic: [4]byte{'R', 'W', 'X', 'G'}}
 )
 
-// NrCpuid and NrRdtsc are the trace.HookPatch.Nr of a patched cpuid and
-// rdtsc, and NrRdtsc the number of the hook's record of an rdtsc.
+// traps are the kinds of trapping instructions patched sites answer.
+var traps = []Trap{TrapCpuid, TrapRdtsc, TrapXgetbv}
+
+// NrCpuid, NrRdtsc and NrXgetbv are the trace.HookPatch.Nr of a patched
+// cpuid, rdtsc and xgetbv, and NrRdtsc the number of the hook's record of
+// an rdtsc.
 const (
-	NrCpuid = 0xffffffff
-	NrRdtsc = 0xfffffffe
+	NrCpuid  = 0xffffffff
+	NrRdtsc  = 0xfffffffe
+	NrXgetbv = 0xfffffffd
 )
 
 // TrapOf returns the trap whose patches have number nr.
 func TrapOf(nr uint32) (Trap, bool) {
-	for _, k := range []Trap{TrapCpuid, TrapRdtsc} {
+	for _, k := range traps {
 		if k.Nr == nr {
 			return k, true
 		}
@@ -75,19 +90,44 @@ func TrapOf(nr uint32) (Trap, bool) {
 	return Trap{}, false
 }
 
+// Len is the length of the instruction.
+func (k Trap) Len() int { return len(k.insn) }
+
+// NeedsPrev says whether a window around an instruction of kind k must
+// hold the instruction before it (patch.Space.TrapWindow), for Patchable
+// to look at: an xgetbv's.
+func (k Trap) NeedsPrev() bool { return k.Nr == NrXgetbv }
+
+// Patchable says whether the window w around an instruction of kind k may
+// be patched: an xgetbv only where the instruction before it in the window
+// sets ecx to 0 (xor %ecx,%ecx, or mov $0,%ecx), the register whose answer
+// the hook has (nothing jumps past it: only the window's first instruction
+// may be a jump's target).
+func (k Trap) Patchable(w patch.Window) bool {
+	if !k.NeedsPrev() {
+		return true
+	}
+	before := w.Code[:w.Trap]
+	return bytes.HasSuffix(before, []byte{0x31, 0xc9}) || bytes.HasSuffix(before, []byte{0xb9, 0, 0, 0, 0})
+}
+
 const stubHeader = 16
 
 // trapMiddle is the length of a stub's code between the window's
-// instructions before the trapping one and those after: the move to the
-// trap stack, the call, the way back after an answer, the instruction
-// itself; trapOnStack and trapMissRSP are the offsets from there where
-// the thread runs on the trap stack, trapCall that of the call.
+// instructions before the trapping one and those after, but for the
+// instruction itself (n bytes, the middle's end): the move to the trap
+// stack, the call, the way back after an answer; trapOnStack and
+// trapMissRSP are the offsets from there where the thread runs on the trap
+// stack, trapCall that of the call.
 const (
-	trapMiddle  = 8 + 7 + 5 + 2 + 8 + 2 + 8 + 2
 	trapOnStack = 8 + 7
 	trapCall    = 8 + 7 + 5
 	trapMissRSP = 8 + 7 + 5 + 2 + 8 + 2
 )
+
+// trapMiddle is the length of the middle of a stub whose instruction has n
+// bytes.
+func trapMiddle(n int) int { return 8 + 7 + 5 + 2 + 8 + 2 + 8 + n }
 
 // onTrapStack says whether offset off of a trap stub whose instruction
 // is trap bytes into its window is where the thread runs on the hook's
@@ -119,10 +159,10 @@ func (k Trap) Stub(addr uint64, w patch.Window) ([]byte, error) {
 	b = append(b, 0xff, 0xd0+k.scratch)                                     // call *%r?x
 	back := le.AppendUint32([]byte{0x48, 0x8b, 0x24, 0x25}, Ctl+ctlTrapRSP) // mov abs32, %rsp
 	b = append(b, back...)
-	b = append(b, 0xeb, byte(len(back)+2)) // jmp post
+	b = append(b, 0xeb, byte(len(back)+len(k.insn))) // jmp post
 	b = append(b, back...)
-	b = append(b, k.insn[:]...)
-	if len(b) != stubHeader+w.Trap+trapMiddle {
+	b = append(b, k.insn...)
+	if len(b) != stubHeader+w.Trap+trapMiddle(len(k.insn)) {
 		panic("hook: trap stub layout")
 	}
 	post, ok := w.Move(w.Trap+w.Len, len(w.Code), addr+uint64(len(b)))
@@ -154,7 +194,7 @@ func TrapResume(w patch.Window, stub, rip uint64) uint64 {
 	if rip < after || rip >= w.End() {
 		return rip
 	}
-	return stub + uint64(stubHeader+w.Trap+trapMiddle) + (rip - after)
+	return stub + uint64(stubHeader+w.Trap+trapMiddle(w.Len)) + (rip - after)
 }
 
 // TrapJump returns the bytes replacing the window's code: a jmp to the
@@ -201,32 +241,44 @@ func SetCpuid(m *ptrace.Mem, answers []CpuidAnswer) error {
 	return nil
 }
 
-// trapStubAt returns the window's start and the offset of its trapping
-// instruction of the trap stub holding pc, if pc is in one.
-func trapStubAt(mem Memory, pc uint64) (start uint64, trap int, ok bool) {
+// SetXCR0 writes xgetbv(0)'s answer for patched xgetbv sites into a
+// process's hook page (0: none, they trap).
+func SetXCR0(m *ptrace.Mem, xcr0 uint64) error {
+	if _, err := m.WriteAt(binary.LittleEndian.AppendUint64(nil, xcr0), Ctl+ctlXCR0); err != nil {
+		return fmt.Errorf("write the hook page: %w", err)
+	}
+	return nil
+}
+
+// trapStubAt returns the window's start, the offset of its trapping
+// instruction and the instruction's length of the trap stub holding pc, if
+// pc is in one.
+func trapStubAt(mem Memory, pc uint64) (start uint64, trap, n int, ok bool) {
 	page := pc &^ 0xfff
 	slot := page + (pc-page)/StubLen*StubLen
 	var h [stubHeader]byte
 	if _, err := mem.ReadAt(h[:], slot); err != nil || h[0] != 0xeb || h[1] != stubHeader-2 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	if m := [4]byte(h[2:6]); m != TrapCpuid.magic && m != TrapRdtsc.magic {
-		return 0, 0, false
+	for _, k := range traps {
+		if [4]byte(h[2:6]) == k.magic {
+			return binary.LittleEndian.Uint64(h[6:]), int(h[15]), len(k.insn), true
+		}
 	}
-	return binary.LittleEndian.Uint64(h[6:]), int(h[15]), true
+	return 0, 0, 0, false
 }
 
 // InTrapStub says whether pc, in a trap stub, is where the thread runs on
 // the hook's trap stack, which one thread at a time may use: no signal,
 // preemption or flush may come there.
 func InTrapStub(mem Memory, pc uint64) bool {
-	_, trap, ok := trapStubAt(mem, pc)
+	_, trap, _, ok := trapStubAt(mem, pc)
 	return ok && onTrapStack(int((pc&0xfff)%StubLen), trap)
 }
 
 // TrapSiteAt returns the address of the patched instruction whose stub
 // holds pc, if pc is in a trap stub.
 func TrapSiteAt(mem Memory, pc uint64) (uint64, bool) {
-	start, trap, ok := trapStubAt(mem, pc)
+	start, trap, _, ok := trapStubAt(mem, pc)
 	return start + uint64(trap), ok
 }

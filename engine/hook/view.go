@@ -53,8 +53,8 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 	if pc >= TrapCode && pc < Base+CodeSize {
 		return trapCodeView(regs, mem)
 	}
-	if start, trap, ok := trapStubAt(mem, pc); ok {
-		return trapStubView(regs, mem, start, trap)
+	if start, trap, n, ok := trapStubAt(mem, pc); ok {
+		return trapStubView(regs, mem, start, trap, n)
 	}
 	if pc >= Base && pc < Base+CodeSize {
 		off := pc - Base
@@ -97,13 +97,13 @@ func UserView(regs *trace.Regs, mem Memory) bool {
 
 // trapStubView turns regs, of a thread in the stub of a patched trapping
 // instruction (Trap.Stub) of the window at start whose instruction is trap
-// bytes in, into the program's: the window's instruction the stub's
-// stands for, and the program's rsp where the stub has moved to the trap
-// stack.
-func trapStubView(regs *trace.Regs, mem Memory, start uint64, trap int) bool {
+// bytes in, of n bytes, into the program's: the window's instruction the
+// stub's stands for, and the program's rsp where the stub has moved to the
+// trap stack.
+func trapStubView(regs *trace.Regs, mem Memory, start uint64, trap, n int) bool {
 	off := int((regs[trace.RIP] & 0xfff) % StubLen)
 	pre := stubHeader + trap
-	post := pre + trapMiddle
+	post := pre + trapMiddle(n)
 	if onTrapStack(off, trap) && !trapRSP(regs, mem) {
 		return false
 	}
@@ -115,9 +115,9 @@ func trapStubView(regs *trace.Regs, mem Memory, start uint64, trap int) bool {
 	case off < post:
 		regs[trace.RIP] = start + uint64(trap)
 	default:
-		// After the instruction (two bytes): the window's instructions
-		// that follow it, then the jump back to its end.
-		regs[trace.RIP] = start + uint64(trap) + 2 + uint64(off-post)
+		// After the instruction: the window's instructions that follow
+		// it, then the jump back to its end.
+		regs[trace.RIP] = start + uint64(trap+n) + uint64(off-post)
 	}
 	return true
 }
@@ -137,7 +137,7 @@ func trapRSP(regs *trace.Regs, mem Memory) bool {
 // trapping instructions (called from a stub), into the program's: standing
 // at the instruction, its rsp the one the stub kept.
 func trapCodeView(regs *trace.Regs, mem Memory) bool {
-	start, trap, ok := trapCaller(mem)
+	start, trap, _, ok := trapCaller(mem)
 	if ok && trapRSP(regs, mem) {
 		regs[trace.RIP] = start + uint64(trap)
 		return true
@@ -148,10 +148,10 @@ func trapCodeView(regs *trace.Regs, mem Memory) bool {
 // trapCaller finds the stub that called the hook's trap code: its window's
 // start and instruction's offset, from the return address at the top of
 // the trap stack.
-func trapCaller(mem Memory) (start uint64, trap int, ok bool) {
+func trapCaller(mem Memory) (start uint64, trap, n int, ok bool) {
 	var w [8]byte
 	if _, err := mem.ReadAt(w[:], TrapStackTop-8); err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	return trapStubAt(mem, binary.LittleEndian.Uint64(w[:]))
 }
@@ -163,10 +163,10 @@ func trapCaller(mem Memory) (start uint64, trap int, ok bool) {
 func PatchJump(regs trace.Regs, mem Memory) uint64 {
 	pc := regs[trace.RIP]
 	if pc >= TrapCode && pc < Base+CodeSize {
-		start, _, _ := trapCaller(mem)
+		start, _, _, _ := trapCaller(mem)
 		return start
 	}
-	if start, _, ok := trapStubAt(mem, pc); ok {
+	if start, _, _, ok := trapStubAt(mem, pc); ok {
 		return start
 	}
 	UserView(&regs, mem)

@@ -56,7 +56,7 @@ func TestSeededAnalysis(t *testing.T) {
 	if !bytes.Equal(m.data[b+8:b+10], []byte{0x0f, 0x0b}) {
 		t.Errorf("not patched: % x", m.data[b+8:b+12])
 	}
-	w, ok := second.FindWindow(0x7000, 0, 0x7500, 2)
+	w, ok := second.FindWindow(0x7000, 0, 0x7500, 2, false)
 	if !ok || w.Start != 0x7500 || !bytes.Equal(w.Code, win.Code) {
 		t.Errorf("window %+v %v, want the kept one at 0x7500", w, ok)
 	}
@@ -84,7 +84,7 @@ func TestSeededAnalysis(t *testing.T) {
 		t.Errorf("before any lookup: asked %d times, analysis %+v", asked, a)
 	}
 	for range 2 {
-		if _, ok := later.FindWindow(0x7000, 0, 0x7500, 2); !ok {
+		if _, ok := later.FindWindow(0x7000, 0, 0x7500, 2, false); !ok {
 			t.Error("no window from the analysis seeded later")
 		}
 	}

@@ -573,12 +573,15 @@ func movable(in []byte) (bool, int) {
 
 // FindWindow returns the window to patch around the trapping instruction of
 // length n at rip, in a mapping of the image that starts at start and holds
-// the file from offset; false when there is none.
-func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
+// the file from offset; false when there is none. With prev, the window
+// holds the instruction before it too: the code reaches the trapping
+// instruction only from that one (a window's instructions but its first
+// are no jump's target).
+func (im *Image) FindWindow(start, offset, rip uint64, n int, prev bool) (Window, bool) {
 	fileOff := rip - start + offset
 	// What was found before (in this recording or, through Seed, an
 	// earlier one) needs neither the layout nor the file's bytes.
-	if c, ok := im.cachedWindow(fileOff); ok {
+	if c, ok := im.cachedWindow(fileOff); ok && (!prev || !c.ok || c.Trap > 0) {
 		return c.at(rip, c.site), c.ok
 	}
 	l := im.Layout()
@@ -590,7 +593,7 @@ func (im *Image) FindWindow(start, offset, rip uint64, n int) (Window, bool) {
 	if !found {
 		return Window{}, false
 	}
-	w, ok := im.findWindow(l, data, site, n)
+	w, ok := im.findWindow(l, data, site, n, prev)
 	im.cacheWindow(fileOff, cachedWindow{w, site, ok})
 	return w.at(rip, site), ok
 }
@@ -647,7 +650,7 @@ type cachedWindow struct {
 
 // findWindow finds the window around the trapping instruction of length n
 // at link-time address site: its Start a link-time address too.
-func (im *Image) findWindow(l *Layout, data []byte, site uint64, n int) (Window, bool) {
+func (im *Image) findWindow(l *Layout, data []byte, site uint64, n int, prev bool) (Window, bool) {
 	fn, ok := l.funcAt(site)
 	if !ok {
 		return Window{}, false
@@ -660,7 +663,7 @@ func (im *Image) findWindow(l *Layout, data []byte, site uint64, n int) (Window,
 	if !ok {
 		return Window{}, false
 	}
-	lo, hi, ok := pickWindow(code, fn.start, site, n, f.targets)
+	lo, hi, ok := pickWindow(code, fn.start, site, n, prev, f.targets)
 	if !ok {
 		return Window{}, false
 	}
@@ -690,9 +693,9 @@ func canMove(in []byte) bool {
 
 // pickWindow returns the smallest window [lo, hi) of the function code,
 // at link-time address at, around the instruction of length n at site
-// (that one first when lengths tie), none of whose instructions but the
-// first is one of targets.
-func pickWindow(code []byte, at, site uint64, n int, targets map[uint64]bool) (lo, hi int, ok bool) {
+// (that one first when lengths tie; with prev, starting before it), none
+// of whose instructions but the first is one of targets.
+func pickWindow(code []byte, at, site uint64, n int, prev bool, targets map[uint64]bool) (lo, hi int, ok bool) {
 	var starts []int
 	k := -1
 	for i := 0; i < len(code); {
@@ -716,6 +719,9 @@ func pickWindow(code []byte, at, site uint64, n int, targets map[uint64]bool) (l
 	for i := k; i >= 0 && i >= k-maxWindowInsns; i-- {
 		if i < k && (!canMove(insn(i)) || target(i+1)) {
 			break
+		}
+		if prev && i == k {
+			continue
 		}
 		for j := k; j < len(starts)-1 && j <= k+maxWindowInsns; j++ {
 			if j > k && (!canMove(insn(j)) || target(j)) {
@@ -788,17 +794,18 @@ func (s *Space) Lands(rip uint64, offs []int) (lands, known bool) {
 	return false, true
 }
 
-// TrapWindow finds the window to patch around the two-byte trapping
-// instruction at rip in the address space s describes, whose memory is m:
+// TrapWindow finds the window to patch around the trapping instruction of
+// n bytes at rip (with prev, and the one before it: FindWindow) in the
+// address space s describes, whose memory is m:
 // inside one mapping of a file, its code still the file's (nothing patched
 // it over). Record and replay both ask it, so that they patch alike.
-func (s *Space) TrapWindow(m Memory, rip uint64) (Window, bool) {
+func (s *Space) TrapWindow(m Memory, rip uint64, n int, prev bool) (Window, bool) {
 	fs := s.Files(rip, rip+1)
 	if len(fs) != 1 {
 		return Window{}, false
 	}
 	f := fs[0]
-	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, 2)
+	w, ok := f.Image.FindWindow(f.Start, f.Offset, rip, n, prev)
 	if !ok || w.Start < f.Start || w.End() > f.End {
 		return Window{}, false
 	}

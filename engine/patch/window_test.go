@@ -41,7 +41,7 @@ func TestPickWindow(t *testing.T) {
 			for _, a := range tc.targets {
 				targets[a] = true
 			}
-			lo, hi, ok := pickWindow(tc.code, at, site, 2, targets)
+			lo, hi, ok := pickWindow(tc.code, at, site, 2, false, targets)
 			switch {
 			case tc.want == nil && ok:
 				t.Errorf("window % x, want none", tc.code[lo:hi])

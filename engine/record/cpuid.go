@@ -44,8 +44,32 @@ func (r *Recorder) emulateXgetbv(t *thread, site *patch.Site, regs *trace.Regs) 
 	e := &trace.Event{Kind: trace.KindCpuid, Flags: trace.FlagXgetbv, Tid: int32(t.tid), Regs: *regs}
 	a, d := machine.XGETBV(ecx)
 	e.Value = r.opts.Hide.XCR0(uint64(a) | uint64(d)<<32)
+	rip := regs[trace.RIP]
 	e.ApplyTrap(regs)
+	// xgetbv(0), as cpuid: patched with the code around it to ask the
+	// hook from now on, where the code sets ecx to 0 just before.
+	if ecx == 0 && r.xcr0 != 0 {
+		if orig, ok := t.proc.code.Untrap(t.proc.mem, rip); ok {
+			if err := r.patchTrap(t, e, hook.TrapXgetbv, rip, regs); err != nil {
+				return err
+			}
+			if len(e.Hooks) == 0 {
+				r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
+			}
+		}
+	}
 	return r.completeTrapped(t, e, site, regs)
+}
+
+// xcr0 is xgetbv(0) as the program sees it, hide's register states
+// cleared: what patched xgetbv sites answer (hook.TrapXgetbv); 0 where the
+// kernel did not enable XSAVE (OSXSAVE), where xgetbv faults.
+func xcr0(hide machine.Hide) uint64 {
+	if _, _, c, _ := machine.CPUID(1, 0); c&(1<<27) == 0 {
+		return 0
+	}
+	a, d := machine.XGETBV(0)
+	return hide.XCR0(uint64(a) | uint64(d)<<32)
 }
 
 // xinuse says whether this CPU answers xgetbv with ecx 1 (cpuid leaf 0xd,

@@ -96,6 +96,11 @@ func (r *Recorder) installHook(t *thread) error {
 	if err := hook.SetStreams(t.proc.mem, file(r.out.ids[1]), file(r.out.ids[2]), procDev()); err != nil {
 		return err
 	}
+	if r.xcr0 != 0 {
+		if err := hook.SetXCR0(t.proc.mem, r.xcr0); err != nil {
+			return err
+		}
+	}
 	if err := hook.SetCpuid(t.proc.mem, r.cpuidAnswers); err != nil {
 		return err
 	}

@@ -121,8 +121,8 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 				// code is read and written through the batch.
 				code := writes.Code()
 				orig, untrapped := p.code.Untrap(code, rip)
-				w, ok := p.code.TrapWindow(code, rip)
-				if !ok || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) || p.code.Trapped(w.Start, w.End()) {
+				w, ok := p.code.TrapWindow(code, rip, k.Len(), k.NeedsPrev())
+				if !ok || !k.Patchable(w) || !r.trapsPatched(t, k) || avoid > w.Start && avoid < w.Start+uint64(w.Len) || p.code.Trapped(w.Start, w.End()) {
 					if untrapped {
 						r.warnPatch(p.code.Retrap(code, orig))
 						plan = nil // (its warning, once)

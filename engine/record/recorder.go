@@ -127,6 +127,9 @@ type Recorder struct {
 	known knownSites
 	// knownGen counts the sites learned (patchLearned).
 	knownGen int
+	// xcr0 is what the hook answers at patched xgetbv sites (0: they are
+	// not patched).
+	xcr0 uint64
 	// plans are what patchKnown did at fresh mappings, to do again where
 	// the same code is mapped the same way (patchplan.go); plansUsed
 	// counts the mappings patched from one.
@@ -542,6 +545,10 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	h.CpuidPatched = !h.CPUIDFaulting
 	r.cpuidPatched = h.CpuidPatched
 	h.Xgetbv, r.xgetbv = true, true
+	if r.filtered {
+		h.XCR0 = xcr0(opts.Hide)
+		r.xcr0 = h.XCR0
+	}
 	r.cpuidAnswers = h.Cpuid // (made for CPUID faulting or patched sites alike)
 	r.w, err = r.startTrace(h)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
-// Patched trapping instructions (engine/hook's Trap): a cpuid or rdtsc
-// that trapped is patched, with the instructions around it, into a jump to
+// Patched trapping instructions (engine/hook's Trap): a cpuid, rdtsc or
+// xgetbv that trapped is patched, with the instructions around it, into a jump to
 // a stub that asks the hook, so that the next ones at that site cost no
 // stop; known sites carry the patch to later processes.
 
@@ -23,8 +23,8 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 	if !r.trapsPatched(t, k) || r.inHook(p, rip) || r.inStub(p, rip) {
 		return nil
 	}
-	w, ok := p.code.TrapWindow(p.mem, rip)
-	if !ok || r.inWindow(t, w) || p.code.Trapped(w.Start, w.End()) {
+	w, ok := p.code.TrapWindow(p.mem, rip, k.Len(), k.NeedsPrev())
+	if !ok || !k.Patchable(w) || r.inWindow(t, w) || p.code.Trapped(w.Start, w.End()) {
 		// (A trapped rdrand or cpuid copied into the stub would trap
 		// where no site is known.)
 		return nil
@@ -45,12 +45,18 @@ func (r *Recorder) patchTrap(t *thread, e *trace.Event, k hook.Trap, rip uint64,
 
 // trapsPatched says whether instructions of kind k that t traps at are
 // patched: under the filter, in a thread the hook serves (as hookSiteAt
-// says), for cpuid with a table of answers.
+// says), for cpuid with a table of answers, for xgetbv with XCR0 to give.
 func (r *Recorder) trapsPatched(t *thread, k hook.Trap) bool {
 	if !r.filtered || t.ownFilter || t.i386 || t.pt.tracer != 0 || t.proc.mem == nil {
 		return false
 	}
-	return k.Nr != hook.NrCpuid || len(r.cpuidAnswers) > 0
+	switch k.Nr {
+	case hook.NrCpuid:
+		return len(r.cpuidAnswers) > 0
+	case hook.NrXgetbv:
+		return r.xcr0 != 0
+	}
+	return true
 }
 
 // inWindow says whether a thread of t's address space other than t stands

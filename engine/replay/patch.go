@@ -346,7 +346,7 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch
 	// A cpuid the scan trapped (a recording without CPUID faulting): the
 	// recorder put it back for the window.
 	t.proc.code.Untrap(batch.Code(), h.Site)
-	w, ok = t.proc.code.TrapWindow(batch.Code(), h.Site)
+	w, ok = t.proc.code.TrapWindow(batch.Code(), h.Site, k.Len(), k.NeedsPrev())
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}

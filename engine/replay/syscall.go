@@ -154,6 +154,11 @@ func (s *Session) applySyscallExit(t *rthread, e *trace.Event) error {
 				return err
 			}
 			t.proc.hooked = true
+			if s.hdr.XCR0 != 0 {
+				if err := hook.SetXCR0(t.proc.mem, s.hdr.XCR0); err != nil {
+					return err
+				}
+			}
 			return hook.SetCpuid(t.proc.mem, s.hdr.Cpuid)
 		}
 		return nil

@@ -221,6 +221,10 @@ type Header struct {
 	// (patch.Xgetbv) and their answers logged: replay traps the same
 	// sites. Not in recordings of running processes, nor before it was.
 	Xgetbv bool `json:"xgetbv,omitempty"`
+	// XCR0 is the answer of xgetbv with ecx 0 the hook gives at patched
+	// xgetbv sites (hook.TrapXgetbv), the same in replay; 0 when none
+	// were patched (recordings before it, or a CPU without XSAVE).
+	XCR0 uint64 `json:"xcr0,omitempty"`
 	// CpuidPatched says the machine could not fault on cpuid and the
 	// recorder trapped the cpuid instructions it found in the code (as it
 	// does rdrand's) to log their answers: replay traps the same sites.

@@ -60,7 +60,7 @@ static long traced(u64 nr);
 #define CTL(off, type) (*(volatile type *)(u64)(HOOK_CTL + (off)))
 
 /* What patched trapping instructions call: apart, in .trap (hook.ld). */
-#define TRAP __attribute__((section(".trap")))
+#define TRAP __attribute__((section(".trap"), optimize("Os")))
 
 /* outputs says what call nr wrote when it returned ret: up to two
    ranges. It returns how many, or -1 for a call not to buffer. Small
@@ -904,6 +904,17 @@ TRAP static int trapRdtsc(struct trapframe *f, u64 site) {
 	return 1;
 }
 
+/* trapXgetbv answers xgetbv(0) at a patched site (the window sets ecx to 0
+   just before it) from the control page, where the recorder wrote it (the
+   same in replay, from the trace): 1 with f's eax and edx set, or 0. */
+TRAP static int trapXgetbv(struct trapframe *f) {
+	u64 v = CTL(CTL_XCR0, u64);
+	if ((u32)f->rcx != 0 || v == 0)
+		return 0;
+	f->rax = (u32)v, f->rdx = v >> 32;
+	return 1;
+}
+
 /* hook_trap answers the patched instruction whose stub called
    hook_trap_entry, which the stub's header says (trap.go: its magic, its
    window's start and the instruction's offset in it): 1 with its
@@ -917,6 +928,8 @@ TRAP int hook_trap(struct trapframe *f) {
 		return trapCpuid(f);
 	if (h[4] == 'T' && h[5] == 'S')
 		return trapRdtsc(f, *(const u64 *)(h + 6) + h[15]);
+	if (h[4] == 'X' && h[5] == 'G')
+		return trapXgetbv(f);
 	return 0;
 }
 

@@ -38,6 +38,7 @@
 #define CTL_MISS_NR 640  /* u64: replay: a call the hook made again whose result differs, or 0 */
 #define CTL_MISS_RET 648 /* u64: that result */
 #define CTL_WAITING 656  /* u64: 1 while the hook waits in a read (FLAG_WAIT) */
+#define CTL_XCR0 664     /* u64: xgetbv(0)'s answer at patched xgetbv sites; 0 (never XCR0: x87 is always on) when none */
 
 /* Offsets in a stub (stub.go): the way back to the site, and the
    syscall instruction that makes a call traced. */
