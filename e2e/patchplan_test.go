@@ -10,14 +10,16 @@ import (
 // TestPatchPlans: the children of a shell map the same loader and libc at
 // the same places, and the recorder patches their known sites from what
 // it did in the first (a plan: engine/record/patchplan.go) instead of
-// working it out again at each exec; the recording replays. --no-buffer
-// patches nothing, from a plan or not.
+// working it out again at each exec; the recording replays, replay
+// patching them from plans of its own (engine/replay/patchplan.go).
+// --no-buffer patches nothing, from a plan or not.
 func TestPatchPlans(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
 	env := []string{"REWIND_CACHE=" + cache, "REWIND_DEBUG=1"}
 	script := "/bin/true; /bin/true; /bin/true; /bin/true; /bin/true"
 	used := regexp.MustCompile(`rec: patch plans: (\d+) made, (\d+) used`)
+	replayed := regexp.MustCompile(`replay: patch plans: (\d+) made, (\d+) used`)
 	for _, name := range []string{"cold.rwd", "warm.rwd"} {
 		trace := filepath.Join(t.TempDir(), name)
 		r := recordOpts(t, runOpts{Env: env}, trace, "/bin/sh", "-c", script)
@@ -35,8 +37,17 @@ func TestPatchPlans(t *testing.T) {
 		if name == "warm.rwd" && n < 4 {
 			t.Errorf("%s: %s; want at least 4 used (5 execs of /bin/true)", name, m[0])
 		}
-		if _, errOut, code := replayCheck(t, trace); code != 0 {
-			t.Fatalf("replay --check %s: exit %d\n%s", name, code, tail(errOut))
+		// Replay patches the same lists of sites from its own plans.
+		rep := run(t, runOpts{Env: env}, rewind(t), "replay", "--check", trace)
+		if rep.Code != 0 {
+			t.Fatalf("replay --check %s: exit %d\n%s", name, rep.Code, tail(rep.Stderr))
+		}
+		m = replayed.FindSubmatch(rep.Stderr)
+		if m == nil {
+			t.Fatalf("replay %s: no report of the patch plans in the debug output\n%s", name, tail(rep.Stderr))
+		}
+		if n, _ := strconv.Atoi(string(m[2])); name == "warm.rwd" && n < 4 {
+			t.Errorf("replay of %s: %s; want at least 4 used", name, m[0])
 		}
 	}
 	plain := filepath.Join(t.TempDir(), "plain.rwd")

@@ -231,6 +231,12 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 	if len(e.Hooks) == 0 {
 		return nil
 	}
+	key, images := planKey(t, e.Hooks)
+	if pl := s.plans[key]; pl != nil {
+		return s.applyPlan(t, e, pl)
+	}
+	s.planning = &replayPlan{images: images}
+	defer func() { s.planning = nil }()
 	m := t.proc.mem
 	var rips []uint64
 	for _, h := range e.Hooks {
@@ -243,6 +249,7 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 		return err
 	}
 	w := hook.NewSiteWrites(m)
+	w.LogTo(s.planning.write)
 	i := 0
 	for _, h := range e.Hooks {
 		if _, trap := hook.TrapOf(h.Nr); trap {
@@ -256,7 +263,11 @@ func (s *Session) patchKnownSites(t *rthread, e *trace.Event) error {
 		}
 		i++
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	s.keepPlan(key)
+	return nil
 }
 
 // patchSite patches one site as the recorder did at e: the stub page
@@ -298,7 +309,7 @@ func (s *Session) patchSite(t *rthread, e *trace.Event, h trace.HookPatch, code 
 		return site, s.diverge(e, "%v", err)
 	}
 	// The debugger reads the code the jump replaces.
-	t.proc.code.Remember(site.Start(), code[hook.SiteBefore-(h.Site-site.Start()):][:site.Len()])
+	s.remember(t, site.Start(), code[hook.SiteBefore-(h.Site-site.Start()):][:site.Len()])
 	if w == nil {
 		return site, batch.Flush()
 	}
@@ -319,6 +330,9 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 	}
 	if uint64(got) != addr {
 		return s.diverge(e, "the recording mapped hook stub pages at %#x, replay could not (%d)", addr, got)
+	}
+	if s.planning != nil {
+		s.planning.ops = append(s.planning.ops, planOp{kind: opMap, addr: h.Page})
 	}
 	return nil
 }
@@ -345,13 +359,15 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch
 	}
 	// A cpuid the scan trapped (a recording without CPUID faulting): the
 	// recorder put it back for the window.
-	t.proc.code.Untrap(batch.Code(), h.Site)
+	if _, ok := t.proc.code.Untrap(batch.Code(), h.Site); ok && s.planning != nil {
+		s.planning.ops = append(s.planning.ops, planOp{kind: opForget, addr: h.Site})
+	}
 	w, ok = t.proc.code.TrapWindow(batch.Code(), h.Site, k.Len(), k.NeedsPrev())
 	if !ok {
 		return w, s.diverge(e, "the recording patched the %s at %#x, which replay finds no window around", k.Name, h.Site)
 	}
 	// The debugger reads the code the jump replaces.
-	t.proc.code.Remember(w.Start, w.Code)
+	s.remember(t, w.Start, w.Code)
 	if err := batch.AddTrap(k, w, h.Stub); err != nil {
 		return w, s.diverge(e, "%v", err)
 	}

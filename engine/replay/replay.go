@@ -62,6 +62,12 @@ type Session struct {
 	// hookImage is the hook page's code the trace was recorded with
 	// (hook.ImageOf its header's Hook), which replay maps.
 	hookImage []byte
+	// plans are what patchKnownSites did for a list of patches, to do
+	// again where the same code is mapped the same way (patchplan.go);
+	// planning collects the one being made.
+	plans     map[string]*replayPlan
+	planning  *replayPlan
+	plansUsed int
 	th        *ptrace.Thread
 	pid       int         // real pid of main, the process the debugger sees
 	mem       *ptrace.Mem // main's memory
@@ -418,6 +424,9 @@ func (s *Session) Close() {
 	s.rd.Close()
 	if s.quiet != nil {
 		s.quiet()
+	}
+	if debugSearch {
+		fmt.Fprintf(os.Stderr, "replay: patch plans: %d made, %d used\n", len(s.plans), s.plansUsed)
 	}
 }
 
