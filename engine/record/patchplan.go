@@ -27,6 +27,10 @@ import (
 // process of one thread, the plan is done again without reading anything.
 // The trace is the same either way: the same Event.Hooks.
 
+// maxPlans bounds the plans a recording keeps (each a few tens of KB of
+// writes): a build runs a few programs many times, not thousands once.
+const maxPlans = 256
+
 // patchPlan is what patchKnown did at one fresh mapping.
 type patchPlan struct {
 	writes    []planWrite
@@ -119,7 +123,9 @@ func (r *Recorder) keepPlan(key string, pl *patchPlan, p *process, hooks []trace
 	if r.plans == nil {
 		r.plans = map[string]*patchPlan{}
 	}
-	r.plans[key] = pl
+	if len(r.plans) < maxPlans {
+		r.plans[key] = pl
+	}
 }
 
 // applyPlan does plan pl in t's process, listing its patches in e. done is

@@ -23,6 +23,9 @@ import (
 // with nothing read, for the same list where the same files are mapped at
 // the same places with the same sites known to the address space.
 
+// maxPlans bounds the plans a replay keeps (each a few tens of KB).
+const maxPlans = 256
+
 // replayPlan is what patchKnownSites did, in order.
 type replayPlan struct {
 	ops []planOp
@@ -103,7 +106,9 @@ func (s *Session) keepPlan(key string) {
 	if s.plans == nil {
 		s.plans = map[string]*replayPlan{}
 	}
-	s.plans[key] = s.planning
+	if len(s.plans) < maxPlans {
+		s.plans[key] = s.planning
+	}
 }
 
 // applyPlan does plan pl in t's process, for e.
