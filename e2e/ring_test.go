@@ -97,3 +97,17 @@ func (w *stderrWriter) Write(p []byte) (int, error) {
 	w.b.WriteString(string(p))
 	return len(p), nil
 }
+
+// TestRingBufferShortRun: a recording that ends within the ring's window
+// is its one segment whole, execs and all: it replays with the program's
+// output (each exec's image names its files and bytes by blob, which the
+// join renumbers).
+func TestRingBufferShortRun(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "short.rwd")
+	r := recordOpts(t, runOpts{RecordFlags: []string{"--keep-last", "1m"}}, trace, "/bin/sh", "-c", "/bin/true; /bin/echo kept; /bin/true")
+	if r.Code != 0 || string(r.Stdout) != "kept\n" {
+		t.Fatalf("record --keep-last: exit %d, stdout %q\n%s", r.Code, r.Stdout, tail(r.Stderr))
+	}
+	wantReplayed(t, trace, "kept\n")
+}

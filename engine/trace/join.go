@@ -11,8 +11,10 @@ import (
 // (record --keep-last writes one segment per snapshot): the first segment
 // whole, then the events of each next one after its first, the snapshot
 // its recording continued from, which the events before it lead to. Blobs
-// are copied as the events that refer to them come, with new ids. It
-// returns the footer the joined trace should close with: the last
+// are copied as the events that refer to them come (a mapping's, a
+// snapshot's regions', an exec image's files and bytes), with new ids, and
+// so are the identities of the files they were read from (Footer.Sources).
+// It returns the footer the joined trace should close with: the last
 // segment's, with the counts of the whole.
 func Join(w *Writer, segments []string) (*Footer, error) {
 	if len(segments) == 0 {
@@ -55,6 +57,9 @@ func joinOne(w *Writer, path string, first bool) (*Footer, error) {
 			return 0, err
 		}
 		ids[id] = n
+		if key, ok := rd.BlobSource(id); ok {
+			w.noteSource(n, key)
+		}
 		return n, nil
 	}
 	for i := 0; ; i++ {
@@ -86,6 +91,11 @@ func joinOne(w *Writer, path string, first bool) (*Footer, error) {
 				return nil, err
 			}
 		}
+		if e.Kind == KindExec && len(e.Image) > 0 {
+			if err := remapImage(e, blob); err != nil {
+				return nil, err
+			}
+		}
 		if err := w.Append(e); err != nil {
 			return nil, err
 		}
@@ -113,6 +123,37 @@ func remapSnapshot(e *Event, blob func(uint32) (uint32, error)) error {
 		return err
 	}
 	e.Data = data
+	return nil
+}
+
+// remapImage gives the files and bytes of an exec event's image their new
+// blob ids (a recording shorter than the ring's window is one segment, its
+// execs' images and all).
+func remapImage(e *Event, blob func(uint32) (uint32, error)) error {
+	im, err := DecodeImage(e)
+	if err != nil || im == nil {
+		return err
+	}
+	for i := range im.Regions {
+		r := &im.Regions[i]
+		if r.Stored != nil {
+			st := *r.Stored
+			if st.Blob, err = blob(st.Blob); err != nil {
+				return err
+			}
+			r.Stored = &st
+		}
+		for j, id := range r.Blobs {
+			if r.Blobs[j], err = blob(id); err != nil {
+				return err
+			}
+		}
+	}
+	data, err := EncodeImage(im)
+	if err != nil {
+		return err
+	}
+	e.Image = data
 	return nil
 }
 

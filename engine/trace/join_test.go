@@ -9,11 +9,14 @@ import (
 )
 
 // segmentSpec is one segment to write for TestJoin: a snapshot whose one
-// region holds region, then events mapping files.
+// region holds region, then events mapping files, then an exec whose
+// image stores exe (read from a file whose key is exeKey) and holds stack.
 type segmentSpec struct {
-	region []byte
-	files  [][]byte // each mapped by one syscall event
-	last   bool     // the recording's end, not a segment's
+	region     []byte
+	files      [][]byte // each mapped by one syscall event
+	exe, stack []byte
+	exeKey     FileKey
+	last       bool // the recording's end, not a segment's
 }
 
 // writeSegment writes a segment trace and returns its path.
@@ -52,6 +55,26 @@ func writeSegment(t *testing.T, dir string, n int, spec segmentSpec) string {
 			t.Fatal(err)
 		}
 	}
+	if spec.exe != nil {
+		exe, err := w.AddFileBlob(spec.exe, spec.exeKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stack, err := w.AddBlob(spec.stack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := EncodeImage(&Image{Exe: "/bin/prog", Regions: []Region{
+			{Start: 0x400000, Size: 0x1000, Perms: "r-xp", Path: "/bin/prog", Stored: &MapFile{Blob: exe, Length: uint64(len(spec.exe))}},
+			{Start: 0x7ff000, Size: 0x1000, Perms: "rw-p", Path: "[stack]", Blobs: []uint32{stack}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(&Event{Kind: KindExec, Tid: 7, Image: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	foot := &Footer{Exited: spec.last}
 	if !spec.last {
 		foot.Interrupted = SegmentEnd
@@ -70,7 +93,8 @@ func TestJoin(t *testing.T) {
 	specs := []segmentSpec{
 		{region: []byte("first memory"), files: [][]byte{[]byte("libA"), []byte("libB")}},
 		{region: []byte("second memory"), files: [][]byte{[]byte("libC")}},
-		{region: []byte("third memory"), files: [][]byte{[]byte("libD")}, last: true},
+		{region: []byte("third memory"), files: [][]byte{[]byte("libD")}, last: true,
+			exe: []byte("prog's code"), stack: []byte("prog's stack"), exeKey: FileKey{Dev: 1, Ino: 42, Size: 11}},
 	}
 	var paths []string
 	for i, s := range specs {
@@ -89,7 +113,8 @@ func TestJoin(t *testing.T) {
 	defer rd.Close()
 	var kinds []Kind
 	var files [][]byte
-	var region []byte
+	var region, exe, stack []byte
+	var exeBlob uint32
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -114,9 +139,21 @@ func TestJoin(t *testing.T) {
 				t.Fatal(err)
 			}
 			files = append(files, b)
+		case KindExec:
+			im, err := DecodeImage(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exeBlob = im.Regions[0].Stored.Blob
+			if exe, err = rd.Blob(exeBlob); err != nil {
+				t.Fatal(err)
+			}
+			if stack, err = rd.Blob(im.Regions[1].Blobs[0]); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	want := []Kind{KindSnapshot, KindSyscall, KindSyscall, KindSyscall, KindSyscall}
+	want := []Kind{KindSnapshot, KindSyscall, KindSyscall, KindSyscall, KindSyscall, KindExec}
 	if len(kinds) != len(want) {
 		t.Fatalf("joined events: %v, want %v (one snapshot, no segment ends)", kinds, want)
 	}
@@ -133,11 +170,18 @@ func TestJoin(t *testing.T) {
 			t.Errorf("mapped file %d reads %q, want %q", i, files[i], w)
 		}
 	}
-	if f := rd.Footer(); f == nil || !f.Exited || f.Interrupted != "" || f.Events != 5 {
-		t.Errorf("joined footer %+v: want the last segment's end and 5 events", f)
+	// An exec's image names its files and bytes by blob too.
+	if !bytes.Equal(exe, []byte("prog's code")) || !bytes.Equal(stack, []byte("prog's stack")) {
+		t.Errorf("the exec image's file reads %q and its stack %q, want the segment's", exe, stack)
 	}
-	if rd.Blobs() != 5 {
-		t.Errorf("joined trace has %d blobs, want the 5 its events use", rd.Blobs())
+	if key, ok := rd.BlobSource(exeBlob); !ok || key != specs[2].exeKey {
+		t.Errorf("the exec image's file comes from %+v (%v), want %+v", key, ok, specs[2].exeKey)
+	}
+	if f := rd.Footer(); f == nil || !f.Exited || f.Interrupted != "" || f.Events != 6 {
+		t.Errorf("joined footer %+v: want the last segment's end and 6 events", f)
+	}
+	if rd.Blobs() != 7 {
+		t.Errorf("joined trace has %d blobs, want the 7 its events use", rd.Blobs())
 	}
 }
 
