@@ -3,6 +3,10 @@ package hook
 import (
 	"encoding/binary"
 	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rewind-debugger/rewind/engine/ptrace"
 )
 
 // The sites the hook serves: system call instructions of two shapes.
@@ -79,6 +83,16 @@ const StubPages = 4
 // number, as a HookPatch's Page and a hook site event's Value hold them;
 // PagesOf reads it back (a number from before StubPages is one page).
 func PackPages(addr uint64, n int) uint64 { return addr | uint64(n-1) }
+
+// MapStubPages maps n pages of stubs at addr (read and execute, not over
+// anything) into the process of thread tid, stopped, with an injected
+// mmap: what the kernel answered (addr, an address elsewhere from a kernel
+// ignoring MAP_FIXED_NOREPLACE, or -errno). Record and replay map them
+// alike.
+func MapStubPages(tid int, m *ptrace.Mem, addr uint64, n int) (int64, error) {
+	return ptrace.InjectSyscall(tid, m, unix.SYS_MMAP, addr, uint64(n)*4096, unix.PROT_READ|unix.PROT_EXEC,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+}
 
 // PagesOf returns the address and the number of pages PackPages named.
 func PagesOf(v uint64) (addr uint64, n int) { return v &^ 0xfff, int(v&0xfff) + 1 }

@@ -49,13 +49,8 @@ func (r *Recorder) emulateXgetbv(t *thread, site *patch.Site, regs *trace.Regs) 
 	// xgetbv(0), as cpuid: patched with the code around it to ask the
 	// hook from now on, where the code sets ecx to 0 just before.
 	if ecx == 0 && r.xcr0 != 0 {
-		if orig, ok := t.proc.code.Untrap(t.proc.mem, rip); ok {
-			if err := r.patchTrap(t, e, hook.TrapXgetbv, rip, regs); err != nil {
-				return err
-			}
-			if len(e.Hooks) == 0 {
-				r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
-			}
+		if err := r.patchTrapped(t, e, hook.TrapXgetbv, rip, regs); err != nil {
+			return err
 		}
 	}
 	return r.completeTrapped(t, e, site, regs)
@@ -88,17 +83,29 @@ func (r *Recorder) emulateCpuid(t *thread, site *patch.Site, regs *trace.Regs) e
 	rip := regs[trace.RIP]
 	e.ApplyTrap(regs)
 	// As a cpuid that faulted: patched, with the code around it, to ask
-	// the hook's table from now on (the cpuid itself back in place for
-	// it), or trapped again.
-	if orig, ok := t.proc.code.Untrap(t.proc.mem, rip); ok {
-		if err := r.patchTrap(t, e, hook.TrapCpuid, rip, regs); err != nil {
-			return err
-		}
-		if len(e.Hooks) == 0 {
-			r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
-		}
+	// the hook's table from now on.
+	if err := r.patchTrapped(t, e, hook.TrapCpuid, rip, regs); err != nil {
+		return err
 	}
 	return r.completeTrapped(t, e, site, regs)
+}
+
+// patchTrapped patches the instruction of kind k the scan trapped at rip
+// (patchTrap), the instruction itself put back in place for the window,
+// or traps it again where it cannot be patched.
+func (r *Recorder) patchTrapped(t *thread, e *trace.Event, k hook.Trap, rip uint64, regs *trace.Regs) error {
+	orig, ok := t.proc.code.Untrap(t.proc.mem, rip)
+	if !ok {
+		return nil
+	}
+	n := len(e.Hooks)
+	if err := r.patchTrap(t, e, k, rip, regs); err != nil {
+		return err
+	}
+	if len(e.Hooks) == n {
+		r.warnPatch(t.proc.code.Retrap(t.proc.mem, orig))
+	}
+	return nil
 }
 
 // CPUID bits hidden from the program so that it uses something recordable:

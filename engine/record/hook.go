@@ -323,8 +323,7 @@ func (r *Recorder) stubFor(t *thread, rip uint64) (stub, fresh uint64, err error
 		tries = append(tries, base+off)
 	}
 	for _, addr := range tries {
-		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, size, unix.PROT_READ|unix.PROT_EXEC,
-			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+		got, err := hook.MapStubPages(t.tid, p.mem, addr, hook.StubPages)
 		if err != nil {
 			return 0, 0, fmt.Errorf("map a hook stub page: %w", err)
 		}

@@ -141,8 +141,7 @@ func (r *Recorder) applyPlan(t *thread, e *trace.Event, pl *patchPlan) (done boo
 		}
 		addr, n := hook.PagesOf(h.Page)
 		size := uint64(n) * pageSize
-		got, err := ptrace.InjectSyscall(t.tid, p.mem, unix.SYS_MMAP, addr, size, unix.PROT_READ|unix.PROT_EXEC,
-			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+		got, err := hook.MapStubPages(t.tid, p.mem, addr, n)
 		if err != nil {
 			return true, fmt.Errorf("map a hook stub page: %w", err)
 		}

@@ -323,17 +323,14 @@ func (s *Session) mapStubPage(t *rthread, e *trace.Event, h trace.HookPatch) err
 		return nil
 	}
 	addr, n := hook.PagesOf(h.Page)
-	got, err := ptrace.InjectSyscall(t.real, t.proc.mem, unix.SYS_MMAP, addr, uint64(n)*4096, unix.PROT_READ|unix.PROT_EXEC,
-		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
+	got, err := hook.MapStubPages(t.real, t.proc.mem, addr, n)
 	if err != nil {
 		return err
 	}
 	if uint64(got) != addr {
 		return s.diverge(e, "the recording mapped hook stub pages at %#x, replay could not (%d)", addr, got)
 	}
-	if s.planning != nil {
-		s.planning.ops = append(s.planning.ops, planOp{kind: opMap, addr: h.Page})
-	}
+	s.planning.add(planOp{kind: opMap, addr: h.Page})
 	return nil
 }
 
@@ -359,8 +356,8 @@ func (s *Session) patchTrap(t *rthread, e *trace.Event, h trace.HookPatch, batch
 	}
 	// A cpuid the scan trapped (a recording without CPUID faulting): the
 	// recorder put it back for the window.
-	if _, ok := t.proc.code.Untrap(batch.Code(), h.Site); ok && s.planning != nil {
-		s.planning.ops = append(s.planning.ops, planOp{kind: opForget, addr: h.Site})
+	if _, ok := t.proc.code.Untrap(batch.Code(), h.Site); ok {
+		s.planning.add(planOp{kind: opForget, addr: h.Site})
 	}
 	w, ok = t.proc.code.TrapWindow(batch.Code(), h.Site, k.Len(), k.NeedsPrev())
 	if !ok {

@@ -5,11 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/patch"
-	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/trace"
 )
 
@@ -49,20 +45,23 @@ type planOp struct {
 	data []byte
 }
 
+// add appends op to the plan being made (none: pl is nil).
+func (pl *replayPlan) add(op planOp) {
+	if pl != nil {
+		pl.ops = append(pl.ops, op)
+	}
+}
+
 // write keeps a write the plan being made made (ptrace.Writes.Log).
 func (pl *replayPlan) write(addr uint64, data []byte) {
-	if pl != nil {
-		pl.ops = append(pl.ops, planOp{kind: opWrite, addr: addr, data: slices.Clone(data)})
-	}
+	pl.add(planOp{kind: opWrite, addr: addr, data: slices.Clone(data)})
 }
 
 // remember tells the debugger of the program's code at addr, patched over
 // (patch.Space.Remember), and the plan being made of it.
 func (s *Session) remember(t *rthread, addr uint64, code []byte) {
 	t.proc.code.Remember(addr, code)
-	if s.planning != nil {
-		s.planning.ops = append(s.planning.ops, planOp{kind: opRemember, addr: addr, data: slices.Clone(code)})
-	}
+	s.planning.add(planOp{kind: opRemember, addr: addr, data: slices.Clone(code)})
 }
 
 // planKey names what patchKnownSites's work for hooks depends on beyond
@@ -117,14 +116,8 @@ func (s *Session) applyPlan(t *rthread, e *trace.Event, pl *replayPlan) error {
 	for _, op := range pl.ops {
 		switch op.kind {
 		case opMap:
-			addr, n := hook.PagesOf(op.addr)
-			got, err := ptrace.InjectSyscall(t.real, m, unix.SYS_MMAP, addr, uint64(n)*4096, unix.PROT_READ|unix.PROT_EXEC,
-				unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uint64(0), 0)
-			if err != nil {
+			if err := s.mapStubPage(t, e, trace.HookPatch{Page: op.addr}); err != nil {
 				return err
-			}
-			if uint64(got) != addr {
-				return s.diverge(e, "the recording mapped hook stub pages at %#x, replay could not (%d)", addr, got)
 			}
 		case opWrite:
 			if _, err := m.WriteAt(op.data, op.addr); err != nil {
