@@ -432,3 +432,40 @@ func TestMapPastEnd(t *testing.T) {
 	}
 	wantReplayed(t, trace, want)
 }
+
+// TestStepiOverTracedWrite: wc's write to a pipe (rewind's stdout here) is
+// a call the hook leaves to the recorder, made traced from its site's stub
+// and logged at its entry: stepi from write's first instruction steps over
+// it as over any instruction, the flags at the entry compared without the
+// trap flag replay's own single-step sets (it diverged there: eflags
+// 0x302, recorded 0x202).
+func TestStepiOverTracedWrite(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "pipe.rwd")
+	if r := recordOpts(t, runOpts{}, trace, "/bin/sh", "-c", "ls / | wc -l"); r.Code != 0 {
+		t.Fatalf("record: exit %d\n%s", r.Code, tail(r.Stderr))
+	}
+	ps := run(t, runOpts{}, rewind(t), "ps", trace)
+	m := regexp.MustCompile(`(?m)^(\d+)\s.*\swc -l$`).FindSubmatch(ps.Stdout)
+	if m == nil {
+		t.Fatalf("no wc in rewind ps:\n%s", ps.Stdout)
+	}
+	cmds := []string{"process " + string(m[1]), "break write", "continue"}
+	for range 6 {
+		cmds = append(cmds, "stepi")
+	}
+	cmds = append(cmds, "finish")
+	rs := batch(t, trace, cmds...)
+	for _, r := range rs {
+		wantOK(t, r)
+	}
+	at := stopOf(t, rs[2])
+	if at["function"] == nil || !strings.Contains(fmt.Sprint(at["function"]), "write") {
+		t.Fatalf("continue stopped at %v, want wc's write", at)
+	}
+	for i, r := range rs[3:9] {
+		if st := stopOf(t, r); st["pc"] == at["pc"] {
+			t.Errorf("stepi %d stayed at %v", i+1, st["pc"])
+		}
+	}
+}

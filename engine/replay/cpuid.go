@@ -102,9 +102,15 @@ const (
 // recorder's stop and replay's may differ so, and QEMU's emulated CPUs
 // never set it); the fixed bit is 1 on every CPU, but older kernels
 // (Debian 12's 6.1) leave it out of a new program's registers; the
-// program sees neither. loose is what Session.looseFlags says.
+// program sees neither. loose is what Session.looseFlags says. A trap
+// flag the recording did not have is replay's own single-step's (stepi
+// onto a call a patched site's stub makes traced, whose entry is checked):
+// it is left out too, as from r11 (stepRaw).
 func withRecordedFlags(got, want *trace.Regs, loose uint64) trace.Regs {
 	kernels := eflagsRF | eflagsFixed | loose
+	if want[trace.EFLAGS]&eflagsTF == 0 {
+		kernels |= eflagsTF
+	}
 	g := *got
 	g[trace.EFLAGS] = g[trace.EFLAGS]&^kernels | want[trace.EFLAGS]&kernels
 	return g
