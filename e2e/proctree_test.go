@@ -324,6 +324,39 @@ func TestBreakpointsFollowExec(t *testing.T) {
 	}
 }
 
+// TestStepsAfterExec: in a child that exec'd another program, finish and
+// next stop in that program. Their temporary breakpoints are armed for it
+// alone: counting arrivals from a segment's start before the exec once
+// dropped them, and both ran to the end of the recording.
+func TestStepsAfterExec(t *testing.T) {
+	t.Parallel()
+	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
+	trace := filepath.Join(t.TempDir(), "execother.rwd")
+	mustRecord(t, trace, prog, other)
+	var child int32
+	for _, r := range rewindPs(t, trace) {
+		if r.Parent != 0 {
+			child = r.Pid
+		}
+	}
+	r := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(child), "--batch", "--json",
+		"-ex", "break hook if n == 3", "-ex", "continue", "-ex", "finish", "-ex", "delete",
+		"-ex", "break main", "-ex", "continue", "-ex", "next", trace)
+	res := batchResults(t, r)
+	if len(res) != 7 {
+		t.Fatalf("%d results:\n%s%s", len(res), r.Stdout, r.Stderr)
+	}
+	for i, w := range map[int]struct{ function string }{1: {"hook"}, 2: {"init"}, 5: {"main"}, 6: {"main"}} {
+		st, _ := res[i]["stop"].(map[string]any)
+		if res[i]["ok"] != true || st["function"] != w.function || st["file"] != "ctor.c" {
+			t.Errorf("%s: %v; want a stop in %s (ctor.c)", res[i]["command"], res[i], w.function)
+		}
+	}
+	if a, b := res[5]["stop"].(map[string]any), res[6]["stop"].(map[string]any); a != nil && b != nil && a["line"] == b["line"] {
+		t.Errorf("next from main's line %v stayed there", a["line"])
+	}
+}
+
 // TestFocusSharingChild: a replay, and one focused on the parent (replay
 // -p), run the children that share its memory until they exec or exit, as
 // the recording did: a vfork child's store before its exec, and the error posix_spawnp's

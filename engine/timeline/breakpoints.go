@@ -27,12 +27,14 @@ func (tl *Timeline) Generation() int { return tl.index.ExecsBefore(tl.live.Next(
 func (tl *Timeline) onMapping() { tl.resolve(tl.index.ExecsBefore(tl.live.Next() + 1)) }
 
 // resolve arms the user's breakpoints of generation gen. The temporary
-// ones of a motion belong to the program that was running: an exec drops
-// them.
+// ones of a motion belong to the program that was running where it
+// started (tempGen): they are armed while the live replay runs that
+// program, not in another one an exec put in its place, nor in the one
+// it replaced, which a motion replays through when it counts arrivals
+// from a segment's start before the exec (finish in a child of a shell
+// then never stopped).
 func (tl *Timeline) resolve(gen int) {
-	if gen != tl.gen {
-		tl.temp, tl.gen = nil, gen
-	}
+	tl.gen = gen
 	if tl.resolver == nil {
 		return
 	}
@@ -139,6 +141,7 @@ type Filter func(tid int32, pc uint64) bool
 // segment already under way is replayed again with them armed.
 func (tl *Timeline) setTemp(addrs []uint64, accept Filter) error {
 	tl.temp, tl.accept = addrs, accept
+	tl.tempGen = tl.index.ExecsBefore(tl.pos.Event)
 	if len(addrs) == 0 {
 		return nil
 	}
@@ -151,8 +154,17 @@ func (tl *Timeline) clearTemp() {
 	tl.temp, tl.accept, tl.quiet = nil, nil, false
 }
 
+// temps are the temporary breakpoints armed now: those of the motion,
+// where the live replay runs the program they belong to.
+func (tl *Timeline) temps() []uint64 {
+	if tl.gen != tl.tempGen {
+		return nil
+	}
+	return tl.temp
+}
+
 func (tl *Timeline) isTemp(pc uint64) bool {
-	for _, a := range tl.temp {
+	for _, a := range tl.temps() {
 		if a == pc {
 			return true
 		}

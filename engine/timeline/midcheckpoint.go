@@ -189,5 +189,5 @@ func (tl *Timeline) releaseMids() {
 // armedBPs is every breakpoint address armed for an operation: the user's,
 // the temporary ones and extra anchors.
 func (tl *Timeline) armedBPs(extra ...uint64) []uint64 {
-	return append(append(append([]uint64(nil), tl.userBPs()...), tl.temp...), extra...)
+	return append(append(append([]uint64(nil), tl.userBPs()...), tl.temps()...), extra...)
 }

@@ -132,5 +132,5 @@ func (tl *Timeline) stepped(st *replay.Stop) {
 // armedAt says whether pc is a breakpoint address armed for the user or
 // the current operation.
 func (tl *Timeline) armedAt(pc uint64) bool {
-	return slices.Contains(tl.userBPs(), pc) || slices.Contains(tl.temp, pc) || slices.Contains(tl.liveExtra, pc)
+	return slices.Contains(tl.userBPs(), pc) || slices.Contains(tl.temps(), pc) || slices.Contains(tl.liveExtra, pc)
 }

@@ -54,9 +54,10 @@ func (tl *Timeline) beforeFirstArrival(m Moment) (Moment, bool) {
 // arrivalsTo returns the arrivals at pcs in m's segment up to moment m,
 // counted as Goto counts those of an operation's temporary breakpoints.
 func (tl *Timeline) arrivalsTo(m Moment, pcs []uint64) (map[uint64]int, error) {
-	temp, accept := tl.temp, tl.accept
-	defer func() { tl.temp, tl.accept = temp, accept }()
+	temp, accept, gen := tl.temp, tl.accept, tl.tempGen
+	defer func() { tl.temp, tl.accept, tl.tempGen = temp, accept, gen }()
 	tl.temp, tl.accept = append(append([]uint64(nil), temp...), pcs...), nil
+	tl.tempGen = tl.index.ExecsBefore(m.Event)
 	if err := tl.Goto(m); err != nil {
 		return nil, err
 	}

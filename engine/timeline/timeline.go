@@ -63,6 +63,9 @@ type Timeline struct {
 	// condition); nil: every hit does.
 	bpFilter Filter
 	temp     []uint64 // temporary breakpoints of a source-level step
+	// tempGen is the exec generation temp are addresses of: they are
+	// armed in it alone (temps).
+	tempGen int
 	accept   Filter
 	// quiet makes watchpoint hits not stop the current operation (finish
 	// and reverse-finish run through the writes of the frame they leave).
@@ -452,6 +455,7 @@ func (tl *Timeline) ContinueRun(r Run) (*Stop, error) {
 func (tl *Timeline) ReverseContinueRun(r Run) (*Stop, error) {
 	defer tl.clearTemp()
 	tl.temp, tl.accept, tl.quiet = r.Temp, r.Accept, r.IgnoreWatchpoints
+	tl.tempGen = tl.index.ExecsBefore(tl.pos.Event)
 	return tl.ReverseContinue()
 }
 
