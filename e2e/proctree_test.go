@@ -292,15 +292,7 @@ func TestEveryProcessAlone(t *testing.T) {
 // program's breakpoints back.
 func TestBreakpointsFollowExec(t *testing.T) {
 	t.Parallel()
-	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
-	trace := filepath.Join(t.TempDir(), "execother.rwd")
-	mustRecord(t, trace, prog, other)
-	var child int32
-	for _, r := range rewindPs(t, trace) {
-		if r.Parent != 0 {
-			child = r.Pid
-		}
-	}
+	trace, child := recordExecOther(t)
 	r := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(child), "--batch", "--json",
 		"-ex", "break main", "-ex", "break before_exec", "-ex", "continue", "-ex", "continue", "-ex", "continue",
 		"-ex", "reverse-continue", "-ex", "reverse-continue", "-ex", "reverse-continue", trace)
@@ -324,12 +316,9 @@ func TestBreakpointsFollowExec(t *testing.T) {
 	}
 }
 
-// TestStepsAfterExec: in a child that exec'd another program, finish and
-// next stop in that program. Their temporary breakpoints are armed for it
-// alone: counting arrivals from a segment's start before the exec once
-// dropped them, and both ran to the end of the recording.
-func TestStepsAfterExec(t *testing.T) {
-	t.Parallel()
+// recordExecOther records execother.c running ctor.c in its child, and
+// returns the trace and the child's pid.
+func recordExecOther(t *testing.T) (string, int32) {
 	prog, other := buildC(t, "execother.c"), buildC(t, "ctor.c")
 	trace := filepath.Join(t.TempDir(), "execother.rwd")
 	mustRecord(t, trace, prog, other)
@@ -339,6 +328,16 @@ func TestStepsAfterExec(t *testing.T) {
 			child = r.Pid
 		}
 	}
+	return trace, child
+}
+
+// TestStepsAfterExec: in a child that exec'd another program, finish and
+// next stop in that program. Their temporary breakpoints are armed for it
+// alone: counting arrivals from a segment's start before the exec once
+// dropped them, and both ran to the end of the recording.
+func TestStepsAfterExec(t *testing.T) {
+	t.Parallel()
+	trace, child := recordExecOther(t)
 	r := run(t, runOpts{}, rewind(t), "replay", "-p", itoa(child), "--batch", "--json",
 		"-ex", "break hook if n == 3", "-ex", "continue", "-ex", "finish", "-ex", "delete",
 		"-ex", "break main", "-ex", "continue", "-ex", "next", trace)

@@ -66,7 +66,7 @@ type Timeline struct {
 	// tempGen is the exec generation temp are addresses of: they are
 	// armed in it alone (temps).
 	tempGen int
-	accept   Filter
+	accept  Filter
 	// quiet makes watchpoint hits not stop the current operation (finish
 	// and reverse-finish run through the writes of the frame they leave).
 	quiet   bool
