@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -447,6 +448,14 @@ func readRanges(m *ptrace.Mem, ranges []syscalls.Range, out []trace.Mem) ([]trac
 func (r *Recorder) warnOnce(key string, format string, args ...any) {
 	if r.warned[key] {
 		return
+	}
+	for _, a := range args {
+		if err, ok := a.(error); ok && errors.Is(err, trace.ErrWrite) {
+			// The trace cannot be written: the recording ends with that
+			// error, in one line, at its next event (the disk filled
+			// while an mmap's file was stored once warned first).
+			return
+		}
 	}
 	r.warned[key] = true
 	fmt.Fprintf(r.opts.Warn, format, args...)
