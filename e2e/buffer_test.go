@@ -201,15 +201,38 @@ func TestBufferedStreams(t *testing.T) {
 // most of coreutils do) keeps its writes to other files and its unmappings
 // elsewhere buffered; the write to the mapped file and the unmapping of the
 // shared mapping stay the recorder's, and replay reads the bytes the write
-// put in the mapping.
+// put in the mapping. In "exec", the process is the exec'd child of one
+// that maps the file first, as each process of a make maps the same cache:
+// the recorder adds the child's mapping to what it follows without reading
+// /proc/PID/maps, and the hook must know of it all the same.
 func TestBufferedSharedReadOnly(t *testing.T) {
 	t.Parallel()
 	prog := buildC(t, "buffered_sharedro.c", "-O1")
+	for _, mode := range []string{"alone", "exec"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			bufferedSharedReadOnly(t, prog, mode)
+		})
+	}
+}
+
+func bufferedSharedReadOnly(t *testing.T, prog, mode string) {
 	const n = 200
 	trace := filepath.Join(t.TempDir(), "sharedro.rwd")
-	rec := recordOpts(t, runOpts{}, trace, prog, t.TempDir(), strconv.Itoa(n))
-	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), "mapped after!.\nagain 1\n") {
-		t.Fatalf("record: exit %d, stdout %q\n%s", rec.Code, rec.Stdout, tail(rec.Stderr))
+	args := []string{t.TempDir(), strconv.Itoa(n)}
+	want := "mapped after!.\nagain 1\n"
+	if mode == "exec" {
+		args = append(args, "exec")
+		want += "parent mapped after!.\n"
+	}
+	rec := recordOpts(t, runOpts{Env: []string{"REWIND_DEBUG=1"}}, trace, prog, args...)
+	if rec.Code != 0 || !strings.Contains(string(rec.Stdout), want) {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", rec.Code, rec.Stdout, want, tail(rec.Stderr))
+	}
+	if m := regexp.MustCompile(`mappings: (\d+) rescans, (\d+) added`).FindAllSubmatch(rec.Stderr, -1); len(m) == 0 {
+		t.Errorf("REWIND_DEBUG reports no shared mappings:\n%s", tail(rec.Stderr))
+	} else if added := string(m[len(m)-1][2]); (added != "0") != (mode == "exec") {
+		t.Errorf("%s mappings added without a rescan in mode %s", added, mode)
 	}
 	count := map[string]int{}
 	for _, e := range syscallEvents(t, trace) {

@@ -45,6 +45,13 @@ type process struct {
 	cpu *cpu
 	// runFlags are what its hook was told of how it runs (sidebyside.go).
 	runFlags runFlags
+	// sharedListed: the shared memory tracker lists every shared mapping
+	// of its address space (shared.go), so that a new one is added to the
+	// list rather than read with the rest from /proc/PID/maps. True after
+	// its exec and after each rescan; false in a new process, which has
+	// what its parent mapped, and in the parent of a vfork child, which
+	// maps into their memory.
+	sharedListed bool
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -59,6 +66,7 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 		p.hooks = pp.hooks.clone()
 		if pp.code == p.code {
 			p.hooks = pp.hooks // the same memory (vfork)
+			pp.sharedListed = false
 		}
 	}
 	r.procs[pid] = p

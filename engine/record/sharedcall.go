@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -144,6 +143,7 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 	sm := r.sharedMem()
 	var file *os.File
 	var readOnly roMapping
+	var fileKey objKey
 	if c.Nr == unix.SYS_MMAP && c.Args[3]&unix.MAP_ANONYMOUS == 0 {
 		fd := int(int32(c.Args[4]))
 		path := fmt.Sprintf("/proc/%d/fd/%d", t.tid, fd)
@@ -153,14 +153,24 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
+			start := uint64(c.Ret)
+			m := sharedMapping{start: start, end: start + (c.Args[1]+pageSize-1)&^(pageSize-1), off: c.Args[5]}
+			if readOnlyFd(t.tid, fd) {
+				readOnly = roMapping{p.pid, m.start, m.end}
+			}
+			fileKey = objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}
+			if m.obj = sm.byFile[fileKey]; m.obj != nil && r.ownsShared(t) && !sm.overlaps(p.pid, m.start, m.end) {
+				if err := sm.addMapping(p, m, readOnly); err != nil {
+					return err
+				}
+				m.obj.statSize()
+				e.Shared = m.traceMap()
+				return nil
+			}
 			// Opened anew rather than shared with the program: a lock
 			// on its open file must not outlive the program's close.
 			if f, err := os.Open(path); err == nil {
 				file = f
-			}
-			if c.Nr == unix.SYS_MMAP && readOnlyFd(t.tid, fd) {
-				start := uint64(c.Ret)
-				readOnly = roMapping{p.pid, start, start + (c.Args[1]+pageSize-1)&^(pageSize-1)}
 			}
 		case unix.S_IFCHR:
 			if unix.Major(st.Rdev) != 1 || unix.Minor(st.Rdev) != 5 { // /dev/zero is anonymous shared memory
@@ -176,26 +186,40 @@ func (r *Recorder) mapShared(t *thread, p sharedProc, c *syscalls.Call, e *trace
 	if m == nil {
 		return fmt.Errorf("%s at %#x: no shared mapping there in /proc/%d/maps", syscalls.Name(c.Nr), uint64(c.Ret), p.pid)
 	}
+	if fileKey != (objKey{}) && m.obj.file != nil {
+		sm.byFile[fileKey] = m.obj
+	}
 	m.obj.statSize()
 	e.Shared = m.traceMap()
 	return nil
 }
 
-// readOnlyFd says whether descriptor fd of thread tid was opened read-only
-// (its fdinfo's flags): a shared mapping of it can never be written
-// (mmap refuses PROT_WRITE, mprotect cannot add it).
+// readOnlyFd says whether descriptor fd of thread tid was opened read-only:
+// a shared mapping of it can never be written (mmap refuses PROT_WRITE,
+// mprotect cannot add it). procfs gives the link /proc/PID/fd/N the owner
+// permissions of the open file's mode (S_IWUSR where it was opened for
+// writing), one lstat where fdinfo's flags take an open and a read.
 func readOnlyFd(tid, fd int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", tid, fd))
-	if err != nil {
+	var st unix.Stat_t
+	if err := unix.Lstat(fmt.Sprintf("/proc/%d/fd/%d", tid, fd), &st); err != nil {
 		return false
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "flags:"); ok {
-			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
-			return err == nil && flags&unix.O_ACCMODE == unix.O_RDONLY
+	return st.Mode&unix.S_IFMT == unix.S_IFLNK && st.Mode&unix.S_IRUSR != 0 && st.Mode&unix.S_IWUSR == 0
+}
+
+// ownsShared says whether the tracker's list of the shared mappings of
+// t's process is whole (sharedListed) and no other live process shares
+// its memory (a vfork child maps into it).
+func (r *Recorder) ownsShared(t *thread) bool {
+	if !t.proc.sharedListed {
+		return false
+	}
+	for _, u := range r.threads {
+		if u.proc != t.proc && u.proc.code == t.proc.code && u.state != gone {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // filePages logs with e the pages of private file mappings in [addr,
@@ -289,6 +313,7 @@ func (r *Recorder) sharedOnEvent(e *trace.Event) error {
 	switch e.Kind {
 	case trace.KindExec:
 		r.shared.forget(r.procOf(t).pid)
+		t.proc.sharedListed = true // an exec leaves nothing shared
 	case trace.KindSignal, trace.KindPreempt:
 		return r.syncShared(t, r.procOf(t), nil)
 	}
