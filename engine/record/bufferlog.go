@@ -36,10 +36,14 @@ const (
 type bufLogger struct {
 	jobs    chan logJob
 	results chan logResult
-	free    chan []byte
-	pending []bool // the jobs sent whose result is not taken: flushes?
-	flushes int    // how many of them are
-	err     error  // the first error a job met, which the next drain returns
+	// free and big hold copies logged, for others: big those of flushes
+	// from asyncFlush, whose pages are backed (a full buffer is 256
+	// pages, ~0.3 ms of page faults on a VM when fresh), so that the
+	// many small flushes do not take their place.
+	free, big chan []byte
+	pending   []bool // the jobs sent whose result is not taken: flushes?
+	flushes   int    // how many of them are
+	err       error  // the first error a job met, which the next drain returns
 }
 
 // logResult is what the logger says of a job.
@@ -64,7 +68,7 @@ type logJob struct {
 // startLogger starts the goroutine that logs flushed records; stopLogger
 // ends it.
 func (r *Recorder) startLogger() {
-	l := &bufLogger{jobs: make(chan logJob, maxLogJobs), results: make(chan logResult, maxLogJobs), free: make(chan []byte, maxLogFlushes+1)}
+	l := &bufLogger{jobs: make(chan logJob, maxLogJobs), results: make(chan logResult, maxLogJobs), free: make(chan []byte, maxLogFlushes+1), big: make(chan []byte, maxLogFlushes+1)}
 	go l.run()
 	r.logger = l
 }
@@ -79,12 +83,18 @@ func (r *Recorder) stopLogger() {
 
 // buffer is room for a copy of n bytes of a hook buffer.
 func (l *bufLogger) buffer(n int) []byte {
-	select {
-	case b := <-l.free:
-		if cap(b) >= n {
-			return b[:n]
+	pools := []chan []byte{l.free}
+	if n >= asyncFlush {
+		pools = []chan []byte{l.big, l.free}
+	}
+	for _, pool := range pools {
+		select {
+		case b := <-pool:
+			if cap(b) >= n {
+				return b[:n]
+			}
+		default:
 		}
-	default:
 	}
 	return make([]byte, n, hook.BufSize)
 }
@@ -184,8 +194,12 @@ func (l *bufLogger) run() {
 
 // recycle keeps recs, a flush's copy logged, for another.
 func (l *bufLogger) recycle(recs []byte) {
+	pool := l.free
+	if len(recs) >= asyncFlush {
+		pool = l.big
+	}
 	select {
-	case l.free <- recs[:0]:
+	case pool <- recs[:0]:
 	default:
 	}
 }
