@@ -203,6 +203,22 @@ if __name__ == "__main__":
 `),
 		want: []string{`^328350\n$`},
 	},
+	{
+		// sqlite processes one after the other on a WAL database: each
+		// maps a new -shm file MAP_SHARED, writes its index there and
+		// unlinks it at its end, and the next one's file may get the
+		// same inode: replay must not show it the index the one before
+		// left in its copy of the old file.
+		name: "sqlite3-wal-processes",
+		tool: "sqlite3",
+		setup: func(t *testing.T) (string, []string) {
+			db := filepath.Join(t.TempDir(), "w.db")
+			return "sh", []string{"-c", `sqlite3 "$1" 'pragma journal_mode=wal; create table t(x);' &&
+for v in 1 2 3 4; do sqlite3 "$1" "insert into t values($v);" || exit; done
+sqlite3 "$1" 'select sum(x) from t;'`, "sh", db}
+		},
+		want: []string{`^wal\n10\n$`},
+	},
 }
 
 // TestGoTestProcess records `go test` of a small package, with the flags

@@ -159,6 +159,7 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 		r.rootDone = true
 	}
 	p.close()
+	r.shared.forget(p.pid) // what it alone mapped is gone
 	delete(r.procs, p.pid)
 	r.bal.remove(p.pid, false)
 	r.daemonCheck = true

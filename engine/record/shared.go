@@ -372,8 +372,16 @@ func (sm *sharedMem) addMapping(p sharedProc, m sharedMapping, readOnly roMappin
 	return sm.setMaps(p, slices.Insert(slices.Clone(ms), i, m), readOnly)
 }
 
-// release closes the files of objects no process maps any more: a file kept
-// open would keep a deleted file or a memfd alive.
+// release forgets the objects no process maps any more, and closes their
+// files: a file kept open would keep a deleted file or a memfd alive. The
+// kernel gives a freed inode (or a SysV segment's id) to the next object
+// made, which must not meet the old one's pages: replay's copy of the old
+// object holds what its processes wrote there, which the comparisons may
+// not have seen (sqlite maps a new -shm file in each process, writes it,
+// and unlinks it at its end). An object whose file is still linked is
+// kept, with its file open (its inode can go to no other file), for the
+// next mapping of the same file: glibc's gconv-modules.cache in each
+// process of a shell or a make.
 func (sm *sharedMem) release() {
 	used := map[*sharedObject]bool{}
 	for _, ms := range sm.maps {
@@ -381,21 +389,32 @@ func (sm *sharedMem) release() {
 			used[m.obj] = true
 		}
 	}
-	for _, obj := range sm.objects {
-		if !used[obj] && obj.file != nil {
+	for key, obj := range sm.objects {
+		if used[obj] || !key.sysv && linked(obj.file) {
+			continue
+		}
+		if obj.file != nil {
 			obj.file.Close()
 			obj.file = nil
-			for k, o := range sm.byFile {
-				if o == obj {
-					delete(sm.byFile, k)
-				}
+		}
+		delete(sm.objects, key)
+		for k, o := range sm.byFile {
+			if o == obj {
+				delete(sm.byFile, k)
 			}
 		}
 	}
 }
 
+// linked says whether f, not nil, is a file with a name: not deleted, not
+// a memfd or anonymous shared memory.
+func linked(f *os.File) bool {
+	var st unix.Stat_t
+	return f != nil && unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink > 0
+}
+
 // forget drops the mappings of process pid (an exec replaced its address
-// space, or it ended).
+// space, or it ended: onProcessExit).
 func (sm *sharedMem) forget(pid int) {
 	if sm == nil || len(sm.maps[pid]) == 0 {
 		return
