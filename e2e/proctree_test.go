@@ -219,6 +219,22 @@ sqlite3 "$1" 'select sum(x) from t;'`, "sh", db}
 		},
 		want: []string{`^wal\n10\n$`},
 	},
+	{
+		// Two shells of sqlite processes inserting into one WAL database
+		// at the same time: each process maps the -shm index while
+		// another may be writing it, on the serial queue, as the new one
+		// leaves its queue of its own.
+		name: "sqlite3-wal-concurrent",
+		tool: "sqlite3",
+		setup: func(t *testing.T) (string, []string) {
+			db := filepath.Join(t.TempDir(), "w.db")
+			return "sh", []string{"-c", `sqlite3 "$1" 'pragma journal_mode=wal; create table t(x);' || exit
+for w in 1 2; do (for v in 1 2 3 4 5 6 7 8 9 10; do sqlite3 -cmd '.timeout 10000' "$1" "insert into t values($v);" || exit; done) & done
+wait
+sqlite3 "$1" 'select count(*), sum(x) from t;'`, "sh", db}
+		},
+		want: []string{`^wal\n20\|110\n$`},
+	},
 }
 
 // TestGoTestProcess records `go test` of a small package, with the flags

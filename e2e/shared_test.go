@@ -107,3 +107,22 @@ func TestSharedMemoryOutsideWriter(t *testing.T) {
 	rs, rerr, code := replayCheck(t, trace)
 	checkReplayed(t, events, []byte(stdout.String()), progStderr, rs, rerr, code)
 }
+
+// TestSharedMappingDropped: a process writes a file through a shared
+// mapping and unmaps it at once; the next one empties the file before it
+// maps it again (as the next sqlite process resets a WAL index it finds
+// unused). Replay must show the second one the empty file, not what the
+// first left in replay's copy of it.
+func TestSharedMappingDropped(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "sharedreset.c", "-O1")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "shared")
+	trace := filepath.Join(dir, "reset.rwd")
+	const want = "reset sees an empty file\n"
+	stdout, stderr, code := record(t, trace, "sh", "-c", `"$1" write "$2" && "$1" reset "$2"`, "sh", prog, file)
+	if code != 0 || string(stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
+	}
+	wantReplayed(t, trace, want)
+}

@@ -52,6 +52,9 @@ type process struct {
 	// what its parent mapped, and in the parent of a vfork child, which
 	// maps into their memory.
 	sharedListed bool
+	// syncDue: its shared memory is to be compared when it next gets its
+	// run queue (it joined the serial queue: logExit).
+	syncDue bool
 }
 
 // newProcess registers a process the tree just created (fork, vfork, or a
@@ -157,6 +160,9 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 	if p.pid == r.pid {
 		r.status = st.Raw
 		r.rootDone = true
+	}
+	if err := r.syncDropped(t); err != nil {
+		return err
 	}
 	p.close()
 	r.shared.forget(p.pid) // what it alone mapped is gone

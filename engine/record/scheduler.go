@@ -116,12 +116,13 @@ func (r *Recorder) switchTo(t *thread) error {
 	c.current = t
 	t.sliceStart = time.Now()
 	t.spin.slice = r.newSlice()
-	if prev := c.lastProc; prev != t.proc {
+	if prev := c.lastProc; prev != t.proc || t.proc.syncDue {
 		// Memory another process of the tree shares with this one may
 		// have changed since it last ran: what it will read is logged, so
 		// that a replay of this process alone (-p) sees it.
 		c.lastProc = t.proc
-		if prev != nil && r.shared.tracking(t.proc.pid) {
+		if (prev != nil || t.proc.syncDue) && r.shared.tracking(t.proc.pid) {
+			t.proc.syncDue = false
 			if err := r.syncShared(t, r.procOf(t), nil); err != nil {
 				return err
 			}

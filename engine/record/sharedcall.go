@@ -64,7 +64,8 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 			return checkAll, objKey{}, r.mapShared(t, p, c, e)
 		}
 		if sm.tracking(p.pid) && sm.overlaps(p.pid, addr, addr+length) {
-			return chk, objKey{}, sm.rescan(p, nil) // a private mapping replaced shared ones
+			t.droppedShared = true // a private mapping replaced shared ones
+			return chk, objKey{}, nil
 		}
 	case unix.SYS_MREMAP:
 		old, oldLen, newLen := c.Args[0], c.Args[1], c.Args[2]
@@ -75,11 +76,13 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 			}
 		}
 		if sm.tracking(p.pid) && (sm.overlaps(p.pid, old, old+max(oldLen, 1)) || sm.overlaps(p.pid, uint64(c.Ret), uint64(c.Ret)+newLen)) {
-			return checkAll, objKey{}, sm.rescan(p, nil)
+			t.droppedShared = true
+			return checkAll, objKey{}, nil
 		}
 	case unix.SYS_MUNMAP:
 		if sm.tracking(p.pid) && sm.overlaps(p.pid, c.Args[0], c.Args[0]+c.Args[1]) {
-			return chk, objKey{}, sm.rescan(p, nil)
+			t.droppedShared = true
+			return chk, objKey{}, nil
 		}
 	case unix.SYS_SHMAT:
 		return checkAll, objKey{}, r.mapShared(t, p, c, e)
@@ -87,7 +90,8 @@ func (r *Recorder) sharedSyscall(t *thread, c *syscalls.Call, e *trace.Event) (s
 		if m := r.sharedMem().mappingAt(p.pid, c.Args[0]); m != nil {
 			e.Shared = m.traceMap()
 		}
-		return chk, objKey{}, r.sharedMem().rescan(p, nil)
+		t.droppedShared = true
+		return chk, objKey{}, nil
 	case unix.SYS_MADVISE:
 		if a := int32(c.Args[2]); a == unix.MADV_DONTNEED || a == unix.MADV_DONTNEED_LOCKED {
 			// The dropped pages of a private file mapping read the file again.
@@ -257,6 +261,22 @@ func isZero(b []byte) bool {
 	return true
 }
 
+// sharedDropped follows, once the call that dropped shared mappings of t's
+// process is logged (sharedSyscall's droppedShared), what it mapped now:
+// what it wrote through the dropped mappings is compared first
+// (syncDropped), after the call's event, before which replay runs the
+// process's code up to the call.
+func (r *Recorder) sharedDropped(t *thread) error {
+	if !t.droppedShared {
+		return nil
+	}
+	t.droppedShared = false
+	if err := r.syncDropped(t); err != nil {
+		return err
+	}
+	return r.shared.rescan(r.procOf(t), nil)
+}
+
 // sharedAfter compares what chk names, after the event that asked for it
 // was logged, and logs the changes on thread t.
 func (r *Recorder) sharedAfter(t *thread, chk sharedCheck, key objKey) error {
@@ -270,6 +290,22 @@ func (r *Recorder) sharedAfter(t *thread, chk sharedCheck, key objKey) error {
 		only = func(o *sharedObject) bool { return o.key == key }
 	}
 	return r.syncShared(t, r.procOf(t), only)
+}
+
+// syncDropped compares the objects with a file that t's process mapped,
+// after a call or an event that dropped mappings (an unmapping, an exec,
+// its end) is logged, through their files (what is mapped where they were
+// may be another's now): what it wrote there since the last comparison is
+// in replay's copy (replay ran it), and the hashes must say so before the
+// mapping is forgotten, or a later truncation of the file, or a new file
+// with the same inode, would leave those bytes in replay's copy unseen
+// (sqlite's -shm index, reset by the next process that opens the database
+// alone).
+func (r *Recorder) syncDropped(t *thread) error {
+	if !r.shared.tracking(t.proc.pid) {
+		return nil
+	}
+	return r.syncShared(t, r.procOf(t), func(o *sharedObject) bool { return o.file != nil })
 }
 
 // syncShared compares the objects p maps and logs the changes on thread t.
@@ -312,6 +348,9 @@ func (r *Recorder) sharedOnEvent(e *trace.Event) error {
 	}
 	switch e.Kind {
 	case trace.KindExec:
+		if err := r.syncDropped(t); err != nil {
+			return err
+		}
 		r.shared.forget(r.procOf(t).pid)
 		t.proc.sharedListed = true // an exec leaves nothing shared
 	case trace.KindSignal, trace.KindPreempt:

@@ -48,6 +48,13 @@ import (
 // mayRunApart says whether processes may have run queues of their own now.
 func (r *Recorder) mayRunApart() bool { return r.sideBySide && !r.solo }
 
+// joinsSerial says whether t's process, on a run queue of its own, now
+// maps shared memory that may change under it: placeAfter moves it to the
+// serial queue.
+func (r *Recorder) joinsSerial(t *thread) bool {
+	return r.mayRunApart() && t.cpu() != r.serial && r.shared.mayChange(t.proc.pid)
+}
+
 // queueLeader gives the first process a run queue of its own, as every
 // process that nothing ties to another has.
 func (r *Recorder) queueLeader(p *process) {
@@ -72,7 +79,7 @@ func (r *Recorder) placeAfter(t *thread, c *syscalls.Call) (bool, error) {
 	if !r.mayRunApart() {
 		return false, nil
 	}
-	if r.shared.mayChange(t.proc.pid) && t.cpu() != r.serial {
+	if r.joinsSerial(t) {
 		return true, r.moveProcess(t, t.proc, r.serial)
 	}
 	if c.Ret < 0 && c.Ret >= -4095 || t.cpu() == r.serial {

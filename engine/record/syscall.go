@@ -340,7 +340,18 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 			return c, err
 		}
 	}
-	if err := r.sharedAfter(t, chk, key); err != nil {
+	if err := r.sharedDropped(t); err != nil {
+		return c, err
+	}
+	if r.joinsSerial(t) {
+		// It runs nothing of its own until its turn on the serial queue
+		// (placeAfter), where the processes it now shares memory with
+		// take turns: the switch compares then, once the one running
+		// there has stopped (switchTo). Compared now, the pages could
+		// hold what that one writes after its next event, which replay
+		// writes there before it runs to that event.
+		t.proc.syncDue = true
+	} else if err := r.sharedAfter(t, chk, key); err != nil {
 		return c, err
 	}
 	t.resumeRegs, t.haveRegs = exit, true

@@ -118,6 +118,9 @@ type thread struct {
 	saved   ptrace.Status
 	// mergeKick: collapse interrupted it, and that stop is still to come.
 	mergeKick bool
+	// droppedShared: the call being logged dropped shared mappings of
+	// its process (sharedSyscall), which sharedDropped follows after it.
+	droppedShared bool
 }
 
 type heldSignal struct {
