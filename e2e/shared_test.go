@@ -126,3 +126,26 @@ func TestSharedMappingDropped(t *testing.T) {
 	}
 	wantReplayed(t, trace, want)
 }
+
+// TestSharedFileWriterBeside: a process spins on a read-only shared
+// mapping of a file that another writes with pwrite (an LMDB reader and
+// its writer). The reader, mapping a file of its own, takes turns with the
+// others on the serial queue, and the writer's writes, made traced (the
+// hook knows the files the tree maps shared), wait for its turn: replay
+// shows the reader the values where the recording did.
+func TestSharedFileWriterBeside(t *testing.T) {
+	t.Parallel()
+	prog := buildC(t, "sharedwatch.c", "-O1")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "shared")
+	if err := os.WriteFile(file, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "watch.rwd")
+	const want = "saw 1 2 3\n"
+	stdout, stderr, code := record(t, trace, "sh", "-c", `"$1" watch "$2" & "$1" write "$2"; wait`, "sh", prog, file)
+	if code != 0 || string(stdout) != want {
+		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
+	}
+	wantReplayed(t, trace, want)
+}

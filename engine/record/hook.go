@@ -113,6 +113,12 @@ func (r *Recorder) installHook(t *thread) error {
 	if err := r.setRunFlags(t.proc); err != nil {
 		return err
 	}
+	if sm := r.shared; sm != nil && sm.hooked {
+		// The files the others map shared (publishShared).
+		if err := hook.SetSharedMaps(t.proc.mem, sm.hookList(t.proc.pid, nil)); err != nil {
+			return err
+		}
+	}
 	return hook.SetStored(t.proc.mem, 0, r.files.hookFiles())
 }
 

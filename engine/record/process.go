@@ -166,6 +166,7 @@ func (r *Recorder) onProcessExit(t *thread, st ptrace.Status) error {
 	}
 	p.close()
 	r.shared.forget(p.pid) // what it alone mapped is gone
+	r.publishShared()
 	delete(r.procs, p.pid)
 	r.bal.remove(p.pid, false)
 	r.daemonCheck = true

@@ -135,8 +135,10 @@ type sharedMem struct {
 	// changing: by pid, whether its mappings may change under it
 	// (sharing), as last told to its hook.
 	changing map[int]bool
-	buf      []byte
-	stats    sharedStats
+	// published is the filesSignature every hook was last told of.
+	published string
+	buf       []byte
+	stats     sharedStats
 	// hooked: the processes have the hook page (buffering), which must
 	// leave the calls that change shared memory to the recorder.
 	hooked bool
@@ -168,10 +170,19 @@ func (r *Recorder) sharedMem() *sharedMem {
 func (sm *sharedMem) tracking(pid int) bool { return sm != nil && len(sm.maps[pid]) > 0 }
 
 // mayChange says whether process pid maps shared memory that may change
-// under it (sharing): not only files it cannot write, mapped shared.
+// under it (sharing): not only files it cannot write, mapped shared; or a
+// file of its own (not a system file), which another process of the tree
+// may write with write() while it reads its mapping (an LMDB reader and
+// its writer): the processes then take turns on the serial queue, where
+// the writer's write waits for the reader's turn to end (tiesAtEntry).
 func (sm *sharedMem) mayChange(pid int) bool {
 	if !sm.tracking(pid) {
 		return false
+	}
+	for _, m := range sm.maps[pid] {
+		if !systemFile(m.obj.path) {
+			return true
+		}
 	}
 	ch, known := sm.changing[pid]
 	return ch || !known
@@ -285,7 +296,7 @@ func (sm *sharedMem) setMaps(p sharedProc, ms []sharedMapping, readOnly roMappin
 		if err := hook.SetShared(p.mem, ch); err != nil {
 			return err
 		}
-		if err := hook.SetSharedMaps(p.mem, hookShared(ms)); err != nil {
+		if err := hook.SetSharedMaps(p.mem, sm.hookList(p.pid, ms)); err != nil {
 			return err
 		}
 	}
@@ -320,6 +331,103 @@ func sharing(pid int, ms []sharedMapping, readOnly roMapping) bool {
 			}
 		}
 		if mayWrite(smaps, m.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookList is what the hook of process pid is told of shared memory: its
+// shared mappings ms, and, with no range, the files other processes map
+// shared, so that its writes to them come to the recorder (tiesAtEntry)
+// rather than being made in the hook while a process that maps the file
+// runs beside it.
+func (sm *sharedMem) hookList(pid int, ms []sharedMapping) []hook.SharedMap {
+	out := hookShared(ms)
+	own := map[*sharedObject]bool{}
+	for _, m := range ms {
+		own[m.obj] = true
+	}
+	for _, obj := range sm.othersFiles(pid) {
+		if own[obj] {
+			continue
+		}
+		for _, k := range sm.fileKeys(obj) {
+			out = append(out, hook.SharedMap{Dev: unix.Mkdev(uint32(k.major), uint32(k.minor)), Ino: k.ino})
+		}
+	}
+	return out
+}
+
+// othersFiles lists, by id, the objects with a file that processes other
+// than pid map shared.
+func (sm *sharedMem) othersFiles(pid int) []*sharedObject {
+	seen := map[*sharedObject]bool{}
+	var objs []*sharedObject
+	for other, ms := range sm.maps {
+		if other == pid {
+			continue
+		}
+		for _, m := range ms {
+			if o := m.obj; !seen[o] && o.file != nil && !o.key.sysv {
+				seen[o] = true
+				objs = append(objs, o)
+			}
+		}
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].id < objs[j].id })
+	return objs
+}
+
+// fileKeys are the keys obj's file is known by: /proc/PID/maps's, and
+// stat's where it differs (byFile).
+func (sm *sharedMem) fileKeys(obj *sharedObject) []objKey {
+	keys := []objKey{obj.key}
+	for k, o := range sm.byFile {
+		if o == obj && k != obj.key {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// filesSignature names the set of objects with a file that some process
+// maps shared: when it changes, every hook is told again (publishShared).
+func (sm *sharedMem) filesSignature() string {
+	var b strings.Builder
+	for _, o := range sm.othersFiles(0) {
+		fmt.Fprintf(&b, "%d,", o.id)
+	}
+	return b.String()
+}
+
+// mappedByOther says whether a process other than pid maps the object of
+// the file stat calls key (by /proc/PID/maps's key or stat's).
+func (sm *sharedMem) mappedByOther(pid int, key objKey) bool {
+	obj := sm.objects[key]
+	if obj == nil {
+		obj = sm.byFile[key]
+	}
+	if obj == nil {
+		return false
+	}
+	for other, ms := range sm.maps {
+		if other == pid {
+			continue
+		}
+		for _, m := range ms {
+			if m.obj == obj {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// systemFile says whether path is in one of the systemDirs.
+func systemFile(path string) bool {
+	for _, d := range systemDirs {
+		if strings.HasPrefix(path, d) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/ptrace"
 	"github.com/rewind-debugger/rewind/engine/syscalls"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -308,6 +309,59 @@ func (r *Recorder) syncDropped(t *thread) error {
 	return r.syncShared(t, r.procOf(t), func(o *sharedObject) bool { return o.file != nil })
 }
 
+// publishShared tells the hook of every process which files the tree maps
+// shared (sharedMem.hookList) when that set changed: a process that maps
+// none of them must leave its writes to them to the recorder too. A
+// process without a hook page yet (before its exec's end) is told by
+// installHook.
+func (r *Recorder) publishShared() {
+	sm := r.shared
+	if sm == nil || !sm.hooked {
+		return
+	}
+	sig := sm.filesSignature()
+	if sig == sm.published {
+		return
+	}
+	sm.published = sig
+	for _, p := range r.procs {
+		if p.mem != nil {
+			hook.SetSharedMaps(p.mem, sm.hookList(p.pid, sm.maps[p.pid])) // no page: nothing to tell
+		}
+	}
+}
+
+// writesOthersShared says whether t's call, at its entry, writes a file
+// another process of the tree maps shared: run side by side, that process
+// could see the bytes arrive between two of its events, where replay shows
+// them only at one (a reader that spins on a read-only mapping of a file
+// its writer writes with pwrite would never see them in replay).
+func (r *Recorder) writesOthersShared(t *thread) bool {
+	if r.shared == nil || len(r.shared.objects) == 0 {
+		return false
+	}
+	a := func(i int) int { return int(int32(t.entry[argRegs[i]])) }
+	fd := -1
+	switch t.entry[trace.OrigRAX] {
+	case unix.SYS_WRITE, unix.SYS_PWRITE64, unix.SYS_WRITEV, unix.SYS_PWRITEV, unix.SYS_PWRITEV2,
+		unix.SYS_FTRUNCATE, unix.SYS_FALLOCATE, unix.SYS_SENDFILE:
+		fd = a(0)
+	case unix.SYS_COPY_FILE_RANGE, unix.SYS_SPLICE:
+		fd = a(2)
+	case unix.SYS_TEE:
+		fd = a(1)
+	}
+	if fd < 0 {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", t.tid, fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	key := objKey{major: uint64(unix.Major(st.Dev)), minor: uint64(unix.Minor(st.Dev)), ino: st.Ino}
+	return r.shared.mappedByOther(t.proc.pid, key)
+}
+
 // syncShared compares the objects p maps and logs the changes on thread t.
 // The scheduler calls it where memory other processes write becomes
 // visible to t: a switch from another process of the tree.
@@ -353,6 +407,7 @@ func (r *Recorder) sharedOnEvent(e *trace.Event) error {
 		}
 		r.shared.forget(r.procOf(t).pid)
 		t.proc.sharedListed = true // an exec leaves nothing shared
+		r.publishShared()
 	case trace.KindSignal, trace.KindPreempt:
 		return r.syncShared(t, r.procOf(t), nil)
 	}

@@ -194,7 +194,10 @@ func (r *Recorder) tiesAtEntry(t *thread) (bool, error) {
 	case unix.SYS_PROCESS_VM_WRITEV:
 		why = "a process wrote into another's memory"
 	default:
-		return false, nil
+		if !r.writesOthersShared(t) {
+			return false, nil
+		}
+		why = "a process wrote a file another maps shared"
 	}
 	t.inSyscall = false
 	return true, r.collapse(t, why, parkEntry)

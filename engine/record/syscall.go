@@ -354,6 +354,7 @@ func (r *Recorder) logExit(t *thread) (syscalls.Call, error) {
 	} else if err := r.sharedAfter(t, chk, key); err != nil {
 		return c, err
 	}
+	r.publishShared()
 	t.resumeRegs, t.haveRegs = exit, true
 	r.writeDone(t)
 	return c, nil
