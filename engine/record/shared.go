@@ -135,8 +135,10 @@ type sharedMem struct {
 	// changing: by pid, whether its mappings may change under it
 	// (sharing), as last told to its hook.
 	changing map[int]bool
-	// published is the filesSignature every hook was last told of.
+	// published is the filesSignature every hook was last told of;
+	// remap says the mappings changed since (setMaps, forget).
 	published string
+	remap     bool
 	buf       []byte
 	stats     sharedStats
 	// hooked: the processes have the hook page (buffering), which must
@@ -283,6 +285,7 @@ func (sm *sharedMem) rescanMade(p sharedProc, file *os.File, readOnly roMapping)
 
 // setMaps makes ms the shared mappings of p and tells its hook.
 func (sm *sharedMem) setMaps(p sharedProc, ms []sharedMapping, readOnly roMapping) error {
+	sm.remap = true
 	if len(ms) == 0 {
 		delete(sm.maps, p.pid)
 	} else {
@@ -529,6 +532,7 @@ func (sm *sharedMem) forget(pid int) {
 	}
 	delete(sm.maps, pid)
 	delete(sm.changing, pid)
+	sm.remap = true
 	sm.release()
 }
 

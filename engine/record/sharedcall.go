@@ -316,9 +316,10 @@ func (r *Recorder) syncDropped(t *thread) error {
 // installHook.
 func (r *Recorder) publishShared() {
 	sm := r.shared
-	if sm == nil || !sm.hooked {
+	if sm == nil || !sm.hooked || !sm.remap {
 		return
 	}
+	sm.remap = false
 	sig := sm.filesSignature()
 	if sig == sm.published {
 		return
