@@ -61,10 +61,8 @@ func (r *Recorder) planKey(t *thread, lo, hi, avoid uint64) (string, bool) {
 	if avoid != 0 || p.code == nil || p.mem == nil {
 		return "", false
 	}
-	for _, u := range r.threads {
-		if u != t && u.proc.code == p.code && u.state != gone {
-			return "", false
-		}
+	if r.othersInSpace(t, true) {
+		return "", false
 	}
 	var b []byte
 	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }

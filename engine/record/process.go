@@ -77,6 +77,18 @@ func (r *Recorder) newProcess(pid, parent int) *process {
 	return p
 }
 
+// othersInSpace says whether a live thread other than t runs in the
+// address space of t's process: of another process sharing it (a vfork
+// child), or, with sameProcess, of the process itself too.
+func (r *Recorder) othersInSpace(t *thread, sameProcess bool) bool {
+	for _, u := range r.threads {
+		if u != t && u.proc.code == t.proc.code && u.state != gone && (sameProcess || u.proc != t.proc) {
+			return true
+		}
+	}
+	return false
+}
+
 // openMem opens the process's memory if it is not yet open.
 func (p *process) openMem() error {
 	if p.mem != nil {

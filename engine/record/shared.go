@@ -405,21 +405,25 @@ func (sm *sharedMem) filesSignature() string {
 }
 
 // mappedByOther says whether a process other than pid maps the object of
-// the file stat calls key (by /proc/PID/maps's key or stat's).
+// the file stat calls key (by /proc/PID/maps's key or stat's), a file of
+// the program's (a system file mapped so stays apart: docs/support.md).
 func (sm *sharedMem) mappedByOther(pid int, key objKey) bool {
 	obj := sm.objects[key]
 	if obj == nil {
 		obj = sm.byFile[key]
 	}
-	if obj == nil {
+	return obj != nil && !systemFile(obj.path) && slices.Contains(sm.othersFiles(pid), obj)
+}
+
+// userFileMapped says whether some process maps a file of the program's
+// (not a system file) shared.
+func (sm *sharedMem) userFileMapped() bool {
+	if sm == nil {
 		return false
 	}
-	for other, ms := range sm.maps {
-		if other == pid {
-			continue
-		}
+	for _, ms := range sm.maps {
 		for _, m := range ms {
-			if m.obj == obj {
+			if m.obj.file != nil && !systemFile(m.obj.path) {
 				return true
 			}
 		}

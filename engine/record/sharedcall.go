@@ -216,15 +216,7 @@ func readOnlyFd(tid, fd int) bool {
 // t's process is whole (sharedListed) and no other live process shares
 // its memory (a vfork child maps into it).
 func (r *Recorder) ownsShared(t *thread) bool {
-	if !t.proc.sharedListed {
-		return false
-	}
-	for _, u := range r.threads {
-		if u.proc != t.proc && u.proc.code == t.proc.code && u.state != gone {
-			return false
-		}
-	}
-	return true
+	return t.proc.sharedListed && !r.othersInSpace(t, false)
 }
 
 // filePages logs with e the pages of private file mappings in [addr,
@@ -338,8 +330,8 @@ func (r *Recorder) publishShared() {
 // them only at one (a reader that spins on a read-only mapping of a file
 // its writer writes with pwrite would never see them in replay).
 func (r *Recorder) writesOthersShared(t *thread) bool {
-	if r.shared == nil || len(r.shared.objects) == 0 {
-		return false
+	if !r.shared.userFileMapped() {
+		return false // no stat at each traced write of a make, whose processes map only gconv-modules.cache
 	}
 	a := func(i int) int { return int(int32(t.entry[argRegs[i]])) }
 	fd := -1
