@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -479,6 +480,30 @@ func TestBindToCPU(t *testing.T) {
 	r = run(t, runOpts{}, rewind(t), "record", "--bind-to-cpu", "100000", "-o", filepath.Join(t.TempDir(), "x.rwd"), "--", prog)
 	if r.Code != 1 || len(lines(r.Stderr)) != 1 || !strings.Contains(string(r.Stderr), "--bind-to-cpu 100000") || len(r.Stdout) != 0 {
 		t.Errorf("record --bind-to-cpu 100000 exited %d, stdout %q, stderr %q: want one line and nothing run", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestDefaultCPU: without --bind-to-cpu the program runs on one CPU (the
+// one rewind starts on, or the one that takes the machine's device
+// interrupts, which the recorder moves it to at its exec), and info names
+// the CPU it ran on.
+func TestDefaultCPU(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.rwd")
+	r := run(t, runOpts{}, rewind(t), "record", "-o", trace, "--", "grep", "Cpus_allowed_list", "/proc/self/status")
+	if r.Code != 0 {
+		t.Fatalf("record exited %d\n%s", r.Code, r.Stderr)
+	}
+	fields := strings.Fields(string(r.Stdout))
+	if len(fields) != 2 {
+		t.Fatalf("the program printed %q, want its allowed CPUs", r.Stdout)
+	}
+	if _, err := strconv.Atoi(fields[1]); err != nil {
+		t.Fatalf("the program may run on CPUs %s, want one", fields[1])
+	}
+	info := run(t, runOpts{}, rewind(t), "info", trace)
+	if want := "bound to CPU " + fields[1]; !strings.Contains(string(info.Stdout), want) {
+		t.Errorf("the program ran on CPU %s, and info does not say %q:\n%s", fields[1], want, info.Stdout)
 	}
 }
 

@@ -312,30 +312,6 @@ func setDispositions(set uint64) {
 	}
 }
 
-// PickCPU returns the CPU a program is bound to: want if this process may
-// run there, else (want < 0, or not allowed here) the CPU this thread runs
-// on now, so that recordings made in parallel spread over the machine.
-// Replay asks for the recorded CPU again: on the same machine it gets it.
-func PickCPU(want int) (int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return 0, fmt.Errorf("CPU affinity: %w", err)
-	}
-	if want >= 0 && set.IsSet(want) {
-		return want, nil
-	}
-	var cpu uint32
-	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e == 0 && set.IsSet(int(cpu)) {
-		return int(cpu), nil
-	}
-	for c := 0; c < 1024; c++ {
-		if set.IsSet(c) {
-			return c, nil
-		}
-	}
-	return 0, errors.New("CPU affinity: no CPU allowed")
-}
-
 // checkPersonality makes sure the new image runs without address space
 // randomization: everything downstream (replayed addresses, moments) needs it.
 func checkPersonality(pid int) error {

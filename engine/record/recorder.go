@@ -168,6 +168,8 @@ type Recorder struct {
 	// run side by side: sidebyside.go).
 	cpus   []*cpu
 	serial *cpu
+	// unclaim releases the device CPU the program moved to (progcpu.go).
+	unclaim func()
 	// allowed are the CPUs rewind may use; bal moves the processes that
 	// compute side by side over them (balance.go), or is nil.
 	allowed unix.CPUSet
@@ -386,8 +388,18 @@ func (r *Recorder) record(ignored uint64) error {
 			r.pid = 0
 			return err
 		}
-	} else if err := r.launch(stack, cpu, ignored); err != nil {
-		return err
+	} else {
+		var dev <-chan int
+		if want < 0 {
+			dev = r.seekDeviceCPU()
+		}
+		err := r.launch(stack, cpu, dev, ignored)
+		if r.unclaim != nil {
+			defer r.unclaim()
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if r.ring != nil {
 		defer r.tickRotation()()
@@ -482,8 +494,9 @@ func (r *Recorder) finish(th *ptrace.Thread, runErr error) (*Result, error) {
 	return res, nil
 }
 
-// launch starts the program, stopped at its exec, and the trace.
-func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
+// launch starts the program, stopped at its exec, on cpu or the device
+// CPU dev brings (nil: the user chose cpu), and the trace.
+func (r *Recorder) launch(stack uint64, cpu int, dev <-chan int, ignored uint64) error {
 	opts := r.opts
 	spec := &ptrace.Spec{Path: opts.Path, Args: opts.Args, Env: opts.Env, Dir: opts.Dir,
 		StackLimit: stack, CPU: cpu, Ignored: int64(ignored), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr}
@@ -518,6 +531,9 @@ func (r *Recorder) launch(stack uint64, cpu int, ignored uint64) error {
 	h := <-header
 	if err != nil {
 		return err
+	}
+	if dev != nil {
+		cpu = r.toDeviceCPU(cpu, dev)
 	}
 	r.filtered = spec.Filter
 	if !r.filtered {

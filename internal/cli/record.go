@@ -113,7 +113,7 @@ succeeds.`,
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "trace file to write (default ./PROG-N.rwd)")
-	cmd.Flags().IntVar(&o.bindCPU, "bind-to-cpu", -1, "bind the program and every process it starts to this CPU (default: the program to the one rewind starts on, processes that compute side by side to others); replay binds to it too")
+	cmd.Flags().IntVar(&o.bindCPU, "bind-to-cpu", -1, "bind the program and every process it starts to this CPU (default: the program to the one that takes most of the device interrupts where no other recording is bound there, else the one rewind starts on; processes that compute side by side to others); replay binds to it too")
 	cmd.Flags().BoolVar(&o.chaos, "chaos", false, "randomise scheduling (which thread runs next, slice lengths, preemption points) to expose races; the seed is in the trace")
 	cmd.Flags().Uint64Var(&o.seed, "chaos-seed", 0, "seed for --chaos (implies it; default: random)")
 	cmd.Flags().IntVarP(&o.pid, "pid", "p", 0, "record the running process PID instead of starting PROG")
