@@ -339,7 +339,10 @@ func TestPartialReadable(t *testing.T) {
 		t.Errorf("Partial() = %q, want %s.NNNN.partial", partial, path)
 	}
 
-	// Right after Create: the header alone.
+	// Right after Create, once written (Flush): the header alone.
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	r, err := Open(partial)
 	if err != nil {
 		t.Fatal(err)

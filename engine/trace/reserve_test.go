@@ -82,6 +82,9 @@ func TestAbort(t *testing.T) {
 func TestWriterError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.trace")
 	w := createTest(t, path)
+	if err := w.Flush(); err != nil { // the header written
+		t.Fatal(err)
+	}
 	w.f.Close() // make every write fail
 	e := &Event{Kind: KindSyscall, Tid: 1, Data: make([]byte, 1000)}
 	var err error

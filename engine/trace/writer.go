@@ -99,15 +99,34 @@ type job struct {
 // trace up to its last complete frame, renamed to the final path by Close.
 func (w *Writer) Partial() string { return w.partial }
 
+// writeHeader writes the header frame, h encoded: the trace's frame 0.
+// It returns the frame's bytes, whose buffer the frames after reuse.
+func (w *Writer) writeHeader(enc *zstd.Encoder, h *Header) ([]byte, error) {
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: encoding the header: %w", ErrWrite, w.path, err)
+	}
+	out := appendFrame(nil, enc, FrameHeader, hj)
+	if _, err := w.f.Write(out); err != nil {
+		return out, fmt.Errorf("%w %s: writing the header: %w", ErrWrite, w.path, err)
+	}
+	return out, nil
+}
+
 // background compresses and writes the queued frames in order. After an
 // error it keeps draining the queue without writing, so that the producer
 // never blocks; the error is reported by the next Append, Flush or Close.
-func (w *Writer) background(enc *zstd.Encoder, offset int64) {
+func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 	defer close(w.done)
 	defer enc.Close()
+	offset := int64(PreambleSize)
+	out, err := w.writeHeader(enc, h)
+	offset += int64(len(out))
+	if err != nil {
+		w.setErr(err)
+	}
 	frame := 1 // the header frame is frame 0
 	flushed := offset
-	var out []byte
 	for {
 		j, ok := w.nextJob()
 		if !ok {
