@@ -1,7 +1,7 @@
 // buffered_files.c: the file system calls the hook page records in the
 // program (issue 23): openat of files and directories, statx, access,
 // faccessat, readlink, getcwd, uname and getrandom, the clocks of the vDSO
-// (gettimeofday, time) and sysinfo, and the calls that
+// (gettimeofday, time), sysinfo, pipe2, getrusage and fadvise64, and the calls that
 // change files without waiting (mkdir, rmdir, locks, fsync, chmod, chown,
 // unlink), N rounds over the files
 // of a directory (argv[1]) it fills first, with a global written after each
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
@@ -110,6 +111,22 @@ static void round_(const char *dir, int i) {
 	struct sysinfo si;
 	if (sysinfo(&si) == 0)
 		mix(&si.uptime, sizeof si.uptime);
+	// A pipe made and closed (its descriptors depend on those open), the
+	// process's usage asked, and advice given on a file.
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		mix(p, sizeof p);
+		close(p[0]);
+		close(p[1]);
+	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		mix(&ru.ru_maxrss, sizeof ru.ru_maxrss);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		sum += posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0;
+		close(fd);
+	}
 	changes(dir, i);
 }
 

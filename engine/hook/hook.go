@@ -357,6 +357,9 @@ func Bufferable(nr uint64) bool {
 		302,           // prlimit64 that sets nothing
 		334,           // rseq, which the recorder refuses (ENOSYS, answered without the call)
 		158, 218, 273, // arch_prctl (ARCH_SET_FS, ARCH_SET_GS), set_tid_address, set_robust_list
+		22, 293, // pipe, pipe2
+		98,  // getrusage
+		221, // fadvise64
 		202: // futex: a FUTEX_WAKE in a process of one thread that shares no memory
 		return true
 	}
