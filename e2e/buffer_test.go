@@ -289,6 +289,33 @@ func TestBufferedForkedChildren(t *testing.T) {
 	wantReplayed(t, trace, want)
 }
 
+// TestBufferedVDSOFirstCalls: the vDSO's clock functions, which lie in no
+// file that known sites could name, are patched to call the hook at each
+// exec, so that every new process's first clock read (date's) needs no
+// stop; the recording replays, reading the time date printed.
+func TestBufferedVDSOFirstCalls(t *testing.T) {
+	t.Parallel()
+	const n = 10
+	trace := filepath.Join(t.TempDir(), "dates.rwd")
+	script := fmt.Sprintf("i=0; while [ $i -lt %d ]; do date +%%s.%%N; i=$((i + 1)); done", n)
+	stdout, stderr, code := record(t, trace, "sh", "-c", script)
+	if code != 0 || len(lines(stdout)) != n {
+		t.Fatalf("record: exit %d, stdout %q\n%s", code, stdout, tail(stderr))
+	}
+	buffered, traced := 0, 0
+	for _, e := range syscallEvents(t, trace) {
+		if e.Name == "clock_gettime" && e.Buffered {
+			buffered++
+		} else if e.Name == "clock_gettime" {
+			traced++
+		}
+	}
+	if buffered < n || traced != 0 {
+		t.Errorf("%d buffered and %d traced clock_gettime calls of %d processes of date, want every one buffered", buffered, traced, n)
+	}
+	wantReplayed(t, trace, string(stdout))
+}
+
 // TestBufferedStdWrites: writes to the standard output and error rewind
 // passed (files here; a pipe's are the recorder's) are recorded by the hook
 // with their bytes, with no stop; the listing shows them, and replay shows

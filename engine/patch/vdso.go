@@ -219,18 +219,33 @@ func (v *VDSOImage) Stubs(base uint64) (stubs []Stub, unknown []string, err erro
 	return stubs, unknown, nil
 }
 
+// VDSOSite is a system call a stub of PatchVDSO's makes: the address
+// after its syscall instruction and the call's number. Each is a site of
+// the shape the hook serves (mov $nr,%eax; syscall), which the recorder
+// patches at the exec's exit, before the program's first clock read.
+type VDSOSite struct {
+	RIP uint64
+	Nr  uint32
+}
+
 // PatchVDSO replaces every function of the vDSO mapped at base with a
 // stub making the real system call, so that the recorder sees clock reads.
 // The stubs are not sites: the debugger shows them, as they are what runs.
-// It returns the functions it did not know (their stubs return -ENOSYS).
-func PatchVDSO(m Memory, base uint64) (unknown []string, err error) {
+// It returns the system calls the stubs make, and the functions it did not
+// know (their stubs return -ENOSYS).
+func PatchVDSO(m Memory, base uint64) (sites []VDSOSite, unknown []string, err error) {
 	v, err := ReadVDSO(m, base)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stubs, unknown, err := v.Stubs(base)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, st := range stubs {
+		if st.Code[0] == 0xb8 { // mov $nr,%eax (syscallStub)
+			sites = append(sites, VDSOSite{RIP: st.Addr + 7, Nr: binary.LittleEndian.Uint32(st.Code[1:])})
+		}
 	}
 	if b, ok := m.(batcher); ok {
 		// A write for the page or two of them rather than one a stub.
@@ -239,14 +254,14 @@ func PatchVDSO(m Memory, base uint64) (unknown []string, err error) {
 			w.Add(st.Addr, st.Code)
 		}
 		if err := w.Flush(); err != nil {
-			return nil, fmt.Errorf("patch the vDSO: %w", err)
+			return nil, nil, fmt.Errorf("patch the vDSO: %w", err)
 		}
-		return unknown, nil
+		return sites, unknown, nil
 	}
 	for _, st := range stubs {
 		if _, err := m.WriteAt(st.Code, st.Addr); err != nil {
-			return nil, fmt.Errorf("patch the vDSO's %s: %w", st.Func, err)
+			return nil, nil, fmt.Errorf("patch the vDSO's %s: %w", st.Func, err)
 		}
 	}
-	return unknown, nil
+	return sites, unknown, nil
 }

@@ -83,7 +83,7 @@ func TestVDSOStubs(t *testing.T) {
 	const at = 0x100000
 	m := newFakeMem(at + len(v.Data) + 0x1000)
 	copy(m.data[at:], v.Data)
-	if _, err := PatchVDSO(m, at); err != nil {
+	if _, _, err := PatchVDSO(m, at); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range v.Funcs {

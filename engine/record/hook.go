@@ -79,7 +79,10 @@ func (r *Recorder) startProgram(t *thread, e *trace.Event) error {
 		return nil
 	}
 	t.proc.knownGen = r.knownGen
-	return r.patchKnown(t, e, 0, ^uint64(0), 0)
+	if err := r.patchKnown(t, e, 0, ^uint64(0), 0); err != nil {
+		return err
+	}
+	return r.patchVDSOSites(t, e)
 }
 
 // installHook maps the hook page into the process of t, at the exit of

@@ -153,18 +153,9 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 			if !ok || site.Covers(avoid) || r.inSiteCall(t, site) {
 				continue
 			}
-			stub, fresh, err := r.stubFor(t, rip)
-			if err != nil || stub == 0 {
-				if ferr := writes.Flush(); err == nil {
-					err = ferr
-				}
+			if ok, err := r.addSitePatch(t, site, writes, e); !ok {
 				return err
 			}
-			if err := writes.Add(site, stub); err != nil {
-				return err
-			}
-			p.hooks.sites[rip] = true
-			e.Hooks = append(e.Hooks, trace.HookPatch{Site: rip, Stub: stub, Page: fresh, Nr: site.Nr})
 		}
 	}
 	if err := writes.Flush(); err != nil {
@@ -174,6 +165,60 @@ func (r *Recorder) patchKnown(t *thread, e *trace.Event, lo, hi, avoid uint64) e
 		r.keepPlan(key, plan, p, e.Hooks[first:])
 	}
 	return nil
+}
+
+// patchVDSOSites patches the system calls of the vDSO's stubs (patchVDSO's)
+// of t's process, at its execve's exit, to call the hook, and lists them
+// in e for replay, as patchKnown does known sites: they lie in no file,
+// and each process's first clock read at each (a compiler's gettimeofday,
+// a Go program's clock_gettime) otherwise stopped to patch it.
+func (r *Recorder) patchVDSOSites(t *thread, e *trace.Event) error {
+	p := t.proc
+	if len(p.vdsoSites) == 0 || p.hooks == nil || t.ownFilter || t.i386 || t.pt.tracer != 0 {
+		return nil
+	}
+	var rips []uint64
+	var nrs []uint32
+	for _, s := range p.vdsoSites {
+		if hook.Bufferable(uint64(s.Nr)) && !p.hooks.sites[s.RIP] {
+			rips, nrs = append(rips, s.RIP), append(nrs, s.Nr)
+		}
+	}
+	codes, err := hook.SiteCodes(p.mem, rips)
+	if err != nil {
+		return nil // left to their first calls
+	}
+	writes := hook.NewSiteWrites(p.mem)
+	for i, rip := range rips {
+		site, ok := hook.FindSite(codes[i], rip, nrs[i])
+		if !ok {
+			continue
+		}
+		if ok, err := r.addSitePatch(t, site, writes, e); !ok {
+			return err
+		}
+	}
+	return writes.Flush()
+}
+
+// addSitePatch adds to writes the patch of site, in t's process, to call
+// a stub (found or made by stubFor), and lists it in e for replay. When no
+// stub can be had, it flushes what writes holds and returns false, with
+// the error if any: the caller stops patching.
+func (r *Recorder) addSitePatch(t *thread, site hook.Site, writes *hook.SiteWrites, e *trace.Event) (bool, error) {
+	stub, fresh, err := r.stubFor(t, site.RIP)
+	if err != nil || stub == 0 {
+		if ferr := writes.Flush(); err == nil {
+			err = ferr
+		}
+		return false, err
+	}
+	if err := writes.Add(site, stub); err != nil {
+		return false, err
+	}
+	t.proc.hooks.sites[site.RIP] = true
+	e.Hooks = append(e.Hooks, trace.HookPatch{Site: site.RIP, Stub: stub, Page: fresh, Nr: site.Nr})
+	return true, nil
 }
 
 // windowReach is how far around its instruction a trap's window may

@@ -129,7 +129,7 @@ func (r *Recorder) startImage(t *thread, rsp uint64, entries []ptrace.MapEntry) 
 		return st, 0, err
 	}
 	vdso := st.VDSO
-	p.vdso = nil
+	p.vdso, p.vdsoSites = nil, nil
 	if vdso != 0 {
 		if err := r.patchVDSO(p, vdso); err != nil {
 			fmt.Fprintf(r.opts.Warn, "rewind: warning: %v: the vDSO is hidden from the program, which makes system calls instead\n", err)
@@ -164,10 +164,11 @@ func (r *Recorder) patchVDSO(p *process, addr uint64) error {
 		}
 		p.vdso = &attach.Patch{Addr: addr, Orig: v.Data, Whole: true}
 	}
-	unknown, err := patch.PatchVDSO(p.mem, addr)
+	sites, unknown, err := patch.PatchVDSO(p.mem, addr)
 	if err != nil {
 		return err
 	}
+	p.vdsoSites = sites
 	if len(unknown) > 0 {
 		r.warnOnce("vdso unknown functions", "rewind: warning: the vDSO exports functions rewind does not know (%s): they return ENOSYS\n",
 			strings.Join(unknown, ", "))

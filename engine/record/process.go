@@ -35,6 +35,9 @@ type process struct {
 	// process rewind attached to (a fork's copy is its parent's; nil
 	// otherwise).
 	vdso *attach.Patch
+	// vdsoSites are the system calls of its vDSO's stubs, set at its
+	// exec, patched to call the hook at the execve's exit (patchVDSOSites).
+	vdsoSites []patch.VDSOSite
 	// tracedExits are the ends of its emulated tracees that are not its
 	// children, for its wait (emuptrace.go).
 	tracedExits []tracedExit

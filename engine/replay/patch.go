@@ -38,7 +38,7 @@ func (s *Session) startImage(t *rthread, e *trace.Event, rsp uint64) (ptrace.Sta
 	case e.Value != 0:
 		// This kernel's own vDSO, patched by its own symbols: at the
 		// recorded address on the same kernel (machine warns otherwise).
-		if _, err := patch.PatchVDSO(p.mem, st.VDSO); err != nil {
+		if _, _, err := patch.PatchVDSO(p.mem, st.VDSO); err != nil {
 			return st, fmt.Errorf("replay: %w", err)
 		}
 	default:

@@ -419,7 +419,7 @@ func (b *builder) patch() error {
 	p := b.t.proc
 	for _, r := range b.snap.Regions {
 		if r.Path == "[vdso]" {
-			if _, err := patch.PatchVDSO(b.m, r.Start); err != nil {
+			if _, _, err := patch.PatchVDSO(b.m, r.Start); err != nil {
 				return fmt.Errorf("patch the vDSO: %w", err)
 			}
 		}
