@@ -29,10 +29,12 @@ func perfEventOpenOut(c *Call, _ Memory) ([]Range, error) {
 const perfMapTarget = "anon_inode:[perf_event]"
 
 // mmapRefuse refuses to map a perf_event descriptor (its ring buffer) with
-// ENODEV, what mmap answers for a file that cannot be mapped.
+// ENODEV, what mmap answers for a file that cannot be mapped. The kernel
+// maps a ring buffer shared only, so a private mapping (a library's code,
+// the many of a process's start) needs no look at its descriptor.
 func mmapRefuse(c *Call, m Memory) (syscall.Errno, string) {
-	const mapAnonymous = 0x20
-	if c.Args[3]&mapAnonymous != 0 || int32(c.Args[4]) < 0 {
+	const mapAnonymous, mapShared = 0x20, 0x01 // (MAP_SHARED_VALIDATE has it too)
+	if c.Args[3]&mapAnonymous != 0 || c.Args[3]&mapShared == 0 || int32(c.Args[4]) < 0 {
 		return 0, ""
 	}
 	p, ok := m.(Prober)
