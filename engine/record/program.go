@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -101,7 +102,12 @@ func NewHeader(path string, args, env []string, cwd string, stack uint64) *trace
 		Created:       time.Now().UTC(),
 		Rlimits:       map[string][2]uint64{},
 	}
-	h.ExeBuildID, h.ExeSHA256 = exeIdentity(path)
+	// The executable's identity is learned while the program starts, and
+	// written with the header (trace.Header.Late): hashing a 30 MB binary
+	// not hashed before (trace.FileSHA256 keeps sums) took ~25 ms.
+	exe := sync.OnceValues(func() (string, string) { return exeIdentity(path) })
+	go exe()
+	h.Late = func(h *trace.Header) { h.ExeBuildID, h.ExeSHA256 = exe() }
 	h.CPUModel, h.CPUFlags = machine.CPUInfo()
 	h.Patch, h.VDSO = patch.Version, machine.VDSO()
 	h.DataHash, h.WriteHash = trace.DataHashCRC, trace.WriteHashCRC

@@ -326,3 +326,34 @@ func writeTestFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestHeaderLate: the fields Header.Late fills in reach the trace's
+// header, learned on the writer's goroutine while the caller goes on; the
+// caller's header is left as it was.
+func TestHeaderLate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.trace")
+	h := testHeader()
+	learned := make(chan struct{})
+	h.Late = func(h *Header) {
+		<-learned // the caller goes on meanwhile
+		h.ExeSHA256 = "late-sum"
+	}
+	w, err := Create(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(&Event{Kind: KindSyscall, Tid: 1}); err != nil {
+		t.Fatal(err)
+	}
+	close(learned)
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, _, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ExeSHA256 != "late-sum" || h.ExeSHA256 == "late-sum" {
+		t.Errorf("the trace's header has sha256 %q, the caller's %q: want the late one in the trace alone", got.ExeSHA256, h.ExeSHA256)
+	}
+}

@@ -102,6 +102,10 @@ func (w *Writer) Partial() string { return w.partial }
 // writeHeader writes the header frame, h encoded: the trace's frame 0.
 // It returns the frame's bytes, whose buffer the frames after reuse.
 func (w *Writer) writeHeader(enc *zstd.Encoder, h *Header) ([]byte, error) {
+	if h.Late != nil {
+		h.Late(h)
+		h.Late = nil
+	}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: encoding the header: %w", ErrWrite, w.path, err)
