@@ -21,7 +21,9 @@ import (
 // once, a large one in the background. (The file's ctime is now: its key
 // alone does not vouch for its bytes; TestBlobCacheSettled.)
 func TestBlobCache(t *testing.T) {
-	for _, size := range []int{deferredRead / 4, 3 * deferredRead} {
+	// (The largest is compressed in frames, on every CPU once the
+	// writer closes: tailcompress.go.)
+	for _, size := range []int{deferredRead / 4, 3 * deferredRead, 3*tailChunk + 4321} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) { testBlobCache(t, size) })
 	}
 }

@@ -433,8 +433,8 @@ func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte
 // the id), or which are compressed now and also returned, for the cache.
 // The cache's frames are appended from file.pre, or, from file.entry, are
 // left for the caller to copy after what is appended (the frame's header
-// counts them).
-func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlob) (out, contents []byte) {
+// counts them). Contents compressed now go through tail (tailcompress.go).
+func appendFileBlob(dst []byte, enc *zstd.Encoder, tail *tailEncoder, payload []byte, file *fileBlob) (out, contents []byte) {
 	start := len(dst)
 	dst = append(dst, make([]byte, FrameHeaderSize)...)
 	dst = enc.EncodeAll(payload[:4], dst)
@@ -453,7 +453,7 @@ func appendFileBlob(dst []byte, enc *zstd.Encoder, payload []byte, file *fileBlo
 		comp += int64(len(file.pre))
 	default:
 		at := len(dst)
-		dst = compress(enc, payload[4:], dst)
+		dst = tail.compress(enc, payload[4:], dst)
 		if file.cache != nil {
 			contents = dst[at:]
 		}

@@ -75,7 +75,10 @@ type Writer struct {
 	deferred atomic.Int32
 	free     chan []byte // recycled event buffers
 	done     chan struct{}
-	err      atomic.Pointer[error] // first background error
+	// tailEnc compresses big blobs, on every CPU once Close has begun
+	// (tailcompress.go).
+	tailEnc tailEncoder
+	err     atomic.Pointer[error] // first background error
 }
 
 // job is one unit of work for the background goroutine: a frame to write
@@ -123,6 +126,7 @@ func (w *Writer) writeHeader(enc *zstd.Encoder, h *Header) ([]byte, error) {
 func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 	defer close(w.done)
 	defer enc.Close()
+	defer w.tailEnc.close()
 	offset := int64(PreambleSize)
 	out, err := w.writeHeader(enc, h)
 	offset += int64(len(out))
@@ -167,7 +171,7 @@ func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 			}
 			if j.file != nil {
 				var z []byte
-				out, z = appendFileBlob(out[:0], enc, j.data, j.file)
+				out, z = appendFileBlob(out[:0], enc, &w.tailEnc, j.data, j.file)
 				if z != nil {
 					j.file.cache.put(j.file.key, j.data[4:], z, j.file.at)
 				}
@@ -424,6 +428,7 @@ func (w *Writer) Close(f *Footer) error {
 	if w.closed {
 		return ErrClosed
 	}
+	w.tailEnc.tail.Store(true) // the program has ended: every CPU compresses
 	var foot Footer
 	if f != nil {
 		foot = *f
@@ -506,6 +511,7 @@ func (w *Writer) release() {
 
 // stop marks the writer closed and waits for the background goroutine.
 func (w *Writer) stop() {
+	w.tailEnc.tail.Store(true)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.autoStop != nil {
