@@ -3,6 +3,11 @@ package patch
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -187,4 +192,64 @@ func rel32(op byte, at, target uint64) []byte {
 	b := []byte{op, 0, 0, 0, 0}
 	binary.LittleEndian.PutUint32(b[1:], uint32(int32(int64(target)-int64(at+5))))
 	return b
+}
+
+// TestScanJumpsEveryByte: the scan for rel32 jumps and calls finds, in
+// real code (the loader, libc, a Go program, gcc's cc1 where there is
+// one) and at the very ends of a section, what a test of every byte
+// finds.
+func TestScanJumpsEveryByte(t *testing.T) {
+	paths := []string{"/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/sh"}
+	if exe, err := os.Executable(); err == nil {
+		paths = append(paths, exe)
+	}
+	if out, err := exec.Command("gcc", "-print-prog-name=cc1").Output(); err == nil && filepath.IsAbs(strings.TrimSpace(string(out))) {
+		paths = append(paths, strings.TrimSpace(string(out)))
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // not on this system
+		}
+		l := ParseLayout(data)
+		if l == nil {
+			t.Fatalf("%s: no layout", path)
+		}
+		if got, want := scanJumps(l, data), scanEveryByte(l, data); !slices.Equal(got.bits, want.bits) || got.base != want.base {
+			t.Errorf("%s: the scan finds other jump targets than a test of every byte", path)
+		}
+	}
+	// Opcodes at both ends of a section: a call in its last five bytes, a
+	// conditional jump in its last six, a 0x0f with no room after it.
+	code := []byte{0xe8, 1, 0, 0, 0, 0x90, 0x0f, 0x84, 2, 0, 0, 0, 0x0f, 0x85, 3, 0, 0, 0, 0xe9, 4, 0, 0, 0, 0x0f}
+	l := &Layout{sections: []codeSection{{vaddr: 0x1000, offset: 0, size: uint64(len(code))}}}
+	if got, want := scanJumps(l, code), scanEveryByte(l, code); !slices.Equal(got.bits, want.bits) {
+		t.Errorf("section ends: %x, want %x", got.bits, want.bits)
+	}
+}
+
+// scanEveryByte is scanJumps by a test of every byte.
+func scanEveryByte(l *Layout, data []byte) *jumpSet {
+	j, note := newJumpSet(l)
+	le := binary.LittleEndian
+	for _, sec := range l.sections {
+		b, ok := l.bytes(data, sec.vaddr, sec.vaddr+sec.size)
+		if !ok {
+			continue
+		}
+		for i := 0; i+6 <= len(b); i++ {
+			switch b[i] {
+			case 0xe8, 0xe9:
+				note(sec.vaddr + uint64(i+5) + uint64(int64(int32(le.Uint32(b[i+1:])))))
+			case 0x0f:
+				if b[i+1]&0xf0 == 0x80 {
+					note(sec.vaddr + uint64(i+6) + uint64(int64(int32(le.Uint32(b[i+2:])))))
+				}
+			}
+		}
+		if n := len(b); n >= 5 && (b[n-5] == 0xe8 || b[n-5] == 0xe9) {
+			note(sec.vaddr + uint64(n) + uint64(int64(int32(le.Uint32(b[n-4:])))))
+		}
+	}
+	return j
 }
