@@ -333,6 +333,45 @@ func (c *Images) Blob(blob uint32, load func() ([]byte, error)) *Image {
 	return cachedImage(&c.blobs, blob, load)
 }
 
+// readLoaded reads the file open opens as fileData needs it: its loaded
+// segments and code sections at their offsets, in a buffer of the file's
+// size whose other pages (debug information, symbol tables: most of a
+// debug build, a third of a Go binary) are never touched, so cost no page
+// fault. false where the file cannot be read so.
+func (l *Layout) readLoaded(open func() (*os.File, error)) ([]byte, bool) {
+	if len(l.segments) == 0 {
+		return nil, false
+	}
+	f, err := open()
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	var rs []span // file offsets, merged
+	for _, r := range slices.Concat(l.segments, l.sections) {
+		rs = append(rs, span{start: r.offset, end: r.offset + r.size})
+	}
+	slices.SortFunc(rs, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	b := make([]byte, st.Size())
+	for i := 0; i < len(rs); {
+		lo, hi := rs[i].start, rs[i].end
+		for i++; i < len(rs) && rs[i].start <= hi; i++ {
+			hi = max(hi, rs[i].end)
+		}
+		if hi > uint64(len(b)) {
+			return nil, false
+		}
+		if _, err := f.ReadAt(b[lo:hi], int64(lo)); err != nil {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
 // fileImage is cachedImage of the file at path, whose layout is read from
 // the file itself (Image.open).
 func fileImage[K comparable](cache *map[K]*Image, key K, path string) *Image {

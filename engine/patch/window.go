@@ -74,7 +74,17 @@ func (w Window) End() uint64 { return w.Start + uint64(len(w.Code)) }
 // a window to find).
 func (im *Image) fileData() []byte {
 	im.dataOnce.Do(func() {
-		if im.Layout() != nil && im.data != nil {
+		l := im.Layout()
+		if l == nil {
+			return
+		}
+		if im.open != nil {
+			if b, ok := l.readLoaded(im.open); ok {
+				im.bytes = b
+				return
+			}
+		}
+		if im.data != nil {
 			im.bytes, _ = im.data()
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -252,4 +253,59 @@ func scanEveryByte(l *Layout, data []byte) *jumpSet {
 		}
 	}
 	return j
+}
+
+// TestWindowsFromLoadedBytes: the windows of a file's trapping
+// instructions are the same whether found in the whole file read into
+// memory or in its loaded segments alone (an image of a file by its path,
+// which leaves debug information and symbol tables unread): in a Go
+// program (the runtime's cpuid and rdtsc) and in libc.
+func TestWindowsFromLoadedBytes(t *testing.T) {
+	paths := []string{"/lib/x86_64-linux-gnu/libc.so.6"}
+	if exe, err := os.Executable(); err == nil {
+		paths = append(paths, exe)
+	}
+	found := 0
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		whole := NewImage(func() ([]byte, error) { return data, nil })
+		var images Images
+		loaded := images.Path(path)
+		l := whole.Layout()
+		if l == nil || loaded.Layout() == nil {
+			t.Fatalf("%s: no layout", path)
+		}
+		for _, sec := range l.sections {
+			code := data[sec.offset : sec.offset+sec.size]
+			for _, insn := range [][]byte{{0x0f, 0xa2}, {0x0f, 0x31}} {
+				for i := 0; ; i++ {
+					k := bytes.Index(code[i:], insn)
+					if k < 0 {
+						break
+					}
+					i += k
+					off := sec.offset + uint64(i)
+					w1, ok1 := whole.FindWindow(0, 0, off, len(insn), false)
+					w2, ok2 := loaded.FindWindow(0, 0, off, len(insn), false)
+					if ok1 != ok2 || !reflect.DeepEqual(w1, w2) {
+						t.Errorf("%s at %#x: window %+v %v from the whole file, %+v %v from its loaded segments", path, off, w1, ok1, w2, ok2)
+					}
+					found += btoi(ok1)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no window found to compare")
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
