@@ -1,6 +1,8 @@
 package record
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/rewind-debugger/rewind/engine/ptrace"
@@ -18,6 +20,12 @@ import (
 // moves there with the tracer at its exec stop, before it runs. The
 // search runs while the program starts (it reads /proc/interrupts: ~0.2
 // ms).
+
+// deviceWait bounds the wait for the search once the program has started
+// (it has had the program's start, ~1 ms, already): a machine whose
+// /proc/interrupts takes longer to read, of hundreds of CPUs, spreads its
+// interrupts over queues of each CPU anyway.
+const deviceWait = 2 * time.Millisecond
 
 // seekDeviceCPU starts looking for the CPU that takes the device
 // interrupts among the CPUs rewind may use: the channel gets it, or -1.
@@ -39,7 +47,12 @@ func (r *Recorder) seekDeviceCPU() <-chan int {
 // other recording claimed it, and returns the program's CPU. The claim
 // is r.unclaim's to release at the recording's end.
 func (r *Recorder) toDeviceCPU(cpu int, dev <-chan int) int {
-	c := <-dev
+	var c int
+	select {
+	case c = <-dev:
+	case <-time.After(deviceWait):
+		return cpu
+	}
 	if c < 0 {
 		return cpu
 	}
