@@ -330,7 +330,7 @@ func (c *Images) Cached(blob uint32) *Image { return c.blobs[blob] }
 // Blob returns the image of blob, whose bytes load returns when first
 // needed (load is not kept when the image is already cached).
 func (c *Images) Blob(blob uint32, load func() ([]byte, error)) *Image {
-	return cachedImage(&c.blobs, blob, load)
+	return cachedImage(&c.blobs, blob, load, nil)
 }
 
 // readLoaded reads the file open opens as fileData needs it: its loaded
@@ -375,17 +375,14 @@ func (l *Layout) readLoaded(open func() (*os.File, error)) ([]byte, bool) {
 // fileImage is cachedImage of the file at path, whose layout is read from
 // the file itself (Image.open).
 func fileImage[K comparable](cache *map[K]*Image, key K, path string) *Image {
-	if im, ok := (*cache)[key]; ok {
-		return im
-	}
-	im := cachedImage(cache, key, func() ([]byte, error) { return os.ReadFile(path) })
-	im.open = func() (*os.File, error) { return os.Open(path) }
-	return im
+	return cachedImage(cache, key, func() ([]byte, error) { return os.ReadFile(path) },
+		func() (*os.File, error) { return os.Open(path) })
 }
 
 // cachedImage returns the image *cache keeps under key, or else keeps and
-// returns a new one whose bytes load returns when first needed.
-func cachedImage[K comparable](cache *map[K]*Image, key K, load func() ([]byte, error)) *Image {
+// returns a new one whose bytes load returns when first needed (and whose
+// file open opens, if not nil: Image.open).
+func cachedImage[K comparable](cache *map[K]*Image, key K, load func() ([]byte, error), open func() (*os.File, error)) *Image {
 	if im, ok := (*cache)[key]; ok {
 		return im
 	}
@@ -393,6 +390,7 @@ func cachedImage[K comparable](cache *map[K]*Image, key K, load func() ([]byte, 
 		*cache = map[K]*Image{}
 	}
 	im := NewImage(load)
+	im.open = open
 	(*cache)[key] = im
 	return im
 }

@@ -181,7 +181,10 @@ type Stub struct {
 }
 
 // Stub code: mov $nr, %eax; syscall; ret — and mov $-ENOSYS, %rax; ret.
-// Both are 8 bytes, smaller than any vDSO function.
+// Both are 8 bytes, smaller than any vDSO function. stubCallEnd is the
+// offset after the syscall instruction (a VDSOSite's RIP).
+const stubCallEnd = 7
+
 func syscallStub(nr int) []byte {
 	b := []byte{0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3}
 	binary.LittleEndian.PutUint32(b[1:], uint32(nr))
@@ -243,8 +246,8 @@ func PatchVDSO(m Memory, base uint64) (sites []VDSOSite, unknown []string, err e
 		return nil, nil, err
 	}
 	for _, st := range stubs {
-		if st.Code[0] == 0xb8 { // mov $nr,%eax (syscallStub)
-			sites = append(sites, VDSOSite{RIP: st.Addr + 7, Nr: binary.LittleEndian.Uint32(st.Code[1:])})
+		if nr, ok := vdsoCalls[st.Func]; ok {
+			sites = append(sites, VDSOSite{RIP: st.Addr + stubCallEnd, Nr: uint32(nr)})
 		}
 	}
 	if b, ok := m.(batcher); ok {

@@ -177,23 +177,14 @@ func (r *Recorder) patchVDSOSites(t *thread, e *trace.Event) error {
 	if len(p.vdsoSites) == 0 || p.hooks == nil || t.ownFilter || t.i386 || t.pt.tracer != 0 {
 		return nil
 	}
-	var rips []uint64
-	var nrs []uint32
-	for _, s := range p.vdsoSites {
-		if hook.Bufferable(uint64(s.Nr)) && !p.hooks.sites[s.RIP] {
-			rips, nrs = append(rips, s.RIP), append(nrs, s.Nr)
-		}
-	}
-	codes, err := hook.SiteCodes(p.mem, rips)
-	if err != nil {
-		return nil // left to their first calls
-	}
+	// The stubs' code is the recorder's own, written at the exec stop:
+	// each a site of the shape mov $nr,%eax; syscall (replay finds it so).
 	writes := hook.NewSiteWrites(p.mem)
-	for i, rip := range rips {
-		site, ok := hook.FindSite(codes[i], rip, nrs[i])
-		if !ok {
+	for _, s := range p.vdsoSites {
+		if !hook.Bufferable(uint64(s.Nr)) || p.hooks.sites[s.RIP] {
 			continue
 		}
+		site := hook.Site{Shape: hook.ShapeMov, RIP: s.RIP, Nr: s.Nr}
 		if ok, err := r.addSitePatch(t, site, writes, e); !ok {
 			return err
 		}
