@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rewind-debugger/rewind/engine/hook"
 	"github.com/rewind-debugger/rewind/engine/trace"
@@ -31,6 +32,32 @@ const (
 	maxLogFlushes = 3
 	maxLogJobs    = 256
 )
+
+// bigEvent is the size of the outputs from which an event the recorder
+// owns goes to the logger (logOwned): appended at the stop, a 6 MB read's
+// bytes were copied into the trace's frame, into memory backed for it,
+// while the program waited (3 of the 8 ms of sort's stop for its input).
+const bigEvent = 1 << 20
+
+// outputBytes is how many bytes e's outputs hold.
+func outputBytes(e *trace.Event) int {
+	n := 0
+	for _, m := range e.Mem {
+		n += len(m.Data)
+	}
+	return n
+}
+
+// handOver is e for the logger: a copy, but for its outputs' bytes, which
+// the logger shares (logOwned).
+func handOver(e *trace.Event) *trace.Event {
+	mem := e.Mem
+	e.Mem = nil
+	c := e.Clone()
+	e.Mem = mem
+	c.Mem = slices.Clone(mem)
+	return c
+}
 
 // bufLogger logs events and the events of flushed hook buffers, in order.
 type bufLogger struct {

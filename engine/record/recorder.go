@@ -601,7 +601,15 @@ func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
 // log appends an event stamped with the time. The event reaches the file
 // within pushEvery, and at once for an end or a signal: those are where a
 // user looks first when the recorder itself did not survive.
-func (r *Recorder) log(e *trace.Event) error {
+func (r *Recorder) log(e *trace.Event) error { return r.logEvent(e, false) }
+
+// logOwned is log for an event whose outputs' bytes (Mem) are the
+// recorder's own, read for it alone and never written again
+// (readRanges): with big ones, the logger appends it (bufferlog.go)
+// while the program runs, without a copy of them first.
+func (r *Recorder) logOwned(e *trace.Event) error { return r.logEvent(e, true) }
+
+func (r *Recorder) logEvent(e *trace.Event, owned bool) error {
 	e.Time = r.now()
 	push := false
 	if e.Kind == trace.KindExit || e.Kind == trace.KindEnd || e.Kind == trace.KindSignal {
@@ -611,9 +619,13 @@ func (r *Recorder) log(e *trace.Event) error {
 			r.lastPush = now
 		}
 	}
-	if r.logger.busy() {
+	if big := owned && outputBytes(e) >= bigEvent; big || r.logger.busy() {
 		// After the logger's flushes, without waiting for them.
-		if err := r.sendLog(logJob{w: r.w, event: e.Clone(), push: push}); err != nil {
+		c := e.Clone
+		if owned {
+			c = func() *trace.Event { return handOver(e) }
+		}
+		if err := r.sendLog(logJob{w: r.w, event: c(), push: push}); err != nil {
 			return err
 		}
 	} else if err := (&logJob{w: r.w, event: e, push: push}).logEvent(); err != nil {

@@ -415,9 +415,15 @@ func appendPreamble(b []byte) []byte {
 
 // appendFrame compresses payload with enc and appends the complete frame.
 func appendFrame(dst []byte, enc *zstd.Encoder, typ byte, payload []byte) []byte {
+	return appendFrameWith(dst, typ, payload, func(src, dst []byte) []byte { return compress(enc, src, dst) })
+}
+
+// appendFrameWith is appendFrame with the payload compressed by comp,
+// which appends src's zstd frames to dst.
+func appendFrameWith(dst []byte, typ byte, payload []byte, compress func(src, dst []byte) []byte) []byte {
 	start := len(dst)
 	dst = append(dst, make([]byte, FrameHeaderSize)...)
-	dst = compress(enc, payload, dst)
+	dst = compress(payload, dst)
 	comp := dst[start+FrameHeaderSize:]
 	h := dst[start : start+FrameHeaderSize]
 	h[0] = typ

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -52,5 +53,55 @@ func TestTailEncoder(t *testing.T) {
 				t.Errorf("decoded %d bytes (%v), want the %d compressed", len(got), err, len(tt.src))
 			}
 		})
+	}
+}
+
+// TestBigEventFrames: the events frame of a big read (a program reading a
+// whole file in one call) is compressed in frames of tailChunk bytes, as
+// a big blob is, and reads back as the event appended.
+func TestBigEventFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := bytes.Repeat(append(randBytes(rng, 3000), "some text of a file "...), 3*tailChunk/3020+5)
+	path := filepath.Join(t.TempDir(), "big.rwd")
+	w := createTest(t, path)
+	small := &Event{Kind: KindSyscall, Tid: 1, Syscall: 39}
+	read := &Event{Kind: KindSyscall, Tid: 1, Syscall: 0, Mem: []Mem{{Addr: 0x10000, Data: data}}}
+	for _, e := range []*Event{small, read, small} {
+		if err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	most := 0
+	for i, fi := range r.frames {
+		if fi.typ != FrameEvents {
+			continue
+		}
+		raw, err := r.readRaw(i, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, bytes.Count(raw, []byte{0x28, 0xb5, 0x2f, 0xfd}))
+	}
+	if want := len(data) / tailChunk; most < want {
+		t.Errorf("the big read's events frame holds %d zstd frames, want at least %d", most, want)
+	}
+	var got []*Event
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, e)
+	}
+	if len(got) != 3 || len(got[1].Mem) != 1 || !bytes.Equal(got[1].Mem[0].Data, data) {
+		t.Fatalf("read back %d events; want 3, the second the read of %d bytes", len(got), len(data))
 	}
 }

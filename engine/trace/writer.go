@@ -175,6 +175,10 @@ func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 				if z != nil {
 					j.file.cache.put(j.file.key, j.data[4:], z, j.file.at)
 				}
+			} else if j.typ == FrameEvents {
+				// A big read's frame: 4 MB frames, on every CPU
+				// once the program has ended.
+				out = appendFrameWith(out[:0], j.typ, j.data, func(src, dst []byte) []byte { return w.tailEnc.compress(enc, src, dst) })
 			} else {
 				out = appendFrame(out[:0], enc, j.typ, j.data)
 			}

@@ -1,10 +1,11 @@
-// Large transfers in one system call: 64 MiB of pseudo-random bytes
-// written to a file and read back with one read(), 4 MiB with pread64() and
+// Large transfers in one system call: 67 MiB and a bit of pseudo-random
+// bytes (past the 64 MiB a recorder reads at once) written to a file and
+// read back with one read(), 4 MiB with pread64() and
 // with a preadv() over two halves, and 3 MiB of text written to stderr with
 // one write(). Random bytes do not compress: a recorder that keeps only part
 // of a large output (it once kept 1 MiB) replays other bytes and diverges.
 // The bytes come from a generator in the program, not getrandom(), so that
-// the recording holds the 64 MiB once.
+// the recording holds the 67 MiB once.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define SIZE (64 << 20)
+#define SIZE ((67 << 20) + 4096 * 3 + 8)
 #define PART (4 << 20)
 
 static unsigned long hash(const unsigned char *b, size_t n) {
