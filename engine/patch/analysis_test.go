@@ -63,6 +63,15 @@ func TestSeededAnalysis(t *testing.T) {
 	if loads != 0 {
 		t.Errorf("the seeded image read its file %d times", loads)
 	}
+	if m.read != 8 {
+		t.Errorf("the seeded image's first mapping read %d bytes, want 8 (its two sites, checked)", m.read)
+	}
+	const d = 0x38000 // another fresh mapping of the same file
+	copy(m.data[d:], sampleCode)
+	m.read = 0
+	if sites := fresh(d, second).Sites(); len(sites) != 2 || m.read != 0 {
+		t.Errorf("the seeded image's second mapping: %d sites, %d bytes read; want 2 and none (checked once)", len(sites), m.read)
+	}
 	if _, learned := second.Analysis(); learned {
 		t.Error("the seeded image says it learned something")
 	}

@@ -138,6 +138,11 @@ type Image struct {
 
 	mu    sync.Mutex
 	scans map[scanKey][]Site
+	// held are the scans found to describe the bytes of a fresh mapping
+	// (holds, or a scan of them), under mu: every fresh mapping of the
+	// file holds the same bytes, so they are read once a recording (the
+	// loader's ~40 sites at each exec: a tenth of an exec's stop).
+	held map[scanKey]bool
 
 	// data reads the file again for the windows of its trapping
 	// instructions (FindWindow), which only some files need.
@@ -183,6 +188,28 @@ func (im *Image) remember(k scanKey, found []Site) {
 		im.learned = true
 	}
 	im.scans[k] = found
+	im.holdLocked(k)
+}
+
+// wasHeld says whether scan k described the bytes of a fresh mapping.
+func (im *Image) wasHeld(k scanKey) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.held[k]
+}
+
+// hold notes that scan k describes the bytes of a fresh mapping.
+func (im *Image) hold(k scanKey) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	im.holdLocked(k)
+}
+
+func (im *Image) holdLocked(k scanKey) {
+	if im.held == nil {
+		im.held = map[scanKey]bool{}
+	}
+	im.held[k] = true
 }
 
 // NewImage returns an image whose bytes load returns when first needed.

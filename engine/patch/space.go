@@ -155,8 +155,12 @@ func (s *Space) Map(m Memory, mp Mapping) []string {
 	if mp.Fresh && mp.Image != nil {
 		key := scanKey{offset: mp.Offset, length: mp.Len, cpuid: s.Cpuid, xgetbv: s.Xgetbv}
 		found, ok := mp.Image.scanned(key)
-		if ok && !holds(m, found, mp.Addr) {
-			ok = false // not the bytes the scan was of: scan again
+		if ok && !mp.Image.wasHeld(key) {
+			if holds(m, found, mp.Addr) {
+				mp.Image.hold(key)
+			} else {
+				ok = false // not the bytes the scan was of: scan again
+			}
 		}
 		if !ok {
 			r := s.regionAt(mp.Addr)
