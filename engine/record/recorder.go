@@ -502,6 +502,9 @@ func (r *Recorder) finish(th *ptrace.Thread, runErr error) (*Result, error) {
 	if err := w.Close(foot); err != nil {
 		return res, fmt.Errorf("record: %w (partial trace left in %s)", err, w.Partial())
 	}
+	if debug {
+		fmt.Fprintf(os.Stderr, "rec: %d events frames stored raw (the data came faster than it compressed)\n", w.RawFrames())
+	}
 	res.Events = foot.Events
 	return res, nil
 }

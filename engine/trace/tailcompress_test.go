@@ -70,6 +70,13 @@ func TestBigEventFrames(t *testing.T) {
 		if err := w.Append(e); err != nil {
 			t.Fatal(err)
 		}
+		if e == read {
+			// Written before more comes: with frames waiting
+			// behind it, it would be stored raw (raw.go).
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if err := w.Close(nil); err != nil {
 		t.Fatal(err)

@@ -78,7 +78,10 @@ type Writer struct {
 	// tailEnc compresses big blobs, on every CPU once Close has begun
 	// (tailcompress.go).
 	tailEnc tailEncoder
-	err     atomic.Pointer[error] // first background error
+	// rawFrames counts the events frames stored uncompressed, the writer
+	// behind (raw.go).
+	rawFrames atomic.Int64
+	err       atomic.Pointer[error] // first background error
 }
 
 // job is one unit of work for the background goroutine: a frame to write
@@ -175,6 +178,11 @@ func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 				if z != nil {
 					j.file.cache.put(j.file.key, j.data[4:], z, j.file.at)
 				}
+			} else if j.typ == FrameEvents && len(w.jobs) >= behind {
+				// The program's data comes faster than it
+				// compresses: stored as it is (raw.go).
+				out = appendFrameWith(out[:0], j.typ, j.data, func(src, dst []byte) []byte { return appendRawFrame(dst, src) })
+				w.rawFrames.Add(1)
 			} else if j.typ == FrameEvents {
 				// A big read's frame: 4 MB frames, on every CPU
 				// once the program has ended.

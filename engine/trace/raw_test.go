@@ -1,0 +1,50 @@
+package trace
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// TestRawWhenBehind: events frames that wait behind one the writer is
+// still compressing (a program reading faster than zstd compresses) are
+// stored raw, and every event reads back as appended.
+func TestRawWhenBehind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	// A big read first: compressing it keeps the writer busy while the
+	// frames after it queue up.
+	big := bytes.Repeat(append(randBytes(rng, 5000), "text of a big file "...), 24*tailChunk/5019)
+	small := bytes.Repeat([]byte("a line of a file that a program reads\n"), 1000)
+	path := filepath.Join(t.TempDir(), "raw.rwd")
+	w := createTest(t, path)
+	events := []*Event{{Kind: KindSyscall, Tid: 1, Syscall: 0, Mem: []Mem{{Addr: 0x10000, Data: big}}}}
+	for i := range queueLen * frameTarget / len(small) {
+		events = append(events, &Event{Kind: KindSyscall, Tid: 1, Syscall: 0, Mem: []Mem{{Addr: uint64(0x20000 + i), Data: small}}})
+	}
+	for _, e := range events {
+		if err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	if w.RawFrames() == 0 {
+		t.Error("no frame stored raw behind the big one")
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i, want := range events {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if len(e.Mem) != 1 || e.Mem[0].Addr != want.Mem[0].Addr || !bytes.Equal(e.Mem[0].Data, want.Mem[0].Data) {
+			t.Fatalf("event %d reads back otherwise", i)
+		}
+	}
+}
