@@ -3,17 +3,17 @@ package trace
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 )
 
-// TestRawWhenBehind: events frames that wait behind one the writer is
-// still compressing (a program reading faster than zstd compresses) are
-// stored raw, and every event reads back as appended.
-func TestRawWhenBehind(t *testing.T) {
+// writeBehind writes a trace whose writer falls behind: a big read first,
+// whose compression keeps the writer busy while the frames after it queue
+// up. It returns the trace's path and its events.
+func writeBehind(t *testing.T) (string, []*Event) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(9, 10))
-	// A big read first: compressing it keeps the writer busy while the
-	// frames after it queue up.
 	big := bytes.Repeat(append(randBytes(rng, 5000), "text of a big file "...), 24*tailChunk/5019)
 	small := bytes.Repeat([]byte("a line of a file that a program reads\n"), 1000)
 	path := filepath.Join(t.TempDir(), "raw.rwd")
@@ -33,6 +33,12 @@ func TestRawWhenBehind(t *testing.T) {
 	if w.RawFrames() == 0 {
 		t.Error("no frame stored raw behind the big one")
 	}
+	return path, events
+}
+
+// readsBack checks that the trace at path holds events.
+func readsBack(t *testing.T, path string, events []*Event) {
+	t.Helper()
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -46,5 +52,39 @@ func TestRawWhenBehind(t *testing.T) {
 		if len(e.Mem) != 1 || e.Mem[0].Addr != want.Mem[0].Addr || !bytes.Equal(e.Mem[0].Data, want.Mem[0].Data) {
 			t.Fatalf("event %d reads back otherwise", i)
 		}
+	}
+}
+
+// TestRawWhenBehind: events frames that wait behind one the writer is
+// still compressing (a program reading faster than zstd compresses) are
+// stored raw, and every event reads back as appended.
+func TestRawWhenBehind(t *testing.T) {
+	path, events := writeBehind(t)
+	readsBack(t, path, events)
+}
+
+// TestPackCompressesRaw: pack compresses the events frames a recording
+// stored raw (the trace shrinks, its events read back), and packing again
+// leaves the file as it is.
+func TestPackCompressesRaw(t *testing.T) {
+	path, events := writeBehind(t)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Pack(path, nil, PackLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Rewritten || rep.Compressed == 0 || after.Size() >= before.Size() {
+		t.Errorf("pack: rewritten %v, %d frames compressed, %d -> %d bytes; want fewer bytes", rep.Rewritten, rep.Compressed, before.Size(), after.Size())
+	}
+	readsBack(t, path, events)
+	if rep, err := Pack(path, nil, PackLimits{}); err != nil || rep.Rewritten || rep.Compressed != 0 {
+		t.Errorf("pack again: %+v, %v; want the file left as it is", rep, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Kinds of packed files (PackedFile.Kind).
@@ -145,8 +147,11 @@ type PackReport struct {
 	// system library's sources, usually).
 	Missing []PackWant
 	// Rewritten says the trace file was replaced: false when it already
-	// held exactly these files.
+	// held exactly these files, and no events frame stored raw.
 	Rewritten bool
+	// Compressed counts the events frames the recording stored raw, its
+	// writer behind (raw.go), that the trace now holds compressed.
+	Compressed int
 }
 
 // packEntry is a file of the new manifest with its bytes (nil: an old
@@ -183,7 +188,12 @@ func Pack(path string, wants []PackWant, lim PackLimits) (*PackReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if samePacked(old, entries) {
+	smaller, err := r.compressRaw()
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", path, err)
+	}
+	rep.Compressed = len(smaller)
+	if samePacked(old, entries) && rep.Compressed == 0 {
 		return rep, nil
 	}
 	for i := range entries {
@@ -207,7 +217,7 @@ func Pack(path string, wants []PackWant, lim PackLimits) (*PackReport, error) {
 	for _, e := range entries {
 		foot.Packed = append(foot.Packed, e.PackedFile)
 	}
-	if err := r.rewrite(path, firstPacked, entries, &foot); err != nil {
+	if err := r.rewrite(path, firstPacked, entries, &foot, smaller); err != nil {
 		return nil, err
 	}
 	rep.Rewritten = true
@@ -321,10 +331,40 @@ func samePacked(old []PackedFile, entries []packEntry) bool {
 	return true
 }
 
+// compressRaw compresses the events frames held uncompressed (a zstd frame
+// of raw blocks, larger than what it holds: those a writer that fell
+// behind stored raw, raw.go), and returns the frames, by index, that it
+// made smaller: packing twice leaves the file as it is.
+func (r *Reader) compressRaw() (map[int][]byte, error) {
+	var enc *zstd.Encoder
+	smaller := map[int][]byte{}
+	for i, fi := range r.frames {
+		if fi.typ != FrameEvents || fi.clen <= fi.ulen {
+			continue
+		}
+		if enc == nil {
+			var err error
+			if enc, err = newEncoder(); err != nil {
+				return nil, err
+			}
+			defer enc.Close()
+		}
+		payload, err := r.readFrame(i, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if b := appendFrame(nil, enc, FrameEvents, payload); len(b) < FrameHeaderSize+int(fi.clen)*9/10 {
+			smaller[i] = b
+		}
+	}
+	return smaller, nil
+}
+
 // rewrite writes the trace again beside path: its frames up to the first
-// packed blob, as they are, then the packed files and the footer; and
-// renames it over path.
-func (r *Reader) rewrite(path string, firstPacked int, entries []packEntry, foot *Footer) (err error) {
+// packed blob, as they are but for events frames stored raw, compressed
+// where that makes them smaller, then the packed files and the footer;
+// and renames it over path.
+func (r *Reader) rewrite(path string, firstPacked int, entries []packEntry, foot *Footer, smaller map[int][]byte) (err error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", path, err)
@@ -347,20 +387,26 @@ func (r *Reader) rewrite(path string, firstPacked int, entries []packEntry, foot
 	for id := firstPacked; id < len(r.blobs); id++ {
 		skip[r.blobs[id]] = true
 	}
-	for i, fi := range r.frames {
-		if skip[i] {
-			continue
-		}
-		if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, fi.off, FrameHeaderSize+int64(fi.clen))); err != nil {
-			return werr(err)
-		}
-	}
 	enc, err := newEncoder()
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", path, err)
 	}
 	defer enc.Close()
 	var buf []byte
+	for i, fi := range r.frames {
+		if skip[i] {
+			continue
+		}
+		if b, ok := smaller[i]; ok {
+			if _, err := tmp.Write(b); err != nil {
+				return werr(err)
+			}
+			continue
+		}
+		if _, err := io.Copy(tmp, io.NewSectionReader(r.ra, fi.off, FrameHeaderSize+int64(fi.clen))); err != nil {
+			return werr(err)
+		}
+	}
 	for _, e := range entries {
 		payload := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(e.data)), e.Blob)
 		payload = append(payload, e.data...)

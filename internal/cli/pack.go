@@ -60,9 +60,11 @@ Only files that exist here are stored, within the limits: a source file over
 256M), and files past --max-total-size for all of them (default 256M) are
 listed as skipped. Packing again stores what changed and keeps what an
 earlier pack stored that this machine lacks; the same files leave the trace
-as it is. The trace is rewritten beside itself and renamed over: on failure
-it is untouched. An unfinished trace (a recording still running, or killed)
-is refused.`,
+as it is. Frames of events a recording stored uncompressed, because the
+program's data came faster than it compressed (cat or grep of a big file),
+are compressed: a trace to share is smaller. The trace is rewritten beside
+itself and renamed over: on failure it is untouched. An unfinished trace (a
+recording still running, or killed) is refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lim, err := o.limits(cmd.Flags())
@@ -199,6 +201,9 @@ func reportPack(w io.Writer, path string, rep *trace.PackReport, verbose bool) {
 		fmt.Fprintf(w, "rewind: packed into %s: %s", displayPath(path), count(rep.Added))
 		if len(rep.Kept) > 0 {
 			fmt.Fprintf(w, "; kept %s from before", count(rep.Kept))
+		}
+		if n := rep.Compressed; n > 0 {
+			fmt.Fprintf(w, "; compressed %d %s of events the recording stored raw", n, plural(n, "frame"))
 		}
 		fmt.Fprintln(w)
 	}
