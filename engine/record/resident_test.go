@@ -40,3 +40,37 @@ func TestDataRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestToCompareSmall: the mapped pages of a small file are read whole (no
+// SEEK_DATA and SEEK_HOLE: a hole reads zero in replay's copy too), those
+// of a big one where it holds data, with the pages replay's copy holds.
+func TestToCompareSmall(t *testing.T) {
+	fd, err := unix.MemfdCreate("rewind-test-small", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "memfd")
+	defer f.Close()
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("x"), 2*pageSize); err != nil {
+		t.Fatal(err)
+	}
+	var sm sharedMem
+	obj := &sharedObject{file: f, pages: map[uint64]uint64{7: 1}}
+	tests := []struct {
+		name   string
+		ranges [][2]uint64
+		want   string
+	}{
+		{"small: whole", [][2]uint64{{0, 7}}, "[[0 7]]"},
+		{"small, with a page replay holds", [][2]uint64{{0, 8}}, "[[0 8]]"},
+		{"big: its data and the page replay holds", [][2]uint64{{0, 1 << 18}}, "[[2 3] [7 8]]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(sm.toCompare(sharedProc{}, obj, tt.ranges)); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
