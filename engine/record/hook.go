@@ -104,7 +104,11 @@ func (r *Recorder) installHook(t *thread) error {
 			return err
 		}
 	}
-	if err := hook.SetCpuid(t.proc.mem, r.cpuidAnswers); err != nil {
+	if r.cpuidBytes == nil {
+		c := hook.EncodeCpuid(r.cpuidAnswers)
+		r.cpuidBytes = &c
+	}
+	if err := r.cpuidBytes.Set(t.proc.mem); err != nil {
 		return err
 	}
 	if t.tscSigsegv {

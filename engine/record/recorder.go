@@ -196,6 +196,8 @@ type Recorder struct {
 	// cpuidAnswers is the table of cpuid answers of every hook page
 	// (trace.Header.Cpuid): patched cpuid sites read it.
 	cpuidAnswers []hook.CpuidAnswer
+	// cpuidBytes is cpuidAnswers encoded for the hook pages, once.
+	cpuidBytes *hook.CpuidBytes
 	// out: the program's standard streams (streams.go, order.go).
 	out streams
 	// cpuidFaulting: the CPU can trap cpuid, so its answers are logged.
