@@ -11,15 +11,7 @@ import (
 // TestDataRanges: a check reads only the pages of a sparse object that
 // hold data, within the ranges mapped, whatever the object's size.
 func TestDataRanges(t *testing.T) {
-	fd, err := unix.MemfdCreate("rewind-test-sparse", unix.MFD_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := os.NewFile(uintptr(fd), "memfd")
-	defer f.Close()
-	if err := f.Truncate(1 << 40); err != nil {
-		t.Fatal(err)
-	}
+	f := sparseMemfd(t, 1<<40)
 	for _, page := range []int64{3, 4, 1000, 1 << 27} {
 		if _, err := f.WriteAt([]byte("x"), page*pageSize+10); err != nil {
 			t.Fatal(err)
@@ -45,15 +37,7 @@ func TestDataRanges(t *testing.T) {
 // SEEK_DATA and SEEK_HOLE: a hole reads zero in replay's copy too), those
 // of a big one where it holds data, with the pages replay's copy holds.
 func TestToCompareSmall(t *testing.T) {
-	fd, err := unix.MemfdCreate("rewind-test-small", unix.MFD_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := os.NewFile(uintptr(fd), "memfd")
-	defer f.Close()
-	if err := f.Truncate(1 << 30); err != nil {
-		t.Fatal(err)
-	}
+	f := sparseMemfd(t, 1<<30)
 	if _, err := f.WriteAt([]byte("x"), 2*pageSize); err != nil {
 		t.Fatal(err)
 	}
@@ -73,4 +57,19 @@ func TestToCompareSmall(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}
+}
+
+// sparseMemfd is a memfd of size bytes, all holes, closed at the test's end.
+func sparseMemfd(t *testing.T, size int64) *os.File {
+	t.Helper()
+	fd, err := unix.MemfdCreate("rewind-test-sparse", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "memfd")
+	t.Cleanup(func() { f.Close() })
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
