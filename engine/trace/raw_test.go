@@ -14,7 +14,7 @@ import (
 func writeBehind(t *testing.T) (string, []*Event) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(9, 10))
-	big := bytes.Repeat(append(randBytes(rng, 5000), "text of a big file "...), 24*tailChunk/5019)
+	big := bytes.Repeat(append(randBytes(rng, 5000), "text of a big file "...), 4*tailChunk/5019)
 	small := bytes.Repeat([]byte("a line of a file that a program reads\n"), 1000)
 	path := filepath.Join(t.TempDir(), "raw.rwd")
 	w := createTest(t, path)
