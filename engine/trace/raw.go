@@ -18,3 +18,20 @@ const behind = 2
 // RawFrames returns how many events frames were stored uncompressed
 // because the program's data came faster than it compressed.
 func (w *Writer) RawFrames() int64 { return w.rawFrames.Load() }
+
+// rawEvents says whether frame fi holds events uncompressed: a zstd frame
+// of raw blocks is larger than what it holds.
+func rawEvents(fi frameInfo) bool { return fi.typ == FrameEvents && fi.clen > fi.ulen }
+
+// RawEvents returns how many bytes of events the trace holds in frames
+// stored uncompressed (the recording's writer behind, or data that does
+// not compress), which rewind pack compresses where they shrink.
+func (r *Reader) RawEvents() int64 {
+	var n int64
+	for _, fi := range r.frames {
+		if rawEvents(fi) {
+			n += int64(fi.ulen)
+		}
+	}
+	return n
+}

@@ -61,6 +61,20 @@ func readsBack(t *testing.T, path string, events []*Event) {
 func TestRawWhenBehind(t *testing.T) {
 	path, events := writeBehind(t)
 	readsBack(t, path, events)
+	if n := rawEventBytes(t, path); n < frameTarget {
+		t.Errorf("RawEvents = %d, want at least a frame's %d", n, frameTarget)
+	}
+}
+
+// rawEventBytes is what RawEvents says of the trace at path.
+func rawEventBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return r.RawEvents()
 }
 
 // TestPackCompressesRaw: pack compresses the events frames a recording
@@ -84,6 +98,9 @@ func TestPackCompressesRaw(t *testing.T) {
 		t.Errorf("pack: rewritten %v, %d frames compressed, %d -> %d bytes; want fewer bytes", rep.Rewritten, rep.Compressed, before.Size(), after.Size())
 	}
 	readsBack(t, path, events)
+	if n := rawEventBytes(t, path); n != 0 {
+		t.Errorf("after pack, RawEvents = %d, want 0 (the frames compress)", n)
+	}
 	if rep, err := Pack(path, nil, PackLimits{}); err != nil || rep.Rewritten || rep.Compressed != 0 {
 		t.Errorf("pack again: %+v, %v; want the file left as it is", rep, err)
 	}

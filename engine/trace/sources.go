@@ -339,7 +339,7 @@ func (r *Reader) compressRaw() (map[int][]byte, error) {
 	var enc *zstd.Encoder
 	smaller := map[int][]byte{}
 	for i, fi := range r.frames {
-		if fi.typ != FrameEvents || fi.clen <= fi.ulen {
+		if !rawEvents(fi) {
 			continue
 		}
 		if enc == nil {

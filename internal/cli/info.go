@@ -100,6 +100,9 @@ func runInfo(w io.Writer, path string) error {
 		if events > 0 {
 			per = fmt.Sprintf(", %.1f bytes/event", float64(st.Size())/float64(events))
 		}
+		if raw := rd.RawEvents(); raw > 0 {
+			per += fmt.Sprintf("; %s of events stored uncompressed (rewind pack compresses what compresses)", trace.FormatSize(raw))
+		}
 		fmt.Fprintf(w, "size:      %d bytes%s\n", st.Size(), per)
 	}
 	fmt.Fprintf(w, "program:   %s\n", h.Program)
