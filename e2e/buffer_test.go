@@ -276,14 +276,7 @@ func TestBufferedForkedChildren(t *testing.T) {
 	if code != 0 || string(stdout) != want {
 		t.Fatalf("record: exit %d, stdout %q, want %q\n%s", code, stdout, want, tail(stderr))
 	}
-	buffered, traced := 0, 0
-	for _, e := range syscallEvents(t, trace) {
-		if e.Name == "getppid" && e.Buffered {
-			buffered++
-		} else if e.Name == "getppid" {
-			traced++
-		}
-	}
+	buffered, traced := countCalls(t, trace, "getppid")
 	if buffered < n-3 || buffered+traced != n {
 		t.Errorf("%d buffered and %d traced getppid calls of %d children, want nearly all buffered", buffered, traced, n)
 	}
@@ -306,14 +299,7 @@ func TestBufferedVDSOFirstCalls(t *testing.T) {
 	if code != 0 || len(lines(stdout)) != n {
 		t.Fatalf("record: exit %d, stdout %q\n%s", code, stdout, tail(stderr))
 	}
-	buffered, traced := 0, 0
-	for _, e := range syscallEvents(t, trace) {
-		if e.Name == "clock_gettime" && e.Buffered {
-			buffered++
-		} else if e.Name == "clock_gettime" {
-			traced++
-		}
-	}
+	buffered, traced := countCalls(t, trace, "clock_gettime")
 	if buffered < n || traced != 0 {
 		t.Errorf("%d buffered and %d traced clock_gettime calls of %d processes of date, want every one buffered", buffered, traced, n)
 	}
@@ -538,4 +524,20 @@ func TestStepiOverTracedWrite(t *testing.T) {
 			t.Errorf("stepi %d stayed at %v", i+1, st["pc"])
 		}
 	}
+}
+
+// countCalls counts the system calls named name in trace: those the hook
+// buffered, and those that stopped.
+func countCalls(t *testing.T, trace, name string) (buffered, traced int) {
+	t.Helper()
+	for _, e := range syscallEvents(t, trace) {
+		switch {
+		case e.Name != name:
+		case e.Buffered:
+			buffered++
+		default:
+			traced++
+		}
+	}
+	return buffered, traced
 }

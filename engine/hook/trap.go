@@ -234,8 +234,9 @@ func EncodeCpuid(answers []CpuidAnswer) CpuidBytes {
 		if a.AnySub {
 			any = 1
 		}
-		b = le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(b, a.Leaf), a.Sub), any), 0)
-		b = le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(b, a.Eax), a.Ebx), a.Ecx), a.Edx)
+		for _, v := range [8]uint32{a.Leaf, a.Sub, any, 0, a.Eax, a.Ebx, a.Ecx, a.Edx} {
+			b = le.AppendUint32(b, v)
+		}
 	}
 	return CpuidBytes{table: b, count: le.AppendUint64(nil, uint64(len(answers)))}
 }

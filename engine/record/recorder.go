@@ -638,11 +638,13 @@ func (r *Recorder) logEvent(e *trace.Event, owned bool) error {
 	}
 	if big := owned && outputBytes(e) >= bigEvent; big || r.logger.busy() {
 		// After the logger's flushes, without waiting for them.
-		c := e.Clone
+		var c *trace.Event
 		if owned {
-			c = func() *trace.Event { return handOver(e) }
+			c = handOver(e)
+		} else {
+			c = e.Clone()
 		}
-		if err := r.sendLog(logJob{w: r.w, event: c(), push: push}); err != nil {
+		if err := r.sendLog(logJob{w: r.w, event: c, push: push}); err != nil {
 			return err
 		}
 	} else if err := (&logJob{w: r.w, event: e, push: push}).logEvent(); err != nil {

@@ -33,8 +33,11 @@ type tailEncoder struct {
 // compress appends src compressed with enc to dst, as compress does, in
 // frames of tailChunk bytes when src is big and compresses.
 func (t *tailEncoder) compress(enc *zstd.Encoder, src, dst []byte) []byte {
-	if len(src) < 2*tailChunk || !compressible(enc, src) {
+	if len(src) < 2*tailChunk {
 		return compress(enc, src, dst)
+	}
+	if !compressible(enc, src) {
+		return appendRawFrame(dst, src) // (compress would sample it again)
 	}
 	for len(src) > 0 && !t.tail.Load() {
 		n := min(tailChunk, len(src))

@@ -178,17 +178,8 @@ func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 				if z != nil {
 					j.file.cache.put(j.file.key, j.data[4:], z, j.file.at)
 				}
-			} else if j.typ == FrameEvents && len(w.jobs) >= behind {
-				// The program's data comes faster than it
-				// compresses: stored as it is (raw.go).
-				out = appendFrameWith(out[:0], j.typ, j.data, func(src, dst []byte) []byte { return appendRawFrame(dst, src) })
-				w.rawFrames.Add(1)
-			} else if j.typ == FrameEvents {
-				// A big read's frame: 4 MB frames, on every CPU
-				// once the program has ended.
-				out = appendFrameWith(out[:0], j.typ, j.data, func(src, dst []byte) []byte { return w.tailEnc.compress(enc, src, dst) })
 			} else {
-				out = appendFrame(out[:0], enc, j.typ, j.data)
+				out = appendFrameWith(out[:0], j.typ, j.data, w.compressor(j.typ, enc))
 			}
 			_, err := w.f.Write(out)
 			offset += int64(len(out))
@@ -225,6 +216,23 @@ func (w *Writer) background(enc *zstd.Encoder, h *Header) {
 		if j.ack != nil {
 			close(j.ack)
 		}
+	}
+}
+
+// compressor returns how the background goroutine compresses a frame of
+// type typ: an events frame with frames waiting behind it stored raw (the
+// program's data comes faster than it compresses: raw.go), any other
+// through tailEnc (a big read's frame in 4 MB frames, on every CPU once
+// the program has ended); the header and footer with enc.
+func (w *Writer) compressor(typ byte, enc *zstd.Encoder) func(src, dst []byte) []byte {
+	switch {
+	case typ != FrameEvents:
+		return func(src, dst []byte) []byte { return compress(enc, src, dst) }
+	case len(w.jobs) >= behind:
+		w.rawFrames.Add(1)
+		return func(src, dst []byte) []byte { return appendRawFrame(dst, src) }
+	default:
+		return func(src, dst []byte) []byte { return w.tailEnc.compress(enc, src, dst) }
 	}
 }
 
